@@ -1,0 +1,53 @@
+//===- Roles.h - roles of training-step arguments and results ---*- C++ -*-===//
+//
+// A training-step function (`func.func ... attributes {train.step}`) tags
+// each argument and result with `train.role`; persistent state also carries
+// `train.name`, which pairs an argument with the result that replaces it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_DIALECT_TRAIN_IR_ROLES_H
+#define MP_DIALECT_TRAIN_IR_ROLES_H
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace mp::train {
+
+enum class Role {
+  Param,       ///< trainable parameter (fp32 master weight), persistent
+  OptState,    ///< optimizer state (momentum, Adam moments, step), persistent
+  ScalerState, ///< loss-scaler state (scale, growth counter), persistent
+  Input,       ///< batch input, fed every step
+  Label,       ///< batch label, fed every step
+  Loss,        ///< result: the scalar training loss
+  Output,      ///< result: any other value the step reports (logits, metric)
+};
+
+/// Parses a role name ("param", "opt_state", ...).
+std::optional<Role> parseRole(llvm::StringRef name);
+llvm::StringRef stringifyRole(Role role);
+/// Persistent roles pair an argument with a result of the same name.
+bool isPersistent(Role role);
+bool isValidArgRole(Role role);
+bool isValidResultRole(Role role);
+
+/// Role of argument/result `index` of `fn`, if tagged with a valid one.
+std::optional<Role> getArgRole(mlir::FunctionOpInterface fn, unsigned index);
+std::optional<Role> getResultRole(mlir::FunctionOpInterface fn,
+                                  unsigned index);
+/// The `train.name` of an argument/result, or "" when absent.
+llvm::StringRef getArgName(mlir::FunctionOpInterface fn, unsigned index);
+llvm::StringRef getResultName(mlir::FunctionOpInterface fn, unsigned index);
+
+/// Whether `fn` is marked as a training step.
+bool isTrainStep(mlir::Operation *op);
+
+/// Verifies the role rules of a training-step function: every argument and
+/// result has a role, persistent arguments and results pair up one to one by
+/// name with equal types, there is exactly one scalar loss.
+llvm::LogicalResult verifyTrainStep(mlir::FunctionOpInterface fn);
+
+} // namespace mp::train
+
+#endif // MP_DIALECT_TRAIN_IR_ROLES_H

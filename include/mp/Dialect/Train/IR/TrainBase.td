@@ -1,0 +1,72 @@
+//===- TrainBase.td - train dialect definition -------------*- tablegen -*-===//
+//
+// The `train` dialect: framework-level tensor ops of one training step
+// (forward, backward, loss, optimizer update) on static-shape tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_DIALECT_TRAIN_IR_TRAINBASE_TD
+#define MP_DIALECT_TRAIN_IR_TRAINBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Train_Dialect : Dialect {
+  let name = "train";
+  let cppNamespace = "::mp::train";
+  let summary = "Framework-level ops of a training step";
+  let description = [{
+    One function per training step. Functions marked `train.step` are pure:
+    (params, optimizer state, scaler state, batch) -> (loss, new params, new
+    optimizer state, new scaler state). Every argument and result carries a
+    `train.role` (and persistent ones a `train.name`) so that a runtime knows
+    what persists between steps.
+  }];
+  let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Attribute names used on training-step functions.
+    static constexpr llvm::StringLiteral kStepAttrName = "train.step";
+    static constexpr llvm::StringLiteral kRoleAttrName = "train.role";
+    static constexpr llvm::StringLiteral kNameAttrName = "train.name";
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+/// Floating-point element types a training step computes in.
+def Train_Float : AnyTypeOf<[F32, BF16, F16]>;
+def Train_FloatTensor : StaticShapeTensorOf<[F32, BF16, F16]>;
+def Train_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+/// Elementwise arithmetic also runs on integer counters (e.g. Adam's step).
+def Train_NumericTensor : StaticShapeTensorOf<[F32, BF16, F16, I32, I64]>;
+def Train_AnyTensor : StaticShapeTensorOf<[F32, BF16, F16, I1, I32, I64]>;
+def Train_PredTensor : StaticShapeTensorOf<[I1]>;
+/// A scalar (0-d) counter such as Adam's step number.
+def Train_StepTensor : TensorRankOf<[I32, I64, F32], [0]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Train_Layout : I64EnumAttr<"Layout", "image tensor layout", [
+    I64EnumAttrCase<"NCHW", 0>,
+    I64EnumAttrCase<"NHWC", 1>,
+  ]> {
+  let cppNamespace = "::mp::train";
+}
+
+def Train_ComparePredicate : I64EnumAttr<"ComparePredicate",
+    "elementwise comparison", [
+    I64EnumAttrCase<"eq", 0>, I64EnumAttrCase<"ne", 1>,
+    I64EnumAttrCase<"lt", 2>, I64EnumAttrCase<"le", 3>,
+    I64EnumAttrCase<"gt", 4>, I64EnumAttrCase<"ge", 5>,
+  ]> {
+  let cppNamespace = "::mp::train";
+}
+
+#endif // MP_DIALECT_TRAIN_IR_TRAINBASE_TD

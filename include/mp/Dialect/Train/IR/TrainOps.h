@@ -1,0 +1,24 @@
+//===- TrainOps.h - train dialect ops ---------------------------*- C++ -*-===//
+#ifndef MP_DIALECT_TRAIN_IR_TRAINOPS_H
+#define MP_DIALECT_TRAIN_IR_TRAINOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mp/Dialect/Train/IR/TrainDialect.h"
+
+#include "mp/Dialect/Train/IR/TrainEnums.h.inc"
+
+namespace mp::train {
+/// The i1 tensor type with the shape of `type` (a ranked tensor).
+mlir::Type getI1TensorLike(mlir::Type type);
+} // namespace mp::train
+
+#define GET_OP_CLASSES
+#include "mp/Dialect/Train/IR/TrainOps.h.inc"
+
+#endif // MP_DIALECT_TRAIN_IR_TRAINOPS_H

@@ -1,0 +1,613 @@
+//===- TrainOps.td - train dialect ops ----------------------*- tablegen -*-===//
+//
+// Every op verifies its operands, shapes and attributes. Shapes are static.
+// Element types: f32, bf16 and f16 for data; i32/i64 for labels and indices;
+// i1 for predicates. Ops whose result dtype may differ from their inputs'
+// (contractions, reductions, losses) spell out the result type; the others
+// infer it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_DIALECT_TRAIN_IR_TRAINOPS_TD
+#define MP_DIALECT_TRAIN_IR_TRAINOPS_TD
+
+include "mp/Dialect/Train/IR/TrainBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+class Train_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Train_Dialect, mnemonic, !listconcat([Pure], traits)>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Train_UnaryOp<string mnemonic, string what>
+    : Train_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = what;
+  let arguments = (ins Train_FloatTensor:$x);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+}
+
+def Train_NegOp : Train_UnaryOp<"neg", "elementwise negation: -x">;
+def Train_ExpOp : Train_UnaryOp<"exp", "elementwise exponential: e^x">;
+def Train_LogOp : Train_UnaryOp<"log", "elementwise natural logarithm">;
+def Train_SqrtOp : Train_UnaryOp<"sqrt", "elementwise square root">;
+def Train_RsqrtOp : Train_UnaryOp<"rsqrt", "elementwise 1/sqrt(x)">;
+def Train_TanhOp : Train_UnaryOp<"tanh", "elementwise hyperbolic tangent">;
+def Train_SigmoidOp : Train_UnaryOp<"sigmoid", "elementwise 1/(1+e^-x)">;
+def Train_ErfOp : Train_UnaryOp<"erf", "elementwise error function">;
+def Train_ReluOp : Train_UnaryOp<"relu", "elementwise max(x, 0)">;
+
+def Train_GeluOp : Train_Op<"gelu", [SameOperandsAndResultType]> {
+  let summary = "GELU: x*Phi(x), or its tanh approximation with `tanh_approx`";
+  let arguments = (ins Train_FloatTensor:$x, UnitAttr:$tanh_approx);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+}
+
+class Train_BinaryOp<string mnemonic, string what,
+                     Type T = Train_NumericTensor>
+    : Train_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = what;
+  let arguments = (ins T:$lhs, T:$rhs);
+  let results = (outs T:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Train_AddOp : Train_BinaryOp<"add", "elementwise lhs + rhs">;
+def Train_SubOp : Train_BinaryOp<"sub", "elementwise lhs - rhs">;
+def Train_MulOp : Train_BinaryOp<"mul", "elementwise lhs * rhs">;
+def Train_DivOp : Train_BinaryOp<"div", "elementwise lhs / rhs">;
+def Train_MaximumOp : Train_BinaryOp<"maximum", "elementwise max(lhs, rhs)">;
+def Train_MinimumOp : Train_BinaryOp<"minimum", "elementwise min(lhs, rhs)">;
+def Train_PowOp
+    : Train_BinaryOp<"pow", "elementwise lhs ^ rhs", Train_FloatTensor>;
+
+def Train_CompareOp : Train_Op<"compare", [SameTypeOperands,
+    TypesMatchWith<"result is an i1 tensor of the operands' shape",
+                   "lhs", "result", "::mp::train::getI1TensorLike($_self)">]> {
+  let summary = "elementwise comparison giving an i1 tensor";
+  let arguments = (ins Train_ComparePredicate:$predicate,
+                       Train_NumericTensor:$lhs, Train_NumericTensor:$rhs);
+  let results = (outs Train_PredTensor:$result);
+  let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+}
+
+def Train_SelectOp : Train_Op<"select", [
+    AllTypesMatch<["true_value", "false_value", "result"]>,
+    TypesMatchWith<"condition is an i1 tensor of the result's shape",
+                   "result", "condition",
+                   "::mp::train::getI1TensorLike($_self)">]> {
+  let summary = "elementwise condition ? true_value : false_value";
+  let arguments = (ins Train_PredTensor:$condition,
+                       Train_AnyTensor:$true_value,
+                       Train_AnyTensor:$false_value);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:` type($result)
+  }];
+}
+
+/// Activation gradients: (upstream gradient, saved forward tensor) -> grad.
+/// relu_grad and gelu_grad take the forward input; tanh_grad and
+/// sigmoid_grad take the forward output, as TensorFlow's raw ops do.
+class Train_ActivationGradOp<string mnemonic, string what>
+    : Train_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = what;
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $saved attr-dict `:` type($result)";
+}
+
+def Train_ReluGradOp : Train_ActivationGradOp<"relu_grad",
+    "grad * (x > 0), with x the forward input">;
+def Train_TanhGradOp : Train_ActivationGradOp<"tanh_grad",
+    "grad * (1 - y^2), with y the forward output">;
+def Train_SigmoidGradOp : Train_ActivationGradOp<"sigmoid_grad",
+    "grad * y * (1 - y), with y the forward output">;
+def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad",
+    "grad * gelu'(x), with x the forward input"> {
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved,
+                       UnitAttr:$tanh_approx);
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def Train_MatmulOp : Train_Op<"matmul"> {
+  let summary = "(batched) matrix product with optional transposes";
+  let description = [{
+    `lhs` is [B..., M, K] (or [B..., K, M] with `transpose_lhs`), `rhs` is
+    [B..., K, N] (or [B..., N, K] with `transpose_rhs`), or a rank-2 [K, N]
+    shared by every batch (a linear layer). The result is [B..., M, N].
+    `lhs` and `rhs` share an element type; the result may have another one:
+    bf16 x bf16 -> f32 is a product accumulated and stored in f32.
+  }];
+  let arguments = (ins Train_FloatTensor:$lhs, Train_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_BiasAddOp : Train_Op<"bias_add", [AllTypesMatch<["x", "result"]>,
+                                            AllElementTypesMatch<["x", "bias"]>]> {
+  let summary = "adds a rank-1 bias along dimension `dim` (default: last)";
+  let arguments = (ins Train_FloatTensor:$x, Train_FloatTensor:$bias,
+                       DefaultValuedAttr<I64Attr, "-1">:$dim);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$x `,` $bias attr-dict `:` type($x) `,` type($bias)";
+  let hasVerifier = 1;
+}
+
+/// Attributes shared by conv2d and its two backward ops. Filters are OIHW
+/// with NCHW data and HWIO with NHWC data (PyTorch's and TensorFlow's own
+/// conventions). `padding` is [top, bottom, left, right].
+defvar Train_ConvAttrs = (ins
+  Train_Layout:$layout,
+  DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+  DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+  DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations);
+
+def Train_Conv2DOp : Train_Op<"conv2d"> {
+  let summary = "2-D convolution (cross-correlation)";
+  let arguments = !con((ins Train_FloatTensor:$input,
+                            Train_FloatTensor:$filter), Train_ConvAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $input `,` $filter attr-dict `:` type($input) `,` type($filter)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_Conv2DBackwardDataOp : Train_Op<"conv2d_backward_data"> {
+  let summary = "gradient of conv2d with respect to its input";
+  let description = [{
+    Takes the gradient of the conv2d output and the filter; the result type
+    is the forward input's type (it cannot be derived: strides lose it).
+  }];
+  let arguments = !con((ins Train_FloatTensor:$grad_output,
+                            Train_FloatTensor:$filter), Train_ConvAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $grad_output `,` $filter attr-dict `:` type($grad_output) `,`
+    type($filter) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_Conv2DBackwardFilterOp : Train_Op<"conv2d_backward_filter"> {
+  let summary = "gradient of conv2d with respect to its filter";
+  let arguments = !con((ins Train_FloatTensor:$input,
+                            Train_FloatTensor:$grad_output), Train_ConvAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $input `,` $grad_output attr-dict `:` type($input) `,`
+    type($grad_output) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+def Train_BatchNormOp : Train_Op<"batch_norm", [
+    AllTypesMatch<["x", "y"]>,
+    AllTypesMatch<["scale", "offset", "running_mean", "running_var",
+                   "new_running_mean", "new_running_var", "saved_mean",
+                   "saved_inv_std"]>]> {
+  let summary = "batch normalization, training form";
+  let description = [{
+    Normalizes `x` over every dimension but `feature_dim` with the batch
+    statistics, and updates the running statistics the PyTorch way:
+    `new = (1 - momentum) * old + momentum * batch` (the running variance
+    uses the unbiased batch variance). `saved_mean` and `saved_inv_std`
+    (1/sqrt(var + epsilon)) feed batch_norm_grad. `x`/`y` may be 16-bit while
+    the per-feature tensors stay f32.
+  }];
+  let arguments = (ins Train_FloatTensor:$x, Train_FloatTensor:$scale,
+                       Train_FloatTensor:$offset,
+                       Train_FloatTensor:$running_mean,
+                       Train_FloatTensor:$running_var,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
+                       DefaultValuedAttr<I64Attr, "1">:$feature_dim);
+  let results = (outs Train_FloatTensor:$y,
+                      Train_FloatTensor:$new_running_mean,
+                      Train_FloatTensor:$new_running_var,
+                      Train_FloatTensor:$saved_mean,
+                      Train_FloatTensor:$saved_inv_std);
+  let assemblyFormat = [{
+    $x `,` $scale `,` $offset `,` $running_mean `,` $running_var attr-dict
+    `:` type($x) `,` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_BatchNormGradOp : Train_Op<"batch_norm_grad", [
+    AllTypesMatch<["grad_y", "x", "grad_x"]>,
+    AllTypesMatch<["scale", "saved_mean", "saved_inv_std", "grad_scale",
+                   "grad_offset"]>]> {
+  let summary = "gradients of training-form batch_norm";
+  let arguments = (ins Train_FloatTensor:$grad_y, Train_FloatTensor:$x,
+                       Train_FloatTensor:$scale, Train_FloatTensor:$saved_mean,
+                       Train_FloatTensor:$saved_inv_std,
+                       DefaultValuedAttr<I64Attr, "1">:$feature_dim);
+  let results = (outs Train_FloatTensor:$grad_x, Train_FloatTensor:$grad_scale,
+                      Train_FloatTensor:$grad_offset);
+  let assemblyFormat = [{
+    $grad_y `,` $x `,` $scale `,` $saved_mean `,` $saved_inv_std attr-dict
+    `:` type($x) `,` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_LayerNormOp : Train_Op<"layer_norm", [
+    AllTypesMatch<["x", "y"]>, AllTypesMatch<["scale", "offset"]>,
+    AllTypesMatch<["mean", "inv_std"]>]> {
+  let summary = "layer normalization over dimensions [axis, rank)";
+  let description = [{
+    `scale` and `offset` have the normalized shape x.shape[axis:]; `mean` and
+    `inv_std` (saved for layer_norm_grad) have x.shape[:axis].
+  }];
+  let arguments = (ins Train_FloatTensor:$x, Train_FloatTensor:$scale,
+                       Train_FloatTensor:$offset,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Train_FloatTensor:$y, Train_FloatTensor:$mean,
+                      Train_FloatTensor:$inv_std);
+  let assemblyFormat = [{
+    $x `,` $scale `,` $offset attr-dict `:` type($x) `,` type($scale) `->`
+    type($mean)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [
+    AllTypesMatch<["grad_y", "x", "grad_x"]>,
+    AllTypesMatch<["scale", "grad_scale", "grad_offset"]>,
+    AllTypesMatch<["mean", "inv_std"]>]> {
+  let summary = "gradients of layer_norm";
+  let arguments = (ins Train_FloatTensor:$grad_y, Train_FloatTensor:$x,
+                       Train_FloatTensor:$scale, Train_FloatTensor:$mean,
+                       Train_FloatTensor:$inv_std,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Train_FloatTensor:$grad_x, Train_FloatTensor:$grad_scale,
+                      Train_FloatTensor:$grad_offset);
+  let assemblyFormat = [{
+    $grad_y `,` $x `,` $scale `,` $mean `,` $inv_std attr-dict `:` type($x)
+    `,` type($scale) `,` type($mean)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and losses
+//===----------------------------------------------------------------------===//
+
+class Train_SoftmaxLikeOp<string mnemonic, string what>
+    : Train_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = what;
+  let arguments = (ins Train_FloatTensor:$x,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasVerifier = 1;
+}
+
+def Train_SoftmaxOp : Train_SoftmaxLikeOp<"softmax", "softmax along `axis`">;
+def Train_LogSoftmaxOp
+    : Train_SoftmaxLikeOp<"log_softmax", "log-softmax along `axis`">;
+
+class Train_SoftmaxLikeGradOp<string mnemonic, string what>
+    : Train_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = what;
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$output,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_SoftmaxGradOp : Train_SoftmaxLikeGradOp<"softmax_grad",
+    "y * (grad - sum(grad * y, axis)), with y the softmax output">;
+def Train_LogSoftmaxGradOp : Train_SoftmaxLikeGradOp<"log_softmax_grad",
+    "grad - exp(y) * sum(grad, axis), with y the log-softmax output">;
+
+def Train_SparseCrossEntropyOp : Train_Op<"sparse_cross_entropy"> {
+  let summary = "mean softmax cross-entropy of [N, C] logits and [N] labels";
+  let description = [{
+    loss = mean_n(logsumexp(logits[n]) - logits[n, labels[n]]), the default
+    reduction of PyTorch's CrossEntropyLoss and of Keras'
+    SparseCategoricalCrossentropy(from_logits=True). A label outside [0, C)
+    is a runtime error.
+  }];
+  let arguments = (ins Train_FloatTensor:$logits, Train_IndexTensor:$labels);
+  let results = (outs 0DTensorOf<[F32, BF16, F16]>:$loss);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->`
+    type($loss)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_SparseCrossEntropyGradOp : Train_Op<"sparse_cross_entropy_grad", [
+    AllTypesMatch<["logits", "result"]>]> {
+  let summary = "d loss / d logits of sparse_cross_entropy, times grad_loss";
+  let description = [{
+    (softmax(logits) - one_hot(labels)) * grad_loss / N.
+  }];
+  let arguments = (ins Train_FloatTensor:$logits, Train_IndexTensor:$labels,
+                       0DTensorOf<[F32, BF16, F16]>:$grad_loss);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $grad_loss attr-dict `:` type($logits) `,`
+    type($labels) `,` type($grad_loss)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and pooling
+//===----------------------------------------------------------------------===//
+
+class Train_ReduceOp<string mnemonic, string what>
+    : Train_Op<mnemonic> {
+  let summary = what;
+  let description = [{
+    Reduces `x` over the dimensions `dims` (each once, in range). With
+    `keep_dims` the reduced dimensions stay with size 1. The result may have
+    a wider element type than `x` (a bf16 sum accumulated into f32).
+  }];
+  let arguments = (ins Train_FloatTensor:$x, DenseI64ArrayAttr:$dims,
+                       UnitAttr:$keep_dims);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_ReduceSumOp : Train_ReduceOp<"reduce_sum", "sum over `dims`">;
+def Train_ReduceMeanOp : Train_ReduceOp<"reduce_mean", "mean over `dims`">;
+def Train_ReduceMaxOp : Train_ReduceOp<"reduce_max", "maximum over `dims`">;
+
+/// Attributes of the windowed pooling ops; `padding` is [top, bottom, left,
+/// right]. avg_pool2d divides by the full window (padding counted), like
+/// PyTorch's count_include_pad=True.
+defvar Train_PoolAttrs = (ins
+  Train_Layout:$layout,
+  DenseI64ArrayAttr:$kernel,
+  DenseI64ArrayAttr:$strides,
+  DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding);
+
+class Train_PoolOp<string mnemonic, string what> : Train_Op<mnemonic> {
+  let summary = what;
+  let arguments = !con((ins Train_FloatTensor:$x), Train_PoolAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$layout $x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_MaxPool2DOp : Train_PoolOp<"max_pool2d", "2-D max pooling">;
+def Train_AvgPool2DOp : Train_PoolOp<"avg_pool2d", "2-D average pooling">;
+
+def Train_MaxPool2DGradOp : Train_Op<"max_pool2d_grad",
+                                     [AllTypesMatch<["x", "result"]>]> {
+  let summary = "routes each output gradient to its window's maximum in x";
+  let arguments = !con((ins Train_FloatTensor:$grad, Train_FloatTensor:$x),
+                       Train_PoolAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $grad `,` $x attr-dict `:` type($grad) `,` type($x)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_AvgPool2DGradOp : Train_Op<"avg_pool2d_grad"> {
+  let summary = "spreads each output gradient evenly over its window";
+  let arguments = !con((ins Train_FloatTensor:$grad), Train_PoolAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $grad attr-dict `:` type($grad) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_GlobalAvgPool2DOp : Train_Op<"global_avg_pool2d"> {
+  let summary = "mean over the spatial dimensions: an image batch to [N, C]";
+  let arguments = (ins Train_FloatTensor:$x, Train_Layout:$layout);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$layout $x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_GlobalAvgPool2DGradOp : Train_Op<"global_avg_pool2d_grad"> {
+  let summary = "spreads [N, C] gradients evenly over the spatial dimensions";
+  let arguments = (ins Train_FloatTensor:$grad, Train_Layout:$layout);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $grad attr-dict `:` type($grad) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+def Train_EmbeddingOp : Train_Op<"embedding"> {
+  let summary = "gathers rows of a [V, D] table: indices [I...] -> [I..., D]";
+  let arguments = (ins Train_FloatTensor:$table, Train_IndexTensor:$indices);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `,` $indices attr-dict `:` type($table) `,` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_EmbeddingGradOp : Train_Op<"embedding_grad"> {
+  let summary = "scatter-adds [I..., D] gradients into a zero [V, D] table";
+  let arguments = (ins Train_FloatTensor:$grad, Train_IndexTensor:$indices);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices attr-dict `:` type($grad) `,` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops and constants
+//===----------------------------------------------------------------------===//
+
+def Train_ReshapeOp : Train_Op<"reshape"> {
+  let summary = "same elements, new static shape";
+  let arguments = (ins Train_AnyTensor:$x);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_TransposeOp : Train_Op<"transpose"> {
+  let summary = "permutes dimensions: result.shape[i] = x.shape[perm[i]]";
+  let arguments = (ins Train_AnyTensor:$x, DenseI64ArrayAttr:$permutation);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_BroadcastOp : Train_Op<"broadcast"> {
+  let summary = "broadcasts x into a bigger shape";
+  let description = [{
+    Dimension i of `x` maps to dimension `dims[i]` of the result (strictly
+    increasing) and has either the same size or size 1.
+  }];
+  let arguments = (ins Train_AnyTensor:$x, DenseI64ArrayAttr:$dims);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_SliceOp : Train_Op<"slice"> {
+  let summary = "strided slice; the sizes are the result's shape";
+  let arguments = (ins Train_AnyTensor:$x, DenseI64ArrayAttr:$offsets,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_ConcatOp : Train_Op<"concat"> {
+  let summary = "concatenates tensors along `dim`";
+  let arguments = (ins Variadic<Train_AnyTensor>:$inputs, I64Attr:$dim);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_ConstantOp : Train_Op<"constant", [ConstantLike,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "a constant tensor";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Train_FillOp : Train_Op<"fill"> {
+  let summary = "a tensor with every element equal to `value`";
+  let arguments = (ins F64Attr:$value);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Backward-pass seed and optimizer updates
+//===----------------------------------------------------------------------===//
+
+def Train_GradSeedOp : Train_Op<"grad_seed", [SameOperandsAndResultType]> {
+  let summary = "d loss / d loss: the start of the backward pass";
+  let description = [{
+    A tensor of ones shaped like the loss. Marking it lets loss scaling find
+    the seed of the backward pass without guessing: the loss-scaling pass
+    multiplies it by the loss scale.
+  }];
+  let arguments = (ins 0DTensorOf<[F32, BF16, F16]>:$loss);
+  let results = (outs 0DTensorOf<[F32, BF16, F16]>:$result);
+  let assemblyFormat = "$loss attr-dict `:` type($loss)";
+}
+
+def Train_SgdOp : Train_Op<"sgd",
+                           [AllTypesMatch<["param", "grad", "new_param"]>]> {
+  let summary = "plain SGD: p - lr * (g + weight_decay * p)";
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                       F64Attr:$lr,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+  let results = (outs Train_FloatTensor:$new_param);
+  let assemblyFormat = "$param `,` $grad attr-dict `:` type($param)";
+  let hasVerifier = 1;
+}
+
+def Train_SgdMomentumOp : Train_Op<"sgd_momentum", [
+    AllTypesMatch<["param", "grad", "momentum_buffer", "new_param",
+                   "new_momentum_buffer"]>]> {
+  let summary = "SGD with momentum (PyTorch semantics), optionally Nesterov";
+  let description = [{
+    g' = g + weight_decay * p; b' = momentum * b + (1 - dampening) * g';
+    step = nesterov ? g' + momentum * b' : b'; p' = p - lr * step.
+    The buffer starts at zero (PyTorch initializes it to the first gradient;
+    with zero dampening both give the same sequence from the second step).
+  }];
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                       Train_FloatTensor:$momentum_buffer, F64Attr:$lr,
+                       F64Attr:$momentum,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dampening,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       UnitAttr:$nesterov);
+  let results = (outs Train_FloatTensor:$new_param,
+                      Train_FloatTensor:$new_momentum_buffer);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $momentum_buffer attr-dict `:` type($param)
+  }];
+  let hasVerifier = 1;
+}
+
+class Train_AdamBase<string mnemonic, string what, string defaultDecay>
+    : Train_Op<mnemonic, [AllTypesMatch<["param", "grad", "exp_avg",
+                                         "exp_avg_sq", "new_param",
+                                         "new_exp_avg", "new_exp_avg_sq"]>]> {
+  let summary = what;
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                       Train_FloatTensor:$exp_avg, Train_FloatTensor:$exp_avg_sq,
+                       Train_StepTensor:$step, F64Attr:$lr,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1e-8">:$epsilon,
+                       DefaultValuedAttr<F64Attr, defaultDecay>:$weight_decay);
+  let results = (outs Train_FloatTensor:$new_param,
+                      Train_FloatTensor:$new_exp_avg,
+                      Train_FloatTensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step attr-dict `:`
+    type($param) `,` type($step)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_AdamOp : Train_AdamBase<"adam",
+    "Adam; weight decay is added to the gradient (L2); `step` is t >= 1",
+    "0.0">;
+def Train_AdamWOp : Train_AdamBase<"adamw",
+    "AdamW: decoupled weight decay p -= lr * wd * p; `step` is t >= 1",
+    "0.01">;
+
+#endif // MP_DIALECT_TRAIN_IR_TRAINOPS_TD

@@ -1,0 +1,170 @@
+//===- Roles.cpp - roles of training-step arguments and results -----------===//
+#include "mp/Dialect/Train/IR/Roles.h"
+#include "mp/Dialect/Train/IR/TrainDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace mp::train {
+
+std::optional<Role> parseRole(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Role>>(name)
+      .Case("param", Role::Param)
+      .Case("opt_state", Role::OptState)
+      .Case("scaler_state", Role::ScalerState)
+      .Case("input", Role::Input)
+      .Case("label", Role::Label)
+      .Case("loss", Role::Loss)
+      .Case("output", Role::Output)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef stringifyRole(Role role) {
+  switch (role) {
+  case Role::Param:
+    return "param";
+  case Role::OptState:
+    return "opt_state";
+  case Role::ScalerState:
+    return "scaler_state";
+  case Role::Input:
+    return "input";
+  case Role::Label:
+    return "label";
+  case Role::Loss:
+    return "loss";
+  case Role::Output:
+    return "output";
+  }
+  llvm_unreachable("unknown role");
+}
+
+bool isPersistent(Role role) {
+  return role == Role::Param || role == Role::OptState ||
+         role == Role::ScalerState;
+}
+bool isValidArgRole(Role role) {
+  return role != Role::Loss && role != Role::Output;
+}
+bool isValidResultRole(Role role) {
+  return role != Role::Input && role != Role::Label;
+}
+
+static std::optional<Role> roleOf(DictionaryAttr attrs) {
+  if (!attrs)
+    return std::nullopt;
+  auto str = attrs.getAs<StringAttr>(TrainDialect::kRoleAttrName);
+  return str ? parseRole(str.getValue()) : std::nullopt;
+}
+
+static llvm::StringRef nameOf(DictionaryAttr attrs) {
+  if (!attrs)
+    return {};
+  auto str = attrs.getAs<StringAttr>(TrainDialect::kNameAttrName);
+  return str ? str.getValue() : llvm::StringRef();
+}
+
+std::optional<Role> getArgRole(FunctionOpInterface fn, unsigned index) {
+  return roleOf(fn.getArgAttrDict(index));
+}
+std::optional<Role> getResultRole(FunctionOpInterface fn, unsigned index) {
+  return roleOf(fn.getResultAttrDict(index));
+}
+llvm::StringRef getArgName(FunctionOpInterface fn, unsigned index) {
+  return nameOf(fn.getArgAttrDict(index));
+}
+llvm::StringRef getResultName(FunctionOpInterface fn, unsigned index) {
+  return nameOf(fn.getResultAttrDict(index));
+}
+
+bool isTrainStep(Operation *op) {
+  return op->hasAttr(TrainDialect::kStepAttrName);
+}
+
+LogicalResult verifyTrainStep(FunctionOpInterface fn) {
+  // (role, name) -> index, for both sides, to pair persistent state.
+  using Key = std::pair<unsigned, llvm::StringRef>;
+  llvm::DenseMap<Key, unsigned> argByKey, resultByKey;
+  auto keyOf = [](Role role, llvm::StringRef name) {
+    return Key(static_cast<unsigned>(role), name);
+  };
+
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    std::optional<Role> role = getArgRole(fn, i);
+    if (!role)
+      return fn.emitOpError() << "training step argument #" << i
+                              << " has no 'train.role'";
+    if (!isPersistent(*role))
+      continue;
+    llvm::StringRef name = getArgName(fn, i);
+    if (name.empty())
+      return fn.emitOpError()
+             << "persistent argument #" << i << " (" << stringifyRole(*role)
+             << ") needs a 'train.name'";
+    if (!argByKey.try_emplace(keyOf(*role, name), i).second)
+      return fn.emitOpError() << "two " << stringifyRole(*role)
+                              << " arguments are named '" << name << "'";
+  }
+
+  std::optional<unsigned> lossIndex;
+  ArrayRef<Type> resultTypes = fn.getResultTypes();
+  for (unsigned i = 0, e = resultTypes.size(); i < e; ++i) {
+    std::optional<Role> role = getResultRole(fn, i);
+    if (!role)
+      return fn.emitOpError() << "training step result #" << i
+                              << " has no 'train.role'";
+    if (*role == Role::Loss) {
+      if (lossIndex)
+        return fn.emitOpError() << "results #" << *lossIndex << " and #" << i
+                                << " are both marked 'loss'";
+      lossIndex = i;
+      auto type = dyn_cast<RankedTensorType>(resultTypes[i]);
+      if (!type || type.getRank() != 0 ||
+          !isa<FloatType>(type.getElementType()))
+        return fn.emitOpError() << "the loss (result #" << i
+                                << ") must be a 0-d float tensor, got "
+                                << resultTypes[i];
+      continue;
+    }
+    if (!isPersistent(*role))
+      continue;
+    llvm::StringRef name = getResultName(fn, i);
+    if (name.empty())
+      return fn.emitOpError()
+             << "persistent result #" << i << " (" << stringifyRole(*role)
+             << ") needs a 'train.name'";
+    if (!resultByKey.try_emplace(keyOf(*role, name), i).second)
+      return fn.emitOpError() << "two " << stringifyRole(*role)
+                              << " results are named '" << name << "'";
+    auto arg = argByKey.find(keyOf(*role, name));
+    if (arg == argByKey.end())
+      return fn.emitOpError() << "result #" << i << " ("
+                              << stringifyRole(*role) << " '" << name
+                              << "') updates no argument";
+    Type argType = fn.getArgumentTypes()[arg->second];
+    if (argType != resultTypes[i])
+      return fn.emitOpError()
+             << stringifyRole(*role) << " '" << name << "' is " << argType
+             << " as argument #" << arg->second << " but " << resultTypes[i]
+             << " as result #" << i;
+  }
+  if (!lossIndex)
+    return fn.emitOpError() << "training step has no result with role 'loss'";
+
+  // Walk arguments in order so that the first missing update is reported.
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    Role role = *getArgRole(fn, i);
+    if (isPersistent(role) &&
+        !resultByKey.count(keyOf(role, getArgName(fn, i))))
+      return fn.emitOpError()
+             << stringifyRole(role) << " '" << getArgName(fn, i)
+             << "' (argument #" << i << ") has no updated result";
+  }
+  return success();
+}
+
+} // namespace mp::train

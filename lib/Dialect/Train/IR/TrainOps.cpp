@@ -1,0 +1,631 @@
+//===- TrainOps.cpp - train dialect op verifiers --------------------------===//
+#include "mp/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace mp::train;
+
+#include "mp/Dialect/Train/IR/TrainEnums.cpp.inc"
+
+Type mp::train::getI1TensorLike(Type type) {
+  auto shaped = cast<ShapedType>(type);
+  return RankedTensorType::get(shaped.getShape(),
+                               IntegerType::get(type.getContext(), 1));
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Formats a shape as [2, 3, 4] for diagnostics.
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string out = "[";
+  llvm::raw_string_ostream os(out);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return out;
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getShape();
+}
+static Type elementOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+/// Checks that `actual` has the `expected` shape; `what` names the value.
+static LogicalResult checkShape(Operation *op, StringRef what,
+                                ArrayRef<int64_t> expected, Value actual) {
+  if (shapeOf(actual) == expected)
+    return success();
+  return op->emitOpError() << "expects " << what << " of shape "
+                           << shapeStr(expected) << " but got "
+                           << shapeStr(shapeOf(actual));
+}
+
+static LogicalResult checkRank(Operation *op, StringRef what, Value v,
+                               int64_t rank) {
+  if (static_cast<int64_t>(shapeOf(v).size()) == rank)
+    return success();
+  return op->emitOpError() << "expects " << what << " of rank " << rank
+                           << " but got rank " << shapeOf(v).size();
+}
+
+static LogicalResult checkSameElementType(Operation *op, StringRef a, Value va,
+                                          StringRef b, Value vb) {
+  if (elementOf(va) == elementOf(vb))
+    return success();
+  return op->emitOpError() << "expects " << a << " and " << b
+                           << " to have the same element type but got "
+                           << elementOf(va) << " and " << elementOf(vb);
+}
+
+/// Resolves a possibly negative dimension index against `rank`.
+static FailureOr<int64_t> resolveDim(Operation *op, StringRef what,
+                                     int64_t dim, int64_t rank) {
+  int64_t resolved = dim < 0 ? dim + rank : dim;
+  if (resolved < 0 || resolved >= rank)
+    return op->emitOpError() << what << " " << dim
+                             << " is out of range for rank " << rank;
+  return resolved;
+}
+
+/// Checks an array attribute's length and that its entries are >= `min`.
+static LogicalResult checkArray(Operation *op, StringRef what,
+                                ArrayRef<int64_t> values, size_t size,
+                                int64_t min) {
+  if (values.size() != size)
+    return op->emitOpError() << "expects '" << what << "' to have " << size
+                             << " entries but got " << values.size();
+  for (int64_t v : values)
+    if (v < min)
+      return op->emitOpError() << "expects every '" << what
+                               << "' entry to be >= " << min << " but got "
+                               << v;
+  return success();
+}
+
+/// Dimension indices of an image tensor.
+struct ImageDims {
+  unsigned n, c, h, w;
+};
+static ImageDims imageDims(Layout layout) {
+  return layout == Layout::NCHW ? ImageDims{0, 1, 2, 3}
+                                : ImageDims{0, 3, 1, 2};
+}
+/// Dimension indices of a filter: OIHW with NCHW, HWIO with NHWC.
+struct FilterDims {
+  unsigned o, i, h, w;
+};
+static FilterDims filterDims(Layout layout) {
+  return layout == Layout::NCHW ? FilterDims{0, 1, 2, 3}
+                                : FilterDims{3, 2, 0, 1};
+}
+
+/// Output size of one spatial dimension of a window op, or -1 when the
+/// window does not fit.
+static int64_t windowOutput(int64_t in, int64_t window, int64_t stride,
+                            int64_t padLo, int64_t padHi, int64_t dilation) {
+  int64_t span = dilation * (window - 1) + 1;
+  int64_t padded = in + padLo + padHi;
+  if (padded < span)
+    return -1;
+  return (padded - span) / stride + 1;
+}
+
+/// The window attributes of conv and pooling ops, checked.
+struct Window {
+  ArrayRef<int64_t> size, strides, padding, dilations;
+};
+static LogicalResult checkWindowAttrs(Operation *op, const Window &w,
+                                      bool hasSize) {
+  if (hasSize && failed(checkArray(op, "kernel", w.size, 2, 1)))
+    return failure();
+  if (failed(checkArray(op, "strides", w.strides, 2, 1)) ||
+      failed(checkArray(op, "padding", w.padding, 4, 0)))
+    return failure();
+  if (!w.dilations.empty() &&
+      failed(checkArray(op, "dilations", w.dilations, 2, 1)))
+    return failure();
+  return success();
+}
+
+/// The image shape a window op produces from `input`.
+static FailureOr<SmallVector<int64_t>>
+windowOutputShape(Operation *op, Layout layout, ArrayRef<int64_t> input,
+                  int64_t channels, ArrayRef<int64_t> window,
+                  const Window &w) {
+  ImageDims d = imageDims(layout);
+  SmallVector<int64_t> out(input);
+  out[d.c] = channels;
+  int64_t dh = w.dilations.empty() ? 1 : w.dilations[0];
+  int64_t dw = w.dilations.empty() ? 1 : w.dilations[1];
+  out[d.h] = windowOutput(input[d.h], window[0], w.strides[0], w.padding[0],
+                          w.padding[1], dh);
+  out[d.w] = windowOutput(input[d.w], window[1], w.strides[1], w.padding[2],
+                          w.padding[3], dw);
+  if (out[d.h] <= 0 || out[d.w] <= 0)
+    return op->emitOpError() << "window " << shapeStr(window)
+                             << " does not fit the padded input "
+                             << shapeStr(input);
+  return out;
+}
+
+/// Checks conv2d shapes: `input` (x) `filter` -> `output`.
+template <typename ConvOp>
+static LogicalResult verifyConv(ConvOp op, Value input, Value filter,
+                                Value output) {
+  Operation *raw = op.getOperation();
+  Window w{{}, op.getStrides(), op.getPadding(), op.getDilations()};
+  if (failed(checkWindowAttrs(raw, w, /*hasSize=*/false)) ||
+      failed(checkRank(raw, "an input", input, 4)) ||
+      failed(checkRank(raw, "a filter", filter, 4)) ||
+      failed(checkRank(raw, "an output", output, 4)))
+    return failure();
+  ImageDims d = imageDims(op.getLayout());
+  FilterDims f = filterDims(op.getLayout());
+  ArrayRef<int64_t> in = shapeOf(input), fl = shapeOf(filter);
+  if (in[d.c] != fl[f.i])
+    return raw->emitOpError()
+           << "input has " << in[d.c] << " channels but the filter expects "
+           << fl[f.i] << " (filter layout "
+           << (op.getLayout() == Layout::NCHW ? "OIHW" : "HWIO") << ")";
+  int64_t window[2] = {fl[f.h], fl[f.w]};
+  auto expected =
+      windowOutputShape(raw, op.getLayout(), in, fl[f.o], window, w);
+  if (failed(expected))
+    return failure();
+  return checkShape(raw, "an output", *expected, output);
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  if (failed(checkSameElementType(*this, "lhs", getLhs(), "rhs", getRhs())))
+    return failure();
+  ArrayRef<int64_t> l = shapeOf(getLhs()), r = shapeOf(getRhs());
+  if (l.size() < 2 || r.size() < 2)
+    return emitOpError() << "expects operands of rank >= 2 but got ranks "
+                         << l.size() << " and " << r.size();
+  size_t lr = l.size(), rr = r.size();
+  int64_t m = getTransposeLhs() ? l[lr - 1] : l[lr - 2];
+  int64_t k = getTransposeLhs() ? l[lr - 2] : l[lr - 1];
+  int64_t k2 = getTransposeRhs() ? r[rr - 1] : r[rr - 2];
+  int64_t n = getTransposeRhs() ? r[rr - 2] : r[rr - 1];
+  if (k != k2)
+    return emitOpError() << "contracts lhs dimension of size " << k
+                         << " with rhs dimension of size " << k2;
+  ArrayRef<int64_t> batch = l.drop_back(2);
+  if (rr != 2 && r.drop_back(2) != batch)
+    return emitOpError() << "expects rhs batch dimensions "
+                         << shapeStr(batch) << " (or a rank-2 rhs) but got "
+                         << shapeStr(r.drop_back(2));
+  SmallVector<int64_t> expected(batch);
+  expected.append({m, n});
+  return checkShape(*this, "a result", expected, getResult());
+}
+
+LogicalResult BiasAddOp::verify() {
+  int64_t rank = shapeOf(getX()).size();
+  auto dim = resolveDim(*this, "dim", getDim(), rank);
+  if (failed(dim) || failed(checkRank(*this, "a bias", getBias(), 1)))
+    return failure();
+  return checkShape(*this, "a bias", {shapeOf(getX())[*dim]}, getBias());
+}
+
+LogicalResult Conv2DOp::verify() {
+  if (failed(checkSameElementType(*this, "input", getInput(), "filter",
+                                  getFilter())))
+    return failure();
+  return verifyConv(*this, getInput(), getFilter(), getResult());
+}
+
+LogicalResult Conv2DBackwardDataOp::verify() {
+  if (failed(checkSameElementType(*this, "grad_output", getGradOutput(),
+                                  "filter", getFilter())))
+    return failure();
+  // The result is the forward input: conv(result, filter) = grad_output.
+  return verifyConv(*this, getResult(), getFilter(), getGradOutput());
+}
+
+LogicalResult Conv2DBackwardFilterOp::verify() {
+  if (failed(checkSameElementType(*this, "input", getInput(), "grad_output",
+                                  getGradOutput())))
+    return failure();
+  // The result is the filter: conv(input, result) = grad_output.
+  return verifyConv(*this, getInput(), getResult(), getGradOutput());
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// Checks x (rank >= 2) against per-feature tensors of shape [C].
+static LogicalResult verifyPerFeature(Operation *op, Value x,
+                                      int64_t featureDim, Value perFeature) {
+  int64_t rank = shapeOf(x).size();
+  if (rank < 2)
+    return op->emitOpError() << "expects x of rank >= 2 but got rank "
+                             << rank;
+  auto dim = resolveDim(op, "feature_dim", featureDim, rank);
+  if (failed(dim))
+    return failure();
+  return checkShape(op, "per-feature tensors", {shapeOf(x)[*dim]},
+                    perFeature);
+}
+
+LogicalResult BatchNormOp::verify() {
+  if (getMomentum().convertToDouble() < 0 ||
+      getMomentum().convertToDouble() > 1)
+    return emitOpError() << "expects momentum in [0, 1] but got "
+                         << getMomentum().convertToDouble();
+  if (getEpsilon().convertToDouble() <= 0)
+    return emitOpError() << "expects a positive epsilon";
+  return verifyPerFeature(*this, getX(), getFeatureDim(), getScale());
+}
+
+LogicalResult BatchNormGradOp::verify() {
+  return verifyPerFeature(*this, getX(), getFeatureDim(), getScale());
+}
+
+/// Checks layer_norm shapes: scale is x.shape[axis:], stats x.shape[:axis].
+static LogicalResult verifyLayerNorm(Operation *op, Value x, int64_t axis,
+                                     Value scale, Value stats) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  auto dim = resolveDim(op, "axis", axis, shape.size());
+  if (failed(dim))
+    return failure();
+  if (failed(checkShape(op, "scale and offset", shape.drop_front(*dim),
+                        scale)))
+    return failure();
+  return checkShape(op, "mean and inv_std", shape.take_front(*dim), stats);
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (getEpsilon().convertToDouble() <= 0)
+    return emitOpError() << "expects a positive epsilon";
+  return verifyLayerNorm(*this, getX(), getAxis(), getScale(), getMean());
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  return verifyLayerNorm(*this, getX(), getAxis(), getScale(), getMean());
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  return resolveDim(*this, "axis", getAxis(), shapeOf(getX()).size());
+}
+LogicalResult LogSoftmaxOp::verify() {
+  return resolveDim(*this, "axis", getAxis(), shapeOf(getX()).size());
+}
+LogicalResult SoftmaxGradOp::verify() {
+  return resolveDim(*this, "axis", getAxis(), shapeOf(getGrad()).size());
+}
+LogicalResult LogSoftmaxGradOp::verify() {
+  return resolveDim(*this, "axis", getAxis(), shapeOf(getGrad()).size());
+}
+
+static LogicalResult verifyLogitsAndLabels(Operation *op, Value logits,
+                                           Value labels) {
+  if (failed(checkRank(op, "logits", logits, 2)))
+    return failure();
+  return checkShape(op, "labels", {shapeOf(logits)[0]}, labels);
+}
+
+LogicalResult SparseCrossEntropyOp::verify() {
+  return verifyLogitsAndLabels(*this, getLogits(), getLabels());
+}
+LogicalResult SparseCrossEntropyGradOp::verify() {
+  return verifyLogitsAndLabels(*this, getLogits(), getLabels());
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and pooling
+//===----------------------------------------------------------------------===//
+
+template <typename ReduceOp>
+static LogicalResult verifyReduce(ReduceOp op) {
+  ArrayRef<int64_t> shape = shapeOf(op.getX());
+  llvm::SmallBitVector reduced(shape.size());
+  for (int64_t dim : op.getDims()) {
+    auto resolved = resolveDim(op, "reduction dimension", dim, shape.size());
+    if (failed(resolved))
+      return failure();
+    if (reduced.test(*resolved))
+      return op.emitOpError() << "reduces dimension " << *resolved
+                              << " twice";
+    reduced.set(*resolved);
+  }
+  SmallVector<int64_t> expected;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (!reduced.test(i))
+      expected.push_back(size);
+    else if (op.getKeepDims())
+      expected.push_back(1);
+  }
+  return checkShape(op, "a result", expected, op.getResult());
+}
+
+LogicalResult ReduceSumOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceMeanOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceMaxOp::verify() {
+  if (failed(checkSameElementType(*this, "x", getX(), "result", getResult())))
+    return failure();
+  return verifyReduce(*this);
+}
+
+/// Checks a pooling window applied to `input` gives `output`.
+template <typename PoolOp>
+static LogicalResult verifyPool(PoolOp op, Value input, Value output) {
+  Operation *raw = op.getOperation();
+  Window w{op.getKernel(), op.getStrides(), op.getPadding(), {}};
+  if (failed(checkWindowAttrs(raw, w, /*hasSize=*/true)) ||
+      failed(checkRank(raw, "an input", input, 4)) ||
+      failed(checkSameElementType(raw, "input", input, "output", output)))
+    return failure();
+  // padding is [top, bottom, left, right]; kernel is [height, width].
+  for (int i = 0; i < 4; ++i)
+    if (w.padding[i] >= w.size[i / 2])
+      return op.emitOpError() << "expects padding smaller than the kernel";
+  ArrayRef<int64_t> in = shapeOf(input);
+  auto expected = windowOutputShape(raw, op.getLayout(), in,
+                                    in[imageDims(op.getLayout()).c], w.size, w);
+  if (failed(expected))
+    return failure();
+  return checkShape(raw, "an output", *expected, output);
+}
+
+LogicalResult MaxPool2DOp::verify() {
+  return verifyPool(*this, getX(), getResult());
+}
+LogicalResult AvgPool2DOp::verify() {
+  return verifyPool(*this, getX(), getResult());
+}
+LogicalResult MaxPool2DGradOp::verify() {
+  return verifyPool(*this, getX(), getGrad());
+}
+LogicalResult AvgPool2DGradOp::verify() {
+  return verifyPool(*this, getResult(), getGrad());
+}
+
+/// Checks image [N, C, H, W] (or NHWC) against pooled [N, C].
+static LogicalResult verifyGlobalPool(Operation *op, Layout layout,
+                                      Value image, Value pooled) {
+  if (failed(checkRank(op, "an image", image, 4)))
+    return failure();
+  ImageDims d = imageDims(layout);
+  ArrayRef<int64_t> in = shapeOf(image);
+  return checkShape(op, "a pooled tensor", {in[d.n], in[d.c]}, pooled);
+}
+
+LogicalResult GlobalAvgPool2DOp::verify() {
+  return verifyGlobalPool(*this, getLayout(), getX(), getResult());
+}
+LogicalResult GlobalAvgPool2DGradOp::verify() {
+  return verifyGlobalPool(*this, getLayout(), getResult(), getGrad());
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+/// Checks a [V, D] table against indices [I...] and rows [I..., D].
+static LogicalResult verifyEmbedding(Operation *op, Value table, Value indices,
+                                     Value rows) {
+  if (failed(checkRank(op, "a table", table, 2)))
+    return failure();
+  SmallVector<int64_t> expected(shapeOf(indices));
+  expected.push_back(shapeOf(table)[1]);
+  return checkShape(op, "gathered rows", expected, rows);
+}
+
+LogicalResult EmbeddingOp::verify() {
+  if (failed(checkSameElementType(*this, "table", getTable(), "result",
+                                  getResult())))
+    return failure();
+  return verifyEmbedding(*this, getTable(), getIndices(), getResult());
+}
+LogicalResult EmbeddingGradOp::verify() {
+  return verifyEmbedding(*this, getResult(), getIndices(), getGrad());
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops and constants
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(checkSameElementType(*this, "x", getX(), "result", getResult())))
+    return failure();
+  auto in = cast<ShapedType>(getX().getType());
+  auto out = cast<ShapedType>(getResult().getType());
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError() << "cannot reshape " << in.getNumElements()
+                         << " elements into " << out.getNumElements();
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(checkSameElementType(*this, "x", getX(), "result", getResult())))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getX());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (perm.size() != in.size())
+    return emitOpError() << "expects a permutation of " << in.size()
+                         << " dimensions but got " << perm.size();
+  llvm::SmallBitVector seen(in.size());
+  SmallVector<int64_t> expected;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(in.size()) || seen.test(p))
+      return emitOpError() << "'permutation' is not a permutation of [0, "
+                           << in.size() << ")";
+    seen.set(p);
+    expected.push_back(in[p]);
+  }
+  return checkShape(*this, "a result", expected, getResult());
+}
+
+LogicalResult BroadcastOp::verify() {
+  if (failed(checkSameElementType(*this, "x", getX(), "result", getResult())))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getX()), out = shapeOf(getResult());
+  ArrayRef<int64_t> dims = getDims();
+  if (dims.size() != in.size())
+    return emitOpError() << "expects one entry in 'dims' per operand "
+                            "dimension ("
+                         << in.size() << ") but got " << dims.size();
+  int64_t previous = -1;
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    if (dim <= previous || dim >= static_cast<int64_t>(out.size()))
+      return emitOpError() << "expects 'dims' strictly increasing and below "
+                           << out.size();
+    previous = dim;
+    if (in[i] != 1 && in[i] != out[dim])
+      return emitOpError() << "cannot broadcast dimension " << i
+                           << " of size " << in[i] << " to size " << out[dim];
+  }
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  if (failed(checkSameElementType(*this, "x", getX(), "result", getResult())))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getX()), out = shapeOf(getResult());
+  if (failed(checkRank(*this, "a result", getResult(), in.size())) ||
+      failed(checkArray(*this, "offsets", getOffsets(), in.size(), 0)))
+    return failure();
+  SmallVector<int64_t> strides(in.size(), 1);
+  if (std::optional<ArrayRef<int64_t>> given = getStrides()) {
+    if (failed(checkArray(*this, "strides", *given, in.size(), 1)))
+      return failure();
+    strides.assign(given->begin(), given->end());
+  }
+  for (size_t i = 0; i < in.size(); ++i) {
+    int64_t last = getOffsets()[i] + (out[i] - 1) * strides[i];
+    if (out[i] > 0 && last >= in[i])
+      return emitOpError() << "slice of dimension " << i << " reads index "
+                           << last << " of a dimension of size " << in[i];
+  }
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "expects at least one input";
+  ArrayRef<int64_t> out = shapeOf(getResult());
+  auto dim = resolveDim(*this, "dim", getDim(), out.size());
+  if (failed(dim))
+    return failure();
+  int64_t total = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    if (failed(checkSameElementType(*this, "inputs", input, "result",
+                                    getResult())) ||
+        failed(checkRank(*this, "inputs", input, out.size())))
+      return failure();
+    ArrayRef<int64_t> in = shapeOf(input);
+    for (size_t d = 0; d < out.size(); ++d)
+      if (static_cast<int64_t>(d) != *dim && in[d] != out[d])
+        return emitOpError() << "input #" << i << " has size " << in[d]
+                             << " in dimension " << d << " but the result "
+                             << "has " << out[d];
+    total += in[*dim];
+  }
+  if (total != out[*dim])
+    return emitOpError() << "inputs add up to " << total << " along dimension "
+                         << *dim << " but the result has " << out[*dim];
+  return success();
+}
+
+LogicalResult ConstantOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  auto *props = properties.as<Properties *>();
+  if (!props || !props->value)
+    return failure();
+  inferred.push_back(props->value.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  auto type = dyn_cast<RankedTensorType>(getValue().getType());
+  if (!type || !type.hasStaticShape())
+    return emitOpError() << "expects a static-shape tensor value";
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult FillOp::verify() {
+  double value = getValue().convertToDouble();
+  Type element = elementOf(getResult());
+  if (isa<IntegerType>(element) && value != static_cast<int64_t>(value))
+    return emitOpError() << "cannot fill an integer tensor with " << value;
+  if (element.isInteger(1) && value != 0 && value != 1)
+    return emitOpError() << "cannot fill an i1 tensor with " << value;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+/// Checks that a hyper-parameter lies in [lo, hi] (`hiOpen`: [lo, hi)).
+static LogicalResult checkRange(Operation *op, StringRef name, APFloat value,
+                                double lo, double hi, bool hiOpen = false) {
+  double v = value.convertToDouble();
+  if (v >= lo && (hiOpen ? v < hi : v <= hi))
+    return success();
+  auto diag = op->emitOpError() << "expects '" << name << "' in [" << lo
+                                << ", ";
+  if (hi == HUGE_VAL)
+    diag << "inf)";
+  else
+    diag << hi << (hiOpen ? ")" : "]");
+  return diag << " but got " << v;
+}
+
+LogicalResult SgdOp::verify() {
+  if (failed(checkRange(*this, "lr", getLr(), 0, HUGE_VAL)) ||
+      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL)))
+    return failure();
+  return success();
+}
+
+LogicalResult SgdMomentumOp::verify() {
+  if (failed(checkRange(*this, "lr", getLr(), 0, HUGE_VAL)) ||
+      failed(checkRange(*this, "momentum", getMomentum(), 0, 1)) ||
+      failed(checkRange(*this, "dampening", getDampening(), 0, 1)) ||
+      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL)))
+    return failure();
+  if (getNesterov() && (getMomentum().isZero() || !getDampening().isZero()))
+    return emitOpError()
+           << "nesterov momentum needs a positive momentum and zero dampening";
+  return success();
+}
+
+template <typename AdamOp>
+static LogicalResult verifyAdam(AdamOp op) {
+  Operation *raw = op.getOperation();
+  if (failed(checkRange(raw, "lr", op.getLr(), 0, HUGE_VAL)) ||
+      failed(checkRange(raw, "beta1", op.getBeta1(), 0, 1, true)) ||
+      failed(checkRange(raw, "beta2", op.getBeta2(), 0, 1, true)) ||
+      failed(checkRange(raw, "weight_decay", op.getWeightDecay(), 0,
+                        HUGE_VAL)))
+    return failure();
+  if (op.getEpsilon().convertToDouble() <= 0)
+    return op.emitOpError() << "expects a positive epsilon";
+  return success();
+}
+
+LogicalResult AdamOp::verify() { return verifyAdam(*this); }
+LogicalResult AdamWOp::verify() { return verifyAdam(*this); }
+
+#define GET_OP_CLASSES
+#include "mp/Dialect/Train/IR/TrainOps.cpp.inc"
