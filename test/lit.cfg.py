@@ -1,0 +1,26 @@
+# -*- Python -*-
+# lit configuration of mp's regression tests (read through lit.site.cfg.py,
+# which the build writes with the paths below).
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "mp"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".c"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mp_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%mp_src_root", config.mp_src_root))
+config.substitutions.append(("%examples", os.path.join(config.mp_src_root, "examples")))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.mp_tools_dir, config.llvm_tools_dir]
+tools = [ToolSubst("mp-opt", unresolved="fatal")]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
