@@ -10,6 +10,7 @@ using namespace mlir;
 using namespace mp::train;
 
 #include "mp/Dialect/Train/IR/TrainEnums.cpp.inc"
+#include "mp/Dialect/Train/IR/TrainInterfaces.cpp.inc"
 
 Type mp::train::getI1TensorLike(Type type) {
   auto shaped = cast<ShapedType>(type);

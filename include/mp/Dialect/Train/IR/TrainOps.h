@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mp/Dialect/Train/IR/TrainDialect.h"
+#include "mp/Interfaces/PrecisionOpInterface.h"
 
 #include "mp/Dialect/Train/IR/TrainEnums.h.inc"
 
@@ -17,6 +18,8 @@ namespace mp::train {
 /// The i1 tensor type with the shape of `type` (a ranked tensor).
 mlir::Type getI1TensorLike(mlir::Type type);
 } // namespace mp::train
+
+#include "mp/Dialect/Train/IR/TrainInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "mp/Dialect/Train/IR/TrainOps.h.inc"

@@ -14,9 +14,30 @@
 include "mp/Dialect/Train/IR/TrainBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mp/Interfaces/PrecisionOpInterface.td"
+include "mp/Dialect/Train/IR/TrainInterfaces.td"
 
 class Train_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Train_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<Train_Dialect, mnemonic,
+         !listconcat([Pure, PrecisionOpInterface], traits)> {
+  // Default mixed-precision behaviour of the op (PrecisionOpInterface); the
+  // reasons for each choice are in docs/precision.md.
+  string precisionCategory = "Infer";
+  bit wideAccumulator = 0;
+  // C++ boolean expressions of `index`: which operands / results take the
+  // op's compute dtype (the others keep their type, e.g. norm statistics).
+  string convertibleOperands = "true";
+  string convertibleResults = "true";
+  let extraClassDeclaration =
+      "static constexpr ::mp::PrecisionCategory kPrecisionCategory = "
+      "::mp::PrecisionCategory::" # precisionCategory # ";\n"
+      "static constexpr bool kWideAccumulator = "
+      # !if(wideAccumulator, "true", "false") # ";\n"
+      "static bool isConvertibleOperand(unsigned index) { (void)index; "
+      "return " # convertibleOperands # "; }\n"
+      "static bool isConvertibleResult(unsigned index) { (void)index; "
+      "return " # convertibleResults # "; }\n";
+}
 
 //===----------------------------------------------------------------------===//
 // Elementwise
@@ -30,17 +51,36 @@ class Train_UnaryOp<string mnemonic, string what>
   let assemblyFormat = "$x attr-dict `:` type($x)";
 }
 
-def Train_NegOp : Train_UnaryOp<"neg", "elementwise negation: -x">;
-def Train_ExpOp : Train_UnaryOp<"exp", "elementwise exponential: e^x">;
-def Train_LogOp : Train_UnaryOp<"log", "elementwise natural logarithm">;
-def Train_SqrtOp : Train_UnaryOp<"sqrt", "elementwise square root">;
-def Train_RsqrtOp : Train_UnaryOp<"rsqrt", "elementwise 1/sqrt(x)">;
-def Train_TanhOp : Train_UnaryOp<"tanh", "elementwise hyperbolic tangent">;
-def Train_SigmoidOp : Train_UnaryOp<"sigmoid", "elementwise 1/(1+e^-x)">;
-def Train_ErfOp : Train_UnaryOp<"erf", "elementwise error function">;
-def Train_ReluOp : Train_UnaryOp<"relu", "elementwise max(x, 0)">;
+def Train_NegOp : Train_UnaryOp<"neg", "elementwise negation: -x"> {
+  let precisionCategory = "Clear";
+}
+def Train_ExpOp : Train_UnaryOp<"exp", "elementwise exponential: e^x"> {
+  let precisionCategory = "Deny";
+}
+def Train_LogOp : Train_UnaryOp<"log", "elementwise natural logarithm"> {
+  let precisionCategory = "Deny";
+}
+def Train_SqrtOp : Train_UnaryOp<"sqrt", "elementwise square root"> {
+  let precisionCategory = "Infer";
+}
+def Train_RsqrtOp : Train_UnaryOp<"rsqrt", "elementwise 1/sqrt(x)"> {
+  let precisionCategory = "Deny";
+}
+def Train_TanhOp : Train_UnaryOp<"tanh", "elementwise hyperbolic tangent"> {
+  let precisionCategory = "Infer";
+}
+def Train_SigmoidOp : Train_UnaryOp<"sigmoid", "elementwise 1/(1+e^-x)"> {
+  let precisionCategory = "Infer";
+}
+def Train_ErfOp : Train_UnaryOp<"erf", "elementwise error function"> {
+  let precisionCategory = "Infer";
+}
+def Train_ReluOp : Train_UnaryOp<"relu", "elementwise max(x, 0)"> {
+  let precisionCategory = "Clear";
+}
 
 def Train_GeluOp : Train_Op<"gelu", [SameOperandsAndResultType]> {
+  let precisionCategory = "Infer";
   let summary = "GELU: x*Phi(x), or its tanh approximation with `tanh_approx`";
   let arguments = (ins Train_FloatTensor:$x, UnitAttr:$tanh_approx);
   let results = (outs Train_FloatTensor:$result);
@@ -56,18 +96,33 @@ class Train_BinaryOp<string mnemonic, string what,
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-def Train_AddOp : Train_BinaryOp<"add", "elementwise lhs + rhs">;
-def Train_SubOp : Train_BinaryOp<"sub", "elementwise lhs - rhs">;
-def Train_MulOp : Train_BinaryOp<"mul", "elementwise lhs * rhs">;
-def Train_DivOp : Train_BinaryOp<"div", "elementwise lhs / rhs">;
-def Train_MaximumOp : Train_BinaryOp<"maximum", "elementwise max(lhs, rhs)">;
-def Train_MinimumOp : Train_BinaryOp<"minimum", "elementwise min(lhs, rhs)">;
+def Train_AddOp : Train_BinaryOp<"add", "elementwise lhs + rhs"> {
+  let precisionCategory = "Infer";
+}
+def Train_SubOp : Train_BinaryOp<"sub", "elementwise lhs - rhs"> {
+  let precisionCategory = "Infer";
+}
+def Train_MulOp : Train_BinaryOp<"mul", "elementwise lhs * rhs"> {
+  let precisionCategory = "Infer";
+}
+def Train_DivOp : Train_BinaryOp<"div", "elementwise lhs / rhs"> {
+  let precisionCategory = "Infer";
+}
+def Train_MaximumOp : Train_BinaryOp<"maximum", "elementwise max(lhs, rhs)"> {
+  let precisionCategory = "Clear";
+}
+def Train_MinimumOp : Train_BinaryOp<"minimum", "elementwise min(lhs, rhs)"> {
+  let precisionCategory = "Clear";
+}
 def Train_PowOp
-    : Train_BinaryOp<"pow", "elementwise lhs ^ rhs", Train_FloatTensor>;
+    : Train_BinaryOp<"pow", "elementwise lhs ^ rhs", Train_FloatTensor> {
+  let precisionCategory = "Deny";
+}
 
 def Train_CompareOp : Train_Op<"compare", [SameTypeOperands,
     TypesMatchWith<"result is an i1 tensor of the operands' shape",
                    "lhs", "result", "::mp::train::getI1TensorLike($_self)">]> {
+  let precisionCategory = "Infer";
   let summary = "elementwise comparison giving an i1 tensor";
   let arguments = (ins Train_ComparePredicate:$predicate,
                        Train_NumericTensor:$lhs, Train_NumericTensor:$rhs);
@@ -80,6 +135,7 @@ def Train_SelectOp : Train_Op<"select", [
     TypesMatchWith<"condition is an i1 tensor of the result's shape",
                    "result", "condition",
                    "::mp::train::getI1TensorLike($_self)">]> {
+  let precisionCategory = "Clear";
   let summary = "elementwise condition ? true_value : false_value";
   let arguments = (ins Train_PredTensor:$condition,
                        Train_AnyTensor:$true_value,
@@ -102,13 +158,20 @@ class Train_ActivationGradOp<string mnemonic, string what>
 }
 
 def Train_ReluGradOp : Train_ActivationGradOp<"relu_grad",
-    "grad * (x > 0), with x the forward input">;
+    "grad * (x > 0), with x the forward input"> {
+  let precisionCategory = "Clear";
+}
 def Train_TanhGradOp : Train_ActivationGradOp<"tanh_grad",
-    "grad * (1 - y^2), with y the forward output">;
+    "grad * (1 - y^2), with y the forward output"> {
+  let precisionCategory = "Infer";
+}
 def Train_SigmoidGradOp : Train_ActivationGradOp<"sigmoid_grad",
-    "grad * y * (1 - y), with y the forward output">;
+    "grad * y * (1 - y), with y the forward output"> {
+  let precisionCategory = "Infer";
+}
 def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad",
     "grad * gelu'(x), with x the forward input"> {
+  let precisionCategory = "Infer";
   let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved,
                        UnitAttr:$tanh_approx);
 }
@@ -118,6 +181,7 @@ def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad",
 //===----------------------------------------------------------------------===//
 
 def Train_MatmulOp : Train_Op<"matmul"> {
+  let precisionCategory = "Allow"; let wideAccumulator = 1;
   let summary = "(batched) matrix product with optional transposes";
   let description = [{
     `lhs` is [B..., M, K] (or [B..., K, M] with `transpose_lhs`), `rhs` is
@@ -137,6 +201,7 @@ def Train_MatmulOp : Train_Op<"matmul"> {
 
 def Train_BiasAddOp : Train_Op<"bias_add", [AllTypesMatch<["x", "result"]>,
                                             AllElementTypesMatch<["x", "bias"]>]> {
+  let precisionCategory = "Infer";
   let summary = "adds a rank-1 bias along dimension `dim` (default: last)";
   let arguments = (ins Train_FloatTensor:$x, Train_FloatTensor:$bias,
                        DefaultValuedAttr<I64Attr, "-1">:$dim);
@@ -155,6 +220,7 @@ defvar Train_ConvAttrs = (ins
   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations);
 
 def Train_Conv2DOp : Train_Op<"conv2d"> {
+  let precisionCategory = "Allow"; let wideAccumulator = 1;
   let summary = "2-D convolution (cross-correlation)";
   let arguments = !con((ins Train_FloatTensor:$input,
                             Train_FloatTensor:$filter), Train_ConvAttrs);
@@ -167,6 +233,7 @@ def Train_Conv2DOp : Train_Op<"conv2d"> {
 }
 
 def Train_Conv2DBackwardDataOp : Train_Op<"conv2d_backward_data"> {
+  let precisionCategory = "Allow"; let wideAccumulator = 1;
   let summary = "gradient of conv2d with respect to its input";
   let description = [{
     Takes the gradient of the conv2d output and the filter; the result type
@@ -183,6 +250,7 @@ def Train_Conv2DBackwardDataOp : Train_Op<"conv2d_backward_data"> {
 }
 
 def Train_Conv2DBackwardFilterOp : Train_Op<"conv2d_backward_filter"> {
+  let precisionCategory = "Allow"; let wideAccumulator = 1;
   let summary = "gradient of conv2d with respect to its filter";
   let arguments = !con((ins Train_FloatTensor:$input,
                             Train_FloatTensor:$grad_output), Train_ConvAttrs);
@@ -203,6 +271,8 @@ def Train_BatchNormOp : Train_Op<"batch_norm", [
     AllTypesMatch<["scale", "offset", "running_mean", "running_var",
                    "new_running_mean", "new_running_var", "saved_mean",
                    "saved_inv_std"]>]> {
+  let precisionCategory = "Infer"; let wideAccumulator = 1;
+  let convertibleOperands = "index == 0"; let convertibleResults = "index == 0";
   let summary = "batch normalization, training form";
   let description = [{
     Normalizes `x` over every dimension but `feature_dim` with the batch
@@ -235,6 +305,8 @@ def Train_BatchNormGradOp : Train_Op<"batch_norm_grad", [
     AllTypesMatch<["grad_y", "x", "grad_x"]>,
     AllTypesMatch<["scale", "saved_mean", "saved_inv_std", "grad_scale",
                    "grad_offset"]>]> {
+  let precisionCategory = "Infer"; let wideAccumulator = 1;
+  let convertibleOperands = "index <= 1"; let convertibleResults = "index == 0";
   let summary = "gradients of training-form batch_norm";
   let arguments = (ins Train_FloatTensor:$grad_y, Train_FloatTensor:$x,
                        Train_FloatTensor:$scale, Train_FloatTensor:$saved_mean,
@@ -252,6 +324,8 @@ def Train_BatchNormGradOp : Train_Op<"batch_norm_grad", [
 def Train_LayerNormOp : Train_Op<"layer_norm", [
     AllTypesMatch<["x", "y"]>, AllTypesMatch<["scale", "offset"]>,
     AllTypesMatch<["mean", "inv_std"]>]> {
+  let precisionCategory = "Infer"; let wideAccumulator = 1;
+  let convertibleOperands = "index == 0"; let convertibleResults = "index == 0";
   let summary = "layer normalization over dimensions [axis, rank)";
   let description = [{
     `scale` and `offset` have the normalized shape x.shape[axis:]; `mean` and
@@ -274,6 +348,8 @@ def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [
     AllTypesMatch<["grad_y", "x", "grad_x"]>,
     AllTypesMatch<["scale", "grad_scale", "grad_offset"]>,
     AllTypesMatch<["mean", "inv_std"]>]> {
+  let precisionCategory = "Infer"; let wideAccumulator = 1;
+  let convertibleOperands = "index <= 1"; let convertibleResults = "index == 0";
   let summary = "gradients of layer_norm";
   let arguments = (ins Train_FloatTensor:$grad_y, Train_FloatTensor:$x,
                        Train_FloatTensor:$scale, Train_FloatTensor:$mean,
@@ -302,9 +378,13 @@ class Train_SoftmaxLikeOp<string mnemonic, string what>
   let hasVerifier = 1;
 }
 
-def Train_SoftmaxOp : Train_SoftmaxLikeOp<"softmax", "softmax along `axis`">;
+def Train_SoftmaxOp : Train_SoftmaxLikeOp<"softmax", "softmax along `axis`"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+}
 def Train_LogSoftmaxOp
-    : Train_SoftmaxLikeOp<"log_softmax", "log-softmax along `axis`">;
+    : Train_SoftmaxLikeOp<"log_softmax", "log-softmax along `axis`"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+}
 
 class Train_SoftmaxLikeGradOp<string mnemonic, string what>
     : Train_Op<mnemonic, [SameOperandsAndResultType]> {
@@ -317,11 +397,16 @@ class Train_SoftmaxLikeGradOp<string mnemonic, string what>
 }
 
 def Train_SoftmaxGradOp : Train_SoftmaxLikeGradOp<"softmax_grad",
-    "y * (grad - sum(grad * y, axis)), with y the softmax output">;
+    "y * (grad - sum(grad * y, axis)), with y the softmax output"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+}
 def Train_LogSoftmaxGradOp : Train_SoftmaxLikeGradOp<"log_softmax_grad",
-    "grad - exp(y) * sum(grad, axis), with y the log-softmax output">;
+    "grad - exp(y) * sum(grad, axis), with y the log-softmax output"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+}
 
 def Train_SparseCrossEntropyOp : Train_Op<"sparse_cross_entropy"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
   let summary = "mean softmax cross-entropy of [N, C] logits and [N] labels";
   let description = [{
     loss = mean_n(logsumexp(logits[n]) - logits[n, labels[n]]), the default
@@ -340,6 +425,7 @@ def Train_SparseCrossEntropyOp : Train_Op<"sparse_cross_entropy"> {
 
 def Train_SparseCrossEntropyGradOp : Train_Op<"sparse_cross_entropy_grad", [
     AllTypesMatch<["logits", "result"]>]> {
+  let precisionCategory = "Deny";
   let summary = "d loss / d logits of sparse_cross_entropy, times grad_loss";
   let description = [{
     (softmax(logits) - one_hot(labels)) * grad_loss / N.
@@ -373,9 +459,15 @@ class Train_ReduceOp<string mnemonic, string what>
   let hasVerifier = 1;
 }
 
-def Train_ReduceSumOp : Train_ReduceOp<"reduce_sum", "sum over `dims`">;
-def Train_ReduceMeanOp : Train_ReduceOp<"reduce_mean", "mean over `dims`">;
-def Train_ReduceMaxOp : Train_ReduceOp<"reduce_max", "maximum over `dims`">;
+def Train_ReduceSumOp : Train_ReduceOp<"reduce_sum", "sum over `dims`"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+}
+def Train_ReduceMeanOp : Train_ReduceOp<"reduce_mean", "mean over `dims`"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+}
+def Train_ReduceMaxOp : Train_ReduceOp<"reduce_max", "maximum over `dims`"> {
+  let precisionCategory = "Clear";
+}
 
 /// Attributes of the windowed pooling ops; `padding` is [top, bottom, left,
 /// right]. avg_pool2d divides by the full window (padding counted), like
@@ -394,11 +486,16 @@ class Train_PoolOp<string mnemonic, string what> : Train_Op<mnemonic> {
   let hasVerifier = 1;
 }
 
-def Train_MaxPool2DOp : Train_PoolOp<"max_pool2d", "2-D max pooling">;
-def Train_AvgPool2DOp : Train_PoolOp<"avg_pool2d", "2-D average pooling">;
+def Train_MaxPool2DOp : Train_PoolOp<"max_pool2d", "2-D max pooling"> {
+  let precisionCategory = "Clear";
+}
+def Train_AvgPool2DOp : Train_PoolOp<"avg_pool2d", "2-D average pooling"> {
+  let precisionCategory = "Infer"; let wideAccumulator = 1;
+}
 
 def Train_MaxPool2DGradOp : Train_Op<"max_pool2d_grad",
                                      [AllTypesMatch<["x", "result"]>]> {
+  let precisionCategory = "Clear";
   let summary = "routes each output gradient to its window's maximum in x";
   let arguments = !con((ins Train_FloatTensor:$grad, Train_FloatTensor:$x),
                        Train_PoolAttrs);
@@ -410,6 +507,7 @@ def Train_MaxPool2DGradOp : Train_Op<"max_pool2d_grad",
 }
 
 def Train_AvgPool2DGradOp : Train_Op<"avg_pool2d_grad"> {
+  let precisionCategory = "Infer";
   let summary = "spreads each output gradient evenly over its window";
   let arguments = !con((ins Train_FloatTensor:$grad), Train_PoolAttrs);
   let results = (outs Train_FloatTensor:$result);
@@ -420,6 +518,7 @@ def Train_AvgPool2DGradOp : Train_Op<"avg_pool2d_grad"> {
 }
 
 def Train_GlobalAvgPool2DOp : Train_Op<"global_avg_pool2d"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
   let summary = "mean over the spatial dimensions: an image batch to [N, C]";
   let arguments = (ins Train_FloatTensor:$x, Train_Layout:$layout);
   let results = (outs Train_FloatTensor:$result);
@@ -428,6 +527,7 @@ def Train_GlobalAvgPool2DOp : Train_Op<"global_avg_pool2d"> {
 }
 
 def Train_GlobalAvgPool2DGradOp : Train_Op<"global_avg_pool2d_grad"> {
+  let precisionCategory = "Infer";
   let summary = "spreads [N, C] gradients evenly over the spatial dimensions";
   let arguments = (ins Train_FloatTensor:$grad, Train_Layout:$layout);
   let results = (outs Train_FloatTensor:$result);
@@ -442,6 +542,7 @@ def Train_GlobalAvgPool2DGradOp : Train_Op<"global_avg_pool2d_grad"> {
 //===----------------------------------------------------------------------===//
 
 def Train_EmbeddingOp : Train_Op<"embedding"> {
+  let precisionCategory = "Clear";
   let summary = "gathers rows of a [V, D] table: indices [I...] -> [I..., D]";
   let arguments = (ins Train_FloatTensor:$table, Train_IndexTensor:$indices);
   let results = (outs Train_FloatTensor:$result);
@@ -453,6 +554,7 @@ def Train_EmbeddingOp : Train_Op<"embedding"> {
 }
 
 def Train_EmbeddingGradOp : Train_Op<"embedding_grad"> {
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
   let summary = "scatter-adds [I..., D] gradients into a zero [V, D] table";
   let arguments = (ins Train_FloatTensor:$grad, Train_IndexTensor:$indices);
   let results = (outs Train_FloatTensor:$result);
@@ -468,6 +570,7 @@ def Train_EmbeddingGradOp : Train_Op<"embedding_grad"> {
 //===----------------------------------------------------------------------===//
 
 def Train_ReshapeOp : Train_Op<"reshape"> {
+  let precisionCategory = "Clear";
   let summary = "same elements, new static shape";
   let arguments = (ins Train_AnyTensor:$x);
   let results = (outs Train_AnyTensor:$result);
@@ -476,6 +579,7 @@ def Train_ReshapeOp : Train_Op<"reshape"> {
 }
 
 def Train_TransposeOp : Train_Op<"transpose"> {
+  let precisionCategory = "Clear";
   let summary = "permutes dimensions: result.shape[i] = x.shape[perm[i]]";
   let arguments = (ins Train_AnyTensor:$x, DenseI64ArrayAttr:$permutation);
   let results = (outs Train_AnyTensor:$result);
@@ -484,6 +588,7 @@ def Train_TransposeOp : Train_Op<"transpose"> {
 }
 
 def Train_BroadcastOp : Train_Op<"broadcast"> {
+  let precisionCategory = "Clear";
   let summary = "broadcasts x into a bigger shape";
   let description = [{
     Dimension i of `x` maps to dimension `dims[i]` of the result (strictly
@@ -496,6 +601,7 @@ def Train_BroadcastOp : Train_Op<"broadcast"> {
 }
 
 def Train_SliceOp : Train_Op<"slice"> {
+  let precisionCategory = "Clear";
   let summary = "strided slice; the sizes are the result's shape";
   let arguments = (ins Train_AnyTensor:$x, DenseI64ArrayAttr:$offsets,
                        OptionalAttr<DenseI64ArrayAttr>:$strides);
@@ -505,6 +611,7 @@ def Train_SliceOp : Train_Op<"slice"> {
 }
 
 def Train_ConcatOp : Train_Op<"concat"> {
+  let precisionCategory = "Clear";
   let summary = "concatenates tensors along `dim`";
   let arguments = (ins Variadic<Train_AnyTensor>:$inputs, I64Attr:$dim);
   let results = (outs Train_AnyTensor:$result);
@@ -514,6 +621,7 @@ def Train_ConcatOp : Train_Op<"concat"> {
 
 def Train_ConstantOp : Train_Op<"constant", [ConstantLike,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let precisionCategory = "Clear";
   let summary = "a constant tensor";
   let arguments = (ins ElementsAttr:$value);
   let results = (outs Train_AnyTensor:$result);
@@ -523,6 +631,7 @@ def Train_ConstantOp : Train_Op<"constant", [ConstantLike,
 }
 
 def Train_FillOp : Train_Op<"fill"> {
+  let precisionCategory = "Clear";
   let summary = "a tensor with every element equal to `value`";
   let arguments = (ins F64Attr:$value);
   let results = (outs Train_AnyTensor:$result);
@@ -535,6 +644,7 @@ def Train_FillOp : Train_Op<"fill"> {
 //===----------------------------------------------------------------------===//
 
 def Train_GradSeedOp : Train_Op<"grad_seed", [SameOperandsAndResultType]> {
+  let precisionCategory = "Deny";
   let summary = "d loss / d loss: the start of the backward pass";
   let description = [{
     A tensor of ones shaped like the loss. Marking it lets loss scaling find
@@ -546,8 +656,9 @@ def Train_GradSeedOp : Train_Op<"grad_seed", [SameOperandsAndResultType]> {
   let assemblyFormat = "$loss attr-dict `:` type($loss)";
 }
 
-def Train_SgdOp : Train_Op<"sgd",
-                           [AllTypesMatch<["param", "grad", "new_param"]>]> {
+def Train_SgdOp : Train_Op<"sgd", [Train_OptimizerOpInterface,
+    AllTypesMatch<["param", "grad", "new_param"]>]> {
+  let precisionCategory = "Deny";
   let summary = "plain SGD: p - lr * (g + weight_decay * p)";
   let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
                        F64Attr:$lr,
@@ -557,9 +668,10 @@ def Train_SgdOp : Train_Op<"sgd",
   let hasVerifier = 1;
 }
 
-def Train_SgdMomentumOp : Train_Op<"sgd_momentum", [
+def Train_SgdMomentumOp : Train_Op<"sgd_momentum", [Train_OptimizerOpInterface,
     AllTypesMatch<["param", "grad", "momentum_buffer", "new_param",
                    "new_momentum_buffer"]>]> {
+  let precisionCategory = "Deny";
   let summary = "SGD with momentum (PyTorch semantics), optionally Nesterov";
   let description = [{
     g' = g + weight_decay * p; b' = momentum * b + (1 - dampening) * g';
@@ -582,7 +694,8 @@ def Train_SgdMomentumOp : Train_Op<"sgd_momentum", [
 }
 
 class Train_AdamBase<string mnemonic, string what, string defaultDecay>
-    : Train_Op<mnemonic, [AllTypesMatch<["param", "grad", "exp_avg",
+    : Train_Op<mnemonic, [Train_OptimizerOpInterface,
+                          AllTypesMatch<["param", "grad", "exp_avg",
                                          "exp_avg_sq", "new_param",
                                          "new_exp_avg", "new_exp_avg_sq"]>]> {
   let summary = what;
@@ -605,9 +718,13 @@ class Train_AdamBase<string mnemonic, string what, string defaultDecay>
 
 def Train_AdamOp : Train_AdamBase<"adam",
     "Adam; weight decay is added to the gradient (L2); `step` is t >= 1",
-    "0.0">;
+    "0.0"> {
+  let precisionCategory = "Deny";
+}
 def Train_AdamWOp : Train_AdamBase<"adamw",
     "AdamW: decoupled weight decay p -= lr * wd * p; `step` is t >= 1",
-    "0.01">;
+    "0.01"> {
+  let precisionCategory = "Deny";
+}
 
 #endif // MP_DIALECT_TRAIN_IR_TRAINOPS_TD
