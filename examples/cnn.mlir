@@ -9,9 +9,8 @@
 // are OIHW; fc.weight is [in, out] (x @ W, the transpose of nn.Linear.weight).
 // Batch norm runs in training form (batch statistics, momentum 0.1, eps 1e-5).
 // Its running statistics (bnN.running_mean / bnN.running_var, PyTorch buffers)
-// are non-trainable persistent state: the dialect has no role for buffers, so
-// they are carried with role "opt_state", like optimizer state, and updated by
-// batch_norm itself rather than by the optimizer.
+// are non-trainable persistent state with role "buffer", updated by batch_norm
+// itself rather than by the optimizer.
 // Loss: mean softmax cross-entropy. Optimizer: SGD with momentum (PyTorch
 // semantics), lr 0.05, momentum 0.9, one momentum buffer per parameter.
 
@@ -21,13 +20,13 @@ func.func @train_step(
     %conv1_weight: tensor<32x1x3x3xf32> {train.name = "conv1.weight", train.role = "param"},
     %bn1_weight: tensor<32xf32> {train.name = "bn1.weight", train.role = "param"},
     %bn1_bias: tensor<32xf32> {train.name = "bn1.bias", train.role = "param"},
-    %bn1_running_mean: tensor<32xf32> {train.name = "bn1.running_mean", train.role = "opt_state"},
-    %bn1_running_var: tensor<32xf32> {train.name = "bn1.running_var", train.role = "opt_state"},
+    %bn1_running_mean: tensor<32xf32> {train.name = "bn1.running_mean", train.role = "buffer"},
+    %bn1_running_var: tensor<32xf32> {train.name = "bn1.running_var", train.role = "buffer"},
     %conv2_weight: tensor<64x32x3x3xf32> {train.name = "conv2.weight", train.role = "param"},
     %bn2_weight: tensor<64xf32> {train.name = "bn2.weight", train.role = "param"},
     %bn2_bias: tensor<64xf32> {train.name = "bn2.bias", train.role = "param"},
-    %bn2_running_mean: tensor<64xf32> {train.name = "bn2.running_mean", train.role = "opt_state"},
-    %bn2_running_var: tensor<64xf32> {train.name = "bn2.running_var", train.role = "opt_state"},
+    %bn2_running_mean: tensor<64xf32> {train.name = "bn2.running_mean", train.role = "buffer"},
+    %bn2_running_var: tensor<64xf32> {train.name = "bn2.running_var", train.role = "buffer"},
     %fc_weight: tensor<64x10xf32> {train.name = "fc.weight", train.role = "param"},
     %fc_bias: tensor<10xf32> {train.name = "fc.bias", train.role = "param"},
     %conv1_weight_momentum_buffer: tensor<32x1x3x3xf32> {train.name = "conv1.weight.momentum_buffer", train.role = "opt_state"},
@@ -42,13 +41,13 @@ func.func @train_step(
     tensor<32x1x3x3xf32> {train.name = "conv1.weight", train.role = "param"},
     tensor<32xf32> {train.name = "bn1.weight", train.role = "param"},
     tensor<32xf32> {train.name = "bn1.bias", train.role = "param"},
-    tensor<32xf32> {train.name = "bn1.running_mean", train.role = "opt_state"},
-    tensor<32xf32> {train.name = "bn1.running_var", train.role = "opt_state"},
+    tensor<32xf32> {train.name = "bn1.running_mean", train.role = "buffer"},
+    tensor<32xf32> {train.name = "bn1.running_var", train.role = "buffer"},
     tensor<64x32x3x3xf32> {train.name = "conv2.weight", train.role = "param"},
     tensor<64xf32> {train.name = "bn2.weight", train.role = "param"},
     tensor<64xf32> {train.name = "bn2.bias", train.role = "param"},
-    tensor<64xf32> {train.name = "bn2.running_mean", train.role = "opt_state"},
-    tensor<64xf32> {train.name = "bn2.running_var", train.role = "opt_state"},
+    tensor<64xf32> {train.name = "bn2.running_mean", train.role = "buffer"},
+    tensor<64xf32> {train.name = "bn2.running_var", train.role = "buffer"},
     tensor<64x10xf32> {train.name = "fc.weight", train.role = "param"},
     tensor<10xf32> {train.name = "fc.bias", train.role = "param"},
     tensor<32x1x3x3xf32> {train.name = "conv1.weight.momentum_buffer", train.role = "opt_state"},

@@ -419,7 +419,7 @@ class TrainStep:
     """Collects arguments with their roles, the body, and the updated value
     of every persistent argument; renders `func.func @train_step`."""
 
-    PERSISTENT = ("param", "opt_state", "scaler_state")
+    PERSISTENT = ("param", "opt_state", "buffer", "scaler_state")
 
     def __init__(self):
         self.e = Emitter()
@@ -437,8 +437,8 @@ class TrainStep:
     def param(self, name, shape):
         return self.arg(name, shape, "param", name)
 
-    def state(self, name, shape, dtype="f32"):
-        return self.arg(name, shape, "opt_state", name, dtype)
+    def state(self, name, shape, dtype="f32", role="opt_state"):
+        return self.arg(name, shape, role, name, dtype)
 
     def update(self, role, name, value):
         key = (role, name)
@@ -563,8 +563,10 @@ class ConvBnRelu:
         self.bn_bias = step.param(f"{bn}.bias", (c_out,))
         # Running statistics: persistent, not trained (see the file header).
         self.bn = bn
-        self.running_mean = step.state(f"{bn}.running_mean", (c_out,))
-        self.running_var = step.state(f"{bn}.running_var", (c_out,))
+        self.running_mean = step.state(f"{bn}.running_mean", (c_out,),
+                                       role="buffer")
+        self.running_var = step.state(f"{bn}.running_var", (c_out,),
+                                      role="buffer")
 
     def params(self):
         return [self.weight, self.bn_weight, self.bn_bias]
@@ -577,8 +579,8 @@ class ConvBnRelu:
                                    self.running_mean, self.running_var,
                                    bn_hint)
         y, new_mean, new_var, _, _ = self.bn_out
-        step.update("opt_state", f"{self.bn}.running_mean", new_mean)
-        step.update("opt_state", f"{self.bn}.running_var", new_var)
+        step.update("buffer", f"{self.bn}.running_mean", new_mean)
+        step.update("buffer", f"{self.bn}.running_var", new_var)
         self.out = e.relu(y, bn_hint + "_relu")
         return self.out
 
@@ -670,9 +672,8 @@ Convolutions have no bias (batch norm's offset makes one redundant); filters
 are OIHW; fc.weight is [in, out] (x @ W, the transpose of nn.Linear.weight).
 Batch norm runs in training form (batch statistics, momentum 0.1, eps 1e-5).
 Its running statistics (bnN.running_mean / bnN.running_var, PyTorch buffers)
-are non-trainable persistent state: the dialect has no role for buffers, so
-they are carried with role "opt_state", like optimizer state, and updated by
-batch_norm itself rather than by the optimizer.
+are non-trainable persistent state with role "buffer", updated by batch_norm
+itself rather than by the optimizer.
 Loss: mean softmax cross-entropy. Optimizer: SGD with momentum (PyTorch
 semantics), lr 0.05, momentum 0.9, one momentum buffer per parameter."""
 
@@ -736,7 +737,8 @@ Linear weights are [in, out] (x @ W, the transpose of nn.Linear.weight).
 Loss: mean softmax cross-entropy. Optimizer: AdamW (lr 1e-3, betas
 (0.9, 0.999), eps 1e-8, weight decay 0.01 on every parameter) with
 exp_avg / exp_avg_sq per parameter and one shared step counter "step"
-(0-d i64), incremented once per step before the updates."""
+(0-d i64, 0 before the first step), incremented once per step before the
+updates so that AdamW's bias correction sees t = 1, 2, ..."""
 
 
 def split_heads(e, t, heads, hint):

@@ -13,7 +13,8 @@
 // Loss: mean softmax cross-entropy. Optimizer: AdamW (lr 1e-3, betas
 // (0.9, 0.999), eps 1e-8, weight decay 0.01 on every parameter) with
 // exp_avg / exp_avg_sq per parameter and one shared step counter "step"
-// (0-d i64), incremented once per step before the updates.
+// (0-d i64, 0 before the first step), incremented once per step before the
+// updates so that AdamW's bias correction sees t = 1, 2, ...
 
 func.func @train_step(
     %x: tensor<4x16x64xf32> {train.role = "input"},

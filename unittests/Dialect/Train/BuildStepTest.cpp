@@ -144,7 +144,8 @@ TEST_F(BuildStepTest, WrongShapeIsRejected) {
 
 TEST(RolesTest, RoleNamesRoundTrip) {
   for (train::Role role :
-       {train::Role::Param, train::Role::OptState, train::Role::ScalerState,
+       {train::Role::Param, train::Role::OptState, train::Role::Buffer,
+        train::Role::ScalerState,
         train::Role::Input, train::Role::Label, train::Role::Loss,
         train::Role::Output})
     EXPECT_EQ(train::parseRole(train::stringifyRole(role)), role);

@@ -15,6 +15,7 @@ std::optional<Role> parseRole(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<Role>>(name)
       .Case("param", Role::Param)
       .Case("opt_state", Role::OptState)
+      .Case("buffer", Role::Buffer)
       .Case("scaler_state", Role::ScalerState)
       .Case("input", Role::Input)
       .Case("label", Role::Label)
@@ -29,6 +30,8 @@ llvm::StringRef stringifyRole(Role role) {
     return "param";
   case Role::OptState:
     return "opt_state";
+  case Role::Buffer:
+    return "buffer";
   case Role::ScalerState:
     return "scaler_state";
   case Role::Input:
@@ -45,7 +48,7 @@ llvm::StringRef stringifyRole(Role role) {
 
 bool isPersistent(Role role) {
   return role == Role::Param || role == Role::OptState ||
-         role == Role::ScalerState;
+         role == Role::Buffer || role == Role::ScalerState;
 }
 bool isValidArgRole(Role role) {
   return role != Role::Loss && role != Role::Output;

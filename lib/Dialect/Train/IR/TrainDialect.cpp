@@ -68,7 +68,7 @@ static LogicalResult verifyRoleAttr(Operation *op, NamedAttribute attr,
     return op->emitError() << what << index << ": unknown role "
                            << attr.getValue()
                            << " (expected one of param, opt_state, "
-                              "scaler_state, input, label, loss, output)";
+                              "buffer, scaler_state, input, label, loss, output)";
   if (isArg && !isValidArgRole(*role))
     return op->emitError() << what << index << ": role '"
                            << str.getValue()

@@ -17,6 +17,7 @@ namespace mp::train {
 enum class Role {
   Param,       ///< trainable parameter (fp32 master weight), persistent
   OptState,    ///< optimizer state (momentum, Adam moments, step), persistent
+  Buffer,      ///< non-trainable state (batch-norm running stats), persistent
   ScalerState, ///< loss-scaler state (scale, growth counter), persistent
   Input,       ///< batch input, fed every step
   Label,       ///< batch label, fed every step

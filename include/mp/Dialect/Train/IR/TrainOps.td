@@ -17,9 +17,16 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mp/Interfaces/PrecisionOpInterface.td"
 include "mp/Dialect/Train/IR/TrainInterfaces.td"
 
+/// Rejects attributes that are neither the op's own nor dialect-prefixed, so
+/// that a misspelled flag ({tranpose_lhs}) is an error, not ignored.
+def Train_StrictAttributes : NativeOpTrait<"StrictAttributes"> {
+  let cppNamespace = "::mp::train::OpTrait";
+}
+
 class Train_Op<string mnemonic, list<Trait> traits = []>
     : Op<Train_Dialect, mnemonic,
-         !listconcat([Pure, PrecisionOpInterface], traits)> {
+         !listconcat([Pure, PrecisionOpInterface, Train_StrictAttributes],
+                     traits)> {
   // Default mixed-precision behaviour of the op (PrecisionOpInterface); the
   // reasons for each choice are in docs/precision.md.
   string precisionCategory = "Infer";
@@ -677,7 +684,7 @@ def Train_SgdMomentumOp : Train_Op<"sgd_momentum", [Train_OptimizerOpInterface,
     g' = g + weight_decay * p; b' = momentum * b + (1 - dampening) * g';
     step = nesterov ? g' + momentum * b' : b'; p' = p - lr * step.
     The buffer starts at zero (PyTorch initializes it to the first gradient;
-    with zero dampening both give the same sequence from the second step).
+    with zero dampening both give the same sequence).
   }];
   let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
                        Train_FloatTensor:$momentum_buffer, F64Attr:$lr,
