@@ -3,6 +3,7 @@
 
 #include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/Dialect/Train/IR/TrainDialect.h"
+#include "mp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,4 +20,8 @@ void mp::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::linalg::LinalgDialect, mlir::tosa::TosaDialect>();
 }
 
-void mp::registerAllPasses() { mlir::registerTransformsPasses(); }
+void mp::registerAllPasses() {
+  mlir::registerTransformsPasses();
+  mp::registerMPPasses();
+  mp::registerMixedPrecisionPipeline();
+}

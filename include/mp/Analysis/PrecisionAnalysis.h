@@ -41,16 +41,24 @@ struct PrecisionDecision {
   std::optional<PrecisionCategory> category;
   /// Short name of the rule that decided (see docs/precision.md).
   llvm::StringRef rule;
+  /// Where the category came from: default-list, user-list, forced-low,
+  /// forced-fp32, removed-by-user, unlisted-on-target, no-interface.
+  llvm::StringRef source;
 };
 
 /// Whether operand / result `index` of `op` takes the op's compute dtype:
-/// the interface says so, and an op without it converts nothing.
+/// the interface says so; an op without it lets every float value follow
+/// (it only converts when a user puts it on a list).
 bool isOperandConvertible(mlir::Operation *op, unsigned index);
 bool isResultConvertible(mlir::Operation *op, unsigned index);
 
 /// Whether every element of a float constant converts to `type` without
 /// overflowing to inf or underflowing to zero.
 bool constantFits(mlir::Attribute value, mlir::FloatType type);
+
+/// Whether `type` is an f32 or `computeType` scalar or ranked tensor: a
+/// value the painting may give the compute dtype.
+bool isPaintableType(mlir::Type type, mlir::Type computeType);
 
 class PrecisionAnalysis {
 public:
@@ -64,7 +72,8 @@ public:
   llvm::ArrayRef<mlir::Operation *> getNodes() const { return nodes; }
 
 private:
-  void build(mlir::FunctionOpInterface fn, const PrecisionPolicy &policy);
+  void build(mlir::FunctionOpInterface fn, const PrecisionPolicy &policy,
+             mlir::Type computeType);
   void paint(bool followAllow);
 
   llvm::SmallVector<mlir::Operation *> nodes;

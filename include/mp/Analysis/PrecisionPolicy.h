@@ -59,10 +59,8 @@ public:
 
   /// Reads edits from a JSON policy file:
   ///   {"allow": {"add": ["op.name"], "remove": [...]}, "deny": {...}, ...}
-  /// and an optional "policy" / "target" the command line did not set.
   static llvm::Expected<std::vector<ListEdit>>
-  readPolicyFile(llvm::StringRef path, std::optional<std::string> &kind,
-                 std::optional<std::string> &target);
+  readPolicyFile(llvm::StringRef path);
 
   /// The category of `op` under this policy: a user edit, else the target
   /// default, else the op's interface. std::nullopt: fp32, not painted

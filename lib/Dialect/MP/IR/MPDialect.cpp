@@ -2,6 +2,8 @@
 #include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+
 using namespace mlir;
 using namespace mp::mpd;
 
@@ -12,4 +14,50 @@ void MPDialect::initialize() {
 #define GET_OP_LIST
 #include "mp/Dialect/MP/IR/MPOps.cpp.inc"
       >();
+}
+
+LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == "mp.force") {
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!value || (value.getValue() != "low" && value.getValue() != "fp32"))
+      return op->emitError() << "'mp.force' must be \"low\" or \"fp32\", got "
+                             << attr.getValue();
+    return success();
+  }
+  if (name == "mp.policy") {
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!value || !llvm::is_contained({StringRef("float32"),
+                                       StringRef("mixed_bfloat16"),
+                                       StringRef("mixed_float16")},
+                                      value.getValue()))
+      return op->emitError() << "'mp.policy' must name a policy, got "
+                             << attr.getValue();
+    return success();
+  }
+  if (name == "mp.precision") {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !dict.getAs<TypeAttr>("dtype") ||
+        !dict.getAs<StringAttr>("category") ||
+        !dict.getAs<StringAttr>("rule") || !dict.getAs<StringAttr>("source"))
+      return op->emitError() << "'mp.precision' must be a dictionary with "
+                                "category, dtype, rule and source";
+    return success();
+  }
+  return op->emitError() << "unknown mp dialect attribute '" << name << "'";
+}
+
+LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attr) {
+  if (attr.getName() == "mp.initial_value") {
+    if (!isa<FloatAttr, IntegerAttr>(attr.getValue()))
+      return op->emitError() << "argument #" << argIndex
+                             << ": 'mp.initial_value' must be a number";
+    return success();
+  }
+  return op->emitError() << "argument #" << argIndex
+                         << ": unknown mp dialect attribute '"
+                         << attr.getName() << "'";
 }

@@ -17,6 +17,15 @@ def MP_Dialect : Dialect {
   let name = "mp";
   let cppNamespace = "::mp::mpd";
   let summary = "Mixed-precision casts and loss scaling";
+  let description = [{
+    Besides its ops, the dialect owns the attributes the precision passes
+    and users put on other ops: `mp.force` ("low" or "fp32") pins one op,
+    `mp.precision` records a painting decision, `mp.policy` names a
+    function's policy and `mp.initial_value` gives a scaler-state argument
+    its starting value.
+  }];
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
 }
 
 class MP_Op<string mnemonic, list<Trait> traits = []>

@@ -1,0 +1,34 @@
+//===- Annotations.h - what the precision passes leave on ops ---*- C++ -*-===//
+//
+// mp-assign-precision records its decisions as attributes, so that the
+// passes after it (casts, report) and tests can read them:
+//   mp.precision = {category = "allow", dtype = bf16, rule = "allow",
+//                   source = "default-list"}   on each painted op
+//   mp.policy = "mixed_bfloat16"                on each function
+// and users pin one op with mp.force = "low" | "fp32".
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_TRANSFORMS_ANNOTATIONS_H
+#define MP_TRANSFORMS_ANNOTATIONS_H
+
+#include "mp/Analysis/PrecisionAnalysis.h"
+
+#include "mlir/IR/Operation.h"
+
+namespace mp {
+
+inline constexpr llvm::StringLiteral kPrecisionAttrName = "mp.precision";
+inline constexpr llvm::StringLiteral kPolicyAttrName = "mp.policy";
+inline constexpr llvm::StringLiteral kForceAttrName = "mp.force";
+inline constexpr llvm::StringLiteral kInitialValueAttrName = "mp.initial_value";
+
+/// Records `decision` on `op`; `computeType` is the policy's 16-bit type.
+void setDecision(mlir::Operation *op, const PrecisionDecision &decision,
+                 mlir::Type computeType);
+
+/// The dtype recorded on `op`, or null when it was not painted.
+mlir::Type getDecidedType(mlir::Operation *op);
+
+} // namespace mp
+
+#endif // MP_TRANSFORMS_ANNOTATIONS_H

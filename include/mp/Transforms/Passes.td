@@ -1,0 +1,98 @@
+//===- Passes.td - mixed-precision passes --------------------*- tablegen -*-===//
+#ifndef MP_TRANSFORMS_PASSES_TD
+#define MP_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AssignPrecision : Pass<"mp-assign-precision", "::mlir::ModuleOp"> {
+  let summary = "Decides which ops compute in 16 bits";
+  let description = [{
+    Paints every op of every function body low (the policy's compute dtype)
+    or fp32, following the op's PrecisionOpInterface category, the target's
+    default lists and the user's edits (see docs/precision.md), and records
+    the decision as `mp.precision = {category, dtype, rule, source}` on each
+    painted op and `mp.policy` on the function. Changes no types:
+    `mp-insert-casts` does that.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"mixed_bfloat16\"",
+           "float32, mixed_bfloat16 or mixed_float16">,
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "whose default lists apply where they differ: cpu (oneDNN) or cuda">,
+    Option<"policyFile", "policy-file", "std::string", "\"\"",
+           "JSON file with list edits (and optionally policy / target)">,
+    ListOption<"allowAdd", "allow-add", "std::string", "op names to put on the allow list">,
+    ListOption<"allowRemove", "allow-remove", "std::string", "op names to take off the allow list">,
+    ListOption<"denyAdd", "deny-add", "std::string", "op names to put on the deny list">,
+    ListOption<"denyRemove", "deny-remove", "std::string", "op names to take off the deny list">,
+    ListOption<"inferAdd", "infer-add", "std::string", "op names to put on the infer list">,
+    ListOption<"inferRemove", "infer-remove", "std::string", "op names to take off the infer list">,
+    ListOption<"clearAdd", "clear-add", "std::string", "op names to put on the clear list">,
+    ListOption<"clearRemove", "clear-remove", "std::string", "op names to take off the clear list">,
+  ];
+  let dependentDialects = ["::mp::mpd::MPDialect"];
+}
+
+def InsertCasts : Pass<"mp-insert-casts", "::mlir::ModuleOp"> {
+  let summary = "Gives painted ops their dtype and casts at the boundaries";
+  let description = [{
+    For every op that `mp-assign-precision` painted low: its convertible f32
+    operands are read through a cast to the compute dtype and its
+    convertible f32 results become 16-bit. Casts sit right after the value
+    they convert and are shared: at most one per (value, target dtype), so
+    an fp32 parameter used by several 16-bit ops is cast once. Constants are
+    converted at compile time instead. Function signatures never change:
+    results keep their declared dtypes.
+  }];
+  let dependentDialects = ["::mp::mpd::MPDialect"];
+}
+
+def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
+  let summary = "Scales the backward seed and guards the optimizer updates";
+  let description = [{
+    In every `train.step` function: multiplies `train.grad_seed` by the loss
+    scale, unscales the optimizers' gradients in f32 and checks them for
+    inf/NaN in one `mp.unscale_and_check`, and selects the old params and
+    optimizer state (and buffers) when a gradient was not finite. The
+    dynamic scale and its growth counter become `scaler_state` arguments and
+    results, updated by `mp.update_scale`, so the step stays pure.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"dynamic\"",
+           "dynamic or static">,
+    Option<"initScale", "init-scale", "double", "32768.0",
+           "initial (or static) loss scale">,
+    Option<"growthInterval", "growth-interval", "int64_t", "2000",
+           "finite steps before the scale grows">,
+    Option<"growthFactor", "growth-factor", "double", "2.0",
+           "factor the scale grows by">,
+    Option<"backoffFactor", "backoff-factor", "double", "0.5",
+           "factor the scale shrinks by on inf/NaN">,
+    Option<"minScale", "min-scale", "double", "0.0",
+           "lower bound of the scale (0: none, as PyTorch)">,
+    Option<"maxScale", "max-scale", "double", "3.4028234663852886e+38",
+           "upper bound of the scale">,
+  ];
+  let dependentDialects = ["::mp::mpd::MPDialect", "::mp::train::TrainDialect"];
+}
+
+def PrecisionReport : Pass<"mp-precision-report", "::mlir::ModuleOp"> {
+  let summary = "Reports what the precision passes did";
+  let description = [{
+    Reads the `mp.precision` annotations and the casts in the IR and reports,
+    per function, "converted N/M ops to bf16 with K casts" and which ops
+    stayed fp32 (as a remark with `summary`), and per op its location, name,
+    category, final dtype and deciding rule (as JSON with `json=FILE`; `-`
+    is stdout). Removes the per-op annotations unless `keep-annotations`.
+  }];
+  let options = [
+    Option<"summary", "summary", "bool", "false",
+           "emit the one-line summary as a remark on each function">,
+    Option<"jsonFile", "json", "std::string", "\"\"",
+           "write the JSON report to this file (- for stdout)">,
+    Option<"keepAnnotations", "keep-annotations", "bool", "false",
+           "keep the per-op mp.precision annotations">,
+  ];
+}
+
+#endif // MP_TRANSFORMS_PASSES_TD

@@ -1,0 +1,99 @@
+//===- AssignPrecision.cpp - decide which ops compute in 16 bits ----------===//
+#include "mp/Transforms/Passes.h"
+
+#include "mp/Analysis/PrecisionAnalysis.h"
+#include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/Transforms/Annotations.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mp {
+#define GEN_PASS_DEF_ASSIGNPRECISION
+#include "mp/Transforms/Passes.h.inc"
+} // namespace mp
+
+using namespace mlir;
+using namespace mp;
+
+namespace {
+
+struct AssignPrecisionPass
+    : public mp::impl::AssignPrecisionBase<AssignPrecisionPass> {
+  using AssignPrecisionBase::AssignPrecisionBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<PrecisionPolicy> policy = buildPolicy(module);
+    if (failed(policy))
+      return signalPassFailure();
+
+    Type computeType = policy->getComputeType(&getContext());
+    for (auto fn : module.getOps<FunctionOpInterface>()) {
+      if (fn.isExternal())
+        continue;
+      fn->setAttr(kPolicyAttrName,
+                  StringAttr::get(&getContext(),
+                                  PrecisionPolicy::stringifyKind(
+                                      policy->getKind())));
+      if (!computeType)
+        continue; // float32: nothing to paint
+      PrecisionAnalysis analysis(fn, *policy);
+      for (Operation *op : analysis.getNodes())
+        setDecision(op, *analysis.lookup(op), computeType);
+    }
+  }
+
+  /// The policy from the options and the policy file; errors name the bad
+  /// option or file entry.
+  FailureOr<PrecisionPolicy> buildPolicy(ModuleOp module) {
+    std::vector<ListEdit> edits;
+    if (!policyFile.empty()) {
+      auto fromFile = PrecisionPolicy::readPolicyFile(policyFile);
+      if (!fromFile) {
+        module.emitError() << llvm::toString(fromFile.takeError());
+        return failure();
+      }
+      edits = std::move(*fromFile);
+    }
+    std::string kindName = policy, targetName = target;
+    std::optional<PolicyKind> kind = PrecisionPolicy::parseKind(kindName);
+    if (!kind) {
+      module.emitError() << "unknown policy '" << kindName
+                         << "' (expected float32, mixed_bfloat16 or "
+                            "mixed_float16)";
+      return failure();
+    }
+    std::optional<PrecisionTarget> tgt =
+        PrecisionPolicy::parseTarget(targetName);
+    if (!tgt) {
+      module.emitError() << "unknown target '" << targetName
+                         << "' (expected cpu or cuda)";
+      return failure();
+    }
+
+    auto addEdits = [&](const ListOption<std::string> &names,
+                        PrecisionCategory category, bool add,
+                        StringRef option) {
+      for (const std::string &name : names)
+        edits.push_back({category, add, name, ("option " + option).str()});
+    };
+    addEdits(allowAdd, PrecisionCategory::Allow, true, "allow-add");
+    addEdits(allowRemove, PrecisionCategory::Allow, false, "allow-remove");
+    addEdits(denyAdd, PrecisionCategory::Deny, true, "deny-add");
+    addEdits(denyRemove, PrecisionCategory::Deny, false, "deny-remove");
+    addEdits(inferAdd, PrecisionCategory::Infer, true, "infer-add");
+    addEdits(inferRemove, PrecisionCategory::Infer, false, "infer-remove");
+    addEdits(clearAdd, PrecisionCategory::Clear, true, "clear-add");
+    addEdits(clearRemove, PrecisionCategory::Clear, false, "clear-remove");
+
+    PrecisionPolicy result(*kind, *tgt);
+    if (llvm::Error error = result.applyEdits(&getContext(), edits)) {
+      module.emitError() << llvm::toString(std::move(error));
+      return failure();
+    }
+    return result;
+  }
+};
+
+} // namespace

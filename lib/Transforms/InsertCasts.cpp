@@ -1,0 +1,143 @@
+//===- InsertCasts.cpp - give painted ops their dtype ---------------------===//
+#include "mp/Transforms/Passes.h"
+
+#include "mp/Analysis/PrecisionAnalysis.h"
+#include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/Transforms/Annotations.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mp {
+#define GEN_PASS_DEF_INSERTCASTS
+#include "mp/Transforms/Passes.h.inc"
+} // namespace mp
+
+using namespace mlir;
+using namespace mp;
+
+/// `type` with its element type replaced by `element`.
+static Type withElementType(Type type, Type element) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(element);
+  return element;
+}
+
+static Type elementTypeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType();
+  return type;
+}
+
+namespace {
+
+/// Rewrites one function body. Values are retyped in place as their
+/// producers are visited (block order: producers first), and each use reads
+/// the value through a shared cast where its type differs from what the
+/// user needs.
+class CastInserter {
+public:
+  explicit CastInserter(Region &body) : body(body) {}
+
+  void run() {
+    Block &block = body.front();
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (created.contains(&op))
+        continue;
+      Type low = getDecidedType(&op);
+      if (low && low.isF32())
+        low = {};
+      fixOperands(&op, low);
+      // Ops nested in regions keep their types; their uses of outer values
+      // see the original types.
+      op.walk([&](Operation *nested) {
+        if (nested != &op)
+          fixOperands(nested, Type());
+      });
+      if (low && !op.hasTrait<OpTrait::ConstantLike>())
+        retypeResults(&op, low);
+    }
+  }
+
+private:
+  Type originalType(Value v) const {
+    auto it = original.find(v);
+    return it == original.end() ? v.getType() : it->second;
+  }
+
+  void fixOperands(Operation *op, Type low) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      Type wanted = originalType(v);
+      if (low && isOperandConvertible(op, operand.getOperandNumber()) &&
+          elementTypeOf(wanted).isF32())
+        wanted = withElementType(wanted, low);
+      if (v.getType() != wanted)
+        operand.set(convert(v, wanted));
+    }
+  }
+
+  void retypeResults(Operation *op, Type low) {
+    for (OpResult result : op->getResults()) {
+      if (!isResultConvertible(op, result.getResultNumber()) ||
+          !elementTypeOf(result.getType()).isF32())
+        continue;
+      original[result] = result.getType();
+      result.setType(withElementType(result.getType(), low));
+    }
+  }
+
+  /// `v` as a value of type `type`: a folded constant or a shared cast
+  /// placed right after `v`'s definition.
+  Value convert(Value v, Type type) {
+    auto key = std::make_pair(v, type);
+    if (auto it = converted.find(key); it != converted.end())
+      return it->second;
+    OpBuilder builder(v.getContext());
+    builder.setInsertionPointAfterValue(v);
+    Value result = foldConstant(builder, v, type);
+    if (!result)
+      result = mpd::CastOp::create(builder, v.getLoc(), type, v);
+    created.insert(result.getDefiningOp());
+    converted[key] = result;
+    return result;
+  }
+
+  /// A constant of type `type` with `v`'s values rounded, made by `v`'s own
+  /// dialect, when `v` is a float constant.
+  Value foldConstant(OpBuilder &builder, Value v, Type type) {
+    DenseFPElementsAttr values;
+    Operation *producer = v.getDefiningOp();
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    if (!producer || !tensorType || !matchPattern(v, m_Constant(&values)))
+      return {};
+    auto element = cast<FloatType>(tensorType.getElementType());
+    Attribute rounded = values.mapValues(
+        element, [&](const APFloat &value) {
+          APFloat copy = value;
+          bool losesInfo;
+          copy.convert(element.getFloatSemantics(),
+                       APFloat::rmNearestTiesToEven, &losesInfo);
+          return copy.bitcastToAPInt();
+        });
+    Operation *constant = producer->getDialect()->materializeConstant(
+        builder, rounded, type, v.getLoc());
+    return constant ? constant->getResult(0) : Value();
+  }
+
+  Region &body;
+  llvm::DenseMap<Value, Type> original;
+  llvm::DenseMap<std::pair<Value, Type>, Value> converted;
+  llvm::DenseSet<Operation *> created;
+};
+
+struct InsertCastsPass : public mp::impl::InsertCastsBase<InsertCastsPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<FunctionOpInterface>())
+      if (!fn.isExternal())
+        CastInserter(fn.getFunctionBody()).run();
+  }
+};
+
+} // namespace

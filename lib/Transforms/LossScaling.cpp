@@ -1,0 +1,207 @@
+//===- LossScaling.cpp - scale the seed, guard the updates ----------------===//
+#include "mp/Transforms/Passes.h"
+
+#include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/Dialect/Train/IR/Roles.h"
+#include "mp/Dialect/Train/IR/TrainOps.h"
+#include "mp/Transforms/Annotations.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mp {
+#define GEN_PASS_DEF_LOSSSCALING
+#include "mp/Transforms/Passes.h.inc"
+} // namespace mp
+
+using namespace mlir;
+using namespace mp;
+
+namespace {
+
+struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
+  using LossScalingBase::LossScalingBase;
+
+  void runOnOperation() override {
+    if (mode != "dynamic" && mode != "static") {
+      getOperation().emitError()
+          << "unknown loss-scaling mode '" << mode
+          << "' (expected dynamic or static)";
+      return signalPassFailure();
+    }
+    if (!(initScale > 0) || !std::isfinite(initScale)) {
+      getOperation().emitError() << "init-scale must be positive and finite";
+      return signalPassFailure();
+    }
+    bool anyStep = false;
+    for (auto fn : getOperation().getOps<FunctionOpInterface>()) {
+      if (!train::isTrainStep(fn))
+        continue;
+      anyStep = true;
+      if (failed(scaleStep(fn)))
+        return signalPassFailure();
+    }
+    if (!anyStep) {
+      getOperation().emitError()
+          << "loss scaling needs a training step: no function is marked "
+             "'train.step'";
+      return signalPassFailure();
+    }
+  }
+
+  LogicalResult scaleStep(FunctionOpInterface fn) {
+    Block &body = fn.getFunctionBody().front();
+    // Already scaled (the pipeline ran before): nothing to do.
+    if (!body.getOps<mpd::UnscaleAndCheckOp>().empty())
+      return success();
+
+    SmallVector<train::GradSeedOp> seeds(body.getOps<train::GradSeedOp>());
+    SmallVector<train::OptimizerOpInterface> updates(
+        body.getOps<train::OptimizerOpInterface>());
+    if (seeds.empty())
+      return fn.emitOpError()
+             << "loss scaling needs the start of the backward pass, but the "
+                "step has no 'train.grad_seed'";
+    if (updates.empty())
+      return fn.emitOpError() << "loss scaling needs optimizer updates "
+                                 "(train.sgd, train.adam, ...), but the step "
+                                 "has none";
+
+    MLIRContext *ctx = fn->getContext();
+    OpBuilder b(ctx);
+    Location loc = fn.getLoc();
+    auto scalarF32 = RankedTensorType::get({}, b.getF32Type());
+    auto scalarI64 = RankedTensorType::get({}, b.getI64Type());
+    bool dynamic = mode == "dynamic";
+
+    // The scale: scaler state threaded through the step, or a constant.
+    Value scale, growthCount;
+    if (dynamic) {
+      unsigned n = fn.getNumArguments();
+      auto stateAttrs = [&](StringRef name, Attribute initial) {
+        return b.getDictionaryAttr(
+            {b.getNamedAttr(train::TrainDialect::kRoleAttrName,
+                            b.getStringAttr("scaler_state")),
+             b.getNamedAttr(train::TrainDialect::kNameAttrName,
+                            b.getStringAttr(name)),
+             b.getNamedAttr(kInitialValueAttrName, initial)});
+      };
+      if (failed(fn.insertArguments(
+              {n, n}, {scalarF32, scalarI64},
+              {stateAttrs("loss_scale", b.getF64FloatAttr(initScale)),
+               stateAttrs("loss_scale.growth_count", b.getF64FloatAttr(0))},
+              {loc, loc})))
+        return fn.emitOpError() << "cannot add the loss-scaler arguments";
+      scale = body.getArgument(n);
+      growthCount = body.getArgument(n + 1);
+    } else {
+      b.setInsertionPointToStart(&body);
+      scale = train::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(scalarF32,
+                                 b.getF32FloatAttr(initScale).getValue()));
+    }
+
+    // Every gradient of the step is a product of the seed: scale it.
+    for (train::GradSeedOp seed : seeds) {
+      b.setInsertionPointAfter(seed);
+      auto scaled = mpd::ScaleOp::create(b, seed.getLoc(), seed, scale);
+      seed.getResult().replaceAllUsesExcept(scaled, scaled);
+    }
+
+    // Unscale and check all gradients at once, after the last of them is
+    // computed; a gradient read through a widening cast is unscaled from
+    // its 16-bit source, so the cast and the unscale are one op.
+    SmallVector<Value> sources;
+    SmallVector<Type> unscaledTypes;
+    Operation *lastDef = nullptr;
+    for (train::OptimizerOpInterface update : updates) {
+      Value grad = update.getGradientOperand().get();
+      if (auto cast = grad.getDefiningOp<mpd::CastOp>())
+        grad = cast.getInput();
+      sources.push_back(grad);
+      unscaledTypes.push_back(update.getGradientOperand().get().getType());
+      if (Operation *def = grad.getDefiningOp())
+        if (!lastDef || lastDef->isBeforeInBlock(def))
+          lastDef = def;
+    }
+    // ... and after the scale, where it is a constant.
+    Operation *after = lastDef;
+    if (Operation *scaleDef = scale.getDefiningOp())
+      if (!after || after->isBeforeInBlock(scaleDef))
+        after = scaleDef;
+    if (after)
+      b.setInsertionPointAfter(after);
+    else
+      b.setInsertionPointToStart(&body);
+    auto check = mpd::UnscaleAndCheckOp::create(b, loc, unscaledTypes, scale,
+                                                sources);
+    Value allFinite = check.getAllFinite();
+
+    // Updates placed before the check move after it, in their order.
+    Operation *insertAfter = check;
+    for (auto [i, update] : llvm::enumerate(updates)) {
+      Operation *op = update.getOperation();
+      if (op->isBeforeInBlock(check)) {
+        op->moveAfter(insertAfter);
+        for (Operation *user : op->getUsers())
+          if (user->isBeforeInBlock(op))
+            return op->emitOpError()
+                   << "is used before all gradients of the step are "
+                      "computed; loss scaling cannot guard it";
+      }
+      insertAfter = op;
+      update.getGradientOperand().set(check.getUnscaled()[i]);
+    }
+
+    // On overflow every persistent result keeps the value it came in with.
+    Operation *terminator = body.getTerminator();
+    SmallVector<unsigned> guarded;
+    SmallVector<Value> newValues, oldValues;
+    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
+      std::optional<train::Role> role = train::getResultRole(fn, i);
+      if (!role || !train::isPersistent(*role) ||
+          *role == train::Role::ScalerState)
+        continue;
+      StringRef name = train::getResultName(fn, i);
+      for (unsigned a = 0, ae = fn.getNumArguments(); a < ae; ++a)
+        if (train::getArgRole(fn, a) == role &&
+            train::getArgName(fn, a) == name) {
+          guarded.push_back(i);
+          newValues.push_back(terminator->getOperand(i));
+          oldValues.push_back(body.getArgument(a));
+          break;
+        }
+    }
+    b.setInsertionPoint(terminator);
+    auto select =
+        mpd::SelectOp::create(b, loc, allFinite, newValues, oldValues);
+    for (auto [i, index] : llvm::enumerate(guarded))
+      terminator->setOperand(index, select.getResult(i));
+
+    if (dynamic) {
+      auto update = mpd::UpdateScaleOp::create(
+          b, loc, scale, growthCount, allFinite, growthInterval,
+          APFloat(growthFactor.getValue()), APFloat(backoffFactor.getValue()),
+          APFloat(minScale.getValue()), APFloat(maxScale.getValue()));
+      unsigned n = fn.getNumResults();
+      auto stateAttrs = [&](StringRef name) {
+        return b.getDictionaryAttr(
+            {b.getNamedAttr(train::TrainDialect::kRoleAttrName,
+                            b.getStringAttr("scaler_state")),
+             b.getNamedAttr(train::TrainDialect::kNameAttrName,
+                            b.getStringAttr(name))});
+      };
+      if (failed(fn.insertResults({n, n}, {scalarF32, scalarI64},
+                                  {stateAttrs("loss_scale"),
+                                   stateAttrs("loss_scale.growth_count")})))
+        return fn.emitOpError() << "cannot add the loss-scaler results";
+      terminator->insertOperands(terminator->getNumOperands(),
+                                 {update.getNewScale(),
+                                  update.getNewGrowthCount()});
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,179 @@
+//===- PrecisionReport.cpp - say what the precision passes did ------------===//
+#include "mp/Transforms/Passes.h"
+
+#include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/Transforms/Annotations.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "mlir/Support/FileUtilities.h"
+
+namespace mp {
+#define GEN_PASS_DEF_PRECISIONREPORT
+#include "mp/Transforms/Passes.h.inc"
+} // namespace mp
+
+using namespace mlir;
+using namespace mp;
+
+static std::string locationString(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    loc.print(os);
+  return text;
+}
+
+static std::string typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+namespace {
+
+/// What one function's report says.
+struct FunctionReport {
+  std::string name;
+  std::string policy;
+  Type computeType;
+  unsigned painted = 0, converted = 0;
+  unsigned castsToLow = 0, castsToF32 = 0, castsOther = 0;
+  /// Ops that stayed fp32, by name, with counts (deterministic order).
+  llvm::MapVector<StringRef, unsigned> fp32Ops;
+  llvm::MapVector<StringRef, unsigned> noInterface;
+  llvm::json::Array ops;
+};
+
+struct PrecisionReportPass
+    : public mp::impl::PrecisionReportBase<PrecisionReportPass> {
+  using PrecisionReportBase::PrecisionReportBase;
+
+  void runOnOperation() override {
+    llvm::json::Array functions;
+    for (auto fn : getOperation().getOps<FunctionOpInterface>()) {
+      if (fn.isExternal())
+        continue;
+      FunctionReport report = collect(fn);
+      if (summary)
+        emitRemark(fn.getLoc()) << summaryLine(report);
+      functions.push_back(toJson(std::move(report)));
+      if (!keepAnnotations)
+        fn.walk([](Operation *op) { op->removeAttr(kPrecisionAttrName); });
+    }
+    if (!jsonFile.empty() && failed(writeJson(std::move(functions))))
+      signalPassFailure();
+  }
+
+  FunctionReport collect(FunctionOpInterface fn) {
+    FunctionReport report;
+    report.name = fn.getName().str();
+    if (auto policy = fn->getAttrOfType<StringAttr>(kPolicyAttrName))
+      report.policy = policy.getValue().str();
+    fn.walk([&](Operation *op) {
+      if (auto cast = dyn_cast<mpd::CastOp>(op)) {
+        Type to = getElementTypeOrSelf(cast.getType());
+        if (to.isF32())
+          ++report.castsToF32;
+        else if (to.getIntOrFloatBitWidth() == 16)
+          ++report.castsToLow;
+        else
+          ++report.castsOther;
+        return;
+      }
+      auto decision = op->getAttrOfType<DictionaryAttr>(kPrecisionAttrName);
+      if (!decision)
+        return;
+      Type dtype = getDecidedType(op);
+      StringRef rule = decision.getAs<StringAttr>("rule").getValue();
+      StringRef source = decision.getAs<StringAttr>("source").getValue();
+      ++report.painted;
+      if (!dtype.isF32()) {
+        ++report.converted;
+        report.computeType = dtype;
+      } else {
+        ++report.fp32Ops[op->getName().getStringRef()];
+      }
+      if (source == "no-interface")
+        ++report.noInterface[op->getName().getStringRef()];
+      report.ops.push_back(llvm::json::Object{
+          {"loc", locationString(op->getLoc())},
+          {"op", op->getName().getStringRef()},
+          {"category", decision.getAs<StringAttr>("category").getValue()},
+          {"dtype", typeString(dtype)},
+          {"rule", rule},
+          {"source", source},
+      });
+    });
+    return report;
+  }
+
+  std::string summaryLine(const FunctionReport &r) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    std::string low = r.computeType ? typeString(r.computeType)
+                      : r.policy == "mixed_float16" ? "f16"
+                      : r.policy == "float32"       ? "f32"
+                                                    : "bf16";
+    os << "converted " << r.converted << "/" << r.painted << " ops to " << low
+       << " with " << (r.castsToLow + r.castsToF32 + r.castsOther)
+       << " casts (" << r.castsToLow << " to " << low << ", " << r.castsToF32
+       << " to f32)";
+    if (!r.fp32Ops.empty()) {
+      os << "; fp32 islands: ";
+      llvm::interleaveComma(r.fp32Ops, os, [&](auto &entry) {
+        os << entry.first << " x" << entry.second;
+      });
+    }
+    if (!r.noInterface.empty()) {
+      os << "; kept fp32 for lack of PrecisionOpInterface: ";
+      llvm::interleaveComma(r.noInterface, os,
+                            [&](auto &entry) { os << entry.first; });
+    }
+    return text;
+  }
+
+  llvm::json::Value toJson(FunctionReport r) {
+    llvm::json::Object noInterface;
+    for (auto &[name, count] : r.noInterface)
+      noInterface[name] = count;
+    llvm::json::Object fp32;
+    for (auto &[name, count] : r.fp32Ops)
+      fp32[name] = count;
+    return llvm::json::Object{
+        {"function", r.name},
+        {"policy", r.policy},
+        {"summary", summaryLine(r)},
+        {"ops_painted", r.painted},
+        {"ops_converted", r.converted},
+        {"casts_to_low", r.castsToLow},
+        {"casts_to_f32", r.castsToF32},
+        {"fp32_ops", std::move(fp32)},
+        {"no_interface", std::move(noInterface)},
+        {"ops", std::move(r.ops)},
+    };
+  }
+
+  LogicalResult writeJson(llvm::json::Array functions) {
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> out =
+        openOutputFile(jsonFile, &error);
+    if (!out)
+      return getOperation().emitError()
+             << "cannot write the precision report: " << error;
+    out->os() << llvm::formatv(
+        "{0:2}\n", llvm::json::Value(llvm::json::Object{
+                       {"functions", std::move(functions)}}));
+    out->keep();
+    return success();
+  }
+};
+
+} // namespace
