@@ -55,7 +55,7 @@ public:
         if (nested != &op)
           fixOperands(nested, Type());
       });
-      if (low && !op.hasTrait<OpTrait::ConstantLike>())
+      if (low && !op.hasTrait<mlir::OpTrait::ConstantLike>())
         retypeResults(&op, low);
     }
   }

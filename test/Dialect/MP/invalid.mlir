@@ -289,3 +289,19 @@ func.func @update_scale_counter_types(%s: tensor<f32>, %c: tensor<i32>, %ok: ten
   %0:2 = "mp.update_scale"(%s, %c, %ok) : (tensor<f32>, tensor<i32>, tensor<i1>) -> (tensor<f32>, tensor<i64>)
   return
 }
+
+// -----
+
+func.func @empty_select(%p: tensor<i1>) {
+  // expected-error @+1 {{expects at least one state value}}
+  "mp.select"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<i1>) -> ()
+  return
+}
+
+// -----
+
+func.func @bogus_attribute(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  // expected-error @+1 {{has no attribute 'bogus'}}
+  %0 = mp.cast %x {bogus} : tensor<4xf32> to tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}

@@ -59,5 +59,5 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op, unsigned,
   }
   return op->emitError() << "argument #" << argIndex
                          << ": unknown mp dialect attribute '"
-                         << attr.getName() << "'";
+                         << attr.getName().getValue() << "'";
 }

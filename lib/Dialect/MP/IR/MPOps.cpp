@@ -90,6 +90,8 @@ LogicalResult SelectOp::inferReturnTypes(
 }
 
 LogicalResult SelectOp::verify() {
+  if (getNewValues().empty())
+    return emitOpError() << "expects at least one state value";
   if (getNewValues().size() != getOldValues().size())
     return emitOpError() << "selects between " << getNewValues().size()
                          << " new and " << getOldValues().size()

@@ -88,7 +88,41 @@ bool isTrainStep(Operation *op) {
   return op->hasAttr(TrainDialect::kStepAttrName);
 }
 
+/// Whether the function's own attributes are well-formed enough to read
+/// roles from; when not, its own verifier reports the problem.
+static bool hasWellFormedSignature(FunctionOpInterface fn) {
+  // FunctionOpInterface has no attribute-level getter: find the TypeAttr
+  // holding a function type among the op's inherent attributes.
+  FunctionType fnType;
+  if (std::optional<Attribute> attr =
+          fn->getInherentAttr("function_type"))
+    if (auto type = dyn_cast_or_null<TypeAttr>(*attr))
+      fnType = dyn_cast<FunctionType>(type.getValue());
+  if (!fnType)
+    return false;
+  auto wellFormed = [](ArrayAttr attrs, size_t size) {
+    return !attrs || (attrs.size() == size &&
+                      llvm::all_of(attrs, llvm::IsaPred<DictionaryAttr>));
+  };
+  return wellFormed(fn.getArgAttrsAttr(), fnType.getNumInputs()) &&
+         wellFormed(fn.getResAttrsAttr(), fnType.getNumResults());
+}
+
+/// The diagnostic for a missing or invalid role or name.
+static InFlightDiagnostic missingRole(FunctionOpInterface fn, DictionaryAttr attrs,
+                                      const char *what, unsigned index) {
+  Attribute role = attrs ? attrs.get(TrainDialect::kRoleAttrName) : nullptr;
+  if (role)
+    return fn.emitOpError() << what << index << " has unknown role " << role
+                            << " (expected one of param, opt_state, buffer, "
+                               "scaler_state, input, label, loss, output)";
+  return fn.emitOpError() << "training step " << what << index
+                          << " has no 'train.role'";
+}
+
 LogicalResult verifyTrainStep(FunctionOpInterface fn) {
+  if (!hasWellFormedSignature(fn))
+    return success();
   // (role, name) -> index, for both sides, to pair persistent state.
   using Key = std::pair<unsigned, llvm::StringRef>;
   llvm::DenseMap<Key, unsigned> argByKey, resultByKey;
@@ -99,15 +133,14 @@ LogicalResult verifyTrainStep(FunctionOpInterface fn) {
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
     std::optional<Role> role = getArgRole(fn, i);
     if (!role)
-      return fn.emitOpError() << "training step argument #" << i
-                              << " has no 'train.role'";
+      return missingRole(fn, fn.getArgAttrDict(i), "argument #", i);
     if (!isPersistent(*role))
       continue;
     llvm::StringRef name = getArgName(fn, i);
     if (name.empty())
       return fn.emitOpError()
              << "persistent argument #" << i << " (" << stringifyRole(*role)
-             << ") needs a 'train.name'";
+             << ") needs a non-empty 'train.name'";
     if (!argByKey.try_emplace(keyOf(*role, name), i).second)
       return fn.emitOpError() << "two " << stringifyRole(*role)
                               << " arguments are named '" << name << "'";
@@ -118,8 +151,7 @@ LogicalResult verifyTrainStep(FunctionOpInterface fn) {
   for (unsigned i = 0, e = resultTypes.size(); i < e; ++i) {
     std::optional<Role> role = getResultRole(fn, i);
     if (!role)
-      return fn.emitOpError() << "training step result #" << i
-                              << " has no 'train.role'";
+      return missingRole(fn, fn.getResultAttrDict(i), "result #", i);
     if (*role == Role::Loss) {
       if (lossIndex)
         return fn.emitOpError() << "results #" << *lossIndex << " and #" << i
@@ -127,9 +159,9 @@ LogicalResult verifyTrainStep(FunctionOpInterface fn) {
       lossIndex = i;
       auto type = dyn_cast<RankedTensorType>(resultTypes[i]);
       if (!type || type.getRank() != 0 ||
-          !isa<FloatType>(type.getElementType()))
+          !isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()))
         return fn.emitOpError() << "the loss (result #" << i
-                                << ") must be a 0-d float tensor, got "
+                                << ") must be a 0-d f32, bf16 or f16 tensor, got "
                                 << resultTypes[i];
       continue;
     }
@@ -139,7 +171,7 @@ LogicalResult verifyTrainStep(FunctionOpInterface fn) {
     if (name.empty())
       return fn.emitOpError()
              << "persistent result #" << i << " (" << stringifyRole(*role)
-             << ") needs a 'train.name'";
+             << ") needs a non-empty 'train.name'";
     if (!resultByKey.try_emplace(keyOf(*role, name), i).second)
       return fn.emitOpError() << "two " << stringifyRole(*role)
                               << " results are named '" << name << "'";

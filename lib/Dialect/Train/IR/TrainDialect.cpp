@@ -39,11 +39,11 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
     return verifyTrainStep(fn);
   }
   if (attr.getName() == kRoleAttrName || attr.getName() == kNameAttrName)
-    return op->emitError() << "'" << attr.getName()
+    return op->emitError() << "'" << attr.getName().getValue()
                            << "' is only valid on function arguments and "
                               "results";
   return op->emitError() << "unknown train dialect attribute '"
-                         << attr.getName() << "'";
+                         << attr.getName().getValue() << "'";
 }
 
 /// Shared checks of `train.role` / `train.name` on an argument or a result.
@@ -61,7 +61,7 @@ static LogicalResult verifyRoleAttr(Operation *op, NamedAttribute attr,
   if (attr.getName() != TrainDialect::kRoleAttrName)
     return op->emitError() << what << index
                            << ": unknown train dialect attribute '"
-                           << attr.getName() << "'";
+                           << attr.getName().getValue() << "'";
   auto str = dyn_cast<StringAttr>(attr.getValue());
   std::optional<Role> role = str ? parseRole(str.getValue()) : std::nullopt;
   if (!role)

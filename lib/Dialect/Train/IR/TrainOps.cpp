@@ -5,6 +5,10 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace mp::train;
@@ -29,6 +33,13 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
   llvm::interleaveComma(shape, os);
   os << "]";
   return out;
+}
+
+/// Formats a number for diagnostics (1e-05, 0.5, inf).
+static std::string num(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
 }
 
 static ArrayRef<int64_t> shapeOf(Value v) {
@@ -61,6 +72,21 @@ static LogicalResult checkSameElementType(Operation *op, StringRef a, Value va,
   return op->emitOpError() << "expects " << a << " and " << b
                            << " to have the same element type but got "
                            << elementOf(va) << " and " << elementOf(vb);
+}
+
+/// Ops that may accumulate into a wider result: the result element type is
+/// the input's or f32 (bf16 x bf16 -> f32), never narrower.
+static LogicalResult checkAccumulatorType(Operation *op, Value input,
+                                          Value result) {
+  Type in = elementOf(input), out = elementOf(result);
+  if (in == out || out.isF32())
+    return success();
+  if (in.isF32())
+    return op->emitOpError() << "expects an f32 result (never narrower than "
+                                "the f32 input) but got "
+                             << out;
+  auto diag = op->emitOpError() << "expects a result element type of " << in;
+  return diag << " or f32 (never narrower than the input) but got " << out;
 }
 
 /// Resolves a possibly negative dimension index against `rank`.
@@ -109,11 +135,14 @@ static FilterDims filterDims(Layout layout) {
 /// window does not fit.
 static int64_t windowOutput(int64_t in, int64_t window, int64_t stride,
                             int64_t padLo, int64_t padHi, int64_t dilation) {
-  int64_t span = dilation * (window - 1) + 1;
-  int64_t padded = in + padLo + padHi;
-  if (padded < span)
+  // Attributes come from users: compute without overflowing.
+  std::optional<int64_t> span = llvm::checkedMul(dilation, window - 1);
+  std::optional<int64_t> padded = llvm::checkedAdd(in, padLo);
+  if (padded)
+    padded = llvm::checkedAdd(*padded, padHi);
+  if (!span || !padded || *padded <= *span)
     return -1;
-  return (padded - span) / stride + 1;
+  return (*padded - *span - 1) / stride + 1;
 }
 
 /// The window attributes of conv and pooling ops, checked.
@@ -154,23 +183,30 @@ windowOutputShape(Operation *op, Layout layout, ArrayRef<int64_t> input,
   return out;
 }
 
+/// Names of the three tensors of a conv op in diagnostics: the forward
+/// input, filter and output may be an operand or the result.
+struct ConvNames {
+  const char *input, *filter, *output;
+};
+
 /// Checks conv2d shapes: `input` (x) `filter` -> `output`.
 template <typename ConvOp>
 static LogicalResult verifyConv(ConvOp op, Value input, Value filter,
-                                Value output) {
+                                Value output, ConvNames names) {
   Operation *raw = op.getOperation();
   Window w{{}, op.getStrides(), op.getPadding(), op.getDilations()};
   if (failed(checkWindowAttrs(raw, w, /*hasSize=*/false)) ||
-      failed(checkRank(raw, "an input", input, 4)) ||
-      failed(checkRank(raw, "a filter", filter, 4)) ||
-      failed(checkRank(raw, "an output", output, 4)))
+      failed(checkRank(raw, names.input, input, 4)) ||
+      failed(checkRank(raw, names.filter, filter, 4)) ||
+      failed(checkRank(raw, names.output, output, 4)))
     return failure();
   ImageDims d = imageDims(op.getLayout());
   FilterDims f = filterDims(op.getLayout());
   ArrayRef<int64_t> in = shapeOf(input), fl = shapeOf(filter);
   if (in[d.c] != fl[f.i])
     return raw->emitOpError()
-           << "input has " << in[d.c] << " channels but the filter expects "
+           << names.input << " has " << in[d.c] << " channels but "
+           << names.filter << " expects "
            << fl[f.i] << " (filter layout "
            << (op.getLayout() == Layout::NCHW ? "OIHW" : "HWIO") << ")";
   int64_t window[2] = {fl[f.h], fl[f.w]};
@@ -178,7 +214,7 @@ static LogicalResult verifyConv(ConvOp op, Value input, Value filter,
       windowOutputShape(raw, op.getLayout(), in, fl[f.o], window, w);
   if (failed(expected))
     return failure();
-  return checkShape(raw, "an output", *expected, output);
+  return checkShape(raw, names.output, *expected, output);
 }
 
 //===----------------------------------------------------------------------===//
@@ -186,7 +222,8 @@ static LogicalResult verifyConv(ConvOp op, Value input, Value filter,
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::verify() {
-  if (failed(checkSameElementType(*this, "lhs", getLhs(), "rhs", getRhs())))
+  if (failed(checkSameElementType(*this, "lhs", getLhs(), "rhs", getRhs())) ||
+      failed(checkAccumulatorType(*this, getLhs(), getResult())))
     return failure();
   ArrayRef<int64_t> l = shapeOf(getLhs()), r = shapeOf(getRhs());
   if (l.size() < 2 || r.size() < 2)
@@ -222,23 +259,32 @@ LogicalResult Conv2DOp::verify() {
   if (failed(checkSameElementType(*this, "input", getInput(), "filter",
                                   getFilter())))
     return failure();
-  return verifyConv(*this, getInput(), getFilter(), getResult());
+  if (failed(checkAccumulatorType(*this, getInput(), getResult())))
+    return failure();
+  return verifyConv(*this, getInput(), getFilter(), getResult(),
+                    {"input", "filter", "result"});
 }
 
 LogicalResult Conv2DBackwardDataOp::verify() {
   if (failed(checkSameElementType(*this, "grad_output", getGradOutput(),
                                   "filter", getFilter())))
     return failure();
+  if (failed(checkAccumulatorType(*this, getGradOutput(), getResult())))
+    return failure();
   // The result is the forward input: conv(result, filter) = grad_output.
-  return verifyConv(*this, getResult(), getFilter(), getGradOutput());
+  return verifyConv(*this, getResult(), getFilter(), getGradOutput(),
+                    {"result", "filter", "grad_output"});
 }
 
 LogicalResult Conv2DBackwardFilterOp::verify() {
   if (failed(checkSameElementType(*this, "input", getInput(), "grad_output",
                                   getGradOutput())))
     return failure();
+  if (failed(checkAccumulatorType(*this, getInput(), getResult())))
+    return failure();
   // The result is the filter: conv(input, result) = grad_output.
-  return verifyConv(*this, getInput(), getResult(), getGradOutput());
+  return verifyConv(*this, getInput(), getResult(), getGradOutput(),
+                    {"input", "result", "grad_output"});
 }
 
 //===----------------------------------------------------------------------===//
@@ -260,11 +306,11 @@ static LogicalResult verifyPerFeature(Operation *op, Value x,
 }
 
 LogicalResult BatchNormOp::verify() {
-  if (getMomentum().convertToDouble() < 0 ||
-      getMomentum().convertToDouble() > 1)
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0 && momentum <= 1))
     return emitOpError() << "expects momentum in [0, 1] but got "
-                         << getMomentum().convertToDouble();
-  if (getEpsilon().convertToDouble() <= 0)
+                         << num(momentum);
+  if (!(getEpsilon().convertToDouble() > 0))
     return emitOpError() << "expects a positive epsilon";
   return verifyPerFeature(*this, getX(), getFeatureDim(), getScale());
 }
@@ -287,7 +333,7 @@ static LogicalResult verifyLayerNorm(Operation *op, Value x, int64_t axis,
 }
 
 LogicalResult LayerNormOp::verify() {
-  if (getEpsilon().convertToDouble() <= 0)
+  if (!(getEpsilon().convertToDouble() > 0))
     return emitOpError() << "expects a positive epsilon";
   return verifyLayerNorm(*this, getX(), getAxis(), getScale(), getMean());
 }
@@ -321,6 +367,8 @@ static LogicalResult verifyLogitsAndLabels(Operation *op, Value logits,
 }
 
 LogicalResult SparseCrossEntropyOp::verify() {
+  if (failed(checkAccumulatorType(*this, getLogits(), getLoss())))
+    return failure();
   return verifyLogitsAndLabels(*this, getLogits(), getLabels());
 }
 LogicalResult SparseCrossEntropyGradOp::verify() {
@@ -354,8 +402,16 @@ static LogicalResult verifyReduce(ReduceOp op) {
   return checkShape(op, "a result", expected, op.getResult());
 }
 
-LogicalResult ReduceSumOp::verify() { return verifyReduce(*this); }
-LogicalResult ReduceMeanOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceSumOp::verify() {
+  if (failed(checkAccumulatorType(*this, getX(), getResult())))
+    return failure();
+  return verifyReduce(*this);
+}
+LogicalResult ReduceMeanOp::verify() {
+  if (failed(checkAccumulatorType(*this, getX(), getResult())))
+    return failure();
+  return verifyReduce(*this);
+}
 LogicalResult ReduceMaxOp::verify() {
   if (failed(checkSameElementType(*this, "x", getX(), "result", getResult())))
     return failure();
@@ -407,9 +463,14 @@ static LogicalResult verifyGlobalPool(Operation *op, Layout layout,
 }
 
 LogicalResult GlobalAvgPool2DOp::verify() {
+  if (failed(checkAccumulatorType(*this, getX(), getResult())))
+    return failure();
   return verifyGlobalPool(*this, getLayout(), getX(), getResult());
 }
 LogicalResult GlobalAvgPool2DGradOp::verify() {
+  if (failed(checkSameElementType(*this, "grad", getGrad(), "result",
+                                  getResult())))
+    return failure();
   return verifyGlobalPool(*this, getLayout(), getResult(), getGrad());
 }
 
@@ -434,6 +495,8 @@ LogicalResult EmbeddingOp::verify() {
   return verifyEmbedding(*this, getTable(), getIndices(), getResult());
 }
 LogicalResult EmbeddingGradOp::verify() {
+  if (failed(checkAccumulatorType(*this, getGrad(), getResult())))
+    return failure();
   return verifyEmbedding(*this, getResult(), getIndices(), getGrad());
 }
 
@@ -508,10 +571,18 @@ LogicalResult SliceOp::verify() {
     strides.assign(given->begin(), given->end());
   }
   for (size_t i = 0; i < in.size(); ++i) {
-    int64_t last = getOffsets()[i] + (out[i] - 1) * strides[i];
-    if (out[i] > 0 && last >= in[i])
-      return emitOpError() << "slice of dimension " << i << " reads index "
-                           << last << " of a dimension of size " << in[i];
+    int64_t offset = getOffsets()[i];
+    if (offset > in[i])
+      return emitOpError() << "offset " << offset << " of dimension " << i
+                           << " is past its size " << in[i];
+    if (out[i] == 0)
+      continue;
+    std::optional<int64_t> last = llvm::checkedMul(out[i] - 1, strides[i]);
+    if (last)
+      last = llvm::checkedAdd(*last, offset);
+    if (!last || *last >= in[i])
+      return emitOpError() << "slice of dimension " << i
+                           << " reads past its size " << in[i];
   }
   return success();
 }
@@ -566,10 +637,14 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 LogicalResult FillOp::verify() {
   double value = getValue().convertToDouble();
   Type element = elementOf(getResult());
-  if (isa<IntegerType>(element) && value != static_cast<int64_t>(value))
-    return emitOpError() << "cannot fill an integer tensor with " << value;
-  if (element.isInteger(1) && value != 0 && value != 1)
-    return emitOpError() << "cannot fill an i1 tensor with " << value;
+  if (auto integer = dyn_cast<IntegerType>(element)) {
+    unsigned width = integer.getWidth();
+    double lo = width == 1 ? 0 : -std::ldexp(1.0, width - 1);
+    double hi = width == 1 ? 1 : std::ldexp(1.0, width - 1) - 1;
+    if (!(value >= lo && value <= hi) || value != std::trunc(value))
+      return emitOpError() << "cannot fill an " << element << " tensor with "
+                           << num(value);
+  }
   return success();
 }
 
@@ -583,27 +658,23 @@ static LogicalResult checkRange(Operation *op, StringRef name, APFloat value,
   double v = value.convertToDouble();
   if (v >= lo && (hiOpen ? v < hi : v <= hi))
     return success();
-  auto diag = op->emitOpError() << "expects '" << name << "' in [" << lo
-                                << ", ";
-  if (hi == HUGE_VAL)
-    diag << "inf)";
-  else
-    diag << hi << (hiOpen ? ")" : "]");
-  return diag << " but got " << v;
+  return op->emitOpError() << "expects '" << name << "' in [" << num(lo)
+                           << ", " << num(hi) << (hiOpen ? ")" : "]")
+                           << " but got " << num(v);
 }
 
 LogicalResult SgdOp::verify() {
-  if (failed(checkRange(*this, "lr", getLr(), 0, HUGE_VAL)) ||
-      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL)))
+  if (failed(checkRange(*this, "lr", getLr(), 0, HUGE_VAL, true)) ||
+      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL, true)))
     return failure();
   return success();
 }
 
 LogicalResult SgdMomentumOp::verify() {
-  if (failed(checkRange(*this, "lr", getLr(), 0, HUGE_VAL)) ||
+  if (failed(checkRange(*this, "lr", getLr(), 0, HUGE_VAL, true)) ||
       failed(checkRange(*this, "momentum", getMomentum(), 0, 1)) ||
       failed(checkRange(*this, "dampening", getDampening(), 0, 1)) ||
-      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL)))
+      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL, true)))
     return failure();
   if (getNesterov() && (getMomentum().isZero() || !getDampening().isZero()))
     return emitOpError()
@@ -614,13 +685,13 @@ LogicalResult SgdMomentumOp::verify() {
 template <typename AdamOp>
 static LogicalResult verifyAdam(AdamOp op) {
   Operation *raw = op.getOperation();
-  if (failed(checkRange(raw, "lr", op.getLr(), 0, HUGE_VAL)) ||
+  if (failed(checkRange(raw, "lr", op.getLr(), 0, HUGE_VAL, true)) ||
       failed(checkRange(raw, "beta1", op.getBeta1(), 0, 1, true)) ||
       failed(checkRange(raw, "beta2", op.getBeta2(), 0, 1, true)) ||
       failed(checkRange(raw, "weight_decay", op.getWeightDecay(), 0,
-                        HUGE_VAL)))
+                        HUGE_VAL, true)))
     return failure();
-  if (op.getEpsilon().convertToDouble() <= 0)
+  if (!(op.getEpsilon().convertToDouble() > 0))
     return op.emitOpError() << "expects a positive epsilon";
   return success();
 }

@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/IR/Traits.h"
 
 namespace mp::mpd {
 /// Whether converting every value of float type `from` to `to` is exact.

@@ -12,6 +12,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mp/IR/Traits.td"
 
 def MP_Dialect : Dialect {
   let name = "mp";
@@ -29,7 +30,7 @@ def MP_Dialect : Dialect {
 }
 
 class MP_Op<string mnemonic, list<Trait> traits = []>
-    : Op<MP_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<MP_Dialect, mnemonic, !listconcat([Pure, StrictAttributes], traits)>;
 
 def MP_FloatTensor : StaticShapeTensorOf<[F32, BF16, F16]>;
 def MP_F32Scalar : TensorRankOf<[F32], [0]>,
@@ -98,9 +99,10 @@ def MP_SelectOp : MP_Op<"select", [AttrSizedOperandSegments,
     Branch-free skipping of a step: with pred = all_finite, params and
     optimizer state keep their old values bitwise when a gradient overflowed.
   }];
-  let arguments = (ins MP_PredScalar:$pred, Variadic<AnyRankedTensor>:$new_values,
-                       Variadic<AnyRankedTensor>:$old_values);
-  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let arguments = (ins MP_PredScalar:$pred,
+                       Variadic<AnyStaticShapeTensor>:$new_values,
+                       Variadic<AnyStaticShapeTensor>:$old_values);
+  let results = (outs Variadic<AnyStaticShapeTensor>:$results);
   let assemblyFormat = [{
     $pred `,` `[` $new_values `]` `,` `[` $old_values `]` attr-dict `:`
     custom<SameTypes>(type($new_values), type($old_values))

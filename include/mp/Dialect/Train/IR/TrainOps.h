@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mp/Dialect/Train/IR/TrainDialect.h"
+#include "mp/IR/Traits.h"
 #include "mp/Interfaces/PrecisionOpInterface.h"
 
 #include "mp/Dialect/Train/IR/TrainEnums.h.inc"
@@ -18,23 +19,6 @@ namespace mp::train {
 /// The i1 tensor type with the shape of `type` (a ranked tensor).
 mlir::Type getI1TensorLike(mlir::Type type);
 
-namespace OpTrait {
-/// See Train_StrictAttributes in TrainOps.td.
-template <typename ConcreteType>
-class StrictAttributes
-    : public mlir::OpTrait::TraitBase<ConcreteType, StrictAttributes> {
-public:
-  static llvm::LogicalResult verifyTrait(mlir::Operation *op) {
-    for (mlir::NamedAttribute attr : op->getDiscardableAttrs())
-      if (!attr.getName().getValue().contains('.'))
-        return op->emitOpError()
-               << "has no attribute '" << attr.getName().getValue()
-               << "' (only its own attributes and dialect-prefixed ones "
-                  "are allowed)";
-    return mlir::success();
-  }
-};
-} // namespace OpTrait
 } // namespace mp::train
 
 #include "mp/Dialect/Train/IR/TrainInterfaces.h.inc"

@@ -14,18 +14,13 @@
 include "mp/Dialect/Train/IR/TrainBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mp/IR/Traits.td"
 include "mp/Interfaces/PrecisionOpInterface.td"
 include "mp/Dialect/Train/IR/TrainInterfaces.td"
 
-/// Rejects attributes that are neither the op's own nor dialect-prefixed, so
-/// that a misspelled flag ({tranpose_lhs}) is an error, not ignored.
-def Train_StrictAttributes : NativeOpTrait<"StrictAttributes"> {
-  let cppNamespace = "::mp::train::OpTrait";
-}
-
 class Train_Op<string mnemonic, list<Trait> traits = []>
     : Op<Train_Dialect, mnemonic,
-         !listconcat([Pure, PrecisionOpInterface, Train_StrictAttributes],
+         !listconcat([Pure, PrecisionOpInterface, StrictAttributes],
                      traits)> {
   // Default mixed-precision behaviour of the op (PrecisionOpInterface); the
   // reasons for each choice are in docs/precision.md.
