@@ -2,6 +2,7 @@
 #include "mp/InitAll.h"
 
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/ExternalModels/PrecisionModels.h"
 #include "mp/Dialect/Train/IR/TrainDialect.h"
 #include "mp/Transforms/Passes.h"
 
@@ -18,6 +19,7 @@ void mp::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::tensor::TensorDialect,
                   mlir::linalg::LinalgDialect, mlir::tosa::TosaDialect>();
+  mp::registerPrecisionExternalModels(registry);
 }
 
 void mp::registerAllPasses() {

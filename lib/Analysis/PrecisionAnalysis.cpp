@@ -24,11 +24,10 @@ bool mp::isResultConvertible(Operation *op, unsigned index) {
 }
 
 bool mp::isPaintableType(Type type, Type computeType) {
-  Type element = type;
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    element = tensor.getElementType();
-  else if (!isa<FloatType>(type))
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
     return false;
+  Type element = tensor.getElementType();
   return element.isF32() || (computeType && element == computeType);
 }
 
@@ -96,8 +95,10 @@ void PrecisionAnalysis::build(FunctionOpInterface fn,
   auto *mpDialect = fn->getContext()->getLoadedDialect<mpd::MPDialect>();
   auto lowType = cast<FloatType>(computeType);
   for (Operation &op : fn.getFunctionBody().front().without_terminator()) {
-    // mp ops (casts, loss scaling) are boundaries, not painted.
-    if (op.getDialect() == mpDialect || op.getNumRegions() != 0 ||
+    // mp ops (casts, loss scaling) are boundaries, not painted; ops with
+    // regions only when their interface says how (linalg named ops).
+    if (op.getDialect() == mpDialect ||
+        (op.getNumRegions() != 0 && !isa<PrecisionOpInterface>(op)) ||
         !hasPaintableValue(&op, computeType))
       continue;
     index[&op] = nodes.size();
@@ -119,6 +120,22 @@ void PrecisionAnalysis::build(FunctionOpInterface fn,
     decisions.push_back(decision);
   }
 
+  // Like TensorFlow's fetch nodes, an op whose result the function returns
+  // keeps fp32 (in train graphs these are the loss and the optimizer
+  // updates, denied anyway; in plain arith/linalg graphs this keeps the
+  // parameter update out of 16 bits).
+  Operation *terminator = fn.getFunctionBody().front().getTerminator();
+  for (Value returned : terminator->getOperands()) {
+    auto it = index.find(returned.getDefiningOp());
+    if (it == index.end())
+      continue;
+    PrecisionDecision &decision = decisions[it->second];
+    if (decision.kind != NodeKind::Deny) {
+      decision.kind = NodeKind::Fixed;
+      decision.rule = "returned";
+    }
+  }
+
   fanin.resize(nodes.size());
   fanout.resize(nodes.size());
   for (auto [consumer, op] : llvm::enumerate(nodes)) {
@@ -127,9 +144,13 @@ void PrecisionAnalysis::build(FunctionOpInterface fn,
       if (!result || !isOperandConvertible(op, operand.getOperandNumber()) ||
           !isPaintableType(result.getType(), computeType))
         continue;
+      // A result that keeps its dtype still carries the painting's
+      // information when an allow op produced it: a contraction whose f32
+      // accumulator is its result (linalg, tosa) computes in 16 bits.
       auto producer = index.find(result.getOwner());
       if (producer == index.end() ||
-          !isResultConvertible(result.getOwner(), result.getResultNumber()))
+          (!isResultConvertible(result.getOwner(), result.getResultNumber()) &&
+           decisions[producer->second].kind != NodeKind::Allow))
         continue;
       fanin[consumer].push_back(producer->second);
       fanout[producer->second].push_back(consumer);

@@ -7,6 +7,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mp {
@@ -42,21 +44,22 @@ public:
 
   void run() {
     Block &block = body.front();
-    for (Operation &op : llvm::make_early_inc_range(block)) {
-      if (created.contains(&op))
+    for (Operation &original : llvm::make_early_inc_range(block)) {
+      if (created.contains(&original))
         continue;
-      Type low = getDecidedType(&op);
+      Type low = getDecidedType(&original);
       if (low && low.isF32())
         low = {};
-      fixOperands(&op, low);
+      Operation *op = fixOperands(&original, low);
       // Ops nested in regions keep their types; their uses of outer values
-      // see the original types.
-      op.walk([&](Operation *nested) {
-        if (nested != &op)
-          fixOperands(nested, Type());
-      });
-      if (low && !op.hasTrait<mlir::OpTrait::ConstantLike>())
-        retypeResults(&op, low);
+      // see the original types. (A rebuilt op has fresh, correct regions.)
+      if (op == &original)
+        op->walk([&](Operation *nested) {
+          if (nested != op)
+            fixOperands(nested, Type());
+        });
+      if (low && !op->hasTrait<mlir::OpTrait::ConstantLike>())
+        retypeResults(op, low);
     }
   }
 
@@ -66,16 +69,38 @@ private:
     return it == original.end() ? v.getType() : it->second;
   }
 
-  void fixOperands(Operation *op, Type low) {
+  /// Gives `op` the operands it needs; returns the op that replaces it
+  /// when its interface had to rebuild it.
+  Operation *fixOperands(Operation *op, Type low) {
+    SmallVector<Value> operands;
+    bool replaced = false, retyped = false;
     for (OpOperand &operand : op->getOpOperands()) {
       Value v = operand.get();
       Type wanted = originalType(v);
       if (low && isOperandConvertible(op, operand.getOperandNumber()) &&
           elementTypeOf(wanted).isF32())
         wanted = withElementType(wanted, low);
-      if (v.getType() != wanted)
-        operand.set(convert(v, wanted));
+      if (v.getType() != wanted) {
+        v = convert(v, wanted);
+        replaced = true;
+      }
+      // The op sees a new type, also when the value was retyped in place.
+      retyped |= v.getType() != originalType(operand.get());
+      operands.push_back(v);
     }
+    if (!replaced && !retyped)
+      return op;
+    if (auto iface = dyn_cast<PrecisionOpInterface>(op); iface && retyped) {
+      OpBuilder builder(op);
+      if (Operation *rebuilt = iface.rebuildWithOperands(builder, operands)) {
+        rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+        op->replaceAllUsesWith(rebuilt);
+        op->erase();
+        return rebuilt;
+      }
+    }
+    op->setOperands(operands);
+    return op;
   }
 
   void retypeResults(Operation *op, Type low) {
@@ -97,6 +122,8 @@ private:
     OpBuilder builder(v.getContext());
     builder.setInsertionPointAfterValue(v);
     Value result = foldConstant(builder, v, type);
+    if (!result)
+      result = recreateEmpty(builder, v, type);
     if (!result)
       result = mpd::CastOp::create(builder, v.getLoc(), type, v);
     created.insert(result.getDefiningOp());
@@ -124,6 +151,24 @@ private:
     Operation *constant = producer->getDialect()->materializeConstant(
         builder, rounded, type, v.getLoc());
     return constant ? constant->getResult(0) : Value();
+  }
+
+  /// A pure producer without operands or regions (tensor.empty) made anew
+  /// with the wanted type: there is nothing to convert.
+  Value recreateEmpty(OpBuilder &builder, Value v, Type type) {
+    Operation *producer = v.getDefiningOp();
+    if (!producer || producer->getNumOperands() != 0 ||
+        producer->getNumRegions() != 0 || producer->getNumResults() != 1 ||
+        producer->hasTrait<mlir::OpTrait::ConstantLike>() ||
+        !isMemoryEffectFree(producer))
+      return {};
+    Operation *copy = builder.clone(*producer);
+    copy->getResult(0).setType(type);
+    if (failed(verify(copy))) {
+      copy->erase();
+      return {};
+    }
+    return copy->getResult(0);
   }
 
   Region &body;

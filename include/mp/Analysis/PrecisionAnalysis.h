@@ -2,7 +2,8 @@
 //
 // Paints the ops of a function body low (16-bit) or fp32, in the spirit of
 // TensorFlow's auto mixed precision, in time linear in the size of the
-// graph:
+// graph. Ops whose results the function returns stay fp32 (TensorFlow's
+// fetch nodes). Then:
 //   1. allow ops are low;
 //   2. deny spreads forward through infer and clear ops that lead to an
 //      infer or deny op;
@@ -10,7 +11,8 @@
 //   4. (bf16 only) an infer op with a low input and no deny input is low;
 //   5. low spreads through clear ops in both directions.
 // Everything else stays fp32. Only ops directly in the function body are
-// painted; ops in nested regions stay as they are.
+// painted; ops in nested regions stay as they are, and so do ops with
+// regions unless their PrecisionOpInterface says how to convert them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MP_ANALYSIS_PRECISIONANALYSIS_H
@@ -56,8 +58,8 @@ bool isResultConvertible(mlir::Operation *op, unsigned index);
 /// overflowing to inf or underflowing to zero.
 bool constantFits(mlir::Attribute value, mlir::FloatType type);
 
-/// Whether `type` is an f32 or `computeType` scalar or ranked tensor: a
-/// value the painting may give the compute dtype.
+/// Whether `type` is a ranked tensor of f32 or `computeType`: a value the
+/// painting may give the compute dtype. Scalars are left alone.
 bool isPaintableType(mlir::Type type, mlir::Type computeType);
 
 class PrecisionAnalysis {

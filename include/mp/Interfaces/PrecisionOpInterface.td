@@ -42,6 +42,17 @@ def PrecisionOpInterface : OpInterface<"PrecisionOpInterface"> {
       "bool", "needsWideAccumulator", (ins), [{}], [{
         return ConcreteOp::kWideAccumulator;
       }]>,
+    InterfaceMethod<[{
+        Builds a copy of the op that reads `operands` instead of its own, at
+        the builder's insertion point, for ops whose regions depend on their
+        operand types (linalg named ops regenerate their bodies). Returns
+        null when setting the operands in place is enough.
+      }],
+      "::mlir::Operation *", "rebuildWithOperands",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::ValueRange":$operands),
+      [{}], [{
+        return nullptr;
+      }]>,
   ];
 }
 
