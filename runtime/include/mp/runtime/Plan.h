@@ -1,0 +1,124 @@
+//===- Plan.h - the executable plan -----------------------------*- C++ -*-===//
+//
+// What the compiler hands the runtime: tensors (with their role, dtype,
+// shape and storage), a schedule of kernels, the step's results and a
+// static memory plan for scratch tensors. Written by mp-compile, read and
+// validated by the runtime; the file format is in docs/plan-format.md.
+// No MLIR here: the runtime does not depend on the compiler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_PLAN_H
+#define MP_RUNTIME_PLAN_H
+
+#include "mp/runtime/Status.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mp::rt {
+
+enum class DType : uint32_t { F32 = 0, BF16 = 1, F16 = 2, I1 = 3, I32 = 4, I64 = 5 };
+
+/// Bytes per element (i1 is stored as one byte).
+size_t dtypeSize(DType dtype);
+const char *dtypeName(DType dtype); ///< "f32", "bf16", ...
+bool isFloat(DType dtype);
+
+enum class TensorKind : uint32_t {
+  Scratch = 0,     ///< lives in the arena at `offset` while live
+  Param = 1,       ///< persistent, named
+  OptState = 2,    ///< persistent, named
+  Buffer = 3,      ///< persistent, named (batch-norm running statistics)
+  ScalerState = 4, ///< persistent, named, starts at `initialValue`
+  Input = 5,       ///< bound by the caller every step
+  Label = 6,       ///< bound by the caller every step
+  Constant = 7,    ///< data at `offset` in Plan::constants
+};
+bool isPersistent(TensorKind kind);
+
+struct TensorDesc {
+  TensorKind kind = TensorKind::Scratch;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::string name;        ///< for persistent tensors, inputs and labels
+  uint64_t offset = 0;     ///< arena offset (scratch) or constant offset
+  double initialValue = 0; ///< scaler state only
+
+  int64_t numElements() const;
+  uint64_t byteSize() const { return numElements() * dtypeSize(dtype); }
+};
+
+/// A kernel attribute: integers (flags, dims, enums as ints), floats, or a
+/// string (layouts, predicates).
+struct Attr {
+  enum class Kind : uint8_t { Ints = 0, Floats = 1, String = 2 };
+  Kind kind = Kind::Ints;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  std::string str;
+};
+
+struct KernelDesc {
+  std::string op; ///< the MLIR op name, e.g. "train.matmul", "mp.cast"
+  std::vector<uint32_t> inputs, outputs; ///< tensor ids
+  std::map<std::string, Attr> attrs;     ///< every attribute, defaults too
+
+  /// Typed attribute access for kernels; `fallback` when absent.
+  int64_t getInt(const std::string &name, int64_t fallback) const;
+  double getFloat(const std::string &name, double fallback) const;
+  bool getFlag(const std::string &name) const; ///< unit/bool attributes
+  const std::vector<int64_t> *getInts(const std::string &name) const;
+  const std::string *getString(const std::string &name) const;
+};
+
+enum class ResultRole : uint32_t {
+  Loss = 0,
+  Param = 1,
+  OptState = 2,
+  Buffer = 3,
+  ScalerState = 4,
+  Output = 5,
+};
+
+struct ResultDesc {
+  ResultRole role = ResultRole::Output;
+  uint32_t value = 0;             ///< the tensor the step computes
+  uint32_t state = UINT32_MAX;    ///< persistent: the tensor it replaces
+  std::string name;
+};
+
+struct Plan {
+  static constexpr uint32_t kVersion = 1;
+  std::string policy; ///< float32, mixed_bfloat16, mixed_float16
+  std::vector<TensorDesc> tensors;
+  std::vector<KernelDesc> kernels;
+  std::vector<ResultDesc> results;
+  uint64_t arenaSize = 0;
+  std::vector<uint8_t> constants;
+
+  /// Checks internal consistency: ids in range, shapes non-negative,
+  /// scratch tensors inside the arena, constants inside the blob, every
+  /// kernel input defined before use, persistent results paired with a
+  /// persistent tensor of the same dtype and shape. The message names the
+  /// offending kernel or tensor.
+  Status validate() const;
+};
+
+/// Serializes / parses the binary plan format (docs/plan-format.md). The
+/// reader rejects a wrong magic, an unknown version, a truncated file, a
+/// checksum mismatch and an inconsistent plan with a DataLoss or
+/// InvalidArgument status naming the file.
+std::vector<uint8_t> serializePlan(const Plan &plan);
+StatusOr<Plan> parsePlan(const std::vector<uint8_t> &bytes,
+                         const std::string &origin);
+Status writePlanFile(const Plan &plan, const std::string &path);
+StatusOr<Plan> readPlanFile(const std::string &path);
+
+/// A 64-bit FNV-1a hash of the serialized plan: checkpoints record it.
+uint64_t planHash(const Plan &plan);
+
+} // namespace mp::rt
+
+#endif // MP_RUNTIME_PLAN_H
