@@ -53,17 +53,30 @@ bool mp::constantFits(Attribute value, FloatType type) {
   return true;
 }
 
-/// Whether `op` has a value the painting could give the compute dtype.
+/// Whether `op` has a value the painting could give the compute dtype, and
+/// no convertible value of another float type (an op the user already gave
+/// a dtype mix, such as bf16 x bf16 -> f32 under mixed_float16, is left
+/// as it is).
 static bool hasPaintableValue(Operation *op, Type computeType) {
+  bool paintable = false;
+  auto visit = [&](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !isa<FloatType>(tensor.getElementType()))
+      return true;
+    if (!isPaintableType(type, computeType))
+      return false;
+    paintable = true;
+    return true;
+  };
   for (OpOperand &operand : op->getOpOperands())
     if (isOperandConvertible(op, operand.getOperandNumber()) &&
-        isPaintableType(operand.get().getType(), computeType))
-      return true;
+        !visit(operand.get().getType()))
+      return false;
   for (OpResult result : op->getResults())
     if (isResultConvertible(op, result.getResultNumber()) &&
-        isPaintableType(result.getType(), computeType))
-      return true;
-  return false;
+        !visit(result.getType()))
+      return false;
+  return paintable;
 }
 
 static NodeKind kindOf(PrecisionCategory category) {
@@ -124,13 +137,20 @@ void PrecisionAnalysis::build(FunctionOpInterface fn,
   // keeps fp32 (in train graphs these are the loss and the optimizer
   // updates, denied anyway; in plain arith/linalg graphs this keeps the
   // parameter update out of 16 bits).
+  // Only a returned result that would change dtype counts (batch norm's
+  // running statistics stay f32 whatever the op does), and forcing an op
+  // low wins.
   Operation *terminator = fn.getFunctionBody().front().getTerminator();
   for (Value returned : terminator->getOperands()) {
-    auto it = index.find(returned.getDefiningOp());
-    if (it == index.end())
+    auto result = dyn_cast<OpResult>(returned);
+    if (!result)
+      continue;
+    auto it = index.find(result.getOwner());
+    if (it == index.end() ||
+        !isResultConvertible(result.getOwner(), result.getResultNumber()))
       continue;
     PrecisionDecision &decision = decisions[it->second];
-    if (decision.kind != NodeKind::Deny) {
+    if (decision.kind != NodeKind::Deny && decision.source != "forced-low") {
       decision.kind = NodeKind::Fixed;
       decision.rule = "returned";
     }

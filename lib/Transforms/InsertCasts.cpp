@@ -120,13 +120,21 @@ private:
     if (auto it = converted.find(key); it != converted.end())
       return it->second;
     OpBuilder builder(v.getContext());
-    builder.setInsertionPointAfterValue(v);
+    // Casts of block arguments go after the ones made before them, so they
+    // come out in argument order.
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (arg && lastArgCast && lastArgCast->getBlock() == arg.getOwner())
+      builder.setInsertionPointAfter(lastArgCast);
+    else
+      builder.setInsertionPointAfterValue(v);
     Value result = foldConstant(builder, v, type);
     if (!result)
       result = recreateEmpty(builder, v, type);
     if (!result)
       result = mpd::CastOp::create(builder, v.getLoc(), type, v);
     created.insert(result.getDefiningOp());
+    if (arg)
+      lastArgCast = result.getDefiningOp();
     converted[key] = result;
     return result;
   }
@@ -140,6 +148,11 @@ private:
     if (!producer || !tensorType || !matchPattern(v, m_Constant(&values)))
       return {};
     auto element = cast<FloatType>(tensorType.getElementType());
+    if (!constantFits(values, element))
+      emitWarning(v.getLoc())
+          << "converting a constant that does not fit " << element
+          << " gives inf or 0; mark its 16-bit user mp.force = \"fp32\" to "
+             "keep it exact";
     Attribute rounded = values.mapValues(
         element, [&](const APFloat &value) {
           APFloat copy = value;
@@ -163,6 +176,7 @@ private:
         !isMemoryEffectFree(producer))
       return {};
     Operation *copy = builder.clone(*producer);
+    copy->removeAttr(kPrecisionAttrName); // the copy was not painted
     copy->getResult(0).setType(type);
     if (failed(verify(copy))) {
       copy->erase();
@@ -175,6 +189,7 @@ private:
   llvm::DenseMap<Value, Type> original;
   llvm::DenseMap<std::pair<Value, Type>, Value> converted;
   llvm::DenseSet<Operation *> created;
+  Operation *lastArgCast = nullptr;
 };
 
 struct InsertCastsPass : public mp::impl::InsertCastsBase<InsertCastsPass> {

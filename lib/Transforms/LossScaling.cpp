@@ -26,7 +26,8 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     if (mode != "dynamic" && mode != "static") {
       getOperation().emitError()
           << "unknown loss-scaling mode '" << mode
-          << "' (expected dynamic or static)";
+          << "' (expected dynamic or static; the pipeline's loss-scale also "
+             "takes auto and none)";
       return signalPassFailure();
     }
     if (!(initScale > 0) || !std::isfinite(initScale)) {
@@ -41,7 +42,7 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
       if (failed(scaleStep(fn)))
         return signalPassFailure();
     }
-    if (!anyStep) {
+    if (!anyStep && !optional) {
       getOperation().emitError()
           << "loss scaling needs a training step: no function is marked "
              "'train.step'";
@@ -89,7 +90,7 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
       if (failed(fn.insertArguments(
               {n, n}, {scalarF32, scalarI64},
               {stateAttrs("loss_scale", b.getF64FloatAttr(initScale)),
-               stateAttrs("loss_scale.growth_count", b.getF64FloatAttr(0))},
+               stateAttrs("loss_scale.growth_count", b.getI64IntegerAttr(0))},
               {loc, loc})))
         return fn.emitOpError() << "cannot add the loss-scaler arguments";
       scale = body.getArgument(n);
@@ -134,8 +135,9 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
       b.setInsertionPointAfter(after);
     else
       b.setInsertionPointToStart(&body);
-    auto check = mpd::UnscaleAndCheckOp::create(b, loc, unscaledTypes, scale,
-                                                sources);
+    auto check = mpd::UnscaleAndCheckOp::create(
+        b, loc, unscaledTypes, RankedTensorType::get({}, b.getI1Type()), scale,
+        sources);
     Value allFinite = check.getAllFinite();
 
     // Updates placed before the check move after it, in their order.

@@ -22,10 +22,15 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
   assign.clearAdd.assign(options.clearAdd.begin(), options.clearAdd.end());
   assign.clearRemove.assign(options.clearRemove.begin(), options.clearRemove.end());
   pm.addPass(createAssignPrecision(assign));
-  pm.addPass(createInsertCasts());
+  // float32 changes nothing: no casts, and no canonicalization that would
+  // reorder the user's IR.
+  bool float32 = options.policy == "float32";
+  if (!float32)
+    pm.addPass(createInsertCasts());
 
   std::string mode = options.lossScale;
-  if (mode == "auto")
+  bool automatic = mode == "auto";
+  if (automatic)
     mode = options.policy == "mixed_float16" ? "dynamic" : "none";
   if (mode != "none") {
     LossScalingOptions scaling;
@@ -36,11 +41,14 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
     scaling.backoffFactor = options.backoffFactor;
     scaling.minScale = options.minScale;
     scaling.maxScale = options.maxScale;
+    scaling.optional = automatic;
     pm.addPass(createLossScaling(scaling));
   }
 
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  if (!float32 || mode != "none") {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 
   PrecisionReportOptions report;
   report.summary = options.summary;

@@ -118,9 +118,12 @@ struct PrecisionReportPass
   std::string summaryLine(const FunctionReport &r) {
     std::string text;
     llvm::raw_string_ostream os(text);
+    if (r.policy == "float32") {
+      os << "float32 policy: nothing converted";
+      return text;
+    }
     std::string low = r.computeType ? typeString(r.computeType)
                       : r.policy == "mixed_float16" ? "f16"
-                      : r.policy == "float32"       ? "f32"
                                                     : "bf16";
     os << "converted " << r.converted << "/" << r.painted << " ops to " << low
        << " with " << (r.castsToLow + r.castsToF32 + r.castsOther)

@@ -2,13 +2,15 @@
 //
 // Paints the ops of a function body low (16-bit) or fp32, in the spirit of
 // TensorFlow's auto mixed precision, in time linear in the size of the
-// graph. Ops whose results the function returns stay fp32 (TensorFlow's
-// fetch nodes). Then:
+// graph. Ops whose convertible results the function returns stay fp32
+// (TensorFlow's fetch nodes), unless forced low. Then:
 //   1. allow ops are low;
 //   2. deny spreads forward through infer and clear ops that lead to an
 //      infer or deny op;
 //   3. infer and clear ops both downstream and upstream of allow ops are low;
-//   4. (bf16 only) an infer op with a low input and no deny input is low;
+//   4. (bf16 only) in block order, an infer or clear op with a low input
+//      and no denied input is low (TensorFlow does this for infer ops; doing
+//      it for clear ops too lets low flow through a reshape into an add);
 //   5. low spreads through clear ops in both directions.
 // Everything else stays fp32. Only ops directly in the function body are
 // painted; ops in nested regions stay as they are, and so do ops with

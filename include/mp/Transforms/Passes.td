@@ -20,7 +20,7 @@ def AssignPrecision : Pass<"mp-assign-precision", "::mlir::ModuleOp"> {
     Option<"target", "target", "std::string", "\"cpu\"",
            "whose default lists apply where they differ: cpu (oneDNN) or cuda">,
     Option<"policyFile", "policy-file", "std::string", "\"\"",
-           "JSON file with list edits (and optionally policy / target)">,
+           "JSON file of list edits: {\"allow\": {\"add\": [...], \"remove\": [...]}, ...}">,
     ListOption<"allowAdd", "allow-add", "std::string", "op names to put on the allow list">,
     ListOption<"allowRemove", "allow-remove", "std::string", "op names to take off the allow list">,
     ListOption<"denyAdd", "deny-add", "std::string", "op names to put on the deny list">,
@@ -30,7 +30,15 @@ def AssignPrecision : Pass<"mp-assign-precision", "::mlir::ModuleOp"> {
     ListOption<"clearAdd", "clear-add", "std::string", "op names to put on the clear list">,
     ListOption<"clearRemove", "clear-remove", "std::string", "op names to take off the clear list">,
   ];
-  let dependentDialects = ["::mp::mpd::MPDialect"];
+  // Loaded up front so that every op name in a list edit can be checked,
+  // whatever dialects the input happens to use.
+  let dependentDialects = ["::mp::mpd::MPDialect", "::mp::train::TrainDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tosa::TosaDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 def InsertCasts : Pass<"mp-insert-casts", "::mlir::ModuleOp"> {
@@ -72,6 +80,9 @@ def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
            "lower bound of the scale (0: none, as PyTorch)">,
     Option<"maxScale", "max-scale", "double", "3.4028234663852886e+38",
            "upper bound of the scale">,
+    Option<"optional", "optional", "bool", "false",
+           "leave a module without train.step functions alone instead of "
+           "failing (the pipeline's loss-scale=auto)">,
   ];
   let dependentDialects = ["::mp::mpd::MPDialect", "::mp::train::TrainDialect"];
 }

@@ -1,0 +1,386 @@
+//===- PlanBuilder.cpp - lower a training step to an executable plan ------===//
+#include "mp/Target/Plan/PlanBuilder.h"
+
+#include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/Dialect/Train/IR/Roles.h"
+#include "mp/Dialect/Train/IR/TrainOps.h"
+#include "mp/Transforms/Annotations.h"
+#include "mp/runtime/Backend.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace mlir;
+using namespace mp;
+
+static std::optional<rt::DType> dtypeOf(Type element) {
+  if (element.isF32())
+    return rt::DType::F32;
+  if (element.isBF16())
+    return rt::DType::BF16;
+  if (element.isF16())
+    return rt::DType::F16;
+  if (element.isInteger(1))
+    return rt::DType::I1;
+  if (element.isInteger(32))
+    return rt::DType::I32;
+  if (element.isInteger(64))
+    return rt::DType::I64;
+  return std::nullopt;
+}
+
+static rt::TensorKind kindOf(train::Role role) {
+  switch (role) {
+  case train::Role::Param:
+    return rt::TensorKind::Param;
+  case train::Role::OptState:
+    return rt::TensorKind::OptState;
+  case train::Role::Buffer:
+    return rt::TensorKind::Buffer;
+  case train::Role::ScalerState:
+    return rt::TensorKind::ScalerState;
+  case train::Role::Input:
+    return rt::TensorKind::Input;
+  case train::Role::Label:
+    return rt::TensorKind::Label;
+  case train::Role::Loss:
+  case train::Role::Output:
+    break;
+  }
+  llvm_unreachable("not an argument role");
+}
+
+static rt::ResultRole resultRoleOf(train::Role role) {
+  switch (role) {
+  case train::Role::Loss:
+    return rt::ResultRole::Loss;
+  case train::Role::Param:
+    return rt::ResultRole::Param;
+  case train::Role::OptState:
+    return rt::ResultRole::OptState;
+  case train::Role::Buffer:
+    return rt::ResultRole::Buffer;
+  case train::Role::ScalerState:
+    return rt::ResultRole::ScalerState;
+  case train::Role::Output:
+    return rt::ResultRole::Output;
+  case train::Role::Input:
+  case train::Role::Label:
+    break;
+  }
+  llvm_unreachable("not a result role");
+}
+
+namespace {
+
+class PlanBuilder {
+public:
+  PlanBuilder(FunctionOpInterface step, const PlanOptions &options)
+      : step(step), options(options) {}
+
+  FailureOr<rt::Plan> build() {
+    if (!train::isTrainStep(step))
+      return step.emitOpError() << "is not a training step ('train.step')";
+    if (step.isExternal() || !llvm::hasSingleElement(step.getFunctionBody()))
+      return step.emitOpError()
+             << "must have a body of exactly one block to become a plan";
+    if (auto policy = step->getAttrOfType<StringAttr>(kPolicyAttrName))
+      plan.policy = policy.getValue().str();
+    else
+      plan.policy = "float32";
+
+    Block &body = step.getFunctionBody().front();
+    Operation *terminator = body.getTerminator();
+    if (failed(addArguments(body)))
+      return failure();
+
+    // The evaluation plan keeps only what the loss and the logits need.
+    llvm::SetVector<Operation *> needed;
+    Value logits;
+    if (options.evaluation && failed(collectForward(terminator, needed,
+                                                    logits)))
+      return failure();
+
+    for (Operation &op : body.without_terminator()) {
+      if (options.evaluation && !needed.contains(&op))
+        continue;
+      if (failed(addOp(&op)))
+        return failure();
+    }
+    if (failed(addResults(terminator, logits)))
+      return failure();
+
+    planMemory(plan);
+    rt::Status valid = plan.validate();
+    if (!valid.isOk())
+      return step.emitOpError() << "produced an invalid plan: "
+                                << valid.message();
+    return std::move(plan);
+  }
+
+private:
+  /// A tensor for `value`; fails with a located error for types the
+  /// runtime cannot hold.
+  FailureOr<uint32_t> addTensor(Value value, rt::TensorKind kind,
+                                std::string name, Location loc) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape())
+      return emitError(loc) << "the runtime needs static-shape tensors, got "
+                            << value.getType();
+    std::optional<rt::DType> dtype = dtypeOf(type.getElementType());
+    if (!dtype)
+      return emitError(loc) << "the runtime has no element type "
+                            << type.getElementType();
+    rt::TensorDesc desc;
+    desc.kind = kind;
+    desc.dtype = *dtype;
+    desc.shape.assign(type.getShape().begin(), type.getShape().end());
+    desc.name = std::move(name);
+    uint32_t id = plan.tensors.size();
+    plan.tensors.push_back(std::move(desc));
+    ids[value] = id;
+    return id;
+  }
+
+  LogicalResult addArguments(Block &body) {
+    unsigned inputs = 0, labels = 0;
+    llvm::StringSet<> names;
+    for (unsigned i = 0, e = step.getNumArguments(); i < e; ++i) {
+      train::Role role = *train::getArgRole(step, i);
+      std::string name = train::getArgName(step, i).str();
+      if (role == train::Role::Input && name.empty())
+        name = "input" + std::to_string(inputs++);
+      else if (role == train::Role::Label && name.empty())
+        name = "label" + std::to_string(labels++);
+      Location loc = body.getArgument(i).getLoc();
+      if (!names.insert(name).second)
+        return emitError(loc) << "two arguments of the step are named '"
+                              << name
+                              << "'; plan and checkpoint names must be unique";
+      auto id = addTensor(body.getArgument(i), kindOf(role), name, loc);
+      if (failed(id))
+        return failure();
+      if (role == train::Role::ScalerState) {
+        Attribute initial = step.getArgAttr(i, kInitialValueAttrName);
+        if (auto f = dyn_cast_or_null<FloatAttr>(initial))
+          plan.tensors[*id].initialValue = f.getValueAsDouble();
+        else if (auto n = dyn_cast_or_null<IntegerAttr>(initial))
+          plan.tensors[*id].initialValue = n.getValue().getSExtValue();
+      }
+    }
+    return success();
+  }
+
+  /// The ops the loss depends on, and the logits of the loss op.
+  LogicalResult collectForward(Operation *terminator,
+                               llvm::SetVector<Operation *> &needed,
+                               Value &logits) {
+    Value loss;
+    for (unsigned i = 0, e = step.getNumResults(); i < e; ++i)
+      if (train::getResultRole(step, i) == train::Role::Loss)
+        loss = terminator->getOperand(i);
+    if (auto ce = loss.getDefiningOp<train::SparseCrossEntropyOp>())
+      logits = ce.getLogits();
+    else
+      return step.emitOpError()
+             << "an evaluation plan needs the loss to come from "
+                "train.sparse_cross_entropy (its logits are the output)";
+    SmallVector<Value> work{loss, logits};
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val().getDefiningOp();
+      if (!op || !needed.insert(op))
+        continue;
+      for (Value operand : op->getOperands())
+        work.push_back(operand);
+    }
+    return success();
+  }
+
+  /// Appends the bytes of a constant to the plan's blob.
+  LogicalResult addConstant(Operation *op, Value value, ElementsAttr data) {
+    auto id = addTensor(value, rt::TensorKind::Constant, "", op->getLoc());
+    if (failed(id))
+      return failure();
+    rt::TensorDesc &desc = plan.tensors[*id];
+    uint64_t offset = (plan.constants.size() + 63) / 64 * 64;
+    plan.constants.resize(offset);
+    desc.offset = offset;
+    auto dense = dyn_cast<DenseElementsAttr>(data);
+    if (!dense)
+      return op->emitOpError() << "has a constant the runtime cannot hold "
+                                  "(only dense elements)";
+    size_t elementSize = rt::dtypeSize(desc.dtype);
+    int64_t count = desc.numElements();
+    plan.constants.resize(offset + count * elementSize);
+    uint8_t *out = plan.constants.data() + offset;
+    auto store = [&](int64_t i, uint64_t bits) {
+      std::memcpy(out + i * elementSize, &bits, elementSize); // little endian
+    };
+    if (isa<FloatType>(dense.getElementType())) {
+      auto values = dense.getValues<APFloat>();
+      for (int64_t i = 0; i < count; ++i)
+        store(i, values[dense.isSplat() ? 0 : i].bitcastToAPInt()
+                     .getZExtValue());
+    } else {
+      auto values = dense.getValues<APInt>();
+      for (int64_t i = 0; i < count; ++i)
+        store(i, values[dense.isSplat() ? 0 : i].getZExtValue());
+    }
+    return success();
+  }
+
+  /// An attribute as the runtime sees it, or failure.
+  FailureOr<rt::Attr> convertAttr(Operation *op, StringRef name,
+                                  Attribute attr) {
+    rt::Attr out;
+    if (isa<UnitAttr>(attr)) {
+      out.ints = {1};
+    } else if (auto b = dyn_cast<BoolAttr>(attr)) {
+      out.ints = {b.getValue()};
+    } else if (auto i = dyn_cast<IntegerAttr>(attr)) {
+      // The train dialect's enums are integer attributes: give kernels
+      // their spelling.
+      if (name == "layout") {
+        out.kind = rt::Attr::Kind::String;
+        out.str = train::stringifyLayout(
+                      static_cast<train::Layout>(i.getInt()))
+                      .str();
+      } else if (name == "predicate") {
+        out.kind = rt::Attr::Kind::String;
+        out.str = train::stringifyComparePredicate(
+                      static_cast<train::ComparePredicate>(i.getInt()))
+                      .str();
+      } else {
+        out.ints = {i.getValue().getSExtValue()};
+      }
+    } else if (auto f = dyn_cast<FloatAttr>(attr)) {
+      out.kind = rt::Attr::Kind::Floats;
+      out.floats = {f.getValueAsDouble()};
+    } else if (auto array = dyn_cast<DenseI64ArrayAttr>(attr)) {
+      out.ints.assign(array.asArrayRef().begin(), array.asArrayRef().end());
+    } else if (auto str = dyn_cast<StringAttr>(attr)) {
+      out.kind = rt::Attr::Kind::String;
+      out.str = str.getValue().str();
+    } else {
+      return op->emitOpError() << "has attribute '" << name
+                               << "' that the runtime cannot take: " << attr;
+    }
+    return out;
+  }
+
+  LogicalResult addOp(Operation *op) {
+    Attribute constant;
+    if (op->getNumResults() == 1 &&
+        matchPattern(op->getResult(0), m_Constant(&constant)))
+      if (auto elements = dyn_cast<ElementsAttr>(constant))
+        return addConstant(op, op->getResult(0), elements);
+
+    StringRef opName = op->getName().getStringRef();
+    const std::vector<std::string> &supported = rt::referenceBackendOps();
+    if (std::find(supported.begin(), supported.end(), opName.str()) ==
+        supported.end())
+      return op->emitOpError() << "has no runtime kernel";
+    if (op->getNumRegions() != 0)
+      return op->emitOpError() << "has regions, which plans cannot hold";
+
+    rt::KernelDesc kernel;
+    kernel.op = opName.str();
+    for (Value operand : op->getOperands()) {
+      auto it = ids.find(operand);
+      if (it == ids.end())
+        return op->emitOpError() << "reads a value the plan does not have";
+      kernel.inputs.push_back(it->second);
+    }
+    for (Value result : op->getResults()) {
+      auto id = addTensor(result, rt::TensorKind::Scratch, "", op->getLoc());
+      if (failed(id))
+        return failure();
+      kernel.outputs.push_back(*id);
+    }
+    // Every attribute, defaults included, except dialect annotations and
+    // the variadic operand bookkeeping.
+    NamedAttrList attrs(op->getAttrDictionary());
+    if (std::optional<RegisteredOperationName> info = op->getRegisteredInfo())
+      info->populateDefaultAttrs(attrs);
+    for (NamedAttribute attr : attrs) {
+      StringRef name = attr.getName().getValue();
+      if (name.contains('.') || name == "operandSegmentSizes" ||
+          name == "resultSegmentSizes")
+        continue;
+      auto converted = convertAttr(op, name, attr.getValue());
+      if (failed(converted))
+        return failure();
+      kernel.attrs[name.str()] = std::move(*converted);
+    }
+    plan.kernels.push_back(std::move(kernel));
+    return success();
+  }
+
+  LogicalResult addResults(Operation *terminator, Value logits) {
+    // Persistent state by (kind, name).
+    auto stateOf = [&](rt::TensorKind kind, StringRef name) -> uint32_t {
+      for (uint32_t t = 0; t < plan.tensors.size(); ++t)
+        if (plan.tensors[t].kind == kind && plan.tensors[t].name == name)
+          return t;
+      return UINT32_MAX;
+    };
+    auto valueId = [&](Value v) -> FailureOr<uint32_t> {
+      auto it = ids.find(v);
+      if (it == ids.end())
+        return terminator->emitOpError()
+               << "returns a value the plan does not have";
+      return it->second;
+    };
+    for (unsigned i = 0, e = step.getNumResults(); i < e; ++i) {
+      train::Role role = *train::getResultRole(step, i);
+      if (options.evaluation && role != train::Role::Loss)
+        continue;
+      auto value = valueId(terminator->getOperand(i));
+      if (failed(value))
+        return failure();
+      rt::ResultDesc result;
+      result.role = resultRoleOf(role);
+      result.value = *value;
+      result.name = train::getResultName(step, i).str();
+      if (train::isPersistent(role))
+        result.state = stateOf(kindOf(role), result.name);
+      else if (role == train::Role::Loss)
+        result.name = "loss";
+      else if (result.name.empty())
+        result.name = "output" + std::to_string(i);
+      plan.results.push_back(std::move(result));
+    }
+    if (options.evaluation) {
+      auto value = valueId(logits);
+      if (failed(value))
+        return failure();
+      plan.results.push_back(
+          {rt::ResultRole::Output, *value, UINT32_MAX, "logits"});
+    }
+    // The loss scaler's verdict, for the session's statistics.
+    for (auto check : step.getFunctionBody().getOps<mpd::UnscaleAndCheckOp>())
+      if (ids.count(check.getAllFinite()))
+        plan.results.push_back({rt::ResultRole::Output,
+                                ids[check.getAllFinite()], UINT32_MAX,
+                                "all_finite"});
+    return success();
+  }
+
+  FunctionOpInterface step;
+  PlanOptions options;
+  rt::Plan plan;
+  llvm::DenseMap<Value, uint32_t> ids;
+};
+
+} // namespace
+
+FailureOr<rt::Plan> mp::buildPlan(FunctionOpInterface step,
+                                  const PlanOptions &options) {
+  return PlanBuilder(step, options).build();
+}

@@ -1,0 +1,110 @@
+//===- mp-compile.cpp - compile a training step to an executable plan -----===//
+//
+//   mp-compile step.mlir -o step.mpplan [--mixed-precision="policy=..."]
+//                        [--eval]
+//
+// Parses and verifies the module, optionally runs the mixed-precision
+// pipeline (the options of --mp-mixed-precision), and writes the plan of
+// its `train.step` function (or, with --eval, the forward-only plan that
+// returns the loss and the logits).
+//
+//===----------------------------------------------------------------------===//
+#include "mp/InitAll.h"
+#include "mp/Target/Plan/PlanBuilder.h"
+#include "mp/Dialect/Train/IR/Roles.h"
+#include "mp/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                            llvm::cl::desc("<input .mlir>"),
+                                            llvm::cl::init("-"));
+static llvm::cl::opt<std::string>
+    outputFile("o", llvm::cl::desc("plan file to write"),
+               llvm::cl::value_desc("file"), llvm::cl::Required);
+static llvm::cl::opt<std::string> mixedPrecision(
+    "mixed-precision",
+    llvm::cl::desc("run the mixed-precision pipeline first, with these "
+                   "options (as --mp-mixed-precision takes them)"),
+    llvm::cl::init(""));
+static llvm::cl::opt<bool> runPipeline(
+    "pipeline", llvm::cl::desc("run the mixed-precision pipeline first"),
+    llvm::cl::init(false));
+static llvm::cl::opt<bool>
+    evaluation("eval", llvm::cl::desc("write the forward-only plan"),
+               llvm::cl::init(false));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "mp-compile: training step -> plan\n");
+
+  DialectRegistry registry;
+  mp::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto input = openInputFile(inputFile, &error);
+  if (!input) {
+    llvm::errs() << "mp-compile: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  if (runPipeline || !mixedPrecision.empty()) {
+    PassManager pm(&context);
+    auto options = mp::MixedPrecisionOptions::createFromString(mixedPrecision);
+    if (!options) {
+      llvm::errs() << "mp-compile: bad --mixed-precision options '"
+                   << mixedPrecision << "'\n";
+      return 1;
+    }
+    mp::buildMixedPrecisionPipeline(pm, *options);
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+
+  FunctionOpInterface step;
+  for (auto fn : module->getOps<FunctionOpInterface>()) {
+    if (!mp::train::isTrainStep(fn))
+      continue;
+    if (step) {
+      fn.emitError() << "more than one train.step function; mp-compile "
+                        "takes one";
+      return 1;
+    }
+    step = fn;
+  }
+  if (!step) {
+    emitError(module->getLoc()) << "no function is marked 'train.step'";
+    return 1;
+  }
+
+  mp::PlanOptions options;
+  options.evaluation = evaluation;
+  FailureOr<mp::rt::Plan> plan = mp::buildPlan(step, options);
+  if (failed(plan))
+    return 1;
+  mp::rt::Status written = mp::rt::writePlanFile(*plan, outputFile);
+  if (!written.isOk()) {
+    llvm::errs() << "mp-compile: " << written.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,141 @@
+//===- PlanBuilderTest.cpp - plans of the example steps -------------------===//
+//
+// Builds the plan of every example under every policy and checks the
+// static memory plan: scratch tensors that are alive at the same time never
+// share bytes, everything fits the arena, and reuse actually happens.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/Dialect/Train/IR/Roles.h"
+#include "mp/InitAll.h"
+#include "mp/Target/Plan/PlanBuilder.h"
+#include "mp/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+
+#ifndef MP_EXAMPLES_DIR
+#error "MP_EXAMPLES_DIR must name the examples folder"
+#endif
+
+namespace {
+
+struct Case {
+  const char *example;
+  const char *policy;
+};
+
+class PlanBuilderTest : public ::testing::TestWithParam<Case> {
+protected:
+  PlanBuilderTest() {
+    DialectRegistry registry;
+    mp::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  mp::rt::Plan compile(const Case &c, bool evaluation = false) {
+    std::string path = std::string(MP_EXAMPLES_DIR) + "/" + c.example;
+    module = parseSourceFile<ModuleOp>(path, &context);
+    EXPECT_TRUE(module) << "cannot parse " << path;
+    PassManager pm(&context);
+    auto options = mp::MixedPrecisionOptions::createFromString(
+        std::string("policy=") + c.policy);
+    mp::buildMixedPrecisionPipeline(pm, *options);
+    EXPECT_TRUE(succeeded(pm.run(*module)));
+    auto step = *module->getOps<FunctionOpInterface>().begin();
+    mp::PlanOptions planOptions;
+    planOptions.evaluation = evaluation;
+    FailureOr<mp::rt::Plan> plan = mp::buildPlan(step, planOptions);
+    EXPECT_TRUE(succeeded(plan));
+    return succeeded(plan) ? std::move(*plan) : mp::rt::Plan();
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+/// [first kernel, last kernel] during which each tensor holds a value.
+static std::vector<std::pair<size_t, size_t>>
+lifetimes(const mp::rt::Plan &plan) {
+  std::vector<std::pair<size_t, size_t>> life(plan.tensors.size(),
+                                              {SIZE_MAX, 0});
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    for (uint32_t t : plan.kernels[k].outputs) {
+      life[t].first = std::min(life[t].first, k);
+      life[t].second = std::max(life[t].second, k);
+    }
+    for (uint32_t t : plan.kernels[k].inputs)
+      life[t].second = std::max(life[t].second, k);
+  }
+  for (const mp::rt::ResultDesc &r : plan.results)
+    life[r.value].second = plan.kernels.size();
+  return life;
+}
+
+TEST_P(PlanBuilderTest, LiveScratchTensorsNeverAlias) {
+  mp::rt::Plan plan = compile(GetParam());
+  ASSERT_FALSE(plan.kernels.empty());
+  auto life = lifetimes(plan);
+  uint64_t total = 0;
+  std::vector<uint32_t> scratch;
+  for (uint32_t t = 0; t < plan.tensors.size(); ++t)
+    if (plan.tensors[t].kind == mp::rt::TensorKind::Scratch) {
+      scratch.push_back(t);
+      total += plan.tensors[t].byteSize();
+      EXPECT_LE(plan.tensors[t].offset + plan.tensors[t].byteSize(),
+                plan.arenaSize);
+    }
+  for (size_t i = 0; i < scratch.size(); ++i)
+    for (size_t j = i + 1; j < scratch.size(); ++j) {
+      const auto &a = plan.tensors[scratch[i]], &b = plan.tensors[scratch[j]];
+      auto la = life[scratch[i]], lb = life[scratch[j]];
+      bool together = la.first <= lb.second && lb.first <= la.second;
+      bool overlap = a.offset < b.offset + b.byteSize() &&
+                     b.offset < a.offset + a.byteSize() && a.byteSize() &&
+                     b.byteSize();
+      EXPECT_FALSE(together && overlap)
+          << "tensors " << scratch[i] << " and " << scratch[j]
+          << " are alive together and overlap";
+    }
+  // Reuse by liveness: the arena is smaller than all scratch together.
+  EXPECT_LT(plan.arenaSize, total);
+  EXPECT_TRUE(plan.validate().isOk()) << plan.validate().message();
+}
+
+TEST_P(PlanBuilderTest, EvaluationPlanHasNoUpdates) {
+  mp::rt::Plan plan = compile(GetParam(), /*evaluation=*/true);
+  ASSERT_EQ(plan.results.size(), 2u);
+  EXPECT_EQ(plan.results[0].role, mp::rt::ResultRole::Loss);
+  EXPECT_EQ(plan.results[1].name, "logits");
+  for (const mp::rt::KernelDesc &k : plan.kernels) {
+    EXPECT_NE(k.op, "train.grad_seed");
+    EXPECT_NE(k.op.rfind("train.sgd", 0), 0u) << k.op;
+    EXPECT_NE(k.op.rfind("train.adam", 0), 0u) << k.op;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, PlanBuilderTest,
+    ::testing::Values(Case{"mlp.mlir", "float32"},
+                      Case{"mlp.mlir", "mixed_bfloat16"},
+                      Case{"mlp.mlir", "mixed_float16"},
+                      Case{"cnn.mlir", "mixed_bfloat16"},
+                      Case{"cnn.mlir", "mixed_float16"},
+                      Case{"transformer.mlir", "float32"},
+                      Case{"transformer.mlir", "mixed_bfloat16"},
+                      Case{"transformer.mlir", "mixed_float16"}),
+    [](const auto &info) {
+      std::string name = std::string(info.param.example) + "_" +
+                         info.param.policy;
+      for (char &c : name)
+        if (!isalnum(static_cast<unsigned char>(c)))
+          c = '_';
+      return name;
+    });
+
+} // namespace
