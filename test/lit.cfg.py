@@ -2,6 +2,7 @@
 # lit configuration of mp's regression tests (read through lit.site.cfg.py,
 # which the build writes with the paths below).
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -22,5 +23,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.mp_tools_dir, config.llvm_tools_dir]
-tools = [ToolSubst("mp-opt", unresolved="fatal")]
+tools = [ToolSubst("mp-opt", unresolved="fatal"),
+         ToolSubst("mp-compile", unresolved="fatal"),
+         ToolSubst("mp-run", unresolved="fatal")]
+config.substitutions.append(("%python", sys.executable))
 llvm_config.add_tool_substitutions(tools, tool_dirs)

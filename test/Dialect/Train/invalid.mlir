@@ -1814,3 +1814,11 @@ func.func @unknown_role_in_step(%x: tensor<2xf32> {train.role = "weight"}) -> (t
   %0 = train.fill 0.0 : tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+func.func @bn_one_value_per_feature(%x: tensor<1x3xf32>, %s: tensor<3xf32>) -> tensor<1x3xf32> {
+  // expected-error @+1 {{normalizes 1 value per feature; the unbiased running variance needs at least 2}}
+  %y:5 = train.batch_norm %x, %s, %s, %s, %s : tensor<1x3xf32>, tensor<3xf32>
+  return %y#0 : tensor<1x3xf32>
+}

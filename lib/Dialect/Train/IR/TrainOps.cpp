@@ -312,7 +312,16 @@ LogicalResult BatchNormOp::verify() {
                          << num(momentum);
   if (!(getEpsilon().convertToDouble() > 0))
     return emitOpError() << "expects a positive epsilon";
-  return verifyPerFeature(*this, getX(), getFeatureDim(), getScale());
+  if (failed(verifyPerFeature(*this, getX(), getFeatureDim(), getScale())))
+    return failure();
+  // The running variance is unbiased: it needs two values per feature.
+  auto x = cast<ShapedType>(getX().getType());
+  int64_t perFeature = x.getNumElements() / shapeOf(getScale())[0];
+  if (perFeature < 2)
+    return emitOpError() << "normalizes " << perFeature
+                         << " value per feature; the unbiased running "
+                            "variance needs at least 2";
+  return success();
 }
 
 LogicalResult BatchNormGradOp::verify() {

@@ -25,6 +25,8 @@ enum class DType : uint32_t { F32 = 0, BF16 = 1, F16 = 2, I1 = 3, I32 = 4, I64 =
 size_t dtypeSize(DType dtype);
 const char *dtypeName(DType dtype); ///< "f32", "bf16", ...
 bool isFloat(DType dtype);
+/// "[2, 3]": how messages print shapes.
+std::string formatShape(const std::vector<int64_t> &shape);
 
 enum class TensorKind : uint32_t {
   Scratch = 0,     ///< lives in the arena at `offset` while live
@@ -37,6 +39,7 @@ enum class TensorKind : uint32_t {
   Constant = 7,    ///< data at `offset` in Plan::constants
 };
 bool isPersistent(TensorKind kind);
+const char *tensorKindName(TensorKind kind); ///< "param", "scratch", ...
 
 struct TensorDesc {
   TensorKind kind = TensorKind::Scratch;
@@ -46,6 +49,7 @@ struct TensorDesc {
   uint64_t offset = 0;     ///< arena offset (scratch) or constant offset
   double initialValue = 0; ///< scaler state only
 
+  /// -1 when a dimension is negative or the product overflows int64.
   int64_t numElements() const;
   uint64_t byteSize() const { return numElements() * dtypeSize(dtype); }
 };
@@ -81,6 +85,8 @@ enum class ResultRole : uint32_t {
   ScalerState = 4,
   Output = 5,
 };
+
+const char *resultRoleName(ResultRole role); ///< "loss", "param", ...
 
 struct ResultDesc {
   ResultRole role = ResultRole::Output;

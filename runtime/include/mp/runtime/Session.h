@@ -1,0 +1,155 @@
+//===- Session.h - run a plan step after step -------------------*- C++ -*-===//
+//
+// A session owns everything a plan needs to train: the persistent tensors
+// (params, optimizer state, buffers, loss-scaler state) that live across
+// steps, the bound inputs and labels, one arena for the scratch tensors of
+// a step, and the backend that runs the kernels. Tensors are addressed by
+// the names the plan gives them; results of a step (the loss and the
+// outputs) are read by their result names.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_SESSION_H
+#define MP_RUNTIME_SESSION_H
+
+#include "mp/runtime/Backend.h"
+#include "mp/runtime/Plan.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mp::rt {
+
+/// A tensor that can be set or read by name.
+struct TensorInfo {
+  std::string name;
+  /// The kind of the plan tensor: persistent kinds, Input and Label can be
+  /// set; results (`isOutput`) are read after a step.
+  TensorKind kind = TensorKind::Scratch;
+  bool isOutput = false; ///< the loss or an Output result of the step
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  uint64_t byteSize = 0;
+  uint32_t tensor = 0; ///< its id in the plan
+};
+
+/// What the loss scaler did. Kept when the plan reports the scaler's
+/// verdict as an Output named "all_finite" (the compiler adds it when it
+/// inserts loss scaling).
+struct ScalerStats {
+  bool enabled = false;          ///< the plan has the "all_finite" output
+  bool dynamicScale = false;     ///< a scaler_state tensor "loss_scale" exists
+  int64_t stepsRun = 0;          ///< steps completed, checkpoints included
+  int64_t stepsSkipped = 0;      ///< steps whose gradients were not finite
+  int64_t lastOverflowStep = -1; ///< 0-based index of the last one, or -1
+  float scale = 1;               ///< the current "loss_scale", else 1
+};
+
+class Session {
+public:
+  /// The result name the session watches for skipped steps, and the
+  /// scaler-state tensor it reports as the scale.
+  static constexpr const char *kAllFiniteName = "all_finite";
+  static constexpr const char *kLossScaleName = "loss_scale";
+
+  /// Validates `plan`, creates the backend named `backend` ("reference";
+  /// "" or "default" mean the reference backend), checks every kernel with
+  /// it and allocates all memory. Persistent tensors start at zero, scaler
+  /// state at its initial value.
+  static StatusOr<std::unique_ptr<Session>>
+  create(Plan plan, const std::string &backend = "default");
+  /// The same with a backend the caller made (tests, custom backends).
+  static StatusOr<std::unique_ptr<Session>>
+  create(Plan plan, std::unique_ptr<Backend> backend);
+
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  const Plan &plan() const { return plan_; }
+  /// planHash(plan()), computed once.
+  uint64_t planHash() const { return planHash_; }
+  const char *backendName() const { return backend_->name(); }
+
+  /// Every named tensor: persistent tensors, inputs and labels in plan
+  /// order, then the results (loss, outputs).
+  const std::vector<TensorInfo> &tensors() const { return infos_; }
+  /// nullptr when no tensor has that name.
+  const TensorInfo *findTensor(const std::string &name) const;
+
+  /// Copies `bytes` of `data` into the input, label or persistent tensor
+  /// `name`, whose dtype and shape must be `dtype` and `shape`.
+  Status setTensor(const std::string &name, DType dtype, const int64_t *shape,
+                   size_t rank, const void *data, size_t bytes);
+  Status setTensor(const std::string &name, DType dtype,
+                   const std::vector<int64_t> &shape, const void *data,
+                   size_t bytes) {
+    return setTensor(name, dtype, shape.data(), shape.size(), data, bytes);
+  }
+  /// Copies tensor `name` (of exactly `bytes` bytes) to `out`. Results hold
+  /// the values of the last step and cannot be read before one has run.
+  Status getTensor(const std::string &name, void *out, size_t bytes) const;
+  /// The storage of a persistent tensor, input or label (for writers that
+  /// must not copy, like checkpoints).
+  const void *tensorData(const TensorInfo &info) const;
+
+  /// Fills the params (and batch-norm running variances) with a seeded,
+  /// deterministic initialization; docs/runtime.md has the rules. Leaves
+  /// optimizer and scaler state alone.
+  Status initParams(uint64_t seed);
+
+  /// Runs one step: every kernel in order, then each persistent result
+  /// replaces its state tensor. On failure no state changes. `outLoss` may
+  /// be null.
+  Status runStep(float *outLoss = nullptr);
+  float lastLoss() const { return lastLoss_; }
+  ScalerStats scalerStats() const;
+
+  /// Sets the step counters (when a checkpoint is loaded).
+  Status restoreCounters(int64_t stepsRun, int64_t stepsSkipped,
+                         int64_t lastOverflowStep);
+
+private:
+  Session(Plan plan, std::unique_ptr<Backend> backend);
+  Status initialize();
+  uint8_t *storageOf(uint32_t tensor) const {
+    return views_[tensor].as<uint8_t>();
+  }
+
+  /// Memory aligned for any kernel's vector loads, freed with the session.
+  struct AlignedFree {
+    void operator()(uint8_t *p) const;
+  };
+  using Memory = std::unique_ptr<uint8_t[], AlignedFree>;
+  static StatusOr<Memory> allocate(uint64_t bytes, const char *what);
+
+  /// value -> state after a step; through `stage` when another result
+  /// overwrites the value first.
+  struct StateCopy {
+    const uint8_t *value;
+    uint8_t *state;
+    size_t bytes;
+    uint8_t *stage;
+  };
+
+  Plan plan_;
+  std::unique_ptr<Backend> backend_;
+  uint64_t planHash_ = 0;
+  Memory state_, arena_, staging_;
+  std::vector<TensorView> views_; ///< per tensor id
+  std::vector<std::vector<TensorView>> kernelInputs_, kernelOutputs_;
+  std::vector<StateCopy> copies_;
+  std::vector<TensorInfo> infos_;
+  std::unordered_map<std::string, size_t> byName_;
+  std::vector<uint32_t> unbound_; ///< inputs and labels never set
+  uint32_t lossTensor_ = 0;
+  int64_t allFiniteTensor_ = -1, lossScaleTensor_ = -1;
+  bool haveResults_ = false; ///< a step has run and its results are valid
+  float lastLoss_ = 0;
+  int64_t stepsRun_ = 0, stepsSkipped_ = 0, lastOverflowStep_ = -1;
+};
+
+} // namespace mp::rt
+
+#endif // MP_RUNTIME_SESSION_H

@@ -1,0 +1,213 @@
+//===- Checkpoint.cpp - save and restore a session's state ----------------===//
+#include "mp/runtime/Checkpoint.h"
+
+#include "core/Hash.h"
+#include "core/Json.h"
+#include "mp/runtime/Safetensors.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <set>
+
+using namespace mp::rt;
+
+static constexpr const char *kFormat = "mp.checkpoint";
+/// Metadata naming the scaler-state tensors (a JSON array of strings), which
+/// belong to the plan's policy rather than to the model.
+static constexpr const char *kScalerStateKey = "scaler_state";
+
+Status mp::rt::saveCheckpoint(const Session &session, const std::string &path) {
+  std::vector<SafetensorsTensor> tensors;
+  std::string scalerState;
+  for (const TensorInfo &info : session.tensors()) {
+    if (info.isOutput || !isPersistent(info.kind))
+      continue;
+    tensors.push_back({info.name, info.dtype, info.shape,
+                       session.tensorData(info), info.byteSize});
+    if (info.kind == TensorKind::ScalerState)
+      scalerState += (scalerState.empty() ? "" : ",") + quoteJson(info.name);
+  }
+  ScalerStats stats = session.scalerStats();
+  std::map<std::string, std::string> metadata = {
+      {"format", kFormat},
+      {"format_version", std::to_string(kCheckpointVersion)},
+      {"step", std::to_string(stats.stepsRun)},
+      {"policy", session.plan().policy},
+      {"plan_hash", hex64(session.planHash())},
+      {"steps_skipped", std::to_string(stats.stepsSkipped)},
+      {"last_overflow_step", std::to_string(stats.lastOverflowStep)},
+      {kScalerStateKey, "[" + scalerState + "]"},
+  };
+  return writeSafetensorsFile(path, tensors, metadata);
+}
+
+namespace {
+
+/// Matches the tensors of a file against the session's, collecting every
+/// problem before anything is copied.
+class TensorMatcher {
+public:
+  TensorMatcher(Session &session, const SafetensorsFile &file)
+      : session(session), file(file) {}
+
+  /// `info` must be in the file (or may be absent when `optional`).
+  void expect(const TensorInfo &info, bool optional) {
+    const SafetensorsTensor *tensor = file.find(info.name);
+    matched.insert(info.name);
+    if (!tensor) {
+      if (!optional)
+        missing.push_back(info.name);
+      return;
+    }
+    if (tensor->dtype != info.dtype || tensor->shape != info.shape) {
+      mismatches.push_back("'" + info.name + "' is " +
+                           safetensorsDtypeName(tensor->dtype) +
+                           formatShape(tensor->shape) + " in the file but " +
+                           safetensorsDtypeName(info.dtype) +
+                           formatShape(info.shape) + " in the plan");
+      return;
+    }
+    loads.push_back({&info, tensor});
+  }
+  /// File tensors with this name are neither loaded nor unexpected.
+  void skip(const std::string &name) { matched.insert(name); }
+
+  /// Fails naming every problem found.
+  Status check(const std::string &path) const {
+    std::vector<std::string> unexpected;
+    for (const SafetensorsTensor &tensor : file.tensors)
+      if (!matched.count(tensor.name))
+        unexpected.push_back(tensor.name);
+    std::string problems;
+    auto list = [&](const char *what, const std::vector<std::string> &names,
+                    bool quote) {
+      if (names.empty())
+        return;
+      problems += problems.empty() ? "" : "; ";
+      problems += what;
+      for (size_t i = 0; i < names.size(); ++i)
+        problems +=
+            (i ? ", " : " ") + (quote ? "'" + names[i] + "'" : names[i]);
+    };
+    list("missing from the file:", missing, true);
+    list("not in the plan:", unexpected, true);
+    list("mismatched:", mismatches, false);
+    if (!problems.empty())
+      return invalidArgument("'" + path +
+                             "' does not match the plan: " + problems);
+    return Status::ok();
+  }
+
+  /// Copies every matched tensor; check() has vouched for them.
+  Status copy() {
+    for (const auto &[info, tensor] : loads)
+      MP_RETURN_IF_ERROR(session.setTensor(info->name, tensor->dtype,
+                                           tensor->shape, tensor->data,
+                                           tensor->byteSize));
+    return Status::ok();
+  }
+
+private:
+  Session &session;
+  const SafetensorsFile &file;
+  std::set<std::string> matched;
+  std::vector<std::string> missing, mismatches;
+  std::vector<std::pair<const TensorInfo *, const SafetensorsTensor *>> loads;
+};
+
+} // namespace
+
+/// The integer metadata `key`, or an error naming the file.
+static Status readCounter(const SafetensorsFile &file, const std::string &path,
+                          const char *key, int64_t &out) {
+  auto it = file.metadata.find(key);
+  const std::string *text = it == file.metadata.end() ? nullptr : &it->second;
+  size_t used = 0;
+  bool ok = text && !text->empty();
+  if (ok) {
+    errno = 0;
+    char *end = nullptr;
+    long long value = std::strtoll(text->c_str(), &end, 10);
+    used = static_cast<size_t>(end - text->c_str());
+    ok = errno == 0 && used == text->size();
+    out = value;
+  }
+  if (!ok)
+    return dataLoss("'" + path + "': checkpoint metadata '" + key + "' is " +
+                    (text ? "'" + *text + "', not an integer" : "missing"));
+  return Status::ok();
+}
+
+Status mp::rt::loadCheckpoint(Session &session, const std::string &path,
+                              const CheckpointLoadOptions &options) {
+  StatusOr<SafetensorsFile> file = readSafetensorsFile(path);
+  if (!file.isOk())
+    return file.status();
+  const std::map<std::string, std::string> &metadata = file->metadata;
+  auto meta = [&](const char *key) -> std::string {
+    auto it = metadata.find(key);
+    return it == metadata.end() ? "" : it->second;
+  };
+  if (meta("format") != kFormat)
+    return invalidArgument(
+        "'" + path + "' is not an mp checkpoint (no \"format\": \"" + kFormat +
+        "\" metadata); load plain safetensors files as "
+        "params");
+  if (meta("format_version") != std::to_string(kCheckpointVersion))
+    return invalidArgument("'" + path + "' has checkpoint format version '" +
+                           meta("format_version") +
+                           "'; this runtime reads version " +
+                           std::to_string(kCheckpointVersion));
+  if (!file->hasChecksum)
+    return dataLoss("'" + path + "': checkpoint without its checksum");
+  std::string hash = hex64(session.planHash());
+  if (!options.ignorePlanHash && meta("plan_hash") != hash)
+    return invalidArgument(
+        "'" + path + "' was saved by plan " + meta("plan_hash") + " (policy '" +
+        meta("policy") + "'), but this session runs plan " + hash +
+        " (policy '" + session.plan().policy +
+        "'); load it with 'ignore plan hash' to take its tensors anyway");
+
+  int64_t step, skipped, lastOverflow;
+  MP_RETURN_IF_ERROR(readCounter(*file, path, "step", step));
+  MP_RETURN_IF_ERROR(readCounter(*file, path, "steps_skipped", skipped));
+  MP_RETURN_IF_ERROR(
+      readCounter(*file, path, "last_overflow_step", lastOverflow));
+
+  TensorMatcher matcher(session, *file);
+  for (const TensorInfo &info : session.tensors())
+    if (!info.isOutput && isPersistent(info.kind))
+      matcher.expect(info, options.ignorePlanHash &&
+                               info.kind == TensorKind::ScalerState);
+  if (options.ignorePlanHash) {
+    // Another policy's scaler state is not this plan's business.
+    StatusOr<JsonValue> names = parseJson(meta(kScalerStateKey));
+    if (!names.isOk() || names->kind != JsonValue::Kind::Array)
+      return dataLoss("'" + path + "': checkpoint metadata '" +
+                      kScalerStateKey + "' is not a JSON array");
+    for (const JsonValue &name : names->items)
+      matcher.skip(name.text);
+  }
+  MP_RETURN_IF_ERROR(matcher.check(path));
+  Status counters = session.restoreCounters(step, skipped, lastOverflow);
+  if (!counters.isOk())
+    return dataLoss("'" + path + "': " + counters.message());
+  return matcher.copy();
+}
+
+Status mp::rt::loadParams(Session &session, const std::string &path) {
+  StatusOr<SafetensorsFile> file = readSafetensorsFile(path);
+  if (!file.isOk())
+    return file.status();
+  TensorMatcher matcher(session, *file);
+  for (const TensorInfo &info : session.tensors()) {
+    if (info.isOutput)
+      continue;
+    if (info.kind == TensorKind::Param || info.kind == TensorKind::Buffer)
+      matcher.expect(info, info.kind == TensorKind::Buffer);
+    else
+      matcher.skip(info.name);
+  }
+  MP_RETURN_IF_ERROR(matcher.check(path));
+  return matcher.copy();
+}

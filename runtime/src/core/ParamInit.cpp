@@ -1,0 +1,92 @@
+//===- ParamInit.cpp - seeded, deterministic parameter initialization -----===//
+//
+// PyTorch-like defaults that need nothing but the plan (docs/runtime.md):
+//   - rank >= 2: uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)), what nn.Linear and
+//     nn.Conv2d give their weights (kaiming_uniform with a = sqrt(5)). The
+//     fan-in is the product of all dimensions but the output one: the last
+//     for [in, out] matmul weights and HWIO filters, the first for the OIHW
+//     filters of NCHW convolutions (found by following the param, through
+//     mp.cast copies, to the filter operand of a conv kernel);
+//   - rank 0 and 1: zero (biases), except rank-1 params named "*.weight",
+//     which are normalization scales: one;
+//   - buffers named "*running_var": one; other buffers zero.
+// Each tensor draws from its own stream, seeded by the seed and its name,
+// so that adding a parameter to a model does not change the others.
+//
+//===----------------------------------------------------------------------===//
+#include "core/Hash.h"
+#include "mp/runtime/Session.h"
+#include "mp/runtime/Tensor.h"
+
+#include <cmath>
+
+using namespace mp::rt;
+
+static bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// SplitMix64 (Steele et al.): tiny, fast, and good enough to initialize.
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }
+
+private:
+  uint64_t state;
+};
+
+/// Whether `param` reaches the filter operand of an NCHW convolution (whose
+/// filters are OIHW), directly or through mp.cast copies.
+static bool isOihwFilter(const Plan &plan, uint32_t param) {
+  std::vector<bool> carries(plan.tensors.size(), false);
+  carries[param] = true;
+  for (const KernelDesc &kernel : plan.kernels) {
+    if (kernel.op == "mp.cast" && kernel.inputs.size() == 1 &&
+        kernel.outputs.size() == 1 && carries[kernel.inputs[0]])
+      carries[kernel.outputs[0]] = true;
+    bool takesFilter = kernel.op == "train.conv2d" ||
+                       kernel.op == "train.conv2d_backward_data";
+    if (takesFilter && kernel.inputs.size() >= 2 && carries[kernel.inputs[1]]) {
+      const std::string *layout = kernel.getString("layout");
+      return layout && *layout == "NCHW";
+    }
+  }
+  return false;
+}
+
+Status Session::initParams(uint64_t seed) {
+  for (uint32_t t = 0; t < plan_.tensors.size(); ++t) {
+    const TensorDesc &desc = plan_.tensors[t];
+    const TensorView &view = views_[t];
+    int64_t count = desc.numElements();
+    bool isParam = desc.kind == TensorKind::Param;
+    if ((!isParam && desc.kind != TensorKind::Buffer) || !isFloat(desc.dtype))
+      continue;
+    size_t rank = desc.shape.size();
+    if (!isParam || rank < 2) {
+      bool one = isParam ? rank == 1 && endsWith(desc.name, ".weight")
+                         : endsWith(desc.name, "running_var");
+      for (int64_t i = 0; i < count; ++i)
+        storeFloat(view, i, one ? 1.0f : 0.0f);
+      continue;
+    }
+    int64_t outputs =
+        isOihwFilter(plan_, t) ? desc.shape.front() : desc.shape.back();
+    int64_t fanIn = outputs ? count / outputs : 0;
+    double bound = fanIn ? 1.0 / std::sqrt(static_cast<double>(fanIn)) : 0.0;
+    SplitMix64 rng(seed ^ fnv1a64(desc.name.data(), desc.name.size()));
+    for (int64_t i = 0; i < count; ++i)
+      storeFloat(view, i,
+                 static_cast<float>(bound * (2.0 * rng.uniform() - 1.0)));
+  }
+  return Status::ok();
+}

@@ -1,0 +1,124 @@
+//===- Plan.cpp - dtypes, tensor kinds and sizes --------------------------===//
+//
+// The small helpers of the plan's data model. Validation, the file format
+// and the kernel attribute getters live in their own files.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Plan.h"
+#include "core/Sizes.h"
+
+using namespace mp::rt;
+
+size_t mp::rt::dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::BF16:
+  case DType::F16:
+    return 2;
+  case DType::I1:
+    return 1;
+  case DType::I64:
+    return 8;
+  }
+  return 0; // not a dtype: validate() and the parser reject it
+}
+
+const char *mp::rt::dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
+  case DType::I1:
+    return "i1";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  }
+  return "<unknown dtype>";
+}
+
+bool mp::rt::isFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16;
+}
+
+std::string mp::rt::formatShape(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+const char *mp::rt::tensorKindName(TensorKind kind) {
+  switch (kind) {
+  case TensorKind::Scratch:
+    return "scratch";
+  case TensorKind::Param:
+    return "param";
+  case TensorKind::OptState:
+    return "opt_state";
+  case TensorKind::Buffer:
+    return "buffer";
+  case TensorKind::ScalerState:
+    return "scaler_state";
+  case TensorKind::Input:
+    return "input";
+  case TensorKind::Label:
+    return "label";
+  case TensorKind::Constant:
+    return "constant";
+  }
+  return "<unknown kind>";
+}
+
+const char *mp::rt::resultRoleName(ResultRole role) {
+  switch (role) {
+  case ResultRole::Loss:
+    return "loss";
+  case ResultRole::Param:
+    return "param";
+  case ResultRole::OptState:
+    return "opt_state";
+  case ResultRole::Buffer:
+    return "buffer";
+  case ResultRole::ScalerState:
+    return "scaler_state";
+  case ResultRole::Output:
+    return "output";
+  }
+  return "<unknown role>";
+}
+
+bool mp::rt::isPersistent(TensorKind kind) {
+  return kind == TensorKind::Param || kind == TensorKind::OptState ||
+         kind == TensorKind::Buffer || kind == TensorKind::ScalerState;
+}
+
+/// -1 for a negative dimension or a product that overflows int64, so that
+/// a hostile shape can be detected (validate() rejects both) instead of
+/// wrapping around.
+int64_t TensorDesc::numElements() const {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0 || __builtin_mul_overflow(count, dim, &count))
+      return -1;
+  }
+  return count;
+}
+
+std::optional<uint64_t>
+mp::rt::checkedByteSize(const std::vector<int64_t> &shape, DType dtype) {
+  TensorDesc desc;
+  desc.shape = shape;
+  int64_t count = desc.numElements();
+  uint64_t size = dtypeSize(dtype);
+  if (count < 0 || size == 0 ||
+      static_cast<uint64_t>(count) > kMaxTensorBytes / size)
+    return std::nullopt;
+  return static_cast<uint64_t>(count) * size;
+}

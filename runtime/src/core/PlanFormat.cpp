@@ -1,0 +1,272 @@
+//===- PlanFormat.cpp - the binary plan file ------------------------------===//
+//
+// Layout (docs/plan-format.md): a 32-byte header -- magic "MPPLAN\0\0",
+// u32 version, u32 reserved (0), u64 payload size, u64 FNV-1a of the
+// payload -- then the payload: policy, arena size, tensors, kernels,
+// results, constants. Little-endian; strings and arrays are u32-length
+// prefixed. Serialization is canonical (attributes in name order), so a
+// parsed plan serializes to the same bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "core/ByteIO.h"
+#include "core/FileIO.h"
+#include "core/Hash.h"
+#include "mp/runtime/Plan.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace mp::rt;
+
+static const uint8_t kMagic[8] = {'M', 'P', 'P', 'L', 'A', 'N', 0, 0};
+static constexpr size_t kHeaderSize = 32;
+
+/// Smallest encodings, which bound how many records the bytes left can
+/// hold: kind + dtype + rank + name length + offset + initial value.
+static constexpr size_t kMinTensorBytes = 4 + 4 + 4 + 4 + 8 + 8;
+/// op length + input count + output count + attribute count.
+static constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4;
+/// name length + kind + element count (or string length).
+static constexpr size_t kMinAttrBytes = 4 + 1 + 4;
+/// role + value + state + name length.
+static constexpr size_t kMinResultBytes = 4 + 4 + 4 + 4;
+
+static std::vector<uint8_t> serializePayload(const Plan &plan) {
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.str(plan.policy);
+  w.u64(plan.arenaSize);
+  w.u32(static_cast<uint32_t>(plan.tensors.size()));
+  for (const TensorDesc &t : plan.tensors) {
+    w.u32(static_cast<uint32_t>(t.kind));
+    w.u32(static_cast<uint32_t>(t.dtype));
+    w.array(t.shape);
+    w.str(t.name);
+    w.u64(t.offset);
+    w.f64(t.initialValue);
+  }
+  w.u32(static_cast<uint32_t>(plan.kernels.size()));
+  for (const KernelDesc &k : plan.kernels) {
+    w.str(k.op);
+    w.array(k.inputs);
+    w.array(k.outputs);
+    w.u32(static_cast<uint32_t>(k.attrs.size()));
+    for (const auto &[name, attr] : k.attrs) {
+      w.str(name);
+      w.u8(static_cast<uint8_t>(attr.kind));
+      switch (attr.kind) {
+      case Attr::Kind::Ints:
+        w.array(attr.ints);
+        break;
+      case Attr::Kind::Floats:
+        w.array(attr.floats);
+        break;
+      case Attr::Kind::String:
+        w.str(attr.str);
+        break;
+      }
+    }
+  }
+  w.u32(static_cast<uint32_t>(plan.results.size()));
+  for (const ResultDesc &r : plan.results) {
+    w.u32(static_cast<uint32_t>(r.role));
+    w.u32(r.value);
+    w.u32(r.state);
+    w.str(r.name);
+  }
+  w.u64(plan.constants.size());
+  w.bytes(plan.constants.data(), plan.constants.size());
+  return out;
+}
+
+std::vector<uint8_t> mp::rt::serializePlan(const Plan &plan) {
+  std::vector<uint8_t> payload = serializePayload(plan);
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderSize + payload.size());
+  ByteWriter w(out);
+  w.bytes(kMagic, sizeof(kMagic));
+  w.u32(Plan::kVersion);
+  w.u32(0);
+  w.u64(payload.size());
+  w.u64(fnv1a64(payload.data(), payload.size()));
+  w.bytes(payload.data(), payload.size());
+  return out;
+}
+
+uint64_t mp::rt::planHash(const Plan &plan) {
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  return fnv1a64(bytes.data(), bytes.size());
+}
+
+namespace {
+
+/// Reads the payload into a Plan; the first malformed field stops it.
+class PayloadParser {
+public:
+  PayloadParser(const uint8_t *data, size_t size) : r(data, size) {}
+
+  /// Empty on success, else what was malformed (the caller adds where).
+  std::string parse(Plan &plan) {
+    if (!r.str(plan.policy) || !r.u64(plan.arenaSize))
+      return "truncated header fields";
+    uint32_t count;
+    if (!r.count(count, kMinTensorBytes))
+      return "bad tensor count";
+    plan.tensors.resize(count);
+    for (uint32_t i = 0; i < count; ++i)
+      if (std::string error = parseTensor(plan.tensors[i]); !error.empty())
+        return "tensor " + std::to_string(i) + ": " + error;
+    if (!r.count(count, kMinKernelBytes))
+      return "bad kernel count";
+    plan.kernels.resize(count);
+    for (uint32_t i = 0; i < count; ++i)
+      if (std::string error = parseKernel(plan.kernels[i]); !error.empty())
+        return "kernel #" + std::to_string(i) + ": " + error;
+    if (!r.count(count, kMinResultBytes))
+      return "bad result count";
+    plan.results.resize(count);
+    for (uint32_t i = 0; i < count; ++i)
+      if (std::string error = parseResult(plan.results[i]); !error.empty())
+        return "result #" + std::to_string(i) + ": " + error;
+    uint64_t constants;
+    if (!r.u64(constants) || constants != r.remaining())
+      return "the constants blob does not end the payload";
+    plan.constants.resize(constants);
+    if (!r.bytes(plan.constants.data(), constants))
+      return "truncated constants";
+    return "";
+  }
+
+  size_t position() const { return r.position(); }
+
+private:
+  std::string parseTensor(TensorDesc &t) {
+    uint32_t kind, dtype;
+    if (!r.u32(kind) || !r.u32(dtype) || !r.array(t.shape) || !r.str(t.name) ||
+        !r.u64(t.offset) || !r.f64(t.initialValue))
+      return "truncated";
+    if (kind > static_cast<uint32_t>(TensorKind::Constant))
+      return "unknown kind " + std::to_string(kind);
+    if (dtype > static_cast<uint32_t>(DType::I64))
+      return "unknown dtype " + std::to_string(dtype);
+    t.kind = static_cast<TensorKind>(kind);
+    t.dtype = static_cast<DType>(dtype);
+    return "";
+  }
+
+  std::string parseKernel(KernelDesc &k) {
+    uint32_t count;
+    if (!r.str(k.op) || !r.array(k.inputs) || !r.array(k.outputs) ||
+        !r.count(count, kMinAttrBytes))
+      return "truncated";
+    for (uint32_t i = 0; i < count; ++i) {
+      std::string name;
+      uint8_t kind;
+      if (!r.str(name) || !r.u8(kind))
+        return "truncated";
+      // Canonical order doubles as the duplicate check.
+      if (!k.attrs.empty() && !(k.attrs.rbegin()->first < name))
+        return "attribute '" + name + "' out of order or repeated";
+      Attr &attr = k.attrs[name];
+      switch (kind) {
+      case static_cast<uint8_t>(Attr::Kind::Ints):
+        attr.kind = Attr::Kind::Ints;
+        r.array(attr.ints);
+        break;
+      case static_cast<uint8_t>(Attr::Kind::Floats):
+        attr.kind = Attr::Kind::Floats;
+        r.array(attr.floats);
+        break;
+      case static_cast<uint8_t>(Attr::Kind::String):
+        attr.kind = Attr::Kind::String;
+        r.str(attr.str);
+        break;
+      default:
+        return "attribute '" + name + "' has unknown kind " +
+               std::to_string(kind);
+      }
+      if (r.failed())
+        return "truncated";
+    }
+    return "";
+  }
+
+  std::string parseResult(ResultDesc &result) {
+    uint32_t role;
+    if (!r.u32(role) || !r.u32(result.value) || !r.u32(result.state) ||
+        !r.str(result.name))
+      return "truncated";
+    if (role > static_cast<uint32_t>(ResultRole::Output))
+      return "unknown role " + std::to_string(role);
+    result.role = static_cast<ResultRole>(role);
+    return "";
+  }
+
+  ByteReader r;
+};
+
+} // namespace
+
+StatusOr<Plan> mp::rt::parsePlan(const std::vector<uint8_t> &bytes,
+                                 const std::string &origin) {
+  size_t size = bytes.size();
+  size_t magicBytes = std::min(size, sizeof(kMagic));
+  if (magicBytes && std::memcmp(bytes.data(), kMagic, magicBytes) != 0)
+    return invalidArgument(origin + ": not a plan file (no \"MPPLAN\" magic)");
+  if (size < kHeaderSize)
+    return dataLoss(origin + ": truncated plan: " + std::to_string(size) +
+                    " bytes, the header alone has " +
+                    std::to_string(kHeaderSize));
+  ByteReader header(bytes.data() + sizeof(kMagic),
+                    kHeaderSize - sizeof(kMagic));
+  uint32_t version, reserved;
+  uint64_t payloadSize, checksum;
+  header.u32(version);
+  header.u32(reserved);
+  header.u64(payloadSize);
+  header.u64(checksum);
+  if (version != Plan::kVersion)
+    return invalidArgument(
+        origin + ": plan format version " + std::to_string(version) +
+        ", but this runtime reads "
+        "version " +
+        std::to_string(Plan::kVersion) + "; recompile the plan");
+  if (reserved != 0)
+    return dataLoss(origin + ": corrupt plan header (reserved field is " +
+                    std::to_string(reserved) + ")");
+  uint64_t available = size - kHeaderSize;
+  if (payloadSize != available)
+    return dataLoss(
+        origin + ": " + (payloadSize > available ? "truncated" : "corrupt") +
+        " plan: the header announces " + std::to_string(payloadSize) +
+        " payload bytes, the file has " + std::to_string(available));
+  const uint8_t *payload = bytes.data() + kHeaderSize;
+  uint64_t computed = fnv1a64(payload, available);
+  if (computed != checksum)
+    return dataLoss(origin + ": corrupt plan: checksum " + hex64(computed) +
+                    " does not match the recorded " + hex64(checksum));
+
+  Plan plan;
+  PayloadParser parser(payload, available);
+  if (std::string error = parser.parse(plan); !error.empty())
+    return dataLoss(origin + ": malformed plan (payload byte " +
+                    std::to_string(parser.position()) + "): " + error);
+  if (Status valid = plan.validate(); !valid.isOk())
+    return invalidArgument(origin + ": invalid plan: " + valid.message());
+  return plan;
+}
+
+Status mp::rt::writePlanFile(const Plan &plan, const std::string &path) {
+  if (Status valid = plan.validate(); !valid.isOk())
+    return invalidArgument("refusing to write an invalid plan to '" + path +
+                           "': " + valid.message());
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  return writeFileAtomically(path, {{bytes.data(), bytes.size()}});
+}
+
+StatusOr<Plan> mp::rt::readPlanFile(const std::string &path) {
+  StatusOr<std::vector<uint8_t>> bytes = readFile(path);
+  if (!bytes.isOk())
+    return bytes.status();
+  return parsePlan(*bytes, path);
+}

@@ -1,0 +1,302 @@
+//===- PlanValidate.cpp - the consistency rules of a plan -----------------===//
+//
+// A plan comes from a file, so nothing in it is trusted: the session builds
+// raw pointers from its ids and offsets, and runs kernels in its order.
+// validate() checks everything that would otherwise turn a bad plan into a
+// crash or a silent wrong result, and names the kernel or tensor at fault.
+//
+//===----------------------------------------------------------------------===//
+#include "core/Sizes.h"
+#include "mp/runtime/Plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace mp::rt;
+
+namespace {
+
+/// What validate() learns about a plan on its way through.
+class Validator {
+public:
+  explicit Validator(const Plan &plan) : plan(plan) {}
+
+  Status run() {
+    if (plan.tensors.size() >= UINT32_MAX)
+      return invalidArgument("plan has " + std::to_string(plan.tensors.size()) +
+                             " tensors; ids are 32-bit");
+    MP_RETURN_IF_ERROR(checkTensors());
+    MP_RETURN_IF_ERROR(checkKernels());
+    MP_RETURN_IF_ERROR(checkResults());
+    return checkArenaLifetimes();
+  }
+
+private:
+  /// "tensor 7 'fc1.weight' (param)", or "tensor 7 (scratch)" unnamed.
+  std::string describe(uint32_t id) const {
+    const TensorDesc &t = plan.tensors[id];
+    std::string text = "tensor " + std::to_string(id);
+    if (!t.name.empty())
+      text += " '" + t.name + "'";
+    return text + " (" + tensorKindName(t.kind) + ")";
+  }
+
+  std::string describeKernel(size_t index) const {
+    return "kernel #" + std::to_string(index) + " (" + plan.kernels[index].op +
+           ")";
+  }
+
+  Status checkTensors() {
+    sizes.resize(plan.tensors.size());
+    for (uint32_t id = 0; id < plan.tensors.size(); ++id) {
+      const TensorDesc &t = plan.tensors[id];
+      if (static_cast<uint32_t>(t.kind) >
+          static_cast<uint32_t>(TensorKind::Constant))
+        return invalidArgument("tensor " + std::to_string(id) +
+                               " has unknown kind " +
+                               std::to_string(static_cast<uint32_t>(t.kind)));
+      if (dtypeSize(t.dtype) == 0)
+        return invalidArgument(describe(id) + " has unknown dtype " +
+                               std::to_string(static_cast<uint32_t>(t.dtype)));
+      std::optional<uint64_t> size = checkedByteSize(t.shape, t.dtype);
+      if (!size)
+        return invalidArgument(describe(id) + " has an invalid shape " +
+                               formatShape(t.shape) +
+                               " (a negative dimension or too many elements)");
+      sizes[id] = *size;
+
+      bool named = isPersistent(t.kind) || t.kind == TensorKind::Input ||
+                   t.kind == TensorKind::Label;
+      if (named) {
+        if (t.name.empty())
+          return invalidArgument(describe(id) +
+                                 " needs a name: persistent tensors, inputs "
+                                 "and labels are bound by name");
+        auto [it, inserted] = names.emplace(t.name, id);
+        if (!inserted)
+          return invalidArgument(describe(id) + " has the same name as " +
+                                 describe(it->second));
+      }
+      if (t.kind == TensorKind::ScalerState && !std::isfinite(t.initialValue))
+        return invalidArgument(describe(id) +
+                               " has a non-finite initial value");
+      if (t.kind == TensorKind::Scratch)
+        MP_RETURN_IF_ERROR(checkRange(id, plan.arenaSize, "arena"));
+      if (t.kind == TensorKind::Constant)
+        MP_RETURN_IF_ERROR(
+            checkRange(id, plan.constants.size(), "constants blob"));
+    }
+    return Status::ok();
+  }
+
+  /// Scratch and constant tensors live at an offset in a larger block; they
+  /// must fit in it and be aligned to their element size, so that kernels
+  /// may access them as typed arrays.
+  Status checkRange(uint32_t id, uint64_t blockSize, const char *block) {
+    const TensorDesc &t = plan.tensors[id];
+    if (t.offset % dtypeSize(t.dtype) != 0)
+      return invalidArgument(describe(id) + " has offset " +
+                             std::to_string(t.offset) + " in the " + block +
+                             ", not a multiple of its element size " +
+                             std::to_string(dtypeSize(t.dtype)));
+    if (t.offset > blockSize || sizes[id] > blockSize - t.offset)
+      return invalidArgument(
+          describe(id) + " at offset " + std::to_string(t.offset) + " with " +
+          std::to_string(sizes[id]) + " bytes ends past the " + block + " of " +
+          std::to_string(blockSize) + " bytes");
+    return Status::ok();
+  }
+
+  Status checkKernels() {
+    definedBy.assign(plan.tensors.size(), -1);
+    lastUse.assign(plan.tensors.size(), -1);
+    for (size_t k = 0; k < plan.kernels.size(); ++k) {
+      const KernelDesc &kernel = plan.kernels[k];
+      if (kernel.op.empty())
+        return invalidArgument("kernel #" + std::to_string(k) +
+                               " has no op name");
+      for (size_t i = 0; i < kernel.inputs.size(); ++i) {
+        uint32_t id = kernel.inputs[i];
+        if (id >= plan.tensors.size())
+          return invalidArgument(describeKernel(k) + ": input " +
+                                 std::to_string(i) + " is tensor " +
+                                 std::to_string(id) + ", but the plan has " +
+                                 std::to_string(plan.tensors.size()));
+        if (plan.tensors[id].kind == TensorKind::Scratch && definedBy[id] < 0)
+          return invalidArgument(describeKernel(k) + ": input " +
+                                 std::to_string(i) + " is " + describe(id) +
+                                 ", which no earlier kernel writes");
+        lastUse[id] = static_cast<int64_t>(k);
+      }
+      for (size_t o = 0; o < kernel.outputs.size(); ++o) {
+        uint32_t id = kernel.outputs[o];
+        if (id >= plan.tensors.size())
+          return invalidArgument(describeKernel(k) + ": output " +
+                                 std::to_string(o) + " is tensor " +
+                                 std::to_string(id) + ", but the plan has " +
+                                 std::to_string(plan.tensors.size()));
+        if (plan.tensors[id].kind != TensorKind::Scratch)
+          return invalidArgument(describeKernel(k) + ": output " +
+                                 std::to_string(o) + " is " + describe(id) +
+                                 "; kernels write scratch tensors only "
+                                 "(persistent state changes through results)");
+        if (definedBy[id] >= 0)
+          return invalidArgument(describeKernel(k) + ": output " +
+                                 std::to_string(o) + " is " + describe(id) +
+                                 ", already written by " +
+                                 describeKernel(definedBy[id]));
+        definedBy[id] = static_cast<int64_t>(k);
+        lastUse[id] = static_cast<int64_t>(k);
+      }
+      for (const auto &[name, attr] : kernel.attrs)
+        if (static_cast<uint8_t>(attr.kind) >
+            static_cast<uint8_t>(Attr::Kind::String))
+          return invalidArgument(describeKernel(k) + ": attribute '" + name +
+                                 "' has an unknown kind");
+    }
+    return Status::ok();
+  }
+
+  static bool stateKindMatches(ResultRole role, TensorKind kind) {
+    switch (role) {
+    case ResultRole::Param:
+      return kind == TensorKind::Param;
+    case ResultRole::OptState:
+      return kind == TensorKind::OptState;
+    case ResultRole::Buffer:
+      return kind == TensorKind::Buffer;
+    case ResultRole::ScalerState:
+      return kind == TensorKind::ScalerState;
+    case ResultRole::Loss:
+    case ResultRole::Output:
+      break;
+    }
+    return false;
+  }
+
+  Status checkResults() {
+    int64_t afterLastKernel = static_cast<int64_t>(plan.kernels.size());
+    size_t losses = 0;
+    std::vector<int64_t> updatedBy(plan.tensors.size(), -1);
+    std::map<std::string, size_t> outputNames;
+    for (size_t r = 0; r < plan.results.size(); ++r) {
+      const ResultDesc &result = plan.results[r];
+      if (static_cast<uint32_t>(result.role) >
+          static_cast<uint32_t>(ResultRole::Output))
+        return invalidArgument(
+            "result #" + std::to_string(r) + " has unknown role " +
+            std::to_string(static_cast<uint32_t>(result.role)));
+      std::string what =
+          "result #" + std::to_string(r) + " (" + resultRoleName(result.role) +
+          (result.name.empty() ? "" : " '" + result.name + "'") + ")";
+      uint32_t value = result.value;
+      if (value >= plan.tensors.size())
+        return invalidArgument(what + " is tensor " + std::to_string(value) +
+                               ", but the plan has " +
+                               std::to_string(plan.tensors.size()));
+      const TensorDesc &v = plan.tensors[value];
+      if (v.kind == TensorKind::Scratch && definedBy[value] < 0)
+        return invalidArgument(what + " is " + describe(value) +
+                               ", which no kernel writes");
+      lastUse[value] = afterLastKernel;
+
+      if (result.role == ResultRole::Loss) {
+        ++losses;
+        if (!isFloat(v.dtype) || sizes[value] != dtypeSize(v.dtype))
+          return invalidArgument(what + " is " + describe(value) + " of " +
+                                 dtypeName(v.dtype) + formatShape(v.shape) +
+                                 "; the loss must be one float element");
+      }
+      if (result.role == ResultRole::Loss ||
+          result.role == ResultRole::Output) {
+        if (result.role == ResultRole::Output && result.name.empty())
+          return invalidArgument(what + " needs a name: outputs are read by "
+                                        "name");
+        if (result.name.empty())
+          continue;
+        if (auto it = names.find(result.name); it != names.end())
+          return invalidArgument(what + " has the same name as " +
+                                 describe(it->second));
+        auto [it, inserted] = outputNames.emplace(result.name, r);
+        if (!inserted)
+          return invalidArgument(what + " has the same name as result #" +
+                                 std::to_string(it->second));
+        continue;
+      }
+
+      // A persistent update: value replaces state after the step.
+      uint32_t state = result.state;
+      if (state >= plan.tensors.size())
+        return invalidArgument(what + " updates tensor " +
+                               std::to_string(state) + ", but the plan has " +
+                               std::to_string(plan.tensors.size()));
+      const TensorDesc &s = plan.tensors[state];
+      if (!stateKindMatches(result.role, s.kind))
+        return invalidArgument(what + " updates " + describe(state) +
+                               ", not a " + resultRoleName(result.role) +
+                               " tensor");
+      if (v.dtype != s.dtype || v.shape != s.shape)
+        return invalidArgument(what + " computes " + dtypeName(v.dtype) +
+                               formatShape(v.shape) + " for " +
+                               describe(state) + " of " + dtypeName(s.dtype) +
+                               formatShape(s.shape));
+      if (updatedBy[state] >= 0)
+        return invalidArgument(what + " updates " + describe(state) +
+                               ", already updated by result #" +
+                               std::to_string(updatedBy[state]));
+      updatedBy[state] = static_cast<int64_t>(r);
+    }
+    if (losses != 1)
+      return invalidArgument("plan has " + std::to_string(losses) +
+                             " loss results; it needs exactly one");
+    return Status::ok();
+  }
+
+  /// Two scratch tensors may share arena bytes only when their lifetimes
+  /// (the kernel writing them .. the last kernel reading them, or the end
+  /// of the step for results) are disjoint; this also keeps a kernel's
+  /// outputs from aliasing its inputs, which backends rely on.
+  Status checkArenaLifetimes() {
+    struct Span {
+      uint64_t begin, end;
+      int64_t first, last;
+      uint32_t id;
+    };
+    std::vector<Span> spans;
+    for (uint32_t id = 0; id < plan.tensors.size(); ++id)
+      if (plan.tensors[id].kind == TensorKind::Scratch && definedBy[id] >= 0 &&
+          sizes[id] > 0)
+        spans.push_back({plan.tensors[id].offset,
+                         plan.tensors[id].offset + sizes[id], definedBy[id],
+                         lastUse[id], id});
+    std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.id < b.id;
+    });
+    for (size_t i = 0; i < spans.size(); ++i)
+      for (size_t j = i + 1; j < spans.size() && spans[j].begin < spans[i].end;
+           ++j) {
+        const Span &a = spans[i], &b = spans[j];
+        if (a.first <= b.last && b.first <= a.last)
+          return invalidArgument(
+              describe(a.id) + " and " + describe(b.id) +
+              " share arena bytes [" + std::to_string(b.begin) + ", " +
+              std::to_string(std::min(a.end, b.end)) +
+              ") while both are live (kernels #" + std::to_string(a.first) +
+              "..#" + std::to_string(a.last) + " and #" +
+              std::to_string(b.first) + "..#" + std::to_string(b.last) + ")");
+      }
+    return Status::ok();
+  }
+
+  const Plan &plan;
+  std::vector<uint64_t> sizes;           ///< byte size per tensor
+  std::map<std::string, uint32_t> names; ///< named tensors
+  std::vector<int64_t> definedBy;        ///< writing kernel, or -1
+  std::vector<int64_t> lastUse;          ///< last reading kernel (results:
+                                         ///< kernels.size()), or -1
+};
+
+} // namespace
+
+Status Plan::validate() const { return Validator(*this).run(); }

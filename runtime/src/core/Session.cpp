@@ -1,0 +1,359 @@
+//===- Session.cpp - run a plan step after step ---------------------------===//
+//
+// Everything that can fail is done in create(): validation, the backend's
+// check of every kernel, all allocations, the views of every tensor. A
+// step then only runs kernels and copies persistent results into place, so
+// its only failures are the kernels' own.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Session.h"
+
+#include "mp/runtime/Tensor.h"
+
+#include <cmath>
+#include <cstring>
+#include <new>
+
+using namespace mp::rt;
+
+/// Alignment of every tensor the session allocates: a cache line, enough
+/// for any vector load.
+static constexpr uint64_t kAlignment = 64;
+
+static uint64_t alignUp(uint64_t value) {
+  return (value + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+void Session::AlignedFree::operator()(uint8_t *p) const {
+  ::operator delete[](p, std::align_val_t(kAlignment));
+}
+
+StatusOr<Session::Memory> Session::allocate(uint64_t bytes, const char *what) {
+  void *p = ::operator new[](bytes, std::align_val_t(kAlignment), std::nothrow);
+  if (!p)
+    return internalError("out of memory: cannot allocate " +
+                         std::to_string(bytes) + " bytes for " + what);
+  std::memset(p, 0, bytes);
+  return Memory(static_cast<uint8_t *>(p));
+}
+
+/// The backends this build has, by name.
+static StatusOr<std::unique_ptr<Backend>>
+createBackend(const std::string &name) {
+  if (name.empty() || name == "default" || name == "reference")
+    return createReferenceBackend();
+  return notFound("unknown backend '" + name +
+                  "'; this runtime has: reference (the default)");
+}
+
+Session::Session(Plan plan, std::unique_ptr<Backend> backend)
+    : plan_(std::move(plan)), backend_(std::move(backend)) {}
+
+Session::~Session() = default;
+
+StatusOr<std::unique_ptr<Session>> Session::create(Plan plan,
+                                                   const std::string &backend) {
+  StatusOr<std::unique_ptr<Backend>> created = createBackend(backend);
+  if (!created.isOk())
+    return created.status();
+  return create(std::move(plan), std::move(*created));
+}
+
+StatusOr<std::unique_ptr<Session>>
+Session::create(Plan plan, std::unique_ptr<Backend> backend) {
+  if (!backend)
+    return invalidArgument("a session needs a backend");
+  std::unique_ptr<Session> session(
+      new Session(std::move(plan), std::move(backend)));
+  MP_RETURN_IF_ERROR(session->initialize());
+  return session;
+}
+
+/// Stores `value` into every element of `view` (scaler state's initial
+/// value); integer tensors get it truncated and clamped.
+static void fill(const TensorView &view, double value) {
+  int64_t count = view.numElements();
+  if (isFloat(view.dtype)) {
+    for (int64_t i = 0; i < count; ++i)
+      storeFloat(view, i, static_cast<float>(value));
+    return;
+  }
+  double clamped = std::fmax(std::fmin(value, 0x1p62), -0x1p62);
+  for (int64_t i = 0; i < count; ++i)
+    storeInt(view, i, static_cast<int64_t>(clamped));
+}
+
+Status Session::initialize() {
+  MP_RETURN_IF_ERROR(plan_.validate());
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    Status checked = backend_->check(plan_.kernels[k], plan_);
+    if (!checked.isOk())
+      return Status(checked.code(),
+                    std::string("backend '") + backend_->name() +
+                        "' cannot run kernel #" + std::to_string(k) + " (" +
+                        plan_.kernels[k].op + "): " + checked.message());
+  }
+  planHash_ = mp::rt::planHash(plan_);
+
+  // Persistent tensors, inputs and labels share one block; scratch tensors
+  // live in the arena at the plan's offsets; constants in the plan's blob.
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+  std::vector<uint64_t> stateOffsets(tensors.size());
+  uint64_t stateSize = 0;
+  for (uint32_t t = 0; t < tensors.size(); ++t) {
+    TensorKind kind = tensors[t].kind;
+    if (kind == TensorKind::Scratch || kind == TensorKind::Constant)
+      continue;
+    stateOffsets[t] = stateSize;
+    stateSize += alignUp(tensors[t].byteSize());
+  }
+  StatusOr<Memory> state = allocate(stateSize, "persistent tensors and inputs");
+  if (!state.isOk())
+    return state.status();
+  state_ = std::move(*state);
+  StatusOr<Memory> arena = allocate(plan_.arenaSize, "the scratch arena");
+  if (!arena.isOk())
+    return arena.status();
+  arena_ = std::move(*arena);
+
+  views_.resize(tensors.size());
+  for (uint32_t t = 0; t < tensors.size(); ++t) {
+    const TensorDesc &desc = tensors[t];
+    TensorView &view = views_[t];
+    view.dtype = desc.dtype;
+    view.shape = desc.shape;
+    if (desc.kind == TensorKind::Scratch)
+      view.data = arena_.get() + desc.offset;
+    else if (desc.kind == TensorKind::Constant)
+      // Kernels never write constants: validate() allows scratch outputs
+      // only.
+      view.data = plan_.constants.data() + desc.offset;
+    else
+      view.data = state_.get() + stateOffsets[t];
+    if (desc.kind == TensorKind::ScalerState)
+      fill(view, desc.initialValue);
+  }
+
+  for (const KernelDesc &kernel : plan_.kernels) {
+    std::vector<TensorView> inputs, outputs;
+    for (uint32_t id : kernel.inputs)
+      inputs.push_back(views_[id]);
+    for (uint32_t id : kernel.outputs)
+      outputs.push_back(views_[id]);
+    kernelInputs_.push_back(std::move(inputs));
+    kernelOutputs_.push_back(std::move(outputs));
+  }
+
+  // Persistent updates. A value that is itself the state another result
+  // replaces is staged first, so that the copies' order does not matter.
+  std::vector<bool> replaced(tensors.size(), false);
+  for (const ResultDesc &result : plan_.results)
+    if (result.role != ResultRole::Loss && result.role != ResultRole::Output)
+      replaced[result.state] = true;
+  uint64_t stagingSize = 0;
+  std::vector<bool> staged;
+  for (const ResultDesc &result : plan_.results) {
+    if (result.role == ResultRole::Loss || result.role == ResultRole::Output ||
+        result.value == result.state)
+      continue;
+    size_t bytes = tensors[result.state].byteSize();
+    copies_.push_back(
+        {storageOf(result.value), storageOf(result.state), bytes, nullptr});
+    staged.push_back(replaced[result.value]);
+    if (staged.back())
+      stagingSize += alignUp(bytes);
+  }
+  StatusOr<Memory> staging = allocate(stagingSize, "staged state updates");
+  if (!staging.isOk())
+    return staging.status();
+  staging_ = std::move(*staging);
+  for (size_t c = 0, offset = 0; c < copies_.size(); ++c)
+    if (staged[c]) {
+      copies_[c].stage = staging_.get() + offset;
+      offset += alignUp(copies_[c].bytes);
+    }
+
+  // Names: settable tensors first, then the step's results.
+  for (uint32_t t = 0; t < tensors.size(); ++t) {
+    const TensorDesc &desc = tensors[t];
+    if (isPersistent(desc.kind) || desc.kind == TensorKind::Input ||
+        desc.kind == TensorKind::Label) {
+      infos_.push_back({desc.name, desc.kind, false, desc.dtype, desc.shape,
+                        desc.byteSize(), t});
+      if (!isPersistent(desc.kind))
+        unbound_.push_back(t);
+      if (desc.kind == TensorKind::ScalerState && desc.name == kLossScaleName)
+        lossScaleTensor_ = t;
+    }
+  }
+  for (const ResultDesc &result : plan_.results) {
+    if (result.role == ResultRole::Loss)
+      lossTensor_ = result.value;
+    if ((result.role != ResultRole::Loss &&
+         result.role != ResultRole::Output) ||
+        result.name.empty())
+      continue;
+    const TensorDesc &desc = tensors[result.value];
+    infos_.push_back({result.name, desc.kind, true, desc.dtype, desc.shape,
+                      desc.byteSize(), result.value});
+    if (result.name == kAllFiniteName)
+      allFiniteTensor_ = result.value;
+  }
+  for (size_t i = 0; i < infos_.size(); ++i)
+    byName_.emplace(infos_[i].name, i);
+
+  // The names the session gives a meaning to must look the part.
+  auto isScalar = [&](int64_t t, bool wantFloat) {
+    return tensors[t].numElements() == 1 &&
+           (wantFloat ? isFloat(tensors[t].dtype)
+                      : tensors[t].dtype == DType::I1);
+  };
+  if (allFiniteTensor_ >= 0 && !isScalar(allFiniteTensor_, false))
+    return invalidArgument(std::string("output '") + kAllFiniteName +
+                           "' must be one i1 element (the loss scaler's "
+                           "verdict), not " +
+                           dtypeName(tensors[allFiniteTensor_].dtype) +
+                           formatShape(tensors[allFiniteTensor_].shape));
+  if (lossScaleTensor_ >= 0 && !isScalar(lossScaleTensor_, true))
+    return invalidArgument(std::string("scaler state '") + kLossScaleName +
+                           "' must be one float element, not " +
+                           dtypeName(tensors[lossScaleTensor_].dtype) +
+                           formatShape(tensors[lossScaleTensor_].shape));
+  return Status::ok();
+}
+
+const TensorInfo *Session::findTensor(const std::string &name) const {
+  auto it = byName_.find(name);
+  return it == byName_.end() ? nullptr : &infos_[it->second];
+}
+
+/// NotFound naming the tensor, with a hint of what exists.
+static Status unknownTensor(const std::string &name) {
+  return notFound("the plan has no tensor named '" + name +
+                  "' (list the session's tensors to see the names)");
+}
+
+Status Session::setTensor(const std::string &name, DType dtype,
+                          const int64_t *shape, size_t rank, const void *data,
+                          size_t bytes) {
+  const TensorInfo *info = findTensor(name);
+  if (!info)
+    return unknownTensor(name);
+  if (info->isOutput)
+    return invalidArgument("'" + name +
+                           "' is a result of the step; it cannot be set");
+  if ((rank && !shape) || (bytes && !data))
+    return invalidArgument("setting '" + name + "': null shape or data");
+  std::vector<int64_t> given(shape, shape + rank);
+  if (dtype != info->dtype || given != info->shape)
+    return invalidArgument(std::string(tensorKindName(info->kind)) + " '" +
+                           name + "' is " + dtypeName(info->dtype) +
+                           formatShape(info->shape) + ", got " +
+                           dtypeName(dtype) + formatShape(given));
+  if (bytes != info->byteSize)
+    return invalidArgument(std::string(tensorKindName(info->kind)) + " '" +
+                           name + "' (" + dtypeName(info->dtype) +
+                           formatShape(info->shape) + ") has " +
+                           std::to_string(info->byteSize) + " bytes, got " +
+                           std::to_string(bytes));
+  if (bytes)
+    std::memcpy(storageOf(info->tensor), data, bytes);
+  for (size_t i = 0; i < unbound_.size(); ++i)
+    if (unbound_[i] == info->tensor) {
+      unbound_.erase(unbound_.begin() + i);
+      break;
+    }
+  return Status::ok();
+}
+
+Status Session::getTensor(const std::string &name, void *out,
+                          size_t bytes) const {
+  const TensorInfo *info = findTensor(name);
+  if (!info)
+    return unknownTensor(name);
+  if (info->isOutput && !haveResults_)
+    return invalidArgument("result '" + name +
+                           "' has no value: no step has completed in this "
+                           "session since it was created or restored");
+  if (bytes != info->byteSize)
+    return invalidArgument("'" + name + "' (" + dtypeName(info->dtype) +
+                           formatShape(info->shape) + ") has " +
+                           std::to_string(info->byteSize) +
+                           " bytes, the buffer " + std::to_string(bytes));
+  if (bytes && !out)
+    return invalidArgument("reading '" + name + "': null buffer");
+  if (bytes)
+    std::memcpy(out, storageOf(info->tensor), bytes);
+  return Status::ok();
+}
+
+const void *Session::tensorData(const TensorInfo &info) const {
+  return storageOf(info.tensor);
+}
+
+Status Session::runStep(float *outLoss) {
+  if (!unbound_.empty()) {
+    std::string names;
+    for (uint32_t t : unbound_)
+      names += (names.empty() ? "'" : ", '") + plan_.tensors[t].name + "'";
+    return invalidArgument("cannot run a step: never set " + names +
+                           "; set every input and label first");
+  }
+  haveResults_ = false;
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    Status status =
+        backend_->run(plan_.kernels[k], kernelInputs_[k], kernelOutputs_[k]);
+    if (!status.isOk())
+      return Status(status.code(), "step " + std::to_string(stepsRun_) +
+                                       ", kernel #" + std::to_string(k) + " (" +
+                                       plan_.kernels[k].op +
+                                       "): " + status.message());
+  }
+  // The loss and the verdict are read before the state changes, in case
+  // a plan returns a state tensor as either.
+  lastLoss_ = loadFloat(views_[lossTensor_], 0);
+  if (allFiniteTensor_ >= 0 && *storageOf(allFiniteTensor_) == 0) {
+    ++stepsSkipped_;
+    lastOverflowStep_ = stepsRun_;
+  }
+  for (const StateCopy &copy : copies_)
+    if (copy.stage)
+      std::memcpy(copy.stage, copy.value, copy.bytes);
+  for (const StateCopy &copy : copies_)
+    std::memcpy(copy.state, copy.stage ? copy.stage : copy.value, copy.bytes);
+  ++stepsRun_;
+  haveResults_ = true;
+  if (outLoss)
+    *outLoss = lastLoss_;
+  return Status::ok();
+}
+
+ScalerStats Session::scalerStats() const {
+  ScalerStats stats;
+  stats.enabled = allFiniteTensor_ >= 0;
+  stats.dynamicScale = lossScaleTensor_ >= 0;
+  stats.stepsRun = stepsRun_;
+  stats.stepsSkipped = stepsSkipped_;
+  stats.lastOverflowStep = lastOverflowStep_;
+  if (lossScaleTensor_ >= 0)
+    stats.scale = loadFloat(views_[lossScaleTensor_], 0);
+  return stats;
+}
+
+Status Session::restoreCounters(int64_t stepsRun, int64_t stepsSkipped,
+                                int64_t lastOverflowStep) {
+  bool consistent = stepsRun >= 0 && stepsSkipped >= 0 &&
+                    stepsSkipped <= stepsRun && lastOverflowStep >= -1 &&
+                    lastOverflowStep < stepsRun &&
+                    (stepsSkipped == 0) == (lastOverflowStep == -1);
+  if (!consistent)
+    return invalidArgument(
+        "inconsistent step counters: " + std::to_string(stepsRun) +
+        " steps run, " + std::to_string(stepsSkipped) +
+        " skipped, last overflow at step " + std::to_string(lastOverflowStep));
+  stepsRun_ = stepsRun;
+  stepsSkipped_ = stepsSkipped;
+  lastOverflowStep_ = lastOverflowStep;
+  haveResults_ = false;
+  return Status::ok();
+}

@@ -1,0 +1,379 @@
+//===- Elementwise.cpp - elementwise ops, activation grads, bias_add ------===//
+//
+// Float ops compute each element in f32 from exactly widened inputs and
+// round once. Integer arithmetic (add/sub/mul/div/maximum/minimum on i32 and
+// i64 counters) wraps on overflow instead of being undefined; an integer
+// division by zero is an InvalidArgument error.
+//
+//===----------------------------------------------------------------------===//
+#include "reference/KernelSupport.h"
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+using namespace mp::rt;
+using namespace mp::rt::ref;
+
+static bool isInteger(DType dtype) {
+  return dtype == DType::I32 || dtype == DType::I64;
+}
+
+//===----------------------------------------------------------------------===//
+// Unary float ops
+//===----------------------------------------------------------------------===//
+
+static Status checkUnary(const KernelDesc &k, const Views &in,
+                         const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  return checkSameType(k, in[0], "x", out[0], "result");
+}
+
+template <float (*F)(float)>
+static Status runUnary(const KernelDesc &, const Views &in, const Views &out) {
+  FloatIn x(in[0]);
+  FloatOut y(out[0]);
+  int64_t n = out[0].numElements();
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = F(x[i]);
+  y.finish();
+  return Status::ok();
+}
+
+static float negF(float x) { return -x; }
+static float expF(float x) { return std::exp(x); }
+static float logF(float x) { return std::log(x); }
+static float sqrtF(float x) { return std::sqrt(x); }
+static float rsqrtF(float x) { return 1.0f / std::sqrt(x); }
+static float tanhF(float x) { return std::tanh(x); }
+static float erfF(float x) { return std::erf(x); }
+/// NaN stays NaN (a comparison-based max would turn it into 0).
+static float reluF(float x) { return x < 0.0f ? 0.0f : x; }
+/// Written with exp(-|x|) so that no intermediate overflows.
+static float sigmoidF(float x) {
+  float e = std::exp(-std::fabs(x));
+  return x >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+}
+
+static constexpr float kSqrtHalf = 0.70710678118654752f;    // 1/sqrt(2)
+static constexpr float kSqrt2OverPi = 0.79788456080286536f; // sqrt(2/pi)
+static constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1/sqrt(2 pi)
+static constexpr float kGeluCubic = 0.044715f;
+
+static float geluExact(float x) {
+  return 0.5f * x * (1.0f + std::erf(x * kSqrtHalf));
+}
+static float geluTanh(float x) {
+  float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
+  return 0.5f * x * (1.0f + std::tanh(u));
+}
+static float geluExactDerivative(float x) {
+  return 0.5f * (1.0f + std::erf(x * kSqrtHalf)) +
+         x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
+}
+static float geluTanhDerivative(float x) {
+  float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
+  float t = std::tanh(u);
+  float du = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * x * x);
+  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
+}
+
+static Status runGelu(const KernelDesc &k, const Views &in, const Views &out) {
+  return k.getFlag("tanh_approx") ? runUnary<geluTanh>(k, in, out)
+                                  : runUnary<geluExact>(k, in, out);
+}
+
+//===----------------------------------------------------------------------===//
+// Binary arithmetic (float, i32, i64)
+//===----------------------------------------------------------------------===//
+
+static Status checkBinary(const KernelDesc &k, const Views &in,
+                          const Views &out, bool allowInteger) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  if (!allowInteger || !isInteger(in[0].dtype))
+    MP_RETURN_IF_ERROR(checkFloat(k, in[0], "lhs"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "lhs", in[1], "rhs"));
+  return checkSameType(k, in[0], "lhs", out[0], "result");
+}
+static Status checkNumericBinary(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  return checkBinary(k, in, out, /*allowInteger=*/true);
+}
+static Status checkFloatBinary(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  return checkBinary(k, in, out, /*allowInteger=*/false);
+}
+
+/// Wrapping integer arithmetic: done on uint64, where overflow is defined;
+/// i32 results are truncated to 32 bits when stored.
+static int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
+
+struct AddOp {
+  static float f(float a, float b) { return a + b; }
+  static int64_t i(int64_t a, int64_t b) {
+    return wrap(uint64_t(a) + uint64_t(b));
+  }
+};
+struct SubOp {
+  static float f(float a, float b) { return a - b; }
+  static int64_t i(int64_t a, int64_t b) {
+    return wrap(uint64_t(a) - uint64_t(b));
+  }
+};
+struct MulOp {
+  static float f(float a, float b) { return a * b; }
+  static int64_t i(int64_t a, int64_t b) {
+    return wrap(uint64_t(a) * uint64_t(b));
+  }
+};
+struct DivOp {
+  static float f(float a, float b) { return a / b; }
+  /// Truncating division; the caller has rejected b == 0.
+  static int64_t i(int64_t a, int64_t b) {
+    return b == -1 ? wrap(0 - uint64_t(a)) : a / b;
+  }
+};
+/// maximum/minimum propagate NaN (like torch.maximum) and order -0 < +0.
+struct MaximumOp {
+  static float f(float a, float b) {
+    if (a == b)
+      return std::signbit(a) ? b : a;
+    return (a > b || std::isnan(a)) ? a : b;
+  }
+  static int64_t i(int64_t a, int64_t b) { return a > b ? a : b; }
+};
+struct MinimumOp {
+  static float f(float a, float b) {
+    if (a == b)
+      return std::signbit(a) ? a : b;
+    return (a < b || std::isnan(a)) ? a : b;
+  }
+  static int64_t i(int64_t a, int64_t b) { return a < b ? a : b; }
+};
+struct PowOp {
+  static float f(float a, float b) { return std::pow(a, b); }
+  static int64_t i(int64_t, int64_t) { return 0; } // float only (checked)
+};
+
+template <typename Op>
+static Status runBinary(const KernelDesc &k, const Views &in,
+                        const Views &out) {
+  int64_t n = out[0].numElements();
+  if (isInteger(out[0].dtype)) {
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t a = loadInt(in[0], e), b = loadInt(in[1], e);
+      if (std::is_same<Op, DivOp>::value && b == 0)
+        return kernelError(k, "integer division by zero at element " +
+                                  std::to_string(e));
+      storeInt(out[0], e, Op::i(a, b));
+    }
+    return Status::ok();
+  }
+  FloatIn a(in[0]), b(in[1]);
+  FloatOut r(out[0]);
+  for (int64_t e = 0; e < n; ++e)
+    r[e] = Op::f(a[e], b[e]);
+  r.finish();
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// compare and select
+//===----------------------------------------------------------------------===//
+
+enum class Predicate { Eq, Ne, Lt, Le, Gt, Ge };
+
+static Status getPredicate(const KernelDesc &k, Predicate &predicate) {
+  static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  const std::string *name = k.getString("predicate");
+  for (int i = 0; name && i < 6; ++i)
+    if (*name == names[i]) {
+      predicate = static_cast<Predicate>(i);
+      return Status::ok();
+    }
+  return kernelError(k, "needs a 'predicate' attribute of eq, ne, lt, le, "
+                        "gt or ge");
+}
+
+static Status checkCompare(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  if (!isInteger(in[0].dtype))
+    MP_RETURN_IF_ERROR(checkFloat(k, in[0], "lhs"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "lhs", in[1], "rhs"));
+  MP_RETURN_IF_ERROR(checkDType(k, out[0], DType::I1, "result"));
+  MP_RETURN_IF_ERROR(checkShape(k, out[0], in[0].shape, "result"));
+  Predicate predicate;
+  return getPredicate(k, predicate);
+}
+
+/// Comparisons with NaN are false except `ne`, as in IEEE-754.
+template <typename T> static bool compare(Predicate p, T a, T b) {
+  switch (p) {
+  case Predicate::Eq:
+    return a == b;
+  case Predicate::Ne:
+    return a != b;
+  case Predicate::Lt:
+    return a < b;
+  case Predicate::Le:
+    return a <= b;
+  case Predicate::Gt:
+    return a > b;
+  case Predicate::Ge:
+    return a >= b;
+  }
+  return false;
+}
+
+static Status runCompare(const KernelDesc &k, const Views &in,
+                         const Views &out) {
+  Predicate p;
+  MP_RETURN_IF_ERROR(getPredicate(k, p));
+  int64_t n = out[0].numElements();
+  uint8_t *result = out[0].as<uint8_t>();
+  if (isInteger(in[0].dtype)) {
+    for (int64_t e = 0; e < n; ++e)
+      result[e] = compare(p, loadInt(in[0], e), loadInt(in[1], e));
+    return Status::ok();
+  }
+  FloatIn a(in[0]), b(in[1]);
+  for (int64_t e = 0; e < n; ++e)
+    result[e] = compare(p, a[e], b[e]);
+  return Status::ok();
+}
+
+static Status checkSelect(const KernelDesc &k, const Views &in,
+                          const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 3, 1));
+  MP_RETURN_IF_ERROR(checkDType(k, in[0], DType::I1, "condition"));
+  MP_RETURN_IF_ERROR(checkSameType(k, out[0], "result", in[1], "true_value"));
+  MP_RETURN_IF_ERROR(checkSameType(k, out[0], "result", in[2], "false_value"));
+  return checkShape(k, in[0], out[0].shape, "condition");
+}
+
+/// Copies whole elements, whatever their dtype.
+static Status runSelect(const KernelDesc &, const Views &in, const Views &out) {
+  size_t size = dtypeSize(out[0].dtype);
+  const uint8_t *cond = in[0].as<const uint8_t>();
+  const char *a = in[1].as<const char>(), *b = in[2].as<const char>();
+  char *r = out[0].as<char>();
+  int64_t n = out[0].numElements();
+  for (int64_t e = 0; e < n; ++e)
+    std::memcpy(r + e * size, (cond[e] ? a : b) + e * size, size);
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Activation gradients: (upstream gradient, saved forward tensor)
+//===----------------------------------------------------------------------===//
+
+static Status checkActivationGrad(const KernelDesc &k, const Views &in,
+                                  const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad", in[1], "saved"));
+  return checkSameType(k, in[0], "grad", out[0], "result");
+}
+
+/// grad * (x > 0) as a product, so a NaN or inf gradient stays non-finite
+/// (loss scaling must still see an overflow behind an inactive unit).
+static float reluGradF(float g, float x) { return g * (x > 0 ? 1.0f : 0.0f); }
+static float tanhGradF(float g, float y) { return g * (1.0f - y * y); }
+static float sigmoidGradF(float g, float y) { return g * y * (1.0f - y); }
+static float geluGradExactF(float g, float x) {
+  return g * geluExactDerivative(x);
+}
+static float geluGradTanhF(float g, float x) {
+  return g * geluTanhDerivative(x);
+}
+
+template <float (*F)(float, float)>
+static Status runActivationGrad(const KernelDesc &, const Views &in,
+                                const Views &out) {
+  FloatIn g(in[0]), saved(in[1]);
+  FloatOut r(out[0]);
+  int64_t n = out[0].numElements();
+  for (int64_t e = 0; e < n; ++e)
+    r[e] = F(g[e], saved[e]);
+  r.finish();
+  return Status::ok();
+}
+
+static Status runGeluGrad(const KernelDesc &k, const Views &in,
+                          const Views &out) {
+  return k.getFlag("tanh_approx")
+             ? runActivationGrad<geluGradTanhF>(k, in, out)
+             : runActivationGrad<geluGradExactF>(k, in, out);
+}
+
+//===----------------------------------------------------------------------===//
+// bias_add
+//===----------------------------------------------------------------------===//
+
+static Status checkBiasAdd(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "x", out[0], "result"));
+  MP_RETURN_IF_ERROR(checkDType(k, in[1], in[0].dtype, "bias"));
+  int64_t dim;
+  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt("dim", -1),
+                                static_cast<int64_t>(in[0].shape.size()), "dim",
+                                dim));
+  return checkShape(k, in[1], {in[0].shape[dim]}, "bias");
+}
+
+static Status runBiasAdd(const KernelDesc &k, const Views &in,
+                         const Views &out) {
+  const Shape &shape = in[0].shape;
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t dim;
+  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt("dim", -1), rank, "dim", dim));
+  int64_t outer = product(shape, 0, dim), channels = shape[dim];
+  int64_t inner = product(shape, dim + 1, rank);
+  FloatIn x(in[0]), bias(in[1]);
+  FloatOut r(out[0]);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      int64_t base = (o * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i)
+        r[base + i] = x[base + i] + bias[c];
+    }
+  r.finish();
+  return Status::ok();
+}
+
+void ref::addElementwiseKernels(KernelTable &table) {
+  table.insert(table.end(),
+               {
+                   {"train.neg", checkUnary, runUnary<negF>},
+                   {"train.exp", checkUnary, runUnary<expF>},
+                   {"train.log", checkUnary, runUnary<logF>},
+                   {"train.sqrt", checkUnary, runUnary<sqrtF>},
+                   {"train.rsqrt", checkUnary, runUnary<rsqrtF>},
+                   {"train.tanh", checkUnary, runUnary<tanhF>},
+                   {"train.sigmoid", checkUnary, runUnary<sigmoidF>},
+                   {"train.erf", checkUnary, runUnary<erfF>},
+                   {"train.relu", checkUnary, runUnary<reluF>},
+                   {"train.gelu", checkUnary, runGelu},
+                   {"train.add", checkNumericBinary, runBinary<AddOp>},
+                   {"train.sub", checkNumericBinary, runBinary<SubOp>},
+                   {"train.mul", checkNumericBinary, runBinary<MulOp>},
+                   {"train.div", checkNumericBinary, runBinary<DivOp>},
+                   {"train.maximum", checkNumericBinary, runBinary<MaximumOp>},
+                   {"train.minimum", checkNumericBinary, runBinary<MinimumOp>},
+                   {"train.pow", checkFloatBinary, runBinary<PowOp>},
+                   {"train.compare", checkCompare, runCompare},
+                   {"train.select", checkSelect, runSelect},
+                   {"train.relu_grad", checkActivationGrad,
+                    runActivationGrad<reluGradF>},
+                   {"train.tanh_grad", checkActivationGrad,
+                    runActivationGrad<tanhGradF>},
+                   {"train.sigmoid_grad", checkActivationGrad,
+                    runActivationGrad<sigmoidGradF>},
+                   {"train.gelu_grad", checkActivationGrad, runGeluGrad},
+                   {"train.bias_add", checkBiasAdd, runBiasAdd},
+               });
+}

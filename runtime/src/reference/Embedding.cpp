@@ -1,0 +1,83 @@
+//===- Embedding.cpp - embedding lookup and its scatter-add gradient ------===//
+#include "reference/KernelSupport.h"
+
+using namespace mp::rt;
+using namespace mp::rt::ref;
+
+/// Checks a [V, D] table against indices [I...] and rows [I..., D].
+static Status checkTableAndRows(const KernelDesc &k, const TensorView &table,
+                                const TensorView &indices,
+                                const TensorView &rows, const char *tableName,
+                                const char *rowsName) {
+  MP_RETURN_IF_ERROR(checkRank(k, table, 2, tableName));
+  MP_RETURN_IF_ERROR(checkIndex(k, indices, "indices"));
+  Shape expected = indices.shape;
+  expected.push_back(table.shape[1]);
+  return checkShape(k, rows, expected, rowsName);
+}
+
+/// indices[i] as a row of a table with `rows` rows, or the data error.
+static Status getRow(const KernelDesc &k, const TensorView &indices, int64_t i,
+                     int64_t rows, int64_t &row) {
+  row = loadInt(indices, i);
+  if (row >= 0 && row < rows)
+    return Status::ok();
+  return kernelError(k, "index " + std::to_string(row) + " at position " +
+                            std::to_string(i) + " is outside [0, " +
+                            std::to_string(rows) + ")");
+}
+
+static Status checkEmbedding(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "table"));
+  MP_RETURN_IF_ERROR(checkDType(k, out[0], in[0].dtype, "result"));
+  return checkTableAndRows(k, in[0], in[1], out[0], "table", "result");
+}
+
+/// A gather copies bits: no rounding happens, whatever the dtype.
+static Status runEmbedding(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  int64_t vocab = in[0].shape[0], width = in[0].shape[1];
+  size_t rowBytes = width * dtypeSize(in[0].dtype);
+  const char *table = in[0].as<const char>();
+  char *result = out[0].as<char>();
+  for (int64_t i = 0, n = in[1].numElements(); i < n; ++i) {
+    int64_t row;
+    MP_RETURN_IF_ERROR(getRow(k, in[1], i, vocab, row));
+    std::memcpy(result + i * rowBytes, table + row * rowBytes, rowBytes);
+  }
+  return Status::ok();
+}
+
+static Status checkEmbeddingGrad(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad"));
+  MP_RETURN_IF_ERROR(checkAccumulator(k, in[0], out[0]));
+  return checkTableAndRows(k, out[0], in[1], in[0], "result", "grad");
+}
+
+static Status runEmbeddingGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  int64_t vocab = out[0].shape[0], width = out[0].shape[1];
+  FloatIn grad(in[0]);
+  FloatOut table(out[0], /*zeroed=*/true);
+  for (int64_t i = 0, n = in[1].numElements(); i < n; ++i) {
+    int64_t row;
+    MP_RETURN_IF_ERROR(getRow(k, in[1], i, vocab, row));
+    for (int64_t d = 0; d < width; ++d)
+      table[row * width + d] += grad[i * width + d];
+  }
+  table.finish();
+  return Status::ok();
+}
+
+void ref::addEmbeddingKernels(KernelTable &table) {
+  table.insert(
+      table.end(),
+      {
+          {"train.embedding", checkEmbedding, runEmbedding},
+          {"train.embedding_grad", checkEmbeddingGrad, runEmbeddingGrad},
+      });
+}

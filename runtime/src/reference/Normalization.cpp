@@ -1,0 +1,314 @@
+//===- Normalization.cpp - batch_norm, layer_norm and their grads ---------===//
+//
+// Statistics are two-pass (mean, then the mean squared deviation) with f32
+// accumulators: the one-pass E[x^2] - E[x]^2 cancels badly when the mean is
+// large against the spread. Per-feature tensors (scale, statistics) may
+// have another dtype than x; each is widened and rounded on its own.
+//
+//===----------------------------------------------------------------------===//
+#include "reference/KernelSupport.h"
+
+#include <cmath>
+
+using namespace mp::rt;
+using namespace mp::rt::ref;
+
+namespace {
+/// x seen as [outer, features, inner] around one dimension.
+struct Split {
+  int64_t outer, features, inner;
+  int64_t count() const { return outer * inner; } ///< elements per feature
+  int64_t at(int64_t o, int64_t c, int64_t i) const {
+    return (o * features + c) * inner + i;
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// batch_norm and batch_norm_grad
+//===----------------------------------------------------------------------===//
+
+static Status getFeatureSplit(const KernelDesc &k, const TensorView &x,
+                              Split &split) {
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (rank < 2)
+    return kernelError(k, "expects x of rank >= 2 but got shape " +
+                              formatShape(x.shape));
+  int64_t dim;
+  MP_RETURN_IF_ERROR(
+      resolveDim(k, k.getInt("feature_dim", 1), rank, "feature_dim", dim));
+  split = {product(x.shape, 0, dim), x.shape[dim],
+           product(x.shape, dim + 1, rank)};
+  return Status::ok();
+}
+
+using NamedViews =
+    std::initializer_list<std::pair<const TensorView *, const char *>>;
+
+/// Checks per-feature tensors: the first is a float [features] tensor and
+/// the others have its dtype and shape.
+static Status checkPerFeature(const KernelDesc &k, const Split &split,
+                              NamedViews views) {
+  auto [first, firstName] = *views.begin();
+  MP_RETURN_IF_ERROR(checkFloat(k, *first, firstName));
+  MP_RETURN_IF_ERROR(checkShape(k, *first, {split.features}, firstName));
+  for (auto [view, name] : views)
+    MP_RETURN_IF_ERROR(checkSameType(k, *first, firstName, *view, name));
+  return Status::ok();
+}
+
+static Status checkBatchNorm(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 5, 5));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "x", out[0], "y"));
+  Split split;
+  MP_RETURN_IF_ERROR(getFeatureSplit(k, in[0], split));
+  MP_RETURN_IF_ERROR(checkPerFeature(k, split,
+                                     {{&in[1], "scale"},
+                                      {&in[2], "offset"},
+                                      {&in[3], "running_mean"},
+                                      {&in[4], "running_var"},
+                                      {&out[1], "new_running_mean"},
+                                      {&out[2], "new_running_var"},
+                                      {&out[3], "saved_mean"},
+                                      {&out[4], "saved_inv_std"}}));
+  double epsilon = k.getFloat("epsilon", 1e-5);
+  double momentum = k.getFloat("momentum", 0.1);
+  if (!(epsilon > 0))
+    return kernelError(k, "expects a positive epsilon");
+  if (!(momentum >= 0 && momentum <= 1))
+    return kernelError(k, "expects momentum in [0, 1]");
+  // The unbiased variance of the running statistics divides by n - 1.
+  if (split.count() < 2)
+    return kernelError(k, "needs more than one value per feature but x has "
+                          "shape " +
+                              formatShape(in[0].shape));
+  return Status::ok();
+}
+
+static Status runBatchNorm(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  Split s;
+  MP_RETURN_IF_ERROR(getFeatureSplit(k, in[0], s));
+  float epsilon = static_cast<float>(k.getFloat("epsilon", 1e-5));
+  float momentum = static_cast<float>(k.getFloat("momentum", 0.1));
+  FloatIn x(in[0]), scale(in[1]), offset(in[2]), runMean(in[3]), runVar(in[4]);
+  FloatOut y(out[0]), newMean(out[1]), newVar(out[2]), savedMean(out[3]),
+      savedInvStd(out[4]);
+  float count = static_cast<float>(s.count());
+  for (int64_t c = 0; c < s.features; ++c) {
+    float sum = 0;
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t i = 0; i < s.inner; ++i)
+        sum += x[s.at(o, c, i)];
+    float mean = sum / count;
+    float squares = 0;
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t i = 0; i < s.inner; ++i) {
+        float d = x[s.at(o, c, i)] - mean;
+        squares += d * d;
+      }
+    float var = squares / count;
+    float invStd = 1.0f / std::sqrt(var + epsilon);
+    float a = scale[c] * invStd;
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t i = 0; i < s.inner; ++i)
+        y[s.at(o, c, i)] = (x[s.at(o, c, i)] - mean) * a + offset[c];
+    float unbiased = squares / (count - 1);
+    newMean[c] = (1 - momentum) * runMean[c] + momentum * mean;
+    newVar[c] = (1 - momentum) * runVar[c] + momentum * unbiased;
+    savedMean[c] = mean;
+    savedInvStd[c] = invStd;
+  }
+  for (FloatOut *o : {&y, &newMean, &newVar, &savedMean, &savedInvStd})
+    o->finish();
+  return Status::ok();
+}
+
+static Status checkBatchNormGrad(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 5, 3));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad_y"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad_y", in[1], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad_y", out[0], "grad_x"));
+  Split split;
+  MP_RETURN_IF_ERROR(getFeatureSplit(k, in[1], split));
+  return checkPerFeature(k, split,
+                         {{&in[2], "scale"},
+                          {&in[3], "saved_mean"},
+                          {&in[4], "saved_inv_std"},
+                          {&out[1], "grad_scale"},
+                          {&out[2], "grad_offset"}});
+}
+
+/// With xhat = (x - mean) * inv_std over the n values of a feature:
+///   grad_offset = sum(dy), grad_scale = sum(dy * xhat),
+///   grad_x = scale * inv_std * (dy - grad_offset / n - xhat * grad_scale / n).
+static Status runBatchNormGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  Split s;
+  MP_RETURN_IF_ERROR(getFeatureSplit(k, in[1], s));
+  FloatIn dy(in[0]), x(in[1]), scale(in[2]), mean(in[3]), invStd(in[4]);
+  FloatOut dx(out[0]), dscale(out[1]), doffset(out[2]);
+  float count = static_cast<float>(s.count());
+  for (int64_t c = 0; c < s.features; ++c) {
+    float sumDy = 0, sumDyXhat = 0;
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t i = 0; i < s.inner; ++i) {
+        int64_t e = s.at(o, c, i);
+        sumDy += dy[e];
+        sumDyXhat += dy[e] * (x[e] - mean[c]) * invStd[c];
+      }
+    float a = scale[c] * invStd[c];
+    float meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t i = 0; i < s.inner; ++i) {
+        int64_t e = s.at(o, c, i);
+        float xhat = (x[e] - mean[c]) * invStd[c];
+        dx[e] = a * (dy[e] - meanDy - xhat * meanDyXhat);
+      }
+    dscale[c] = sumDyXhat;
+    doffset[c] = sumDy;
+  }
+  for (FloatOut *o : {&dx, &dscale, &doffset})
+    o->finish();
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// layer_norm and layer_norm_grad
+//===----------------------------------------------------------------------===//
+
+/// x as [rows, features] where features are dims [axis, rank); checks
+/// scale-like tensors against x.shape[axis:] and statistics against
+/// x.shape[:axis].
+static Status getLayerSplit(const KernelDesc &k, const TensorView &x,
+                            Split &split, Shape &normalized, Shape &rows) {
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis;
+  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt("axis", -1), rank, "axis", axis));
+  normalized.assign(x.shape.begin() + axis, x.shape.end());
+  rows.assign(x.shape.begin(), x.shape.begin() + axis);
+  split = {product(x.shape, 0, axis), product(x.shape, axis, rank), 1};
+  return Status::ok();
+}
+
+/// Checks `scale` (x.shape[axis:]) and the tensors that share its type, and
+/// the statistics `mean` and `invStd` (x.shape[:axis], a type of their own:
+/// under a precision policy x is 16-bit while both stay f32).
+static Status checkLayerTensors(const KernelDesc &k, const TensorView &x,
+                                const TensorView &scale, NamedViews likeScale,
+                                const TensorView &mean,
+                                const TensorView &invStd) {
+  Split split;
+  Shape normalized, rows;
+  MP_RETURN_IF_ERROR(getLayerSplit(k, x, split, normalized, rows));
+  MP_RETURN_IF_ERROR(checkFloat(k, scale, "scale"));
+  MP_RETURN_IF_ERROR(checkShape(k, scale, normalized, "scale"));
+  for (auto [view, name] : likeScale)
+    MP_RETURN_IF_ERROR(checkSameType(k, scale, "scale", *view, name));
+  MP_RETURN_IF_ERROR(checkFloat(k, mean, "mean"));
+  MP_RETURN_IF_ERROR(checkShape(k, mean, rows, "mean"));
+  return checkSameType(k, mean, "mean", invStd, "inv_std");
+}
+
+static Status checkLayerNorm(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 3, 3));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "x", out[0], "y"));
+  if (!(k.getFloat("epsilon", 1e-5) > 0))
+    return kernelError(k, "expects a positive epsilon");
+  return checkLayerTensors(k, in[0], in[1], {{&in[2], "offset"}}, out[1],
+                           out[2]);
+}
+
+static Status runLayerNorm(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  Split s;
+  Shape normalized, rows;
+  MP_RETURN_IF_ERROR(getLayerSplit(k, in[0], s, normalized, rows));
+  float epsilon = static_cast<float>(k.getFloat("epsilon", 1e-5));
+  FloatIn x(in[0]), scale(in[1]), offset(in[2]);
+  FloatOut y(out[0]), meanOut(out[1]), invStdOut(out[2]);
+  int64_t d = s.features;
+  float size = static_cast<float>(d);
+  for (int64_t r = 0; r < s.outer; ++r) {
+    const float *row = x.data() + r * d;
+    float sum = 0;
+    for (int64_t j = 0; j < d; ++j)
+      sum += row[j];
+    float mean = sum / size;
+    float squares = 0;
+    for (int64_t j = 0; j < d; ++j)
+      squares += (row[j] - mean) * (row[j] - mean);
+    float invStd = 1.0f / std::sqrt(squares / size + epsilon);
+    for (int64_t j = 0; j < d; ++j)
+      y[r * d + j] = (row[j] - mean) * invStd * scale[j] + offset[j];
+    meanOut[r] = mean;
+    invStdOut[r] = invStd;
+  }
+  for (FloatOut *o : {&y, &meanOut, &invStdOut})
+    o->finish();
+  return Status::ok();
+}
+
+static Status checkLayerNormGrad(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 5, 3));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad_y"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad_y", in[1], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad_y", out[0], "grad_x"));
+  return checkLayerTensors(k, in[1], in[2],
+                           {{&out[1], "grad_scale"}, {&out[2], "grad_offset"}},
+                           in[3], in[4]);
+}
+
+/// Per row, with g = dy * scale and xhat = (x - mean) * inv_std over the D
+/// normalized values:
+///   grad_x = inv_std * (g - mean(g) - xhat * mean(g * xhat)),
+/// and grad_scale / grad_offset sum dy * xhat / dy over the rows.
+static Status runLayerNormGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  Split s;
+  Shape normalized, rows;
+  MP_RETURN_IF_ERROR(getLayerSplit(k, in[1], s, normalized, rows));
+  FloatIn dy(in[0]), x(in[1]), scale(in[2]), mean(in[3]), invStd(in[4]);
+  FloatOut dx(out[0]), dscale(out[1], /*zeroed=*/true),
+      doffset(out[2], /*zeroed=*/true);
+  int64_t d = s.features;
+  for (int64_t r = 0; r < s.outer; ++r) {
+    float sumG = 0, sumGXhat = 0;
+    for (int64_t j = 0; j < d; ++j) {
+      int64_t e = r * d + j;
+      float xhat = (x[e] - mean[r]) * invStd[r];
+      float g = dy[e] * scale[j];
+      sumG += g;
+      sumGXhat += g * xhat;
+      dscale[j] += dy[e] * xhat;
+      doffset[j] += dy[e];
+    }
+    float size = static_cast<float>(d);
+    float meanG = sumG / size, meanGXhat = sumGXhat / size;
+    for (int64_t j = 0; j < d; ++j) {
+      int64_t e = r * d + j;
+      float xhat = (x[e] - mean[r]) * invStd[r];
+      dx[e] = invStd[r] * (dy[e] * scale[j] - meanG - xhat * meanGXhat);
+    }
+  }
+  for (FloatOut *o : {&dx, &dscale, &doffset})
+    o->finish();
+  return Status::ok();
+}
+
+void ref::addNormalizationKernels(KernelTable &table) {
+  table.insert(
+      table.end(),
+      {
+          {"train.batch_norm", checkBatchNorm, runBatchNorm},
+          {"train.batch_norm_grad", checkBatchNormGrad, runBatchNormGrad},
+          {"train.layer_norm", checkLayerNorm, runLayerNorm},
+          {"train.layer_norm_grad", checkLayerNormGrad, runLayerNormGrad},
+      });
+}

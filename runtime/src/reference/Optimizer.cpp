@@ -1,0 +1,221 @@
+//===- Optimizer.cpp - sgd, sgd_momentum, adam, adamw ---------------------===//
+//
+// PyTorch's update rules, computed per element in f32 (hyper-parameters
+// rounded to f32 once; Adam's bias corrections taken in double from the
+// step number, as PyTorch does in Python). Parameters and state may be any
+// float dtype; the precision passes keep them f32 (master weights).
+//
+//===----------------------------------------------------------------------===//
+#include "reference/KernelSupport.h"
+
+#include <cmath>
+
+using namespace mp::rt;
+using namespace mp::rt::ref;
+
+/// Checks that every view has the dtype and shape of the first (param).
+static Status checkSameAsParam(const KernelDesc &k, const Views &in,
+                               const Views &out,
+                               std::initializer_list<const char *> inNames,
+                               std::initializer_list<const char *> outNames) {
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "param"));
+  size_t i = 0;
+  for (const char *name : inNames)
+    MP_RETURN_IF_ERROR(checkSameType(k, in[0], "param", in[i++], name));
+  i = 0;
+  for (const char *name : outNames)
+    MP_RETURN_IF_ERROR(checkSameType(k, in[0], "param", out[i++], name));
+  return Status::ok();
+}
+
+/// A hyper-parameter: `fallback` when absent (nullptr: required), and in
+/// [lo, hi] (or [lo, hi) with `hiOpen`).
+static Status getHyper(const KernelDesc &k, const char *name,
+                       const double *fallback, double lo, double hi,
+                       bool hiOpen, double &value) {
+  auto it = k.attrs.find(name);
+  bool present = it != k.attrs.end() && it->second.kind == Attr::Kind::Floats &&
+                 !it->second.floats.empty();
+  if (!present && !fallback)
+    return kernelError(k,
+                       std::string("needs the float attribute '") + name + "'");
+  value = present ? it->second.floats[0] : *fallback;
+  if (value >= lo && (hiOpen ? value < hi : value <= hi))
+    return Status::ok();
+  return kernelError(k, std::string("'") + name + "' = " +
+                            std::to_string(value) + " is out of range");
+}
+
+static const double kZero = 0.0;
+
+//===----------------------------------------------------------------------===//
+// sgd and sgd_momentum
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct SgdParams {
+  double lr, weightDecay, momentum, dampening;
+  bool nesterov;
+};
+} // namespace
+
+static Status getSgdParams(const KernelDesc &k, bool withMomentum,
+                           SgdParams &p) {
+  MP_RETURN_IF_ERROR(getHyper(k, "lr", nullptr, 0, HUGE_VAL, true, p.lr));
+  MP_RETURN_IF_ERROR(
+      getHyper(k, "weight_decay", &kZero, 0, HUGE_VAL, true, p.weightDecay));
+  p.momentum = p.dampening = 0;
+  p.nesterov = false;
+  if (!withMomentum)
+    return Status::ok();
+  MP_RETURN_IF_ERROR(getHyper(k, "momentum", nullptr, 0, 1, false, p.momentum));
+  MP_RETURN_IF_ERROR(
+      getHyper(k, "dampening", &kZero, 0, 1, false, p.dampening));
+  p.nesterov = k.getFlag("nesterov");
+  if (p.nesterov && (p.momentum == 0 || p.dampening != 0))
+    return kernelError(
+        k, "nesterov momentum needs a positive momentum and zero dampening");
+  return Status::ok();
+}
+
+static Status checkSgd(const KernelDesc &k, const Views &in, const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(
+      checkSameAsParam(k, in, out, {"param", "grad"}, {"new_param"}));
+  SgdParams p;
+  return getSgdParams(k, false, p);
+}
+
+/// p - lr * (g + weight_decay * p)
+static Status runSgd(const KernelDesc &k, const Views &in, const Views &out) {
+  SgdParams hp;
+  MP_RETURN_IF_ERROR(getSgdParams(k, false, hp));
+  float lr = static_cast<float>(hp.lr);
+  float wd = static_cast<float>(hp.weightDecay);
+  FloatIn p(in[0]), g(in[1]);
+  FloatOut np(out[0]);
+  for (int64_t e = 0, n = out[0].numElements(); e < n; ++e)
+    np[e] = p[e] - lr * (g[e] + wd * p[e]);
+  np.finish();
+  return Status::ok();
+}
+
+static Status checkSgdMomentum(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 3, 2));
+  MP_RETURN_IF_ERROR(checkSameAsParam(k, in, out,
+                                      {"param", "grad", "momentum_buffer"},
+                                      {"new_param", "new_momentum_buffer"}));
+  SgdParams p;
+  return getSgdParams(k, true, p);
+}
+
+/// g' = g + wd * p; b' = momentum * b + (1 - dampening) * g';
+/// p' = p - lr * (nesterov ? g' + momentum * b' : b').
+static Status runSgdMomentum(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  SgdParams hp;
+  MP_RETURN_IF_ERROR(getSgdParams(k, true, hp));
+  float lr = static_cast<float>(hp.lr);
+  float wd = static_cast<float>(hp.weightDecay);
+  float momentum = static_cast<float>(hp.momentum);
+  float keep = static_cast<float>(1 - hp.dampening);
+  FloatIn p(in[0]), g(in[1]), b(in[2]);
+  FloatOut np(out[0]), nb(out[1]);
+  for (int64_t e = 0, n = out[0].numElements(); e < n; ++e) {
+    float grad = g[e] + wd * p[e];
+    float buf = momentum * b[e] + keep * grad;
+    float step = hp.nesterov ? grad + momentum * buf : buf;
+    np[e] = p[e] - lr * step;
+    nb[e] = buf;
+  }
+  np.finish();
+  nb.finish();
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// adam and adamw
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct AdamParams {
+  double lr, beta1, beta2, epsilon, weightDecay;
+};
+} // namespace
+
+static Status getAdamParams(const KernelDesc &k, bool decoupled,
+                            AdamParams &p) {
+  static const double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8,
+                      adamwDecay = 0.01;
+  MP_RETURN_IF_ERROR(getHyper(k, "lr", nullptr, 0, HUGE_VAL, true, p.lr));
+  MP_RETURN_IF_ERROR(getHyper(k, "beta1", &beta1, 0, 1, true, p.beta1));
+  MP_RETURN_IF_ERROR(getHyper(k, "beta2", &beta2, 0, 1, true, p.beta2));
+  MP_RETURN_IF_ERROR(
+      getHyper(k, "epsilon", &epsilon, 0, HUGE_VAL, true, p.epsilon));
+  if (!(p.epsilon > 0))
+    return kernelError(k, "expects a positive epsilon");
+  return getHyper(k, "weight_decay", decoupled ? &adamwDecay : &kZero, 0,
+                  HUGE_VAL, true, p.weightDecay);
+}
+
+template <bool Decoupled>
+static Status checkAdam(const KernelDesc &k, const Views &in,
+                        const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 5, 3));
+  MP_RETURN_IF_ERROR(
+      checkSameAsParam(k, in, out, {"param", "grad", "exp_avg", "exp_avg_sq"},
+                       {"new_param", "new_exp_avg", "new_exp_avg_sq"}));
+  const TensorView &step = in[4];
+  if (step.dtype != DType::F32)
+    MP_RETURN_IF_ERROR(checkIndex(k, step, "step (i32, i64 or f32)"));
+  MP_RETURN_IF_ERROR(checkShape(k, step, {}, "step"));
+  AdamParams p;
+  return getAdamParams(k, Decoupled, p);
+}
+
+/// Adam (L2: g += wd * p) or AdamW (p *= 1 - lr * wd first), then
+///   m' = b1 m + (1 - b1) g;  v' = b2 v + (1 - b2) g^2;
+///   p' = p - lr / (1 - b1^t) * m' / (sqrt(v') / sqrt(1 - b2^t) + eps).
+template <bool Decoupled>
+static Status runAdam(const KernelDesc &k, const Views &in, const Views &out) {
+  AdamParams hp;
+  MP_RETURN_IF_ERROR(getAdamParams(k, Decoupled, hp));
+  double t = in[4].dtype == DType::F32 ? loadFloat(in[4], 0)
+                                       : static_cast<double>(loadInt(in[4], 0));
+  if (!(t >= 1))
+    return kernelError(k, "expects step >= 1 but got " + std::to_string(t));
+  float stepSize = static_cast<float>(hp.lr / (1 - std::pow(hp.beta1, t)));
+  float correction2 = static_cast<float>(std::sqrt(1 - std::pow(hp.beta2, t)));
+  float b1 = static_cast<float>(hp.beta1), b2 = static_cast<float>(hp.beta2);
+  float c1 = static_cast<float>(1 - hp.beta1);
+  float c2 = static_cast<float>(1 - hp.beta2);
+  float eps = static_cast<float>(hp.epsilon);
+  float wd = static_cast<float>(hp.weightDecay);
+  float decay = static_cast<float>(1 - hp.lr * hp.weightDecay);
+  FloatIn p(in[0]), g(in[1]), m(in[2]), v(in[3]);
+  FloatOut np(out[0]), nm(out[1]), nv(out[2]);
+  for (int64_t e = 0, n = out[0].numElements(); e < n; ++e) {
+    float param = Decoupled ? p[e] * decay : p[e];
+    float grad = Decoupled ? g[e] : g[e] + wd * p[e];
+    float avg = b1 * m[e] + c1 * grad;
+    float avgSq = b2 * v[e] + c2 * grad * grad;
+    float denom = std::sqrt(avgSq) / correction2 + eps;
+    np[e] = param - stepSize * avg / denom;
+    nm[e] = avg;
+    nv[e] = avgSq;
+  }
+  for (FloatOut *o : {&np, &nm, &nv})
+    o->finish();
+  return Status::ok();
+}
+
+void ref::addOptimizerKernels(KernelTable &table) {
+  table.insert(table.end(),
+               {
+                   {"train.sgd", checkSgd, runSgd},
+                   {"train.sgd_momentum", checkSgdMomentum, runSgdMomentum},
+                   {"train.adam", checkAdam<false>, runAdam<false>},
+                   {"train.adamw", checkAdam<true>, runAdam<true>},
+               });
+}

@@ -1,0 +1,243 @@
+//===- Pooling.cpp - max, average and global average pooling and grads ----===//
+//
+// Max pooling ignores the padding (only real elements compete; NaN wins, as
+// in PyTorch); average pooling divides by the full window area, padding
+// included (count_include_pad=True). The gradients mirror the forward ops
+// exactly: max_pool2d_grad routes each output gradient to the first maximum
+// of its window, found by the same scan as the forward op.
+//
+//===----------------------------------------------------------------------===//
+#include "reference/Window.h"
+
+#include <cmath>
+
+using namespace mp::rt;
+using namespace mp::rt::ref;
+
+namespace {
+/// A pooling op's tensors through their layouts.
+struct PoolGeometry {
+  Image x, y;
+  Window window;
+};
+} // namespace
+
+/// Checks that pooling `input` gives `output` and fills `g`.
+static Status getPoolGeometry(const KernelDesc &k, const TensorView &input,
+                              const TensorView &output, const char *inName,
+                              const char *outName, PoolGeometry &g) {
+  Layout layout;
+  MP_RETURN_IF_ERROR(getLayout(k, layout));
+  MP_RETURN_IF_ERROR(getPoolWindow(k, g.window));
+  MP_RETURN_IF_ERROR(checkRank(k, input, 4, inName));
+  g.x = imageOf(input.shape, layout);
+  Shape expected;
+  MP_RETURN_IF_ERROR(
+      windowOutputShape(k, input.shape, layout, g.x.c, g.window, expected));
+  MP_RETURN_IF_ERROR(checkShape(k, output, expected, outName));
+  g.y = imageOf(output.shape, layout);
+  return Status::ok();
+}
+
+/// Calls `f(offset in x, offset in y)` for every real (unpadded) element of
+/// every window.
+template <typename F> static void forEachTap(const PoolGeometry &g, F f) {
+  const Window &w = g.window;
+  for (int64_t n = 0; n < g.y.n; ++n)
+    for (int64_t c = 0; c < g.y.c; ++c)
+      for (int64_t oh = 0; oh < g.y.h; ++oh)
+        for (int64_t ow = 0; ow < g.y.w; ++ow) {
+          int64_t out = g.y.at(n, c, oh, ow);
+          for (int64_t kh = 0; kh < w.sizeH; ++kh) {
+            int64_t ih = oh * w.strideH - w.padTop + kh;
+            if (ih < 0 || ih >= g.x.h)
+              continue;
+            for (int64_t kw = 0; kw < w.sizeW; ++kw) {
+              int64_t iw = ow * w.strideW - w.padLeft + kw;
+              if (iw >= 0 && iw < g.x.w)
+                f(g.x.at(n, c, ih, iw), out);
+            }
+          }
+        }
+}
+
+/// For each output element, the x offset of the first maximum of its window
+/// (the first NaN if there is one). Padding is smaller than the window, so
+/// every window has a real element.
+static std::vector<int64_t> argMax(const PoolGeometry &g, const float *x) {
+  int64_t outputs = g.y.n * g.y.c * g.y.h * g.y.w;
+  std::vector<int64_t> best(outputs, -1);
+  forEachTap(g, [&](int64_t in, int64_t out) {
+    int64_t &b = best[out];
+    if (b < 0 || (!std::isnan(x[b]) && (x[in] > x[b] || std::isnan(x[in]))))
+      b = in;
+  });
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// max_pool2d, avg_pool2d and their grads
+//===----------------------------------------------------------------------===//
+
+static Status checkPool(const KernelDesc &k, const Views &in,
+                        const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  MP_RETURN_IF_ERROR(checkDType(k, out[0], in[0].dtype, "result"));
+  PoolGeometry g;
+  return getPoolGeometry(k, in[0], out[0], "x", "result", g);
+}
+
+static Status runMaxPool(const KernelDesc &k, const Views &in,
+                         const Views &out) {
+  PoolGeometry g;
+  MP_RETURN_IF_ERROR(getPoolGeometry(k, in[0], out[0], "x", "result", g));
+  FloatIn x(in[0]);
+  FloatOut y(out[0]);
+  std::vector<int64_t> best = argMax(g, x.data());
+  for (size_t o = 0; o < best.size(); ++o)
+    y[o] = x[best[o]];
+  y.finish();
+  return Status::ok();
+}
+
+static Status runAvgPool(const KernelDesc &k, const Views &in,
+                         const Views &out) {
+  PoolGeometry g;
+  MP_RETURN_IF_ERROR(getPoolGeometry(k, in[0], out[0], "x", "result", g));
+  FloatIn x(in[0]);
+  FloatOut y(out[0], /*zeroed=*/true);
+  forEachTap(g, [&](int64_t i, int64_t o) { y[o] += x[i]; });
+  float area = static_cast<float>(g.window.sizeH * g.window.sizeW);
+  for (int64_t o = 0, e = out[0].numElements(); o < e; ++o)
+    y[o] /= area;
+  y.finish();
+  return Status::ok();
+}
+
+static Status checkMaxPoolGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[1], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[1], "x", out[0], "result"));
+  MP_RETURN_IF_ERROR(checkDType(k, in[0], in[1].dtype, "grad"));
+  PoolGeometry g;
+  return getPoolGeometry(k, in[1], in[0], "x", "grad", g);
+}
+
+static Status runMaxPoolGrad(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  PoolGeometry g;
+  MP_RETURN_IF_ERROR(getPoolGeometry(k, in[1], in[0], "x", "grad", g));
+  FloatIn grad(in[0]), x(in[1]);
+  FloatOut dx(out[0], /*zeroed=*/true);
+  std::vector<int64_t> best = argMax(g, x.data());
+  for (size_t o = 0; o < best.size(); ++o)
+    dx[best[o]] += grad[o];
+  dx.finish();
+  return Status::ok();
+}
+
+static Status checkAvgPoolGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad"));
+  MP_RETURN_IF_ERROR(checkDType(k, out[0], in[0].dtype, "result"));
+  PoolGeometry g;
+  return getPoolGeometry(k, out[0], in[0], "result", "grad", g);
+}
+
+static Status runAvgPoolGrad(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  PoolGeometry g;
+  MP_RETURN_IF_ERROR(getPoolGeometry(k, out[0], in[0], "result", "grad", g));
+  FloatIn grad(in[0]);
+  FloatOut dx(out[0], /*zeroed=*/true);
+  float area = static_cast<float>(g.window.sizeH * g.window.sizeW);
+  forEachTap(g, [&](int64_t i, int64_t o) { dx[i] += grad[o] / area; });
+  dx.finish();
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// global_avg_pool2d and its grad
+//===----------------------------------------------------------------------===//
+
+/// Checks `image` against `pooled` [N, C] and returns the image geometry.
+static Status getGlobalPool(const KernelDesc &k, const TensorView &image,
+                            const TensorView &pooled, const char *imageName,
+                            const char *pooledName, Image &im) {
+  Layout layout;
+  MP_RETURN_IF_ERROR(getLayout(k, layout));
+  MP_RETURN_IF_ERROR(checkRank(k, image, 4, imageName));
+  im = imageOf(image.shape, layout);
+  return checkShape(k, pooled, {im.n, im.c}, pooledName);
+}
+
+static Status checkGlobalPool(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  MP_RETURN_IF_ERROR(checkAccumulator(k, in[0], out[0]));
+  Image im;
+  return getGlobalPool(k, in[0], out[0], "x", "result", im);
+}
+
+static Status runGlobalPool(const KernelDesc &k, const Views &in,
+                            const Views &out) {
+  Image im;
+  MP_RETURN_IF_ERROR(getGlobalPool(k, in[0], out[0], "x", "result", im));
+  FloatIn x(in[0]);
+  FloatOut y(out[0]);
+  float area = static_cast<float>(im.h * im.w);
+  for (int64_t n = 0; n < im.n; ++n)
+    for (int64_t c = 0; c < im.c; ++c) {
+      float sum = 0;
+      for (int64_t h = 0; h < im.h; ++h)
+        for (int64_t w = 0; w < im.w; ++w)
+          sum += x[im.at(n, c, h, w)];
+      y[n * im.c + c] = sum / area;
+    }
+  y.finish();
+  return Status::ok();
+}
+
+static Status checkGlobalPoolGrad(const KernelDesc &k, const Views &in,
+                                  const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad"));
+  MP_RETURN_IF_ERROR(checkDType(k, out[0], in[0].dtype, "result"));
+  Image im;
+  return getGlobalPool(k, out[0], in[0], "result", "grad", im);
+}
+
+static Status runGlobalPoolGrad(const KernelDesc &k, const Views &in,
+                                const Views &out) {
+  Image im;
+  MP_RETURN_IF_ERROR(getGlobalPool(k, out[0], in[0], "result", "grad", im));
+  FloatIn grad(in[0]);
+  FloatOut dx(out[0]);
+  float area = static_cast<float>(im.h * im.w);
+  for (int64_t n = 0; n < im.n; ++n)
+    for (int64_t c = 0; c < im.c; ++c) {
+      float g = grad[n * im.c + c] / area;
+      for (int64_t h = 0; h < im.h; ++h)
+        for (int64_t w = 0; w < im.w; ++w)
+          dx[im.at(n, c, h, w)] = g;
+    }
+  dx.finish();
+  return Status::ok();
+}
+
+void ref::addPoolingKernels(KernelTable &table) {
+  table.insert(table.end(),
+               {
+                   {"train.max_pool2d", checkPool, runMaxPool},
+                   {"train.avg_pool2d", checkPool, runAvgPool},
+                   {"train.max_pool2d_grad", checkMaxPoolGrad, runMaxPoolGrad},
+                   {"train.avg_pool2d_grad", checkAvgPoolGrad, runAvgPoolGrad},
+                   {"train.global_avg_pool2d", checkGlobalPool, runGlobalPool},
+                   {"train.global_avg_pool2d_grad", checkGlobalPoolGrad,
+                    runGlobalPoolGrad},
+               });
+}

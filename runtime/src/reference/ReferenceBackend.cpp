@@ -1,0 +1,105 @@
+//===- ReferenceBackend.cpp - the registry of reference kernels -----------===//
+//
+// The portable C++ backend: every op of the train and mp dialects (but
+// train.constant, which becomes a plan tensor) in f32, bf16 and f16. Its
+// results define what the other backends must compute.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Backend.h"
+#include "reference/KernelSupport.h"
+
+#include <unordered_map>
+
+using namespace mp::rt;
+using namespace mp::rt::ref;
+
+namespace {
+/// Every kernel, by op name; built once.
+class Registry {
+public:
+  static const Registry &get() {
+    static const Registry registry;
+    return registry;
+  }
+  const KernelEntry *find(const std::string &op) const {
+    auto it = byName_.find(op);
+    return it == byName_.end() ? nullptr : &table_[it->second];
+  }
+  const std::vector<std::string> &names() const { return names_; }
+
+private:
+  Registry() {
+    addElementwiseKernels(table_);
+    addMatmulKernels(table_);
+    addConvolutionKernels(table_);
+    addNormalizationKernels(table_);
+    addSoftmaxKernels(table_);
+    addReductionKernels(table_);
+    addPoolingKernels(table_);
+    addEmbeddingKernels(table_);
+    addShapeKernels(table_);
+    addOptimizerKernels(table_);
+    addMixedPrecisionKernels(table_);
+    for (size_t i = 0; i < table_.size(); ++i) {
+      byName_.emplace(table_[i].op, i);
+      names_.push_back(table_[i].op);
+    }
+  }
+
+  KernelTable table_;
+  std::unordered_map<std::string, size_t> byName_;
+  std::vector<std::string> names_;
+};
+
+class ReferenceBackend final : public Backend {
+public:
+  const char *name() const override { return "reference"; }
+
+  Status check(const KernelDesc &kernel, const Plan &plan) const override {
+    const KernelEntry *entry = Registry::get().find(kernel.op);
+    if (!entry)
+      return unimplemented("the reference backend has no kernel for '" +
+                           kernel.op + "'");
+    Views inputs, outputs;
+    MP_RETURN_IF_ERROR(describe(kernel, plan, kernel.inputs, inputs));
+    MP_RETURN_IF_ERROR(describe(kernel, plan, kernel.outputs, outputs));
+    return entry->check(kernel, inputs, outputs);
+  }
+
+  /// Checks again before running: the check is cheap next to the kernel,
+  /// and a kernel must never read or write out of bounds even when a
+  /// caller skipped check().
+  Status run(const KernelDesc &kernel, const Views &inputs,
+             const Views &outputs) override {
+    const KernelEntry *entry = Registry::get().find(kernel.op);
+    if (!entry)
+      return unimplemented("the reference backend has no kernel for '" +
+                           kernel.op + "'");
+    MP_RETURN_IF_ERROR(entry->check(kernel, inputs, outputs));
+    return entry->run(kernel, inputs, outputs);
+  }
+
+private:
+  /// Views without data of the plan tensors `ids`.
+  static Status describe(const KernelDesc &kernel, const Plan &plan,
+                         const std::vector<uint32_t> &ids, Views &views) {
+    for (uint32_t id : ids) {
+      if (id >= plan.tensors.size())
+        return kernelError(kernel, "refers to tensor " + std::to_string(id) +
+                                       " but the plan has " +
+                                       std::to_string(plan.tensors.size()));
+      const TensorDesc &desc = plan.tensors[id];
+      views.push_back({desc.dtype, desc.shape, nullptr});
+    }
+    return Status::ok();
+  }
+};
+} // namespace
+
+std::unique_ptr<Backend> mp::rt::createReferenceBackend() {
+  return std::make_unique<ReferenceBackend>();
+}
+
+const std::vector<std::string> &mp::rt::referenceBackendOps() {
+  return Registry::get().names();
+}

@@ -1,0 +1,208 @@
+//===- Softmax.cpp - softmax, log_softmax, cross-entropy and grads --------===//
+//
+// Every exponential is taken of x - max(x) along the axis, so nothing
+// overflows for large logits; sums accumulate in f32.
+//
+//===----------------------------------------------------------------------===//
+#include "reference/KernelSupport.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mp::rt;
+using namespace mp::rt::ref;
+
+namespace {
+/// A tensor seen as [outer, length, inner] around the softmax axis; a "row"
+/// is one (outer, inner) pair.
+struct Rows {
+  int64_t outer, length, inner;
+  int64_t count() const { return outer * inner; }
+  /// The first element of row `r` and the stride between its elements.
+  int64_t base(int64_t r) const {
+    return (r / inner) * length * inner + r % inner;
+  }
+};
+} // namespace
+
+static Status getRows(const KernelDesc &k, const Shape &shape, Rows &rows) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t axis;
+  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt("axis", -1), rank, "axis", axis));
+  rows = {product(shape, 0, axis), shape[axis], product(shape, axis + 1, rank)};
+  return Status::ok();
+}
+
+/// max(x) and sum(exp(x - max)) of one row.
+static void rowExpSum(const float *x, int64_t base, int64_t stride,
+                      int64_t length, float &max, float &sum) {
+  max = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < length; ++j)
+    max = std::fmax(max, x[base + j * stride]);
+  sum = 0;
+  for (int64_t j = 0; j < length; ++j)
+    sum += std::exp(x[base + j * stride] - max);
+}
+
+//===----------------------------------------------------------------------===//
+// softmax and log_softmax
+//===----------------------------------------------------------------------===//
+
+static Status checkSoftmax(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "x", out[0], "result"));
+  Rows rows;
+  return getRows(k, in[0].shape, rows);
+}
+
+template <bool IsLog>
+static Status runSoftmax(const KernelDesc &k, const Views &in,
+                         const Views &out) {
+  Rows rows;
+  MP_RETURN_IF_ERROR(getRows(k, in[0].shape, rows));
+  FloatIn x(in[0]);
+  FloatOut y(out[0]);
+  for (int64_t r = 0; r < rows.count(); ++r) {
+    int64_t base = rows.base(r);
+    float max, sum;
+    rowExpSum(x.data(), base, rows.inner, rows.length, max, sum);
+    float logSum = std::log(sum);
+    for (int64_t j = 0; j < rows.length; ++j) {
+      int64_t e = base + j * rows.inner;
+      y[e] = IsLog ? x[e] - max - logSum : std::exp(x[e] - max) / sum;
+    }
+  }
+  y.finish();
+  return Status::ok();
+}
+
+static Status checkSoftmaxGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad", in[1], "output"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad", out[0], "result"));
+  Rows rows;
+  return getRows(k, in[0].shape, rows);
+}
+
+/// softmax: y * (grad - sum(grad * y)); log_softmax: grad - exp(y) * sum(grad).
+template <bool IsLog>
+static Status runSoftmaxGrad(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  Rows rows;
+  MP_RETURN_IF_ERROR(getRows(k, in[0].shape, rows));
+  FloatIn grad(in[0]), y(in[1]);
+  FloatOut result(out[0]);
+  for (int64_t r = 0; r < rows.count(); ++r) {
+    int64_t base = rows.base(r);
+    float sum = 0;
+    for (int64_t j = 0; j < rows.length; ++j) {
+      int64_t e = base + j * rows.inner;
+      sum += IsLog ? grad[e] : grad[e] * y[e];
+    }
+    for (int64_t j = 0; j < rows.length; ++j) {
+      int64_t e = base + j * rows.inner;
+      result[e] =
+          IsLog ? grad[e] - std::exp(y[e]) * sum : y[e] * (grad[e] - sum);
+    }
+  }
+  result.finish();
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// sparse_cross_entropy and its gradient
+//===----------------------------------------------------------------------===//
+
+static Status checkLogitsAndLabels(const KernelDesc &k,
+                                   const TensorView &logits,
+                                   const TensorView &labels) {
+  MP_RETURN_IF_ERROR(checkFloat(k, logits, "logits"));
+  MP_RETURN_IF_ERROR(checkRank(k, logits, 2, "logits"));
+  MP_RETURN_IF_ERROR(checkIndex(k, labels, "labels"));
+  return checkShape(k, labels, {logits.shape[0]}, "labels");
+}
+
+/// labels[n] as an index into [0, classes), or the data error naming it.
+static Status getLabel(const KernelDesc &k, const TensorView &labels, int64_t n,
+                       int64_t classes, int64_t &label) {
+  label = loadInt(labels, n);
+  if (label >= 0 && label < classes)
+    return Status::ok();
+  return kernelError(k, "label " + std::to_string(label) + " in row " +
+                            std::to_string(n) + " is outside [0, " +
+                            std::to_string(classes) + ")");
+}
+
+static Status checkCrossEntropy(const KernelDesc &k, const Views &in,
+                                const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkLogitsAndLabels(k, in[0], in[1]));
+  MP_RETURN_IF_ERROR(checkAccumulator(k, in[0], out[0]));
+  return checkShape(k, out[0], {}, "loss");
+}
+
+/// mean over rows of logsumexp(logits[n]) - logits[n, label[n]].
+static Status runCrossEntropy(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  int64_t rows = in[0].shape[0], classes = in[0].shape[1];
+  FloatIn logits(in[0]);
+  float total = 0;
+  for (int64_t n = 0; n < rows; ++n) {
+    int64_t label;
+    MP_RETURN_IF_ERROR(getLabel(k, in[1], n, classes, label));
+    float max, sum;
+    rowExpSum(logits.data(), n * classes, 1, classes, max, sum);
+    total += (max - logits[n * classes + label]) + std::log(sum);
+  }
+  storeFloat(out[0], 0, total / static_cast<float>(rows));
+  return Status::ok();
+}
+
+static Status checkCrossEntropyGrad(const KernelDesc &k, const Views &in,
+                                    const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 3, 1));
+  MP_RETURN_IF_ERROR(checkLogitsAndLabels(k, in[0], in[1]));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[2], "grad_loss"));
+  MP_RETURN_IF_ERROR(checkShape(k, in[2], {}, "grad_loss"));
+  return checkSameType(k, in[0], "logits", out[0], "result");
+}
+
+/// (softmax(logits) - one_hot(labels)) * grad_loss / N.
+static Status runCrossEntropyGrad(const KernelDesc &k, const Views &in,
+                                  const Views &out) {
+  int64_t rows = in[0].shape[0], classes = in[0].shape[1];
+  FloatIn logits(in[0]);
+  FloatOut result(out[0]);
+  float factor = loadFloat(in[2], 0) / static_cast<float>(rows);
+  for (int64_t n = 0; n < rows; ++n) {
+    int64_t label;
+    MP_RETURN_IF_ERROR(getLabel(k, in[1], n, classes, label));
+    float max, sum;
+    int64_t base = n * classes;
+    rowExpSum(logits.data(), base, 1, classes, max, sum);
+    for (int64_t c = 0; c < classes; ++c) {
+      float p = std::exp(logits[base + c] - max) / sum;
+      result[base + c] = (p - (c == label ? 1.0f : 0.0f)) * factor;
+    }
+  }
+  result.finish();
+  return Status::ok();
+}
+
+void ref::addSoftmaxKernels(KernelTable &table) {
+  table.insert(
+      table.end(),
+      {
+          {"train.softmax", checkSoftmax, runSoftmax<false>},
+          {"train.log_softmax", checkSoftmax, runSoftmax<true>},
+          {"train.softmax_grad", checkSoftmaxGrad, runSoftmaxGrad<false>},
+          {"train.log_softmax_grad", checkSoftmaxGrad, runSoftmaxGrad<true>},
+          {"train.sparse_cross_entropy", checkCrossEntropy, runCrossEntropy},
+          {"train.sparse_cross_entropy_grad", checkCrossEntropyGrad,
+           runCrossEntropyGrad},
+      });
+}

@@ -1,0 +1,265 @@
+//===- PlanFormatTest.cpp - the binary plan format ------------------------===//
+//
+// Round trips are bitwise; every damaged file (each prefix, each flipped
+// byte, a wrong magic or version, hostile payloads with a valid checksum)
+// is rejected with a message naming the file, and never crashes or
+// allocates without bound.
+//
+//===----------------------------------------------------------------------===//
+#include "TestPlans.h"
+#include "core/Hash.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace mp::rt;
+using namespace mp::rt::testing;
+
+namespace {
+
+/// The least-squares plan plus everything the format can hold: a constant,
+/// attributes of every kind (a NaN among the floats, a string with a NUL).
+Plan richPlan() {
+  Plan plan = makeLeastSquaresPlan();
+  plan.policy = "mixed_bfloat16";
+  plan.constants = {1, 2, 3, 4, 5, 6, 7, 8};
+  plan.tensors.push_back(
+      {TensorKind::Constant, DType::BF16, {2, 2}, "c", 0, 0});
+  KernelDesc &k = plan.kernels[0];
+  k.attrs["floats"] = floats({1.5, -0.0, NAN, INFINITY, 1e-300});
+  k.attrs["ints"] = ints({-1, 0, INT64_MAX, INT64_MIN});
+  k.attrs["layout"] = str(std::string("NCHW\0x\xc3\xa9", 8));
+  k.attrs["empty"] = ints({});
+  return plan;
+}
+
+/// Rewrites the header checksum of a serialized plan to match its payload.
+void fixChecksum(std::vector<uint8_t> &bytes) {
+  uint64_t checksum = fnv1a64(bytes.data() + 32, bytes.size() - 32);
+  std::memcpy(bytes.data() + 24, &checksum, 8);
+}
+
+TEST(PlanFormatTest, RoundTripIsBitwise) {
+  Plan plan = richPlan();
+  ASSERT_TRUE(plan.validate().isOk()) << plan.validate().message();
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  StatusOr<Plan> parsed = parsePlan(bytes, "rich.plan");
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(serializePlan(*parsed), bytes);
+  EXPECT_EQ(planHash(*parsed), planHash(plan));
+
+  // Spot checks that the fields came back, not just the bytes.
+  EXPECT_EQ(parsed->policy, "mixed_bfloat16");
+  EXPECT_EQ(parsed->arenaSize, plan.arenaSize);
+  EXPECT_EQ(parsed->constants, plan.constants);
+  ASSERT_EQ(parsed->tensors.size(), plan.tensors.size());
+  EXPECT_EQ(parsed->tensors[4].name, "loss_scale");
+  EXPECT_EQ(parsed->tensors[4].initialValue, 4.0);
+  EXPECT_EQ(parsed->tensors.back().dtype, DType::BF16);
+  const KernelDesc &k = parsed->kernels[0];
+  EXPECT_EQ(k.attrs.at("layout").str, std::string("NCHW\0x\xc3\xa9", 8));
+  EXPECT_TRUE(std::isnan(k.attrs.at("floats").floats[2]));
+  EXPECT_TRUE(std::signbit(k.attrs.at("floats").floats[1]));
+  EXPECT_EQ(k.attrs.at("ints").ints[3], INT64_MIN);
+  EXPECT_TRUE(k.attrs.at("empty").ints.empty());
+  ASSERT_EQ(parsed->results.size(), plan.results.size());
+  EXPECT_EQ(parsed->results[1].state, plan.results[1].state);
+  EXPECT_EQ(parsed->results.back().name, "y");
+}
+
+TEST(PlanFormatTest, HeaderLayout) {
+  std::vector<uint8_t> bytes = serializePlan(makeLeastSquaresPlan());
+  ASSERT_GE(bytes.size(), 32u);
+  EXPECT_EQ(std::memcmp(bytes.data(), "MPPLAN\0\0", 8), 0);
+  uint32_t version;
+  uint64_t payload, checksum;
+  std::memcpy(&version, bytes.data() + 8, 4);
+  std::memcpy(&payload, bytes.data() + 16, 8);
+  std::memcpy(&checksum, bytes.data() + 24, 8);
+  EXPECT_EQ(version, Plan::kVersion);
+  EXPECT_EQ(payload, bytes.size() - 32);
+  EXPECT_EQ(checksum, fnv1a64(bytes.data() + 32, bytes.size() - 32));
+}
+
+TEST(PlanFormatTest, HashChangesWithThePlan) {
+  Plan plan = makeLeastSquaresPlan();
+  uint64_t hash = planHash(plan);
+  EXPECT_EQ(planHash(makeLeastSquaresPlan()), hash);
+  plan.kernels.back().attrs["growth_interval"] = ints({4});
+  EXPECT_NE(planHash(plan), hash);
+}
+
+TEST(PlanFormatTest, EveryTruncationIsRejected) {
+  std::vector<uint8_t> bytes = serializePlan(makeLeastSquaresPlan());
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + size);
+    StatusOr<Plan> parsed = parsePlan(prefix, "cut.plan");
+    ASSERT_FALSE(parsed.isOk()) << "a prefix of " << size << " bytes";
+    EXPECT_EQ(parsed.status().code(), StatusCode::DataLoss) << size;
+    EXPECT_EQ(parsed.status().message().rfind("cut.plan: truncated plan", 0),
+              0u)
+        << parsed.status().message();
+  }
+}
+
+TEST(PlanFormatTest, EveryFlippedByteIsRejected) {
+  std::vector<uint8_t> bytes = serializePlan(makeLeastSquaresPlan());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (uint8_t mask : {0x01, 0x80}) {
+      std::vector<uint8_t> damaged = bytes;
+      damaged[i] ^= mask;
+      StatusOr<Plan> parsed = parsePlan(damaged, "flip.plan");
+      ASSERT_FALSE(parsed.isOk()) << "byte " << i << " ^ " << int(mask);
+      EXPECT_EQ(parsed.status().message().rfind("flip.plan: ", 0), 0u);
+      // Past the magic and version, damage is data loss.
+      if (i >= 12) {
+        EXPECT_EQ(parsed.status().code(), StatusCode::DataLoss)
+            << i << ": " << parsed.status().message();
+      }
+    }
+  }
+}
+
+/// Parses `bytes` as "test.plan", expecting `code` and a message that
+/// contains `text`.
+void expectRejected(const std::vector<uint8_t> &bytes, StatusCode code,
+                    const std::string &text) {
+  StatusOr<Plan> parsed = parsePlan(bytes, "test.plan");
+  ASSERT_FALSE(parsed.isOk());
+  EXPECT_EQ(parsed.status().code(), code) << parsed.status().message();
+  EXPECT_NE(parsed.status().message().find(text), std::string::npos)
+      << parsed.status().message();
+}
+
+TEST(PlanFormatTest, WrongMagicAndVersion) {
+  std::vector<uint8_t> bytes = serializePlan(makeLeastSquaresPlan());
+  std::vector<uint8_t> other = bytes;
+  std::memcpy(other.data(), "PK\3\4", 4);
+  expectRejected(other, StatusCode::InvalidArgument,
+                 "test.plan: not a plan file (no \"MPPLAN\" magic)");
+  other = bytes;
+  uint32_t version = Plan::kVersion + 1;
+  std::memcpy(other.data() + 8, &version, 4);
+  expectRejected(other, StatusCode::InvalidArgument,
+                 "test.plan: plan format version 2, but this runtime reads "
+                 "version 1; recompile the plan");
+}
+
+TEST(PlanFormatTest, ChecksumMismatchIsNamed) {
+  std::vector<uint8_t> bytes = serializePlan(makeLeastSquaresPlan());
+  bytes.back() ^= 0xff;
+  expectRejected(bytes, StatusCode::DataLoss,
+                 "test.plan: corrupt plan: checksum");
+}
+
+TEST(PlanFormatTest, TrailingBytesAreRejected) {
+  std::vector<uint8_t> bytes = serializePlan(makeLeastSquaresPlan());
+  bytes.push_back(0);
+  expectRejected(bytes, StatusCode::DataLoss, "test.plan: corrupt plan");
+}
+
+TEST(PlanFormatTest, InvalidPlanWithValidChecksum) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.kernels[1].inputs[0] = 999;
+  expectRejected(serializePlan(plan), StatusCode::InvalidArgument,
+                 "test.plan: invalid plan: kernel #1 (train.sub): input 0");
+}
+
+TEST(PlanFormatTest, HugeCountsDoNotAllocate) {
+  // A tensor count of 2^32 - 1 in a payload of a few bytes, with a valid
+  // checksum: the parser must refuse before resizing anything.
+  std::vector<uint8_t> bytes = serializePlan(makeLeastSquaresPlan());
+  size_t countAt = 32 + 4 + std::strlen("mixed_float16") + 8;
+  uint32_t count;
+  std::memcpy(&count, bytes.data() + countAt, 4);
+  ASSERT_EQ(count, makeLeastSquaresPlan().tensors.size());
+  count = UINT32_MAX;
+  std::memcpy(bytes.data() + countAt, &count, 4);
+  fixChecksum(bytes);
+  expectRejected(bytes, StatusCode::DataLoss, "bad tensor count");
+}
+
+TEST(PlanFormatTest, HostilePayloadsNeverCrash) {
+  // Random damage behind a recomputed checksum exercises every bounds check
+  // of the payload parser and then validate().
+  std::vector<uint8_t> bytes = serializePlan(richPlan());
+  std::mt19937 rng(1234);
+  int accepted = 0;
+  for (int iteration = 0; iteration < 20000; ++iteration) {
+    std::vector<uint8_t> damaged = bytes;
+    int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      size_t at = 32 + rng() % (damaged.size() - 32);
+      switch (rng() % 3) {
+      case 0:
+        damaged[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        break;
+      case 1:
+        damaged[at] = static_cast<uint8_t>(rng());
+        break;
+      default: // a big little-endian number where a count may be
+        for (size_t i = at; i < std::min(at + 4, damaged.size()); ++i)
+          damaged[i] = 0xff;
+      }
+    }
+    uint64_t size = damaged.size() - 32;
+    std::memcpy(damaged.data() + 16, &size, 8);
+    fixChecksum(damaged);
+    StatusOr<Plan> parsed = parsePlan(damaged, "fuzz.plan");
+    if (parsed.isOk()) {
+      ++accepted; // harmless edits (a name, a float) are fine
+      EXPECT_TRUE(parsed->validate().isOk());
+      EXPECT_EQ(serializePlan(*parsed), damaged);
+    } else {
+      EXPECT_EQ(parsed.status().message().rfind("fuzz.plan: ", 0), 0u);
+    }
+  }
+  EXPECT_LT(accepted, 20000);
+}
+
+TEST(PlanFormatTest, FileRoundTrip) {
+  ScopedTempDir dir;
+  std::string path = dir.path("step.plan");
+  Plan plan = richPlan();
+  ASSERT_TRUE(writePlanFile(plan, path).isOk());
+  StatusOr<Plan> read = readPlanFile(path);
+  ASSERT_TRUE(read.isOk()) << read.status().message();
+  EXPECT_EQ(serializePlan(*read), serializePlan(plan));
+  // Overwriting is atomic and leaves no temporary file behind.
+  plan.policy = "float32";
+  ASSERT_TRUE(writePlanFile(plan, path).isOk());
+  EXPECT_EQ(readPlanFile(path)->policy, "float32");
+  EXPECT_EQ(dir.files(), std::vector<std::string>{"step.plan"});
+}
+
+TEST(PlanFormatTest, FileErrorsNameThePath) {
+  ScopedTempDir dir;
+  StatusOr<Plan> missing = readPlanFile(dir.path("none.plan"));
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_EQ(missing.status().code(), StatusCode::NotFound);
+  EXPECT_NE(missing.status().message().find(dir.path("none.plan")),
+            std::string::npos);
+
+  StatusOr<Plan> directory = readPlanFile(dir.root());
+  ASSERT_FALSE(directory.isOk());
+  EXPECT_NE(directory.status().message().find("not a regular file"),
+            std::string::npos);
+
+  Plan invalid = makeLeastSquaresPlan();
+  invalid.results.clear();
+  Status written = writePlanFile(invalid, dir.path("bad.plan"));
+  ASSERT_FALSE(written.isOk());
+  EXPECT_NE(written.message().find("refusing to write an invalid plan"),
+            std::string::npos);
+  EXPECT_TRUE(dir.files().empty());
+
+  Status noDir =
+      writePlanFile(makeLeastSquaresPlan(), dir.path("no/such/dir/x.plan"));
+  ASSERT_FALSE(noDir.isOk());
+  EXPECT_EQ(noDir.code(), StatusCode::NotFound);
+}
+
+} // namespace

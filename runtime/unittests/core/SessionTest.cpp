@@ -1,0 +1,310 @@
+//===- SessionTest.cpp - binding tensors and running steps ----------------===//
+#include "mp/runtime/Session.h"
+#include "TestPlans.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace mp::rt;
+using namespace mp::rt::testing;
+
+namespace {
+
+void setBatch(Session &session, int step) {
+  bindLeastSquaresBatch(session, leastSquaresX(step), leastSquaresT(step));
+}
+
+/// Runs on the fake backend and on the reference one.
+class SessionTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SessionTest, ListsNamedTensors) {
+  auto session = createTestSession(makeLeastSquaresPlan(), GetParam());
+  ASSERT_TRUE(session);
+  EXPECT_STREQ(session->backendName(), GetParam().c_str());
+  std::vector<std::string> names;
+  for (const TensorInfo &info : session->tensors())
+    names.push_back(info.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "x", "t", "w", "w.momentum_buffer", "loss_scale",
+                       "loss_scale.growth_count", "loss", "all_finite", "y"}));
+  const TensorInfo *w = session->findTensor("w");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->kind, TensorKind::Param);
+  EXPECT_FALSE(w->isOutput);
+  EXPECT_EQ(w->shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(w->byteSize, 24u);
+  const TensorInfo *y = session->findTensor("y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_TRUE(y->isOutput);
+  EXPECT_EQ(session->findTensor("nope"), nullptr);
+}
+
+TEST_P(SessionTest, InitialState) {
+  auto session = createTestSession(makeLeastSquaresPlan(), GetParam());
+  ASSERT_TRUE(session);
+  EXPECT_EQ(readTensor<float>(*session, "w"), std::vector<float>(6, 0));
+  EXPECT_EQ(readTensor<float>(*session, "loss_scale"), std::vector<float>{4});
+  EXPECT_EQ(readTensor<int64_t>(*session, "loss_scale.growth_count"),
+            std::vector<int64_t>{0});
+  ScalerStats stats = session->scalerStats();
+  EXPECT_TRUE(stats.enabled);
+  EXPECT_TRUE(stats.dynamicScale);
+  EXPECT_EQ(stats.stepsRun, 0);
+  EXPECT_EQ(stats.lastOverflowStep, -1);
+  EXPECT_EQ(stats.scale, 4.0f);
+}
+
+TEST_P(SessionTest, SetTensorChecksEverything) {
+  auto session = createTestSession(makeLeastSquaresPlan(), GetParam());
+  ASSERT_TRUE(session);
+  std::vector<float> data(12, 1);
+  Status s = session->setTensor("nope", DType::F32, {4, 3}, data.data(), 48);
+  EXPECT_EQ(s.code(), StatusCode::NotFound);
+  EXPECT_NE(s.message().find("'nope'"), std::string::npos);
+
+  s = session->setTensor("x", DType::F32, {3, 4}, data.data(), 48);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(), "input 'x' is f32[4, 3], got f32[3, 4]");
+
+  s = session->setTensor("x", DType::BF16, {4, 3}, data.data(), 24);
+  EXPECT_EQ(s.message(), "input 'x' is f32[4, 3], got bf16[4, 3]");
+
+  s = session->setTensor("x", DType::F32, {4, 3}, data.data(), 44);
+  EXPECT_EQ(s.message(), "input 'x' (f32[4, 3]) has 48 bytes, got 44");
+
+  s = session->setTensor("y", DType::F32, {4, 2}, data.data(), 32);
+  EXPECT_EQ(s.message(), "'y' is a result of the step; it cannot be set");
+
+  s = session->setTensor("x", DType::F32, {4, 3}, nullptr, 48);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+
+  // Params can be set too.
+  std::vector<float> w = {1, 2, 3, 4, 5, 6};
+  ASSERT_TRUE(session->setTensor("w", DType::F32, {3, 2}, w.data(), 24).isOk());
+  EXPECT_EQ(readTensor<float>(*session, "w"), w);
+}
+
+TEST_P(SessionTest, GetTensorChecksTheBuffer) {
+  auto session = createTestSession(makeLeastSquaresPlan(), GetParam());
+  ASSERT_TRUE(session);
+  float buffer[8];
+  Status s = session->getTensor("w", buffer, 20);
+  EXPECT_EQ(s.message(), "'w' (f32[3, 2]) has 24 bytes, the buffer 20");
+  s = session->getTensor("y", buffer, 32);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("result 'y' has no value"), std::string::npos);
+}
+
+TEST_P(SessionTest, StepNeedsEveryInput) {
+  auto session = createTestSession(makeLeastSquaresPlan(), GetParam());
+  ASSERT_TRUE(session);
+  Status s = session->runStep();
+  EXPECT_EQ(s.message(), "cannot run a step: never set 'x', 't'; set every "
+                         "input and label first");
+  std::vector<float> x = leastSquaresX(0);
+  ASSERT_TRUE(session->setTensor("x", DType::F32, {4, 3}, x.data(), 48).isOk());
+  s = session->runStep();
+  EXPECT_NE(s.message().find("never set 't'"), std::string::npos);
+  EXPECT_EQ(session->scalerStats().stepsRun, 0);
+}
+
+TEST_P(SessionTest, TrainingReducesTheLoss) {
+  for (bool scaling : {false, true}) {
+    LeastSquaresOptions options;
+    options.lossScaling = scaling;
+    auto session = createTestSession(makeLeastSquaresPlan(options), GetParam());
+    ASSERT_TRUE(session);
+    float first = 0, loss = 0;
+    for (int step = 0; step < 200; ++step) {
+      setBatch(*session, step);
+      Status s = session->runStep(&loss);
+      ASSERT_TRUE(s.isOk()) << s.message();
+      if (step == 0)
+        first = loss;
+    }
+    EXPECT_GT(first, 1.0f);
+    EXPECT_LT(loss, first * 1e-3f) << "scaling " << scaling;
+    EXPECT_EQ(session->lastLoss(), loss);
+    ScalerStats stats = session->scalerStats();
+    EXPECT_EQ(stats.stepsRun, 200);
+    EXPECT_EQ(stats.enabled, scaling);
+    EXPECT_EQ(stats.stepsSkipped, 0);
+    // The weights approach the target of leastSquaresT.
+    std::vector<float> w = readTensor<float>(*session, "w");
+    EXPECT_NEAR(w[0], 1.0f, 0.05f);
+    EXPECT_NEAR(w[1], -2.0f, 0.05f);
+  }
+}
+
+TEST_P(SessionTest, OutputsHoldTheLastStep) {
+  auto session = createTestSession(makeLeastSquaresPlan(), GetParam());
+  ASSERT_TRUE(session);
+  std::vector<float> w = {1, 2, 3, 4, 5, 6};
+  ASSERT_TRUE(session->setTensor("w", DType::F32, {3, 2}, w.data(), 24).isOk());
+  setBatch(*session, 0);
+  float loss;
+  ASSERT_TRUE(session->runStep(&loss).isOk());
+  // y = x @ w with the weights before the update.
+  std::vector<float> x = leastSquaresX(0), y = readTensor<float>(*session, "y");
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 2; ++j) {
+      float expected = 0;
+      for (int k = 0; k < 3; ++k)
+        expected += x[i * 3 + k] * w[k * 2 + j];
+      EXPECT_NEAR(y[i * 2 + j], expected, 1e-5f);
+    }
+  EXPECT_EQ(readTensor<float>(*session, "loss"), std::vector<float>{loss});
+  EXPECT_EQ(readTensor<uint8_t>(*session, "all_finite"),
+            std::vector<uint8_t>{1});
+  EXPECT_NE(readTensor<float>(*session, "w"), w);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SessionTest,
+                         ::testing::ValuesIn(testBackendNames()));
+
+TEST(SessionFailureTest, FailedStepChangesNoState) {
+  auto backend = std::make_unique<FakeBackend>();
+  FakeBackend *fake = backend.get();
+  Plan plan = makeLeastSquaresPlan();
+  size_t kernels = plan.kernels.size();
+  StatusOr<std::unique_ptr<Session>> created =
+      Session::create(std::move(plan), std::move(backend));
+  ASSERT_TRUE(created.isOk());
+  Session &session = **created;
+  setBatch(session, 0);
+  ASSERT_TRUE(session.runStep().isOk());
+  std::vector<float> w = readTensor<float>(session, "w");
+  std::vector<float> m = readTensor<float>(session, "w.momentum_buffer");
+  std::vector<int64_t> count =
+      readTensor<int64_t>(session, "loss_scale.growth_count");
+
+  // Fail the second to last kernel of the second step (the select).
+  fake->failAtRun = static_cast<int64_t>(2 * kernels - 2);
+  setBatch(session, 1);
+  Status s = session.runStep();
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(), "step 1, kernel #" + std::to_string(kernels - 2) +
+                             " (mp.select): injected failure");
+  EXPECT_EQ(readTensor<float>(session, "w"), w);
+  EXPECT_EQ(readTensor<float>(session, "w.momentum_buffer"), m);
+  EXPECT_EQ(readTensor<int64_t>(session, "loss_scale.growth_count"), count);
+  EXPECT_EQ(session.scalerStats().stepsRun, 1);
+  float y[8];
+  EXPECT_FALSE(session.getTensor("y", y, sizeof(y)).isOk());
+
+  // The session goes on.
+  ASSERT_TRUE(session.runStep().isOk());
+  EXPECT_EQ(session.scalerStats().stepsRun, 2);
+}
+
+TEST(SessionCreateTest, RejectsInvalidPlans) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.kernels[1].inputs[0] = 99;
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(std::move(plan), std::make_unique<FakeBackend>());
+  ASSERT_FALSE(session.isOk());
+  EXPECT_NE(session.status().message().find("kernel #1 (train.sub)"),
+            std::string::npos);
+}
+
+TEST(SessionCreateTest, ChecksEveryKernelWithTheBackend) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.kernels[2].op = "train.frobnicate";
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(std::move(plan), std::make_unique<FakeBackend>());
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::Unimplemented);
+  EXPECT_EQ(session.status().message(),
+            "backend 'fake' cannot run kernel #2 (train.frobnicate): the fake "
+            "backend has no kernel for 'train.frobnicate'");
+}
+
+TEST(SessionCreateTest, BackendsByName) {
+  for (const char *name : {"", "default", "reference"}) {
+    StatusOr<std::unique_ptr<Session>> session =
+        Session::create(makeLeastSquaresPlan(), name);
+    ASSERT_TRUE(session.isOk()) << name << ": " << session.status().message();
+    EXPECT_STREQ((*session)->backendName(), "reference");
+  }
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(makeLeastSquaresPlan(), "tpu");
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::NotFound);
+  EXPECT_NE(session.status().message().find("unknown backend 'tpu'"),
+            std::string::npos);
+  EXPECT_FALSE(
+      Session::create(makeLeastSquaresPlan(), std::unique_ptr<Backend>())
+          .isOk());
+}
+
+TEST(SessionCreateTest, HugeArenaIsAnErrorNotACrash) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.arenaSize = uint64_t(1) << 55;
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(std::move(plan), std::make_unique<FakeBackend>());
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::Internal);
+  EXPECT_NE(session.status().message().find("out of memory"),
+            std::string::npos);
+}
+
+TEST(SessionCreateTest, MeaningfulNamesMustLookThePart) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.results.back().name = "all_finite";
+  plan.results[plan.results.size() - 2].name = "finite";
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(std::move(plan), std::make_unique<FakeBackend>());
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().message(),
+            "output 'all_finite' must be one i1 element (the loss scaler's "
+            "verdict), not f32[4, 2]");
+}
+
+/// Results that swap two params: each value is the other's state, so the
+/// copies after the step must go through a staging buffer.
+TEST(SessionStateTest, SwappedStateIsStaged) {
+  TestPlanBuilder b;
+  uint32_t a = b.tensor(TensorKind::Param, DType::F32, {2}, "a");
+  uint32_t c = b.tensor(TensorKind::Param, DType::F32, {2}, "b");
+  uint32_t s = b.tensor(TensorKind::Param, DType::F32, {}, "s");
+  b.result(ResultRole::Loss, s, "loss");
+  b.result(ResultRole::Param, c, "a", a);
+  b.result(ResultRole::Param, a, "b", c);
+  StatusOr<std::unique_ptr<Session>> created =
+      Session::create(b.finish(), std::make_unique<FakeBackend>());
+  ASSERT_TRUE(created.isOk()) << created.status().message();
+  Session &session = **created;
+  float av[2] = {1, 2}, bv[2] = {3, 4}, sv = 7;
+  ASSERT_TRUE(session.setTensor("a", DType::F32, {2}, av, 8).isOk());
+  ASSERT_TRUE(session.setTensor("b", DType::F32, {2}, bv, 8).isOk());
+  ASSERT_TRUE(session.setTensor("s", DType::F32, {}, &sv, 4).isOk());
+  float loss;
+  ASSERT_TRUE(session.runStep(&loss).isOk());
+  EXPECT_EQ(loss, 7.0f);
+  EXPECT_EQ(readTensor<float>(session, "a"), (std::vector<float>{3, 4}));
+  EXPECT_EQ(readTensor<float>(session, "b"), (std::vector<float>{1, 2}));
+  ASSERT_TRUE(session.runStep().isOk());
+  EXPECT_EQ(readTensor<float>(session, "a"), (std::vector<float>{1, 2}));
+  ScalerStats stats = session.scalerStats();
+  EXPECT_FALSE(stats.enabled);
+  EXPECT_FALSE(stats.dynamicScale);
+  EXPECT_EQ(stats.scale, 1.0f);
+}
+
+TEST(SessionStateTest, RestoreCountersChecksConsistency) {
+  auto session = createTestSession(makeLeastSquaresPlan(), "fake");
+  ASSERT_TRUE(session);
+  EXPECT_TRUE(session->restoreCounters(10, 2, 7).isOk());
+  EXPECT_EQ(session->scalerStats().lastOverflowStep, 7);
+  EXPECT_FALSE(session->restoreCounters(10, 2, -1).isOk());
+  EXPECT_FALSE(session->restoreCounters(10, 0, 3).isOk());
+  EXPECT_FALSE(session->restoreCounters(10, 11, 9).isOk());
+  EXPECT_FALSE(session->restoreCounters(10, 1, 10).isOk());
+  EXPECT_FALSE(session->restoreCounters(-1, 0, -1).isOk());
+  EXPECT_EQ(session->scalerStats().stepsRun, 10);
+}
+
+} // namespace

@@ -1,0 +1,24 @@
+"""Writes the small .npy files the mp-run error tests feed it."""
+import os
+import struct
+import sys
+
+
+def npy(path, descr, shape, payload):
+    dims = "".join("%d, " % d for d in shape) if len(shape) > 1 else "%d," % shape[0]
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, dims)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode("latin1") + payload)
+
+
+out = sys.argv[1]
+npy(os.path.join(out, "x784.npy"), "<f4", (32, 784), struct.pack("<%df" % (32 * 784), *([0.5] * (32 * 784))))
+npy(os.path.join(out, "x_wrong.npy"), "<f4", (32, 10), struct.pack("<320f", *([0.0] * 320)))
+npy(os.path.join(out, "x_int.npy"), "<i8", (32, 784), struct.pack("<%dq" % (32 * 784), *([1] * (32 * 784))))
+npy(os.path.join(out, "y32.npy"), "<i8", (32,), struct.pack("<32q", *[i % 10 for i in range(32)]))
+npy(os.path.join(out, "y_short.npy"), "<i8", (31,), struct.pack("<31q", *([1] * 31)))
+npy(os.path.join(out, "y_bad.npy"), "<i8", (32,), struct.pack("<32q", *([3] * 31 + [42])))
+with open(os.path.join(out, "corrupt.npy"), "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00\xff\x00{'descr'")

@@ -1,0 +1,29 @@
+// mp-run: bad input is a clear error and a non-zero exit.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: mp-compile %examples/mlp.mlir -o %t/mlp.plan
+// RUN: %python %S/Inputs/write_npy.py %t
+// RUN: not mp-run %t/mlp.plan --train-x %t/nope.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not mp-run %t/mlp.plan --train-x %t/x_wrong.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not mp-run %t/mlp.plan --train-x %t/x_int.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y_short.npy --steps 1 2>&1 | FileCheck %s --check-prefix=LABELS
+// RUN: not mp-run %t/mlp.plan --train-x %t/corrupt.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=CORRUPT
+// RUN: not mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y_bad.npy --steps 1 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not mp-run %t/nope.plan --synthetic --steps 1 2>&1 | FileCheck %s --check-prefix=NOPLAN
+// RUN: not mp-run %t/x784.npy --synthetic --steps 1 2>&1 | FileCheck %s --check-prefix=NOTPLAN
+// RUN: not mp-run %t/mlp.plan --synthetic 2>&1 | FileCheck %s --check-prefix=LENGTH
+// RUN: not mp-run %t/mlp.plan --synthetic --steps 1 --bogus 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y32.npy --steps 2 --plain --log-every 1 2>&1 | FileCheck %s --check-prefix=OK
+
+// MISSING: mp-run: error: {{.*}}nope.npy: cannot open the file
+// SHAPE: mp-run: error: {{.*}}x_wrong.npy: each sample has 10 values but the plan's input 'input0' takes 784 per sample
+// DTYPE: mp-run: error: {{.*}}x_int.npy: inputs must be floating point
+// LABELS: mp-run: error: {{.*}}y_short.npy: expected one label per sample of {{.*}}x784.npy (32)
+// CORRUPT: mp-run: error: {{.*}}corrupt.npy: not a readable .npy file
+// RANGE: mp-run: error: {{.*}}label
+// NOPLAN: mp-run: error: {{.*}}nope.plan
+// NOTPLAN: mp-run: error: {{.*}}x784.npy
+// LENGTH: mp-run: error: give exactly one of --steps and --epochs
+// OPTION: mp-run: error: unknown option '--bogus'
+// OK: step 1/2 loss {{[0-9.]+}}
+// OK: step 2/2 loss {{[0-9.]+}}
+// OK: trained 2 steps

@@ -1,0 +1,134 @@
+//===- Npy.cpp - read .npy arrays -----------------------------------------===//
+#include "Npy.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+
+using namespace mp;
+using namespace mp::run;
+
+int64_t Array::rowSize() const {
+  int64_t n = 1;
+  for (size_t i = 1; i < shape.size(); ++i)
+    n *= shape[i];
+  return n;
+}
+
+/// The value of `key` in the header dict, e.g. 'descr': '<f4'.
+static std::string headerField(const std::string &header,
+                               const std::string &key) {
+  size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos)
+    return "";
+  at = header.find(':', at);
+  if (at == std::string::npos)
+    return "";
+  ++at;
+  while (at < header.size() && header[at] == ' ')
+    ++at;
+  if (at >= header.size())
+    return "";
+  char open = header[at];
+  char close = open == '(' ? ')' : open == '\'' ? '\'' : ',';
+  size_t end = header.find(close, at + 1);
+  if (end == std::string::npos)
+    return "";
+  return header.substr(at + (open == '\'' || open == '(' ? 1 : 0),
+                       end - at - (open == '\'' || open == '(' ? 1 : 0));
+}
+
+rt::StatusOr<Array> mp::run::readNpy(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return rt::notFound(path + ": cannot open the file");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  auto fail = [&](const std::string &why) {
+    return rt::dataLoss(path + ": not a readable .npy file: " + why);
+  };
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
+    return fail("bad magic");
+  uint8_t major = bytes[6];
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = bytes[8] | (bytes[9] << 8);
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12)
+      return fail("truncated header");
+    headerLength = bytes[8] | (bytes[9] << 8) | (bytes[10] << 16) |
+                   (size_t(bytes[11]) << 24);
+    headerStart = 12;
+  } else {
+    return fail("unknown version " + std::to_string(major));
+  }
+  if (bytes.size() < headerStart + headerLength)
+    return fail("truncated header");
+  std::string header(bytes.begin() + headerStart,
+                     bytes.begin() + headerStart + headerLength);
+  std::string descr = headerField(header, "descr");
+  if (headerField(header, "fortran_order").find("True") == 0)
+    return fail("Fortran order is not supported; save with C order");
+  Array array;
+  std::stringstream dims(headerField(header, "shape"));
+  std::string dim;
+  int64_t count = 1;
+  while (std::getline(dims, dim, ',')) {
+    size_t first = dim.find_first_not_of(' ');
+    if (first == std::string::npos)
+      continue;
+    char *end = nullptr;
+    long long value = std::strtoll(dim.c_str() + first, &end, 10);
+    if (value < 0 || end == dim.c_str() + first)
+      return fail("bad shape '" + headerField(header, "shape") + "'");
+    array.shape.push_back(value);
+    if (value != 0 && count > std::numeric_limits<int64_t>::max() / value)
+      return fail("shape too large");
+    count *= value;
+  }
+  if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '|'))
+    return fail("unsupported dtype '" + descr + "' (little-endian only)");
+  char kind = descr[1];
+  int width = std::atoi(descr.c_str() + 2);
+  const uint8_t *data = bytes.data() + headerStart + headerLength;
+  size_t available = bytes.size() - headerStart - headerLength;
+  if (width <= 0 || available / width < static_cast<size_t>(count))
+    return fail("the data is shorter than its shape says");
+
+  auto readU = [&](int64_t i) {
+    uint64_t v = 0;
+    std::memcpy(&v, data + i * width, width);
+    return v;
+  };
+  if (kind == 'f') {
+    array.isFloat = true;
+    array.floats.resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+      if (width == 4) {
+        std::memcpy(&array.floats[i], data + i * 4, 4);
+      } else if (width == 8) {
+        double d;
+        std::memcpy(&d, data + i * 8, 8);
+        array.floats[i] = static_cast<float>(d);
+      } else {
+        return fail("unsupported float width " + std::to_string(width));
+      }
+    }
+  } else if (kind == 'i' || kind == 'u' || kind == 'b') {
+    if (width != 1 && width != 2 && width != 4 && width != 8)
+      return fail("unsupported integer width " + std::to_string(width));
+    array.ints.resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t v = readU(i);
+      if (kind == 'i' && width < 8 && (v >> (width * 8 - 1)) & 1)
+        v |= ~uint64_t(0) << (width * 8); // sign-extend
+      array.ints[i] = static_cast<int64_t>(v);
+    }
+  } else {
+    return fail("unsupported dtype '" + descr + "'");
+  }
+  return array;
+}

@@ -1,0 +1,143 @@
+//===- Options.cpp - mp-run's command line --------------------------------===//
+#include "Options.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+
+using namespace mp::run;
+
+static const char *kUsage = R"(usage: mp-run PLAN [options]
+
+Trains the compiled step PLAN (from mp-compile) on data.
+
+data (one of):
+  --train-x FILE.npy       inputs, [samples, ...] floats
+  --train-y FILE.npy       labels, [samples] integers
+  --synthetic              random inputs and labels instead
+  --synthetic-samples N    how many (default 1024)
+  --classes N              label range of --synthetic (default 10)
+length (one of):
+  --steps N                training steps
+  --epochs N               passes over the training data
+order:
+  --seed N                 seed of shuffling, init and --synthetic (default 0)
+  --no-shuffle             keep the data order
+evaluation:
+  --eval-plan FILE         forward-only plan (mp-compile --eval)
+  --test-x / --test-y FILE held-out split, evaluated at the end
+  --eval-every N           also every N steps
+state:
+  --init-params FILE       initial params from a safetensors file
+  --checkpoint FILE        write a checkpoint here at the end
+  --checkpoint-every N     and every N steps
+  --resume FILE            continue from this checkpoint
+output:
+  --metrics FILE           JSON lines, or CSV if FILE ends in .csv
+  --log-every N            progress lines / metrics every N steps (default 50)
+  --plain                  periodic lines even on a terminal
+  --no-stop-on-nan         go on when the loss is not finite
+  --backend NAME           runtime backend (default: the best available)
+  --verbose                describe the plan and backend
+)";
+
+[[noreturn]] static void usageError(const std::string &message) {
+  std::fprintf(stderr, "mp-run: error: %s\n(mp-run --help lists the options)\n",
+               message.c_str());
+  std::exit(1);
+}
+
+static int64_t parseInt(const std::string &option, const std::string &value,
+                        int64_t min) {
+  char *end = nullptr;
+  long long v = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || v < min)
+    usageError(option + " takes an integer >= " + std::to_string(min) +
+               ", got '" + value + "'");
+  return v;
+}
+
+Options mp::run::parseOptions(int argc, char **argv) {
+  Options o;
+  using Setter = std::function<void(const std::string &)>;
+  std::map<std::string, Setter> withValue = {
+      {"--train-x", [&](auto &v) { o.trainX = v; }},
+      {"--train-y", [&](auto &v) { o.trainY = v; }},
+      {"--synthetic-samples",
+       [&](auto &v) { o.syntheticSamples = parseInt("--synthetic-samples", v, 1); }},
+      {"--classes", [&](auto &v) { o.classes = parseInt("--classes", v, 1); }},
+      {"--steps", [&](auto &v) { o.steps = parseInt("--steps", v, 1); }},
+      {"--epochs", [&](auto &v) { o.epochs = parseInt("--epochs", v, 1); }},
+      {"--seed", [&](auto &v) { o.seed = parseInt("--seed", v, 0); }},
+      {"--eval-plan", [&](auto &v) { o.evalPlan = v; }},
+      {"--test-x", [&](auto &v) { o.testX = v; }},
+      {"--test-y", [&](auto &v) { o.testY = v; }},
+      {"--eval-every", [&](auto &v) { o.evalEvery = parseInt("--eval-every", v, 1); }},
+      {"--init-params", [&](auto &v) { o.initParams = v; }},
+      {"--checkpoint", [&](auto &v) { o.checkpoint = v; }},
+      {"--checkpoint-every",
+       [&](auto &v) { o.checkpointEvery = parseInt("--checkpoint-every", v, 1); }},
+      {"--resume", [&](auto &v) { o.resume = v; }},
+      {"--metrics", [&](auto &v) { o.metrics = v; }},
+      {"--log-every", [&](auto &v) { o.logEvery = parseInt("--log-every", v, 1); }},
+      {"--backend", [&](auto &v) { o.backend = v; }},
+  };
+  std::map<std::string, std::function<void()>> flags = {
+      {"--synthetic", [&] { o.synthetic = true; }},
+      {"--no-shuffle", [&] { o.shuffle = false; }},
+      {"--verbose", [&] { o.verbose = true; }},
+      {"--plain", [&] { o.plainProgress = true; }},
+      {"--no-stop-on-nan", [&] { o.stopOnNan = false; }},
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    std::string value;
+    bool hasValue = false;
+    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 &&
+                                   eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      hasValue = true;
+    }
+    if (auto it = flags.find(arg); it != flags.end()) {
+      if (hasValue)
+        usageError(arg + " takes no value");
+      it->second();
+    } else if (auto it = withValue.find(arg); it != withValue.end()) {
+      if (!hasValue) {
+        if (i + 1 >= argc)
+          usageError(arg + " needs a value");
+        value = argv[++i];
+      }
+      it->second(value);
+    } else if (arg.rfind("-", 0) == 0) {
+      usageError("unknown option '" + arg + "'");
+    } else if (o.plan.empty()) {
+      o.plan = arg;
+    } else {
+      usageError("more than one plan given ('" + o.plan + "' and '" + arg +
+                 "')");
+    }
+  }
+  if (o.plan.empty())
+    usageError("no plan given");
+  if (o.synthetic == !(o.trainX.empty() && o.trainY.empty()))
+    usageError("give either --train-x and --train-y, or --synthetic");
+  if (!o.synthetic && (o.trainX.empty() || o.trainY.empty()))
+    usageError("--train-x and --train-y go together");
+  if ((o.steps > 0) == (o.epochs > 0))
+    usageError("give exactly one of --steps and --epochs");
+  if (!o.evalPlan.empty() && (o.testX.empty() || o.testY.empty()))
+    usageError("--eval-plan needs --test-x and --test-y");
+  if (o.evalPlan.empty() && (!o.testX.empty() || !o.testY.empty()))
+    usageError("--test-x/--test-y need --eval-plan");
+  if (o.checkpointEvery > 0 && o.checkpoint.empty())
+    usageError("--checkpoint-every needs --checkpoint");
+  return o;
+}

@@ -1,0 +1,39 @@
+//===- Options.h - mp-run's command line ------------------------*- C++ -*-===//
+#ifndef MP_TOOLS_MPRUN_OPTIONS_H
+#define MP_TOOLS_MPRUN_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+
+namespace mp::run {
+
+struct Options {
+  std::string plan;
+  std::string trainX, trainY;
+  bool synthetic = false;
+  int64_t syntheticSamples = 1024;
+  int64_t classes = 10;
+  int64_t steps = 0, epochs = 0;
+  uint64_t seed = 0;
+  bool shuffle = true;
+  std::string evalPlan, testX, testY;
+  int64_t evalEvery = 0;
+  std::string initParams;
+  std::string checkpoint;
+  int64_t checkpointEvery = 0;
+  std::string resume;
+  std::string metrics;
+  int64_t logEvery = 50;
+  std::string backend = "default";
+  bool verbose = false;
+  bool plainProgress = false;
+  bool stopOnNan = true;
+};
+
+/// Parses argv; prints usage and exits on --help or on a bad option (with
+/// a message naming it).
+Options parseOptions(int argc, char **argv);
+
+} // namespace mp::run
+
+#endif // MP_TOOLS_MPRUN_OPTIONS_H
