@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace mp {
 #define GEN_PASS_DEF_LOSSSCALING
@@ -157,6 +158,12 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     }
 
     // On overflow every persistent result keeps the value it came in with.
+    // Arguments by (role, name), read once: the step may have many.
+    llvm::DenseMap<std::pair<unsigned, StringRef>, unsigned> argumentOf;
+    for (unsigned a = 0, ae = fn.getNumArguments(); a < ae; ++a)
+      if (std::optional<train::Role> role = train::getArgRole(fn, a))
+        argumentOf.try_emplace(
+            {static_cast<unsigned>(*role), train::getArgName(fn, a)}, a);
     Operation *terminator = body.getTerminator();
     SmallVector<unsigned> guarded;
     SmallVector<Value> newValues, oldValues;
@@ -165,15 +172,13 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
       if (!role || !train::isPersistent(*role) ||
           *role == train::Role::ScalerState)
         continue;
-      StringRef name = train::getResultName(fn, i);
-      for (unsigned a = 0, ae = fn.getNumArguments(); a < ae; ++a)
-        if (train::getArgRole(fn, a) == role &&
-            train::getArgName(fn, a) == name) {
-          guarded.push_back(i);
-          newValues.push_back(terminator->getOperand(i));
-          oldValues.push_back(body.getArgument(a));
-          break;
-        }
+      auto arg = argumentOf.find(
+          {static_cast<unsigned>(*role), train::getResultName(fn, i)});
+      if (arg == argumentOf.end())
+        continue;
+      guarded.push_back(i);
+      newValues.push_back(terminator->getOperand(i));
+      oldValues.push_back(body.getArgument(arg->second));
     }
     b.setInsertionPoint(terminator);
     auto select =

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
+#include <map>
 #include <cstring>
 
 using namespace mlir;
@@ -323,12 +324,16 @@ private:
   }
 
   LogicalResult addResults(Operation *terminator, Value logits) {
-    // Persistent state by (kind, name).
+    // Persistent state by (kind, name), indexed once.
+    std::map<std::pair<rt::TensorKind, std::string>, uint32_t> states;
+    for (uint32_t t = 0; t < plan.tensors.size(); ++t)
+      if (rt::isPersistent(plan.tensors[t].kind))
+        states.emplace(std::make_pair(plan.tensors[t].kind,
+                                      plan.tensors[t].name),
+                       t);
     auto stateOf = [&](rt::TensorKind kind, StringRef name) -> uint32_t {
-      for (uint32_t t = 0; t < plan.tensors.size(); ++t)
-        if (plan.tensors[t].kind == kind && plan.tensors[t].name == name)
-          return t;
-      return UINT32_MAX;
+      auto it = states.find({kind, name.str()});
+      return it == states.end() ? UINT32_MAX : it->second;
     };
     auto valueId = [&](Value v) -> FailureOr<uint32_t> {
       auto it = ids.find(v);
