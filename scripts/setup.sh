@@ -25,3 +25,12 @@ if ((${#missing[@]})); then
 else
   echo "setup: all packages present"
 fi
+
+# The digits data set is fetched with pip (data/get_digits.py).
+if ! python3 -m pip --version >/dev/null 2>&1; then
+  echo "setup: installing python3-pip"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip
+fi
