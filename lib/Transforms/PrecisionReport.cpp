@@ -61,10 +61,18 @@ struct PrecisionReportPass
     for (auto fn : getOperation().getOps<FunctionOpInterface>()) {
       if (fn.isExternal())
         continue;
-      FunctionReport report = collect(fn);
+      // Nothing to say: only strip the annotations (the common case in a
+      // pipeline without a report costs one walk).
+      if (!summary && jsonFile.empty()) {
+        if (!keepAnnotations)
+          fn.walk([](Operation *op) { op->removeAttr(kPrecisionAttrName); });
+        continue;
+      }
+      FunctionReport report = collect(fn, /*perOp=*/!jsonFile.empty());
       if (summary)
         emitRemark(fn.getLoc()) << summaryLine(report);
-      functions.push_back(toJson(std::move(report)));
+      if (!jsonFile.empty())
+        functions.push_back(toJson(std::move(report)));
       if (!keepAnnotations)
         fn.walk([](Operation *op) { op->removeAttr(kPrecisionAttrName); });
     }
@@ -72,7 +80,8 @@ struct PrecisionReportPass
       signalPassFailure();
   }
 
-  FunctionReport collect(FunctionOpInterface fn) {
+  /// Counts what happened in `fn`; `perOp` also records each op for JSON.
+  FunctionReport collect(FunctionOpInterface fn, bool perOp) {
     FunctionReport report;
     report.name = fn.getName().str();
     if (auto policy = fn->getAttrOfType<StringAttr>(kPolicyAttrName))
@@ -103,6 +112,8 @@ struct PrecisionReportPass
       }
       if (source == "no-interface")
         ++report.noInterface[op->getName().getStringRef()];
+      if (!perOp)
+        return;
       report.ops.push_back(llvm::json::Object{
           {"loc", locationString(op->getLoc())},
           {"op", op->getName().getStringRef()},
