@@ -96,7 +96,8 @@ static NodeKind kindOf(PrecisionCategory category) {
 PrecisionAnalysis::PrecisionAnalysis(FunctionOpInterface fn,
                                      const PrecisionPolicy &policy) {
   Type computeType = policy.getComputeType(fn->getContext());
-  if (!computeType || fn.getFunctionBody().empty())
+  // One block only: values crossing blocks would need casts on every edge.
+  if (!computeType || !llvm::hasSingleElement(fn.getFunctionBody()))
     return;
   build(fn, policy, computeType);
   paint(/*followAllow=*/policy.getKind() == PolicyKind::MixedBFloat16);

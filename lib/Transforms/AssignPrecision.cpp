@@ -38,6 +38,11 @@ struct AssignPrecisionPass
                                       policy->getKind())));
       if (!computeType)
         continue; // float32: nothing to paint
+      if (!llvm::hasSingleElement(fn.getFunctionBody())) {
+        fn.emitWarning() << "not painted: mixed precision handles functions "
+                            "of one block";
+        continue;
+      }
       PrecisionAnalysis analysis(fn, *policy);
       for (Operation *op : analysis.getNodes())
         setDecision(op, *analysis.lookup(op), computeType);

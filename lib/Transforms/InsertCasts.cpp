@@ -7,6 +7,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -26,11 +27,6 @@ static Type withElementType(Type type, Type element) {
   return element;
 }
 
-static Type elementTypeOf(Type type) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return tensor.getElementType();
-  return type;
-}
 
 namespace {
 
@@ -44,9 +40,9 @@ public:
 
   void run() {
     Block &block = body.front();
+    // Casts are created before the op being visited (right after the
+    // values they convert), so the iteration never meets them.
     for (Operation &original : llvm::make_early_inc_range(block)) {
-      if (created.contains(&original))
-        continue;
       Type low = getDecidedType(&original);
       if (low && low.isF32())
         low = {};
@@ -78,7 +74,7 @@ private:
       Value v = operand.get();
       Type wanted = originalType(v);
       if (low && isOperandConvertible(op, operand.getOperandNumber()) &&
-          elementTypeOf(wanted).isF32())
+          getElementTypeOrSelf(wanted).isF32())
         wanted = withElementType(wanted, low);
       if (v.getType() != wanted) {
         v = convert(v, wanted);
@@ -94,6 +90,12 @@ private:
       OpBuilder builder(op);
       if (Operation *rebuilt = iface.rebuildWithOperands(builder, operands)) {
         rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+        // The rebuilt op may already produce 16-bit results (their type
+        // follows a converted init): its users still expect the old type.
+        for (auto [before, after] :
+             llvm::zip(op->getResults(), rebuilt->getResults()))
+          if (before.getType() != after.getType())
+            original[after] = originalType(before);
         op->replaceAllUsesWith(rebuilt);
         op->erase();
         return rebuilt;
@@ -106,7 +108,7 @@ private:
   void retypeResults(Operation *op, Type low) {
     for (OpResult result : op->getResults()) {
       if (!isResultConvertible(op, result.getResultNumber()) ||
-          !elementTypeOf(result.getType()).isF32())
+          !getElementTypeOrSelf(result.getType()).isF32())
         continue;
       original[result] = result.getType();
       result.setType(withElementType(result.getType(), low));
@@ -132,7 +134,6 @@ private:
       result = recreateEmpty(builder, v, type);
     if (!result)
       result = mpd::CastOp::create(builder, v.getLoc(), type, v);
-    created.insert(result.getDefiningOp());
     if (arg)
       lastArgCast = result.getDefiningOp();
     converted[key] = result;
@@ -188,14 +189,13 @@ private:
   Region &body;
   llvm::DenseMap<Value, Type> original;
   llvm::DenseMap<std::pair<Value, Type>, Value> converted;
-  llvm::DenseSet<Operation *> created;
   Operation *lastArgCast = nullptr;
 };
 
 struct InsertCastsPass : public mp::impl::InsertCastsBase<InsertCastsPass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<FunctionOpInterface>())
-      if (!fn.isExternal())
+      if (!fn.isExternal() && llvm::hasSingleElement(fn.getFunctionBody()))
         CastInserter(fn.getFunctionBody()).run();
   }
 };

@@ -31,10 +31,8 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
              "takes auto and none)";
       return signalPassFailure();
     }
-    if (!(initScale > 0) || !std::isfinite(initScale)) {
-      getOperation().emitError() << "init-scale must be positive and finite";
+    if (failed(checkOptions()))
       return signalPassFailure();
-    }
     bool anyStep = false;
     for (auto fn : getOperation().getOps<FunctionOpInterface>()) {
       if (!train::isTrainStep(fn))
@@ -49,6 +47,43 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
              "'train.step'";
       return signalPassFailure();
     }
+  }
+
+  /// Every option checked up front, named as the user spelled it.
+  LogicalResult checkOptions() {
+    const double maxF32 = 3.4028234663852886e+38;
+    auto fail = [&](const Twine &message) {
+      return getOperation().emitError() << message;
+    };
+    if (!(initScale > 0) || !std::isfinite(initScale))
+      return fail("init-scale must be positive and finite");
+    if (initScale > maxF32)
+      return fail("init-scale must fit in f32 (at most 3.4e38)");
+    if (growthInterval < 1)
+      return fail("growth-interval must be at least 1");
+    if (!(growthFactor >= 1) || !std::isfinite(growthFactor))
+      return fail("growth-factor must be finite and at least 1");
+    if (!(backoffFactor > 0 && backoffFactor < 1))
+      return fail("backoff-factor must be in (0, 1)");
+    if (!(minScale >= 0 && minScale <= maxScale && maxScale <= maxF32))
+      return fail("expected 0 <= min-scale <= max-scale <= 3.4e38");
+    if (mode == "dynamic" && (initScale < minScale || initScale > maxScale))
+      return fail("init-scale must lie within [min-scale, max-scale]");
+    return success();
+  }
+
+  /// The `train.role`/`train.name` (and initial value) of a scaler-state
+  /// argument or result.
+  static DictionaryAttr scalerStateAttrs(Builder &b, StringRef name,
+                                         Attribute initial = {}) {
+    SmallVector<NamedAttribute> attrs = {
+        b.getNamedAttr(train::TrainDialect::kRoleAttrName,
+                       b.getStringAttr("scaler_state")),
+        b.getNamedAttr(train::TrainDialect::kNameAttrName,
+                       b.getStringAttr(name))};
+    if (initial)
+      attrs.push_back(b.getNamedAttr(kInitialValueAttrName, initial));
+    return b.getDictionaryAttr(attrs);
   }
 
   LogicalResult scaleStep(FunctionOpInterface fn) {
@@ -80,18 +115,11 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     Value scale, growthCount;
     if (dynamic) {
       unsigned n = fn.getNumArguments();
-      auto stateAttrs = [&](StringRef name, Attribute initial) {
-        return b.getDictionaryAttr(
-            {b.getNamedAttr(train::TrainDialect::kRoleAttrName,
-                            b.getStringAttr("scaler_state")),
-             b.getNamedAttr(train::TrainDialect::kNameAttrName,
-                            b.getStringAttr(name)),
-             b.getNamedAttr(kInitialValueAttrName, initial)});
-      };
       if (failed(fn.insertArguments(
               {n, n}, {scalarF32, scalarI64},
-              {stateAttrs("loss_scale", b.getF64FloatAttr(initScale)),
-               stateAttrs("loss_scale.growth_count", b.getI64IntegerAttr(0))},
+              {scalerStateAttrs(b, "loss_scale", b.getF64FloatAttr(initScale)),
+               scalerStateAttrs(b, "loss_scale.growth_count",
+                                b.getI64IntegerAttr(0))},
               {loc, loc})))
         return fn.emitOpError() << "cannot add the loss-scaler arguments";
       scale = body.getArgument(n);
@@ -141,17 +169,23 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
         sources);
     Value allFinite = check.getAllFinite();
 
-    // Updates placed before the check move after it, in their order.
+    // Updates placed before the check move after it, in their order. Block
+    // positions are numbered once: asking the block after each move would
+    // renumber it every time (quadratic in the step's size).
+    llvm::DenseMap<Operation *, size_t> position;
+    for (auto [i, op] : llvm::enumerate(body))
+      position[&op] = i;
+    size_t checkPosition = position[check];
     Operation *insertAfter = check;
     for (auto [i, update] : llvm::enumerate(updates)) {
       Operation *op = update.getOperation();
-      if (op->isBeforeInBlock(check)) {
-        op->moveAfter(insertAfter);
+      if (position[op] < checkPosition) {
         for (Operation *user : op->getUsers())
-          if (user->isBeforeInBlock(op))
+          if (user != check && position[user] < checkPosition)
             return op->emitOpError()
                    << "is used before all gradients of the step are "
                       "computed; loss scaling cannot guard it";
+        op->moveAfter(insertAfter);
       }
       insertAfter = op;
       update.getGradientOperand().set(check.getUnscaled()[i]);
@@ -181,6 +215,10 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
       oldValues.push_back(body.getArgument(arg->second));
     }
     b.setInsertionPoint(terminator);
+    if (guarded.empty())
+      return fn.emitOpError()
+             << "loss scaling needs persistent state to guard (results with "
+                "role param, opt_state or buffer), but the step returns none";
     auto select =
         mpd::SelectOp::create(b, loc, allFinite, newValues, oldValues);
     for (auto [i, index] : llvm::enumerate(guarded))
@@ -192,16 +230,10 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
           APFloat(growthFactor.getValue()), APFloat(backoffFactor.getValue()),
           APFloat(minScale.getValue()), APFloat(maxScale.getValue()));
       unsigned n = fn.getNumResults();
-      auto stateAttrs = [&](StringRef name) {
-        return b.getDictionaryAttr(
-            {b.getNamedAttr(train::TrainDialect::kRoleAttrName,
-                            b.getStringAttr("scaler_state")),
-             b.getNamedAttr(train::TrainDialect::kNameAttrName,
-                            b.getStringAttr(name))});
-      };
-      if (failed(fn.insertResults({n, n}, {scalarF32, scalarI64},
-                                  {stateAttrs("loss_scale"),
-                                   stateAttrs("loss_scale.growth_count")})))
+      if (failed(fn.insertResults(
+              {n, n}, {scalarF32, scalarI64},
+              {scalerStateAttrs(b, "loss_scale"),
+               scalerStateAttrs(b, "loss_scale.growth_count")})))
         return fn.emitOpError() << "cannot add the loss-scaler results";
       terminator->insertOperands(terminator->getNumOperands(),
                                  {update.getNewScale(),

@@ -1,76 +1,126 @@
 //===- MemoryPlanner.cpp - static arena offsets by liveness ---------------===//
+//
+// A sweep over the schedule: before kernel k runs, the scratch tensors whose
+// last reader came before k return their bytes to a free list; then each
+// output of k takes the smallest free block that fits (best fit, split; the
+// free block at the top of the arena grows when nothing fits). Freed
+// neighbours merge. O(n log n) in the number of tensors: training steps keep
+// activations alive until the backward pass, so anything that scans the live
+// set per tensor is quadratic on big graphs.
+//
+//===----------------------------------------------------------------------===//
 #include "mp/Target/Plan/PlanBuilder.h"
 
 #include <algorithm>
-#include <numeric>
+#include <map>
+#include <queue>
+#include <set>
 
 using namespace mp;
-
-namespace {
-struct Lifetime {
-  uint32_t tensor;
-  size_t first = SIZE_MAX, last = 0;
-  uint64_t size = 0;
-};
-struct Placed {
-  uint64_t begin, end;
-  size_t first, last;
-};
-} // namespace
 
 static uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-void mp::planMemory(rt::Plan &plan, uint64_t alignment) {
-  std::vector<Lifetime> lifetimes(plan.tensors.size());
-  for (uint32_t t = 0; t < plan.tensors.size(); ++t) {
-    lifetimes[t].tensor = t;
-    lifetimes[t].size = alignUp(plan.tensors[t].byteSize(), alignment);
+namespace {
+/// Free byte ranges of the arena, by offset and by size.
+class FreeList {
+public:
+  /// An offset for `size` bytes; grows the arena when no block fits.
+  uint64_t allocate(uint64_t size) {
+    auto best = bySize.lower_bound({size, 0});
+    if (best != bySize.end()) {
+      auto [blockSize, offset] = *best;
+      erase(offset, blockSize);
+      if (blockSize > size)
+        insert(offset + size, blockSize - size);
+      return offset;
+    }
+    // Nothing fits: extend the free block that ends at the top, if any.
+    uint64_t offset = end;
+    if (!byOffset.empty()) {
+      auto last = std::prev(byOffset.end());
+      if (last->first + last->second == end) {
+        offset = last->first;
+        erase(last->first, last->second);
+      }
+    }
+    end = offset + size;
+    return offset;
   }
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+
+  /// Returns [offset, offset + size), merging with free neighbours.
+  void release(uint64_t offset, uint64_t size) {
+    auto next = byOffset.lower_bound(offset);
+    if (next != byOffset.end() && offset + size == next->first) {
+      size += next->second;
+      erase(next->first, next->second);
+    }
+    auto prev = byOffset.lower_bound(offset);
+    if (prev != byOffset.begin()) {
+      --prev;
+      if (prev->first + prev->second == offset) {
+        offset = prev->first;
+        size += prev->second;
+        erase(prev->first, prev->second);
+      }
+    }
+    insert(offset, size);
+  }
+
+  uint64_t arenaSize() const { return end; }
+
+private:
+  void insert(uint64_t offset, uint64_t size) {
+    byOffset[offset] = size;
+    bySize.insert({size, offset});
+  }
+  void erase(uint64_t offset, uint64_t size) {
+    byOffset.erase(offset);
+    bySize.erase({size, offset});
+  }
+
+  std::map<uint64_t, uint64_t> byOffset;
+  std::set<std::pair<uint64_t, uint64_t>> bySize; ///< (size, offset)
+  uint64_t end = 0;
+};
+} // namespace
+
+void mp::planMemory(rt::Plan &plan, uint64_t alignment) {
+  size_t numKernels = plan.kernels.size();
+  std::vector<size_t> last(plan.tensors.size(), 0);
+  std::vector<bool> written(plan.tensors.size(), false);
+  for (size_t k = 0; k < numKernels; ++k) {
     for (uint32_t t : plan.kernels[k].outputs) {
-      lifetimes[t].first = std::min(lifetimes[t].first, k);
-      lifetimes[t].last = std::max(lifetimes[t].last, k);
+      written[t] = true;
+      last[t] = std::max(last[t], k);
     }
     for (uint32_t t : plan.kernels[k].inputs)
-      lifetimes[t].last = std::max(lifetimes[t].last, k);
+      last[t] = std::max(last[t], k);
   }
-  // The step's results are read after the last kernel.
+  // The step's results are read after the last kernel: never freed.
   for (const rt::ResultDesc &result : plan.results)
-    lifetimes[result.value].last = plan.kernels.size();
+    last[result.value] = numKernels;
 
-  // Largest first, then by first use: a greedy first fit that keeps big
-  // activations packed and is deterministic.
-  std::vector<Lifetime> scratch;
-  for (const Lifetime &l : lifetimes)
-    if (plan.tensors[l.tensor].kind == rt::TensorKind::Scratch &&
-        l.first != SIZE_MAX)
-      scratch.push_back(l);
-  std::stable_sort(scratch.begin(), scratch.end(),
-                   [](const Lifetime &a, const Lifetime &b) {
-                     return a.size != b.size ? a.size > b.size
-                                             : a.first < b.first;
-                   });
-
-  std::vector<Placed> placed;
-  uint64_t arena = 0;
-  for (const Lifetime &l : scratch) {
-    // Byte ranges taken by tensors alive at the same time, by offset.
-    std::vector<std::pair<uint64_t, uint64_t>> busy;
-    for (const Placed &p : placed)
-      if (p.first <= l.last && l.first <= p.last)
-        busy.emplace_back(p.begin, p.end);
-    std::sort(busy.begin(), busy.end());
-    uint64_t offset = 0;
-    for (auto [begin, end] : busy) {
-      if (offset + l.size <= begin)
-        break;
-      offset = std::max(offset, end);
+  FreeList arena;
+  // (last reader, tensor) of the live scratch tensors, soonest first.
+  using Live = std::pair<size_t, uint32_t>;
+  std::priority_queue<Live, std::vector<Live>, std::greater<Live>> live;
+  for (size_t k = 0; k < numKernels; ++k) {
+    while (!live.empty() && live.top().first < k) {
+      uint32_t t = live.top().second;
+      live.pop();
+      arena.release(plan.tensors[t].offset,
+                    alignUp(plan.tensors[t].byteSize(), alignment));
     }
-    plan.tensors[l.tensor].offset = offset;
-    placed.push_back({offset, offset + l.size, l.first, l.last});
-    arena = std::max(arena, offset + l.size);
+    for (uint32_t t : plan.kernels[k].outputs) {
+      rt::TensorDesc &tensor = plan.tensors[t];
+      if (tensor.kind != rt::TensorKind::Scratch || !written[t])
+        continue;
+      written[t] = false; // place each tensor once
+      tensor.offset = arena.allocate(alignUp(tensor.byteSize(), alignment));
+      live.push({last[t], t});
+    }
   }
-  plan.arenaSize = arena;
+  plan.arenaSize = arena.arenaSize();
 }

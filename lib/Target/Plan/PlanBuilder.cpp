@@ -83,7 +83,10 @@ namespace {
 class PlanBuilder {
 public:
   PlanBuilder(FunctionOpInterface step, const PlanOptions &options)
-      : step(step), options(options) {}
+      : step(step), options(options) {
+    for (const std::string &op : rt::referenceBackendOps())
+      supported.insert(op);
+  }
 
   FailureOr<rt::Plan> build() {
     if (!train::isTrainStep(step))
@@ -283,9 +286,7 @@ private:
         return addConstant(op, op->getResult(0), elements);
 
     StringRef opName = op->getName().getStringRef();
-    const std::vector<std::string> &supported = rt::referenceBackendOps();
-    if (std::find(supported.begin(), supported.end(), opName.str()) ==
-        supported.end())
+    if (!supported.contains(opName))
       return op->emitOpError() << "has no runtime kernel";
     if (op->getNumRegions() != 0)
       return op->emitOpError() << "has regions, which plans cannot hold";
@@ -368,6 +369,25 @@ private:
       plan.results.push_back(
           {rt::ResultRole::Output, *value, UINT32_MAX, "logits"});
     }
+    // Output names are how callers read results: they must be unique, and
+    // distinct from the names the plan builder gives ("loss", "logits",
+    // "all_finite") and from tensor names.
+    llvm::StringSet<> names;
+    for (const rt::TensorDesc &tensor : plan.tensors)
+      if (!tensor.name.empty())
+        names.insert(tensor.name);
+    for (const rt::ResultDesc &result : plan.results)
+      if (result.role == rt::ResultRole::Output ||
+          result.role == rt::ResultRole::Loss) {
+        if (!names.insert(result.name).second ||
+            result.name == "all_finite" ||
+            (options.evaluation && result.name == "logits" &&
+             &result != &plan.results.back()))
+          return terminator->emitOpError()
+                 << "returns two values named '" << result.name
+                 << "' (result names must be unique and not 'loss', "
+                    "'logits' or 'all_finite')";
+      }
     // The loss scaler's verdict, for the session's statistics.
     for (auto check : step.getFunctionBody().getOps<mpd::UnscaleAndCheckOp>())
       if (ids.count(check.getAllFinite()))
@@ -381,6 +401,7 @@ private:
   PlanOptions options;
   rt::Plan plan;
   llvm::DenseMap<Value, uint32_t> ids;
+  llvm::StringSet<> supported; ///< ops the runtime has kernels for
 };
 
 } // namespace

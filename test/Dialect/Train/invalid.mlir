@@ -1822,3 +1822,16 @@ func.func @bn_one_value_per_feature(%x: tensor<1x3xf32>, %s: tensor<3xf32>) -> t
   %y:5 = train.batch_norm %x, %s, %s, %s, %s : tensor<1x3xf32>, tensor<3xf32>
   return %y#0 : tensor<1x3xf32>
 }
+
+// -----
+
+// expected-error @+1 {{a training step needs a body of exactly one block}}
+func.func private @declared_step(%x: tensor<2xf32> {train.role = "input"}) -> (tensor<f32> {train.role = "loss"}) attributes {train.step}
+
+// -----
+
+func.func @bn_zero_features(%x: tensor<4x0x2xf32>, %s: tensor<0xf32>) -> tensor<4x0x2xf32> {
+  // expected-error @+1 {{normalizes zero features}}
+  %y:5 = train.batch_norm %x, %s, %s, %s, %s : tensor<4x0x2xf32>, tensor<0xf32>
+  return %y#0 : tensor<4x0x2xf32>
+}

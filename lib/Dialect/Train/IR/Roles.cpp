@@ -123,6 +123,9 @@ static InFlightDiagnostic missingRole(FunctionOpInterface fn, DictionaryAttr att
 LogicalResult verifyTrainStep(FunctionOpInterface fn) {
   if (!hasWellFormedSignature(fn))
     return success();
+  if (!llvm::hasSingleElement(fn.getFunctionBody()))
+    return fn.emitOpError()
+           << "a training step needs a body of exactly one block";
   // (role, name) -> index, for both sides, to pair persistent state.
   using Key = std::pair<unsigned, llvm::StringRef>;
   llvm::DenseMap<Key, unsigned> argByKey, resultByKey;

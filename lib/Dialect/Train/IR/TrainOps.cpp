@@ -316,7 +316,10 @@ LogicalResult BatchNormOp::verify() {
     return failure();
   // The running variance is unbiased: it needs two values per feature.
   auto x = cast<ShapedType>(getX().getType());
-  int64_t perFeature = x.getNumElements() / shapeOf(getScale())[0];
+  int64_t features = shapeOf(getScale())[0];
+  if (features == 0)
+    return emitOpError() << "normalizes zero features";
+  int64_t perFeature = x.getNumElements() / features;
   if (perFeature < 2)
     return emitOpError() << "normalizes " << perFeature
                          << " value per feature; the unbiased running "
