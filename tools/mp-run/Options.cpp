@@ -1,6 +1,7 @@
 //===- Options.cpp - mp-run's command line --------------------------------===//
 #include "Options.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,7 +40,8 @@ output:
   --log-every N            progress lines / metrics every N steps (default 50)
   --plain                  periodic lines even on a terminal
   --no-stop-on-nan         go on when the loss is not finite
-  --backend NAME           runtime backend (default: the best available)
+  --backend NAME           cpu (oneDNN) or reference (default: cpu where
+                           oneDNN loads, else reference)
   --verbose                describe the plan and backend
 )";
 
@@ -52,8 +54,9 @@ output:
 static int64_t parseInt(const std::string &option, const std::string &value,
                         int64_t min) {
   char *end = nullptr;
+  errno = 0;
   long long v = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || v < min)
+  if (value.empty() || *end != '\0' || errno == ERANGE || v < min)
     usageError(option + " takes an integer >= " + std::to_string(min) +
                ", got '" + value + "'");
   return v;
@@ -137,6 +140,8 @@ Options mp::run::parseOptions(int argc, char **argv) {
     usageError("--eval-plan needs --test-x and --test-y");
   if (o.evalPlan.empty() && (!o.testX.empty() || !o.testY.empty()))
     usageError("--test-x/--test-y need --eval-plan");
+  if (o.evalEvery > 0 && o.evalPlan.empty())
+    usageError("--eval-every needs --eval-plan");
   if (o.checkpointEvery > 0 && o.checkpoint.empty())
     usageError("--checkpoint-every needs --checkpoint");
   return o;

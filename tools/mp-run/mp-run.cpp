@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -96,6 +98,14 @@ void checkData(const Array &x, const Array &y, const Feeds &feeds,
     die(xPath + ": " + std::to_string(x.rows()) +
         " samples are fewer than one batch of " +
         std::to_string(feeds.batch));
+  // Labels must fit the plan's label dtype; say which row does not (the
+  // loss kernel also checks the class range when the batch runs).
+  int64_t hi = feeds.label->dtype == rt::DType::I32 ? INT32_MAX : INT64_MAX;
+  for (int64_t row = 0; row < y.rows(); ++row)
+    if (y.ints[row] < 0 || y.ints[row] > hi)
+      die(yPath + ": label " + std::to_string(y.ints[row]) + " in row " +
+          std::to_string(row) + " is not a class index of the plan's " +
+          rt::dtypeName(feeds.label->dtype) + " label");
 }
 
 /// A small, portable PRNG (splitmix64): the same permutation on every
@@ -281,12 +291,24 @@ int main(int argc, char **argv) {
                  plan.tensors.size(),
                  static_cast<unsigned long long>(plan.arenaSize),
                  session->backendName(), static_cast<long long>(feeds.batch));
+    std::fprintf(stderr, "mp-run: backend: %s\nmp-run: CPU features: %s\n",
+                 session->backendDescription().c_str(),
+                 rt::cpuFeatures().c_str());
   }
+  // The default falls back to the reference backend where oneDNN does not
+  // load: say so (always, not only with --verbose), with the reason.
+  if ((opt.backend.empty() || opt.backend == "default") &&
+      std::string(session->backendName()) != "cpu")
+    std::fprintf(stderr,
+                 "mp-run: using the reference backend: the cpu backend is "
+                 "unavailable: %s\n",
+                 rt::cpuBackendStatus().message().c_str());
 
   // Data.
   Array x, y, testX, testY;
   if (opt.synthetic) {
     makeSynthetic(x, y, feeds, opt.syntheticSamples, opt.classes, opt.seed);
+    checkData(x, y, feeds, "--synthetic-samples", "--classes");
   } else {
     x = take(readNpy(opt.trainX));
     y = take(readNpy(opt.trainY));

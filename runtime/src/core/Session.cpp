@@ -37,13 +37,24 @@ StatusOr<Session::Memory> Session::allocate(uint64_t bytes, const char *what) {
   return Memory(static_cast<uint8_t *>(p));
 }
 
-/// The backends this build has, by name.
+/// The backends this build has, by name. The default is the cpu backend
+/// where oneDNN is built in and creates an engine, else the reference
+/// backend (cpuBackendStatus() says why, for tools to print).
 static StatusOr<std::unique_ptr<Backend>>
 createBackend(const std::string &name) {
-  if (name.empty() || name == "default" || name == "reference")
+  if (name == "reference")
     return createReferenceBackend();
+  if (name == "cpu")
+    return createCpuBackend();
+  if (name.empty() || name == "default") {
+    StatusOr<std::unique_ptr<Backend>> cpu = createCpuBackend();
+    if (cpu.isOk())
+      return cpu;
+    return createReferenceBackend();
+  }
   return notFound("unknown backend '" + name +
-                  "'; this runtime has: reference (the default)");
+                  "'; this runtime has: cpu (oneDNN; the default where it "
+                  "loads), reference");
 }
 
 Session::Session(Plan plan, std::unique_ptr<Backend> backend)

@@ -8,6 +8,10 @@
 // RUN: not mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y_short.npy --steps 1 2>&1 | FileCheck %s --check-prefix=LABELS
 // RUN: not mp-run %t/mlp.plan --train-x %t/corrupt.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=CORRUPT
 // RUN: not mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y_bad.npy --steps 1 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y_neg.npy --steps 1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not mp-run %t/mlp.plan --synthetic --synthetic-samples 3 --steps 2 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: not mp-run %t/mlp.plan --synthetic --steps 99999999999999999999 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not mp-run %t/mlp.plan --synthetic --steps 1 --eval-every 5 2>&1 | FileCheck %s --check-prefix=EVALEVERY
 // RUN: not mp-run %t/nope.plan --synthetic --steps 1 2>&1 | FileCheck %s --check-prefix=NOPLAN
 // RUN: not mp-run %t/x784.npy --synthetic --steps 1 2>&1 | FileCheck %s --check-prefix=NOTPLAN
 // RUN: not mp-run %t/mlp.plan --synthetic 2>&1 | FileCheck %s --check-prefix=LENGTH
@@ -20,6 +24,10 @@
 // LABELS: mp-run: error: {{.*}}y_short.npy: expected one label per sample of {{.*}}x784.npy (32)
 // CORRUPT: mp-run: error: {{.*}}corrupt.npy: not a readable .npy file
 // RANGE: mp-run: error: {{.*}}label
+// NEGATIVE: mp-run: error: {{.*}}y_neg.npy: label -1 in row 5 is not a class index of the plan's i64 label
+// SMALL: mp-run: error: --synthetic-samples: 3 samples are fewer than one batch of 32
+// HUGE: mp-run: error: --steps takes an integer >= 1, got '99999999999999999999'
+// EVALEVERY: mp-run: error: --eval-every needs --eval-plan
 // NOPLAN: mp-run: error: {{.*}}nope.plan
 // NOTPLAN: mp-run: error: {{.*}}x784.npy
 // LENGTH: mp-run: error: give exactly one of --steps and --epochs

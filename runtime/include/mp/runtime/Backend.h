@@ -21,6 +21,9 @@ class Backend {
 public:
   virtual ~Backend() = default;
   virtual const char *name() const = 0;
+  /// One line for logs (mp-run --verbose): the name and, where it matters,
+  /// what the backend runs on (the cpu backend: oneDNN version and ISA).
+  virtual std::string describe() const { return name(); }
 
   /// Checks, before any step runs, that this backend can run `kernel` with
   /// the dtypes and shapes of `plan`; the message names the op and why.
@@ -39,6 +42,22 @@ std::unique_ptr<Backend> createReferenceBackend();
 
 /// Op names the reference backend runs ("train.matmul", "mp.cast", ...).
 const std::vector<std::string> &referenceBackendOps();
+
+/// The CPU backend on oneDNN v3: train.matmul and train.conv2d run on cached
+/// oneDNN primitives, f32 <-> bf16 casts on own loops, every other op on the
+/// reference kernels, so it runs any plan the reference backend runs.
+/// Unimplemented when the runtime was built without oneDNN or oneDNN cannot
+/// create a CPU engine here (the message says which); docs/runtime-cpu.md.
+StatusOr<std::unique_ptr<Backend>> createCpuBackend();
+
+/// Ok when createCpuBackend() succeeds; otherwise why it cannot (so that a
+/// tool can say why the default fell back to the reference backend).
+Status cpuBackendStatus();
+
+/// What this CPU offers the kernels, best first, from cpuid and the OS's
+/// enabled register state (no oneDNN needed): e.g. "AMX-BF16, AVX-512 FP16,
+/// AVX-512 BF16, AVX-512, AVX2", or "baseline (no AVX2)".
+std::string cpuFeatures();
 
 } // namespace mp::rt
 

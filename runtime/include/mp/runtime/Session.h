@@ -53,8 +53,9 @@ public:
   static constexpr const char *kAllFiniteName = "all_finite";
   static constexpr const char *kLossScaleName = "loss_scale";
 
-  /// Validates `plan`, creates the backend named `backend` ("reference";
-  /// "" or "default" mean the reference backend), checks every kernel with
+  /// Validates `plan`, creates the backend named `backend` ("cpu",
+  /// "reference"; "" or "default" mean cpu where oneDNN loads, else
+  /// reference: cpuBackendStatus() says why), checks every kernel with
   /// it and allocates all memory. Persistent tensors start at zero, scaler
   /// state at its initial value.
   static StatusOr<std::unique_ptr<Session>>
@@ -71,6 +72,8 @@ public:
   /// planHash(plan()), computed once.
   uint64_t planHash() const { return planHash_; }
   const char *backendName() const { return backend_->name(); }
+  /// The backend's describe(): what it runs on (oneDNN version and ISA).
+  std::string backendDescription() const { return backend_->describe(); }
 
   /// Every named tensor: persistent tensors, inputs and labels in plan
   /// order, then the results (loss, outputs).

@@ -19,6 +19,7 @@ npy(os.path.join(out, "x_wrong.npy"), "<f4", (32, 10), struct.pack("<320f", *([0
 npy(os.path.join(out, "x_int.npy"), "<i8", (32, 784), struct.pack("<%dq" % (32 * 784), *([1] * (32 * 784))))
 npy(os.path.join(out, "y32.npy"), "<i8", (32,), struct.pack("<32q", *[i % 10 for i in range(32)]))
 npy(os.path.join(out, "y_short.npy"), "<i8", (31,), struct.pack("<31q", *([1] * 31)))
+npy(os.path.join(out, "y_neg.npy"), "<i8", (32,), struct.pack("<32q", *([1] * 5 + [-1] + [2] * 26)))
 npy(os.path.join(out, "y_bad.npy"), "<i8", (32,), struct.pack("<32q", *([3] * 31 + [42])))
 with open(os.path.join(out, "corrupt.npy"), "wb") as f:
     f.write(b"\x93NUMPY\x01\x00\xff\x00{'descr'")

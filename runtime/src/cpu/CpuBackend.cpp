@@ -1,0 +1,90 @@
+//===- CpuBackend.cpp - the CPU backend on oneDNN -------------------------===//
+//
+// train.matmul and train.conv2d run on oneDNN primitives, created once per
+// problem (shapes, dtypes, transposes or window) and cached; mp.cast between
+// f32 and bf16 / f16 on own vectorized loops (cpu/Cast.cpp); every other op,
+// and any problem oneDNN declines, runs on the reference kernels, so this
+// backend runs every plan the reference backend runs and agrees with it op
+// for op.
+//
+// oneDNN's C++ API throws dnnl::error; nothing escapes this file: each call
+// into oneDNN is wrapped and its error becomes a Status.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Backend.h"
+
+#ifdef MP_HAVE_ONEDNN
+#include "cpu/Cast.h"
+#include "cpu/OneDnn.h"
+#endif
+
+using namespace mp::rt;
+
+#ifndef MP_HAVE_ONEDNN
+
+Status mp::rt::cpuBackendStatus() {
+  return unimplemented("the cpu backend needs oneDNN and this runtime was "
+                       "built without it (MP_ENABLE_ONEDNN)");
+}
+
+StatusOr<std::unique_ptr<Backend>> mp::rt::createCpuBackend() {
+  return cpuBackendStatus();
+}
+
+#else
+
+namespace {
+class CpuBackend final : public Backend {
+public:
+  explicit CpuBackend(std::unique_ptr<Backend> reference)
+      : reference_(std::move(reference)) {}
+
+  const char *name() const override { return "cpu"; }
+
+  std::string describe() const override {
+    return std::string("cpu (") + cpu::oneDnnDescription() +
+           "; matmul and conv2d forward on oneDNN, f32<->bf16/f16 casts on own "
+           "loops, other ops on the reference kernels)";
+  }
+
+  /// The reference check is the contract: it validates dtypes, shapes and
+  /// attributes of every op, matmul included.
+  Status check(const KernelDesc &kernel, const Plan &plan) const override {
+    return reference_->check(kernel, plan);
+  }
+
+  Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
+             const std::vector<TensorView> &outputs) override {
+    if (kernel.op == "train.matmul") {
+      bool handled = false;
+      MP_RETURN_IF_ERROR(matmuls_.run(kernel, inputs, outputs, handled));
+      if (handled)
+        return Status::ok();
+    } else if (kernel.op == "train.conv2d") {
+      bool handled = false;
+      MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
+      if (handled)
+        return Status::ok();
+    } else if (kernel.op == "mp.cast" && inputs.size() == 1 &&
+               outputs.size() == 1 && cpu::castFast(inputs[0], outputs[0])) {
+      return Status::ok();
+    }
+    return reference_->run(kernel, inputs, outputs);
+  }
+
+private:
+  std::unique_ptr<Backend> reference_;
+  cpu::MatmulCache matmuls_;
+  cpu::ConvCache convs_;
+};
+} // namespace
+
+Status mp::rt::cpuBackendStatus() { return cpu::oneDnnStatus(); }
+
+StatusOr<std::unique_ptr<Backend>> mp::rt::createCpuBackend() {
+  MP_RETURN_IF_ERROR(cpu::oneDnnStatus());
+  return std::unique_ptr<Backend>(
+      std::make_unique<CpuBackend>(createReferenceBackend()));
+}
+
+#endif // MP_HAVE_ONEDNN

@@ -1,0 +1,525 @@
+//===- OneDnn.cpp - oneDNN engine and cached primitives -------------------===//
+//
+// Built only with oneDNN (MP_HAVE_ONEDNN); CpuBackend.cpp reports the cpu
+// backend as unavailable otherwise.
+//
+//===----------------------------------------------------------------------===//
+#ifdef MP_HAVE_ONEDNN
+#include "cpu/OneDnn.h"
+#include "reference/Window.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <sys/stat.h>
+#include <tuple>
+#include <unordered_map>
+
+using namespace mp::rt;
+using namespace mp::rt::cpu;
+
+namespace {
+/// The process's oneDNN CPU engine: engines are expensive (on the PyPI
+/// build each is a SYCL device context), primitives are bound to one, and
+/// every backend instance can share it.
+struct EngineState {
+  Status status;
+  dnnl::engine engine;
+  std::string description;
+};
+} // namespace
+
+/// The PyPI build runs its CPU engine on SYCL over Intel's OpenCL CPU
+/// runtime, which the OpenCL ICD loader finds through OCL_ICD_FILENAMES or
+/// /etc/OpenCL/vendors. get-onednn.sh unpacks it next to libdnnl.so; point
+/// the loader at it unless the user chose one.
+static void findOpenClCpuRuntime() {
+#ifdef MP_ONEDNN_LIBDIR
+  if (std::getenv("OCL_ICD_FILENAMES"))
+    return;
+  std::string path = std::string(MP_ONEDNN_LIBDIR) + "/libintelocl.so";
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0)
+    ::setenv("OCL_ICD_FILENAMES", path.c_str(), /*overwrite=*/0);
+#endif
+}
+
+static const char *isaName(dnnl::cpu_isa isa) {
+  using I = dnnl::cpu_isa;
+  // Several enumerators alias (avx512_core_amx == avx10_1_512_amx): compare
+  // instead of switching.
+  static const std::pair<I, const char *> names[] = {
+      {I::avx10_2_512_amx_2, "avx10_2_512_amx_2"},
+      {I::avx10_2_amx_2, "avx10_2_amx_2"},
+      {I::avx10_2_512, "avx10_2_512"},
+      {I::avx10_2, "avx10_2"},
+      {I::avx512_core_amx_fp16, "avx512_core_amx_fp16 (AMX bf16+fp16)"},
+      {I::avx512_core_amx, "avx512_core_amx (AMX bf16)"},
+      {I::avx512_core_fp16, "avx512_core_fp16"},
+      {I::avx512_core_bf16, "avx512_core_bf16"},
+      {I::avx512_core_vnni, "avx512_core_vnni"},
+      {I::avx512_core, "avx512_core"},
+      {I::avx2_vnni_2, "avx2_vnni_2"},
+      {I::avx2_vnni, "avx2_vnni"},
+      {I::avx2, "avx2"},
+      {I::avx, "avx"},
+      {I::sse41, "sse41"},
+  };
+  for (const auto &[value, name] : names)
+    if (value == isa)
+      return name;
+  return "unknown";
+}
+
+static EngineState makeEngine() {
+  EngineState state;
+  const dnnl_version_t *version = dnnl_version();
+  if (version->major < 3) {
+    state.status = unimplemented("the cpu backend needs oneDNN 3 but loaded " +
+                                 std::to_string(version->major) + "." +
+                                 std::to_string(version->minor));
+    return state;
+  }
+  findOpenClCpuRuntime();
+  // oneDNN prints its errors (and a banner) to stdout by default; ours go
+  // into Statuses that carry oneDNN's message. A user who asks for
+  // ONEDNN_VERBOSE still gets everything.
+  if (!std::getenv("ONEDNN_VERBOSE") && !std::getenv("DNNL_VERBOSE"))
+    dnnl_set_verbose(0);
+  try {
+    state.engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
+  } catch (const dnnl::error &e) {
+    state.status = unimplemented(
+        std::string("oneDNN cannot create a CPU engine: ") + e.what() +
+        " (status " + std::to_string(static_cast<int>(e.status)) +
+        "; the PyPI build needs Intel's OpenCL CPU runtime, "
+        "docs/runtime-cpu.md)");
+    return state;
+  } catch (const std::exception &e) {
+    state.status = unimplemented(
+        std::string("oneDNN cannot create a CPU engine: ") + e.what());
+    return state;
+  }
+  // The engine's runtime (SYCL for the PyPI build) and, from the headers it
+  // was built with, the threading under it.
+  const char *runtime = version->cpu_runtime == DNNL_RUNTIME_SYCL  ? "SYCL"
+                        : version->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP"
+                        : version->cpu_runtime == DNNL_RUNTIME_TBB ? "TBB"
+                        : version->cpu_runtime == DNNL_RUNTIME_SEQ
+                            ? "sequential"
+                            : "other";
+#if defined(DNNL_CPU_THREADING_RUNTIME) &&                                     \
+    DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_TBB
+  std::string threading = std::string(runtime) + "/TBB";
+#elif defined(DNNL_CPU_THREADING_RUNTIME) &&                                   \
+    DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  std::string threading = std::string(runtime) + "/OpenMP";
+#else
+  std::string threading = runtime;
+#endif
+  state.description = "oneDNN " + std::to_string(version->major) + "." +
+                      std::to_string(version->minor) + "." +
+                      std::to_string(version->patch) + ", ISA " +
+                      isaName(dnnl::get_effective_cpu_isa()) + ", runtime " +
+                      threading;
+  return state;
+}
+
+static const EngineState &engineState() {
+  static const EngineState state = makeEngine();
+  return state;
+}
+
+Status cpu::oneDnnStatus() { return engineState().status; }
+
+std::string cpu::oneDnnDescription() {
+  const EngineState &state = engineState();
+  return state.status.isOk() ? state.description
+                             : "oneDNN unavailable: " + state.status.message();
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One matmul problem: what a primitive is specialized on.
+struct MatmulKey {
+  int64_t batch, m, n, k;
+  DType in, out;
+  bool transposeLhs, transposeRhs, sharedRhs;
+
+  bool operator==(const MatmulKey &o) const {
+    return batch == o.batch && m == o.m && n == o.n && k == o.k && in == o.in &&
+           out == o.out && transposeLhs == o.transposeLhs &&
+           transposeRhs == o.transposeRhs && sharedRhs == o.sharedRhs;
+  }
+};
+
+struct MatmulKeyHash {
+  size_t operator()(const MatmulKey &key) const {
+    size_t h = 0;
+    auto mix = [&h](uint64_t v) {
+      h ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15ull + (h << 6) +
+           (h >> 2);
+    };
+    mix(key.batch);
+    mix(key.m);
+    mix(key.n);
+    mix(key.k);
+    mix(static_cast<uint64_t>(key.in) << 8 | static_cast<uint64_t>(key.out));
+    mix(key.transposeLhs | key.transposeRhs << 1 | key.sharedRhs << 2);
+    return h;
+  }
+};
+
+/// A created primitive, or the fact that oneDNN has none for the problem
+/// (then the reference kernel runs it, and we do not ask again).
+struct MatmulEntry {
+  bool supported = false;
+  dnnl::matmul primitive;
+  dnnl::memory::desc src, weights, dst;
+  std::string implementation;
+};
+} // namespace
+
+struct MatmulCache::Impl {
+  dnnl::stream stream;
+  std::unordered_map<MatmulKey, MatmulEntry, MatmulKeyHash> entries;
+  size_t created = 0;
+  std::string last;
+};
+
+MatmulCache::MatmulCache() : impl_(std::make_unique<Impl>()) {}
+MatmulCache::~MatmulCache() = default;
+
+size_t MatmulCache::primitivesCreated() const { return impl_->created; }
+const std::string &MatmulCache::lastImplementation() const {
+  return impl_->last;
+}
+
+static dnnl::memory::data_type toDnnl(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return dnnl::memory::data_type::f32;
+  case DType::BF16:
+    return dnnl::memory::data_type::bf16;
+  case DType::F16:
+    return dnnl::memory::data_type::f16;
+  default:
+    return dnnl::memory::data_type::undef;
+  }
+}
+
+/// Whether `out` may hold a result computed from `in`: the same float
+/// dtype, or f32 (the reference's accumulator rule).
+static bool isAccumulatorOf(DType in, DType out) {
+  return toDnnl(in) != dnnl::memory::data_type::undef &&
+         (out == in || out == DType::F32);
+}
+
+/// The problem of a matmul: operands [..., M, K] (or [..., K, M]
+/// transposed) and [..., K, N] (or [..., N, K]), batch dimensions flattened
+/// into one (memory is dense row-major), a rank-2 rhs shared by every batch.
+/// False when the views do not make a valid matmul: Backend::run must never
+/// touch memory out of bounds, even when a caller skipped check(); the
+/// reference kernel then reports what is wrong.
+static bool matmulKey(const KernelDesc &kernel,
+                      const std::vector<TensorView> &in,
+                      const std::vector<TensorView> &out, MatmulKey &key) {
+  if (in.size() != 2 || out.size() != 1)
+    return false;
+  const std::vector<int64_t> &l = in[0].shape, &r = in[1].shape;
+  size_t lr = l.size(), rr = r.size();
+  if (lr < 2 || rr < 2 || (rr != 2 && rr != lr))
+    return false;
+  key.transposeLhs = kernel.getFlag("transpose_lhs");
+  key.transposeRhs = kernel.getFlag("transpose_rhs");
+  key.m = key.transposeLhs ? l[lr - 1] : l[lr - 2];
+  key.k = key.transposeLhs ? l[lr - 2] : l[lr - 1];
+  key.n = key.transposeRhs ? r[rr - 2] : r[rr - 1];
+  int64_t rhsK = key.transposeRhs ? r[rr - 1] : r[rr - 2];
+  std::vector<int64_t> expected(l.begin(), l.end() - 2);
+  key.sharedRhs = rr == 2;
+  if (!key.sharedRhs && !std::equal(r.begin(), r.end() - 2, expected.begin()))
+    return false;
+  key.batch = 1;
+  for (int64_t d : expected)
+    key.batch *= d;
+  expected.push_back(key.m);
+  expected.push_back(key.n);
+  key.in = in[0].dtype;
+  key.out = out[0].dtype;
+  return rhsK == key.k && out[0].shape == expected && in[1].dtype == key.in &&
+         isAccumulatorOf(key.in, key.out);
+}
+
+/// Memory descriptors with explicit strides, so that a transposed operand
+/// is read in place (oneDNN picks its kernel for the layout; no copy).
+static MatmulEntry createMatmul(const dnnl::engine &engine,
+                                const MatmulKey &key) {
+  using dims = dnnl::memory::dims;
+  dnnl::memory::data_type inType = toDnnl(key.in), outType = toDnnl(key.out);
+  MatmulEntry entry;
+  int64_t m = key.m, n = key.n, k = key.k, b = key.batch;
+  if (b == 1 || (key.sharedRhs && !key.transposeLhs)) {
+    // One GEMM: a single matrix, or a linear layer whose batch rows stack
+    // into one [B*M, K] matrix (the shape oneDNN's kernels block best).
+    int64_t rows = b * m; // b == 1 when the lhs is transposed
+    entry.src = dnnl::memory::desc(
+        {rows, k}, inType, key.transposeLhs ? dims{1, rows} : dims{k, 1});
+    entry.weights = dnnl::memory::desc(
+        {k, n}, inType, key.transposeRhs ? dims{1, k} : dims{n, 1});
+    entry.dst = dnnl::memory::desc({rows, n}, outType, dims{n, 1});
+  } else {
+    entry.src = dnnl::memory::desc({b, m, k}, inType,
+                                   key.transposeLhs ? dims{m * k, 1, m}
+                                                    : dims{m * k, k, 1});
+    // A shared rhs is a weights batch of 1 that oneDNN broadcasts.
+    int64_t wb = key.sharedRhs ? 1 : b;
+    entry.weights = dnnl::memory::desc({wb, k, n}, inType,
+                                       key.transposeRhs ? dims{k * n, 1, k}
+                                                        : dims{k * n, n, 1});
+    entry.dst = dnnl::memory::desc({b, m, n}, outType, dims{m * n, n, 1});
+  }
+  dnnl::primitive_attr attr;
+  // Strict: f32 stays f32 (no implicit bf16/tf32 down-conversion, whatever
+  // ONEDNN_DEFAULT_FPMATH_MODE says); 16-bit inputs accumulate in f32.
+  attr.set_fpmath_mode(dnnl::fpmath_mode::strict);
+  try {
+    dnnl::matmul::primitive_desc pd(engine, entry.src, entry.weights, entry.dst,
+                                    attr);
+    entry.implementation = pd.impl_info_str();
+    entry.primitive = dnnl::matmul(pd);
+    entry.supported = true;
+  } catch (const dnnl::error &e) {
+    if (e.status != dnnl_unimplemented)
+      throw;
+    entry.supported = false;
+  }
+  return entry;
+}
+
+Status MatmulCache::run(const KernelDesc &kernel,
+                        const std::vector<TensorView> &inputs,
+                        const std::vector<TensorView> &outputs, bool &handled) {
+  handled = false;
+  impl_->last.clear();
+  const EngineState &state = engineState();
+  MP_RETURN_IF_ERROR(state.status);
+  MatmulKey key;
+  if (!matmulKey(kernel, inputs, outputs, key))
+    return Status::ok();
+  // Empty problems (and K = 0, which must write zeros) are the reference
+  // kernel's: oneDNN's handling of zero dimensions varies by version.
+  if (key.batch == 0 || key.m == 0 || key.n == 0 || key.k == 0)
+    return Status::ok();
+  try {
+    auto it = impl_->entries.find(key);
+    if (it == impl_->entries.end()) {
+      it = impl_->entries.emplace(key, createMatmul(state.engine, key)).first;
+      impl_->created += it->second.supported;
+    }
+    const MatmulEntry &entry = it->second;
+    if (!entry.supported)
+      return Status::ok();
+    if (!impl_->stream)
+      impl_->stream = dnnl::stream(state.engine);
+    dnnl::memory src(entry.src, state.engine, inputs[0].data);
+    dnnl::memory weights(entry.weights, state.engine, inputs[1].data);
+    dnnl::memory dst(entry.dst, state.engine, outputs[0].data);
+    entry.primitive.execute(impl_->stream, {{DNNL_ARG_SRC, src},
+                                            {DNNL_ARG_WEIGHTS, weights},
+                                            {DNNL_ARG_DST, dst}});
+    impl_->stream.wait();
+    impl_->last = entry.implementation;
+  } catch (const dnnl::error &e) {
+    return internalError(kernel.op + ": oneDNN matmul failed: " + e.what() +
+                         " (status " +
+                         std::to_string(static_cast<int>(e.status)) + ")");
+  } catch (const std::exception &e) {
+    return internalError(kernel.op + ": oneDNN matmul failed: " + e.what());
+  }
+  handled = true;
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution (forward)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One conv2d problem: everything its primitive is specialized on.
+struct ConvKey {
+  bool nhwc;
+  int64_t n, c, h, w, o, kh, kw, oh, ow;
+  int64_t strideH, strideW, padTop, padBottom, padLeft, padRight;
+  int64_t dilationH, dilationW;
+  DType in, out;
+
+  auto tie() const {
+    return std::make_tuple(nhwc, n, c, h, w, o, kh, kw, oh, ow, strideH,
+                           strideW, padTop, padBottom, padLeft, padRight,
+                           dilationH, dilationW, in, out);
+  }
+  bool operator==(const ConvKey &other) const { return tie() == other.tie(); }
+};
+
+struct ConvKeyHash {
+  size_t operator()(const ConvKey &key) const {
+    size_t h = 0;
+    std::apply(
+        [&h](auto... values) {
+          ((h ^= std::hash<uint64_t>()(static_cast<uint64_t>(values)) +
+                 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)),
+           ...);
+        },
+        key.tie());
+    return h;
+  }
+};
+
+struct ConvEntry {
+  bool supported = false;
+  dnnl::convolution_forward primitive;
+  dnnl::memory::desc src, weights, dst;
+  std::string implementation;
+};
+} // namespace
+
+struct ConvCache::Impl {
+  dnnl::stream stream;
+  std::unordered_map<ConvKey, ConvEntry, ConvKeyHash> entries;
+  size_t created = 0;
+  std::string last;
+};
+
+ConvCache::ConvCache() : impl_(std::make_unique<Impl>()) {}
+ConvCache::~ConvCache() = default;
+size_t ConvCache::primitivesCreated() const { return impl_->created; }
+const std::string &ConvCache::lastImplementation() const { return impl_->last; }
+
+static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
+  using tag = dnnl::memory::format_tag;
+  dnnl::memory::data_type inType = toDnnl(key.in), outType = toDnnl(key.out);
+  ConvEntry entry;
+  // oneDNN's logical dimensions are always N, C, H, W (and O, I, H, W); the
+  // format tag says how the plan stores them.
+  entry.src = dnnl::memory::desc({key.n, key.c, key.h, key.w}, inType,
+                                 key.nhwc ? tag::nhwc : tag::nchw);
+  entry.weights = dnnl::memory::desc({key.o, key.c, key.kh, key.kw}, inType,
+                                     key.nhwc ? tag::hwio : tag::oihw);
+  entry.dst = dnnl::memory::desc({key.n, key.o, key.oh, key.ow}, outType,
+                                 key.nhwc ? tag::nhwc : tag::nchw);
+  dnnl::primitive_attr attr;
+  attr.set_fpmath_mode(dnnl::fpmath_mode::strict);
+  try {
+    // oneDNN counts dilation from 0 (0 = dense), we from 1.
+    dnnl::convolution_forward::primitive_desc pd(
+        engine, dnnl::prop_kind::forward_inference,
+        dnnl::algorithm::convolution_direct, entry.src, entry.weights,
+        entry.dst, {key.strideH, key.strideW},
+        {key.dilationH - 1, key.dilationW - 1}, {key.padTop, key.padLeft},
+        {key.padBottom, key.padRight}, attr);
+    entry.implementation = pd.impl_info_str();
+    // oneDNN's naive loop nest ("ref:any", also behind composite names
+    // like "jit_uni_ncsp:conv+ref:any", which f32 NCHW gets) is far slower
+    // than our im2col + GEMM (228 ms against a 60 ms reference CNN step).
+    if (entry.implementation.find("ref:") != std::string::npos)
+      return entry;
+    entry.primitive = dnnl::convolution_forward(pd);
+    entry.supported = true;
+  } catch (const dnnl::error &e) {
+    if (e.status != dnnl_unimplemented)
+      throw;
+  }
+  return entry;
+}
+
+Status ConvCache::run(const KernelDesc &kernel,
+                      const std::vector<TensorView> &inputs,
+                      const std::vector<TensorView> &outputs, bool &handled) {
+  handled = false;
+  impl_->last.clear();
+  const EngineState &state = engineState();
+  MP_RETURN_IF_ERROR(state.status);
+  if (inputs.size() != 2 || outputs.size() != 1 ||
+      inputs[0].shape.size() != 4 || inputs[1].shape.size() != 4 ||
+      outputs[0].shape.size() != 4)
+    return Status::ok();
+  ref::Layout layout;
+  ref::Window window;
+  if (!ref::getLayout(kernel, layout).isOk() ||
+      !ref::getConvWindow(kernel, window).isOk())
+    return Status::ok();
+  ref::Image x = ref::imageOf(inputs[0].shape, layout);
+  ref::Filter f = ref::filterOf(inputs[1].shape, layout);
+  ref::Image y = ref::imageOf(outputs[0].shape, layout);
+  // As for matmul: only views that make a valid conv2d (else the reference
+  // kernel reports what is wrong).
+  window.sizeH = f.h;
+  window.sizeW = f.w;
+  std::vector<int64_t> expected;
+  if (f.i != x.c || inputs[1].dtype != inputs[0].dtype ||
+      !isAccumulatorOf(inputs[0].dtype, outputs[0].dtype) ||
+      !ref::windowOutputShape(kernel, inputs[0].shape, layout, f.o, window,
+                              expected)
+           .isOk() ||
+      expected != outputs[0].shape)
+    return Status::ok();
+  ConvKey key{layout == ref::Layout::NHWC,
+              x.n,
+              x.c,
+              x.h,
+              x.w,
+              f.o,
+              f.h,
+              f.w,
+              y.h,
+              y.w,
+              window.strideH,
+              window.strideW,
+              window.padTop,
+              window.padBottom,
+              window.padLeft,
+              window.padRight,
+              window.dilationH,
+              window.dilationW,
+              inputs[0].dtype,
+              outputs[0].dtype};
+  if (x.n == 0 || x.c == 0 || f.o == 0)
+    return Status::ok();
+  try {
+    auto it = impl_->entries.find(key);
+    if (it == impl_->entries.end()) {
+      it = impl_->entries.emplace(key, createConv(state.engine, key)).first;
+      impl_->created += it->second.supported;
+    }
+    const ConvEntry &entry = it->second;
+    if (!entry.supported)
+      return Status::ok();
+    if (!impl_->stream)
+      impl_->stream = dnnl::stream(state.engine);
+    dnnl::memory src(entry.src, state.engine, inputs[0].data);
+    dnnl::memory weights(entry.weights, state.engine, inputs[1].data);
+    dnnl::memory dst(entry.dst, state.engine, outputs[0].data);
+    entry.primitive.execute(impl_->stream, {{DNNL_ARG_SRC, src},
+                                            {DNNL_ARG_WEIGHTS, weights},
+                                            {DNNL_ARG_DST, dst}});
+    impl_->stream.wait();
+    impl_->last = entry.implementation;
+  } catch (const dnnl::error &e) {
+    return internalError(
+        kernel.op + ": oneDNN convolution failed: " + e.what() + " (status " +
+        std::to_string(static_cast<int>(e.status)) + ")");
+  } catch (const std::exception &e) {
+    return internalError(kernel.op +
+                         ": oneDNN convolution failed: " + e.what());
+  }
+  handled = true;
+  return Status::ok();
+}
+
+#endif // MP_HAVE_ONEDNN

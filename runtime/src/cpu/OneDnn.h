@@ -1,0 +1,79 @@
+//===- OneDnn.h - oneDNN engine and cached primitives -----------*- C++ -*-===//
+//
+// The only place the cpu backend meets oneDNN's C++ API. No oneDNN type
+// appears in this header, so that the rest of the runtime (and its users)
+// need neither its headers nor its exceptions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_CPU_ONEDNN_H
+#define MP_RUNTIME_CPU_ONEDNN_H
+
+#include "mp/runtime/Plan.h"
+#include "mp/runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mp::rt::cpu {
+
+/// Ok when oneDNN (v3) is loaded and has created the process's CPU engine;
+/// the engine is created once, on the first call.
+Status oneDnnStatus();
+/// "oneDNN 3.13.2, ISA avx10_1_512_amx, threading TBB": for describe().
+std::string oneDnnDescription();
+
+/// train.matmul on oneDNN matmul primitives, one per problem (batch, M, N,
+/// K, dtypes, transposes, shared rhs), created on first use and kept.
+class MatmulCache {
+public:
+  MatmulCache();
+  ~MatmulCache();
+  MatmulCache(const MatmulCache &) = delete;
+  MatmulCache &operator=(const MatmulCache &) = delete;
+
+  /// Runs the matmul when oneDNN implements it (`handled` = true). Leaves
+  /// `handled` false, and the tensors untouched, for problems it leaves to
+  /// the reference kernel: empty dimensions, a dtype combination oneDNN
+  /// has no implementation for on this CPU, and views that do not make a
+  /// valid matmul (the reference kernel reports those).
+  Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
+             const std::vector<TensorView> &outputs, bool &handled);
+
+  /// How many primitives were created (tests check the caching).
+  size_t primitivesCreated() const;
+  /// oneDNN's implementation name of the primitive that ran last ("brg_
+  /// matmul:avx10_1_512_amx"), or "" when the last call was not handled.
+  const std::string &lastImplementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// train.conv2d (forward) on oneDNN convolution primitives, NCHW with OIHW
+/// filters or NHWC with HWIO filters as the plan has them (no layout copy),
+/// one primitive per problem (layout, shapes, window, dtypes), created on
+/// first use and kept. Problems oneDNN only has its slow reference
+/// implementation for (`ref:any`) are left to our reference kernel.
+class ConvCache {
+public:
+  ConvCache();
+  ~ConvCache();
+  ConvCache(const ConvCache &) = delete;
+  ConvCache &operator=(const ConvCache &) = delete;
+
+  /// As MatmulCache::run.
+  Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
+             const std::vector<TensorView> &outputs, bool &handled);
+  size_t primitivesCreated() const;
+  const std::string &lastImplementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace mp::rt::cpu
+
+#endif // MP_RUNTIME_CPU_ONEDNN_H
