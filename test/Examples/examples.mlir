@@ -6,6 +6,14 @@
 // RUN: mp-opt %examples/cnn.mlir --mlir-print-op-generic | mp-opt | FileCheck %s --check-prefix=CNN
 // RUN: mp-opt %examples/transformer.mlir | mp-opt | FileCheck %s --check-prefix=TRANSFORMER
 // RUN: mp-opt %examples/transformer.mlir --mlir-print-op-generic | mp-opt | FileCheck %s --check-prefix=TRANSFORMER
+// Several inputs at once (`mp-opt examples/*.mlir`), each printed back.
+// RUN: mp-opt %examples/mlp.mlir %examples/cnn.mlir %examples/transformer.mlir | FileCheck %s --check-prefix=ALL
+// RUN: not mp-opt %examples/mlp.mlir %t.missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// ALL: train.sgd
+// ALL: train.sgd_momentum
+// ALL: train.adamw
+// MISSING: cannot open input file {{.*}}missing.mlir
 
 // MLP: func.func @train_step
 // MLP-SAME: attributes {train.step}

@@ -2,16 +2,81 @@
 //
 // mlir-opt with the train and mp dialects and the upstream dialects that
 // mixed-precision graphs meet (func, arith, math, tensor, linalg, tosa).
+// Unlike mlir-opt it takes several input files (`mp-opt examples/*.mlir`):
+// each is processed on its own with the same options and the results are
+// printed one after the other.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/InitAll.h"
 
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <vector>
+
+/// Positional arguments that name .mlir files (an option's value, like the
+/// file after -o, is not one).
+static std::vector<int> inputArguments(int argc, char **argv) {
+  std::vector<int> inputs;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--")
+      break;
+    if (arg.starts_with("-")) {
+      if (arg == "-o")
+        ++i; // skip the output file
+      continue;
+    }
+    if (arg.ends_with(".mlir"))
+      inputs.push_back(i);
+  }
+  return inputs;
+}
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mp::registerAllDialects(registry);
   mp::registerAllPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "mp optimizer driver\n", registry));
+
+  std::vector<int> inputs = inputArguments(argc, argv);
+  if (inputs.size() <= 1)
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, "mp optimizer driver\n", registry));
+
+  // Several inputs: parse the options once without them, then run each.
+  std::vector<char *> args;
+  for (int i = 0, next = 0; i < argc; ++i) {
+    if (next < static_cast<int>(inputs.size()) && inputs[next] == i) {
+      ++next;
+      continue;
+    }
+    args.push_back(argv[i]);
+  }
+  auto [inputName, outputName] = mlir::registerAndParseCLIOptions(
+      static_cast<int>(args.size()), args.data(), "mp optimizer driver\n",
+      registry);
+  (void)inputName;
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  std::string error;
+  auto output = mlir::openOutputFile(outputName, &error);
+  if (!output) {
+    llvm::errs() << "mp-opt: " << error << "\n";
+    return 1;
+  }
+  for (int index : inputs) {
+    auto buffer = mlir::openInputFile(argv[index], &error);
+    if (!buffer) {
+      llvm::errs() << "mp-opt: " << error << "\n";
+      return 1;
+    }
+    if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(buffer),
+                                       registry, config)))
+      return 1;
+  }
+  output->keep();
+  return 0;
 }
