@@ -58,25 +58,30 @@ bool mp::constantFits(Attribute value, FloatType type) {
 /// a dtype mix, such as bf16 x bf16 -> f32 under mixed_float16, is left
 /// as it is).
 static bool hasPaintableValue(Operation *op, Type computeType) {
-  bool paintable = false;
-  auto visit = [&](Type type) {
+  bool paintable = false, lowOperand = false, f32Result = false;
+  auto visit = [&](Type type, bool &sawLow, bool &sawF32) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !isa<FloatType>(tensor.getElementType()))
       return true;
     if (!isPaintableType(type, computeType))
       return false;
     paintable = true;
+    sawLow |= tensor.getElementType() == computeType;
+    sawF32 |= tensor.getElementType().isF32();
     return true;
   };
+  bool ignored = false;
   for (OpOperand &operand : op->getOpOperands())
     if (isOperandConvertible(op, operand.getOperandNumber()) &&
-        !visit(operand.get().getType()))
+        !visit(operand.get().getType(), lowOperand, ignored))
       return false;
   for (OpResult result : op->getResults())
     if (isResultConvertible(op, result.getResultNumber()) &&
-        !visit(result.getType()))
+        !visit(result.getType(), ignored, f32Result))
       return false;
-  return paintable;
+  // 16-bit inputs with an f32 result (bf16 x bf16 -> f32) is a choice the
+  // input already made: narrowing the result would undo it.
+  return paintable && !(lowOperand && f32Result);
 }
 
 static NodeKind kindOf(PrecisionCategory category) {
