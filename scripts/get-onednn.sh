@@ -19,7 +19,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix=${1:-$root/build/_deps/onednn}
 version=${MP_ONEDNN_VERSION:-2026.1.0}
-cache=${MP_ONEDNN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mp/onednn-wheels}
+# Without HOME (a bare CI environment) the cache sits beside the build.
+cache=${MP_ONEDNN_CACHE:-${XDG_CACHE_HOME:-${HOME:-$root/build}/.cache}/mp/onednn-wheels}
 
 if [[ -f $prefix/include/oneapi/dnnl/dnnl.hpp && -e $prefix/lib/libdnnl.so \
       && -f $prefix/.mp-onednn-$version ]]; then
