@@ -43,6 +43,7 @@ output:
   --backend NAME           cpu (oneDNN) or reference (default: cpu where
                            oneDNN loads, else reference)
   --verbose                describe the plan and backend
+  --profile                time spent per op kind, printed at the end
 )";
 
 [[noreturn]] static void usageError(const std::string &message) {
@@ -93,6 +94,7 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--verbose", [&] { o.verbose = true; }},
       {"--plain", [&] { o.plainProgress = true; }},
       {"--no-stop-on-nan", [&] { o.stopOnNan = false; }},
+      {"--profile", [&] { o.profile = true; }},
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -28,6 +28,7 @@ struct Options {
   bool verbose = false;
   bool plainProgress = false;
   bool stopOnNan = true;
+  bool profile = false;
 };
 
 /// Parses argv; prints usage and exits on --help or on a bad option (with

@@ -343,6 +343,7 @@ int main(int argc, char **argv) {
     die("the checkpoint is at step " + std::to_string(start) +
         ", past the requested " + std::to_string(totalSteps));
 
+  session->setProfiling(opt.profile);
   Metrics metrics(opt.metrics);
   bool terminal = isatty(STDERR_FILENO) && !opt.plainProgress;
   auto began = std::chrono::steady_clock::now();
@@ -436,6 +437,24 @@ int main(int argc, char **argv) {
     check(rt::saveCheckpoint(*session, opt.checkpoint));
   if (eval)
     runEval(totalSteps);
+
+  if (opt.profile) {
+    std::vector<rt::Session::ProfileEntry> entries = session->profile();
+    std::sort(entries.begin(), entries.end(),
+              [](const auto &a, const auto &b) { return a.seconds > b.seconds; });
+    double total = 0;
+    for (const auto &entry : entries)
+      total += entry.seconds;
+    int64_t steps = std::max<int64_t>(totalSteps - start, 1);
+    std::fprintf(stderr, "profile (%lld steps, backend %s):\n%-32s %10s %10s %6s\n",
+                 static_cast<long long>(steps), session->backendName(), "op",
+                 "ms/step", "calls", "%");
+    for (const auto &entry : entries)
+      std::fprintf(stderr, "%-32s %10.3f %10lld %6.1f\n", entry.name.c_str(),
+                   1e3 * entry.seconds / steps,
+                   static_cast<long long>(entry.calls),
+                   total > 0 ? 100 * entry.seconds / total : 0.0);
+  }
 
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - began)

@@ -11,6 +11,7 @@
 #include "mp/runtime/Tensor.h"
 
 #include <cmath>
+#include <chrono>
 #include <cstring>
 #include <new>
 
@@ -311,9 +312,18 @@ Status Session::runStep(float *outLoss) {
                            "; set every input and label first");
   }
   haveResults_ = false;
+  using Clock = std::chrono::steady_clock;
+  if (profiling_)
+    kernelSeconds_.resize(plan_.kernels.size(), 0.0);
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    Clock::time_point began;
+    if (profiling_)
+      began = Clock::now();
     Status status =
         backend_->run(plan_.kernels[k], kernelInputs_[k], kernelOutputs_[k]);
+    if (profiling_)
+      kernelSeconds_[k] +=
+          std::chrono::duration<double>(Clock::now() - began).count();
     if (!status.isOk())
       return Status(status.code(), "step " + std::to_string(stepsRun_) +
                                        ", kernel #" + std::to_string(k) + " (" +
@@ -327,16 +337,40 @@ Status Session::runStep(float *outLoss) {
     ++stepsSkipped_;
     lastOverflowStep_ = stepsRun_;
   }
+  Clock::time_point copyBegan;
+  if (profiling_)
+    copyBegan = Clock::now();
   for (const StateCopy &copy : copies_)
     if (copy.stage)
       std::memcpy(copy.stage, copy.value, copy.bytes);
   for (const StateCopy &copy : copies_)
     std::memcpy(copy.state, copy.stage ? copy.stage : copy.value, copy.bytes);
+  if (profiling_) {
+    copySeconds_ +=
+        std::chrono::duration<double>(Clock::now() - copyBegan).count();
+    ++profiledSteps_;
+  }
   ++stepsRun_;
   haveResults_ = true;
   if (outLoss)
     *outLoss = lastLoss_;
   return Status::ok();
+}
+
+std::vector<Session::ProfileEntry> Session::profile() const {
+  std::vector<ProfileEntry> entries;
+  std::unordered_map<std::string, size_t> byOp;
+  for (size_t k = 0; k < kernelSeconds_.size(); ++k) {
+    const std::string &op = plan_.kernels[k].op;
+    auto [it, inserted] = byOp.try_emplace(op, entries.size());
+    if (inserted)
+      entries.push_back({op, 0, 0});
+    entries[it->second].seconds += kernelSeconds_[k];
+    entries[it->second].calls += profiledSteps_;
+  }
+  if (profiledSteps_ > 0)
+    entries.push_back({"(state copy)", copySeconds_, profiledSteps_});
+  return entries;
 }
 
 ScalerStats Session::scalerStats() const {

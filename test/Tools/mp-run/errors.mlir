@@ -17,6 +17,12 @@
 // RUN: not mp-run %t/mlp.plan --synthetic 2>&1 | FileCheck %s --check-prefix=LENGTH
 // RUN: not mp-run %t/mlp.plan --synthetic --steps 1 --bogus 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y32.npy --steps 2 --plain --log-every 1 2>&1 | FileCheck %s --check-prefix=OK
+// RUN: mp-run %t/mlp.plan --synthetic --steps 2 --profile 2>&1 | FileCheck %s --check-prefix=PROFILE
+// PROFILE: profile (2 steps, backend {{.*}}):
+// PROFILE: op{{.*}}ms/step{{.*}}calls
+// PROFILE-DAG: train.matmul {{.*}} 10
+// PROFILE-DAG: train.sgd {{.*}} 8
+// PROFILE-DAG: (state copy) {{.*}} 2
 
 // MISSING: mp-run: error: {{.*}}nope.npy: cannot open the file
 // SHAPE: mp-run: error: {{.*}}x_wrong.npy: each sample has 10 values but the plan's input 'input0' takes 784 per sample

@@ -109,6 +109,18 @@ public:
   float lastLoss() const { return lastLoss_; }
   ScalerStats scalerStats() const;
 
+  /// Time spent per kind of work, summed over the steps run while profiling
+  /// is on: one entry per op name, plus "(state copy)" for the copies of new
+  /// persistent values. For tools (mp-run --profile); off by default, and
+  /// free when off.
+  struct ProfileEntry {
+    std::string name;
+    double seconds = 0;
+    int64_t calls = 0;
+  };
+  void setProfiling(bool on) { profiling_ = on; }
+  std::vector<ProfileEntry> profile() const;
+
   /// Sets the step counters (when a checkpoint is loaded).
   Status restoreCounters(int64_t stepsRun, int64_t stepsSkipped,
                          int64_t lastOverflowStep);
@@ -150,6 +162,11 @@ private:
   int64_t allFiniteTensor_ = -1, lossScaleTensor_ = -1;
   bool haveResults_ = false; ///< a step has run and its results are valid
   float lastLoss_ = 0;
+  bool profiling_ = false;
+  /// Per kernel index: seconds and runs; the state copies last.
+  std::vector<double> kernelSeconds_;
+  double copySeconds_ = 0;
+  int64_t profiledSteps_ = 0;
   int64_t stepsRun_ = 0, stepsSkipped_ = 0, lastOverflowStep_ = -1;
 };
 
