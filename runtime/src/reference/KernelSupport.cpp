@@ -132,10 +132,8 @@ FloatIn::FloatIn(const TensorView &view) {
     data_ = view.as<const float>();
     return;
   }
-  int64_t n = view.numElements();
-  copy_.resize(n);
-  for (int64_t i = 0; i < n; ++i)
-    copy_[i] = loadFloat(view, i);
+  copy_.resize(view.numElements());
+  loadFloats(view, copy_.data());
   data_ = copy_.data();
 }
 
@@ -154,6 +152,5 @@ FloatOut::FloatOut(const TensorView &view, bool zeroed) : view_(view) {
 void FloatOut::finish() {
   if (view_.dtype == DType::F32)
     return;
-  for (size_t i = 0; i < copy_.size(); ++i)
-    storeFloat(view_, static_cast<int64_t>(i), copy_[i]);
+  storeFloats(view_, copy_.data());
 }

@@ -252,3 +252,49 @@ TEST(ElementAccess, IntegersAndPredicates) {
   EXPECT_EQ(loadInt(i64.view(), 1), int64_t(1) << 40);
   EXPECT_EQ(loadFloat(i32.view(), 1), -7.0f);
 }
+
+// The bulk conversions kernels use agree bit for bit with the scalar ones:
+// every 16-bit encoding on load, and a spread of floats (ties, subnormals,
+// overflow, NaN) on store.
+TEST(BulkConversionTest, MatchesScalarConversions) {
+  std::vector<uint16_t> encodings(65536);
+  for (uint32_t i = 0; i < 65536; ++i)
+    encodings[i] = static_cast<uint16_t>(i);
+  std::vector<float> loaded(65536);
+  for (mp::rt::DType dtype : {mp::rt::DType::BF16, mp::rt::DType::F16}) {
+    mp::rt::TensorView view{dtype, {65536}, encodings.data()};
+    mp::rt::loadFloats(view, loaded.data());
+    for (uint32_t i = 0; i < 65536; ++i) {
+      float scalar = dtype == mp::rt::DType::BF16
+                         ? mp::rt::bfloat16ToFloat(encodings[i])
+                         : mp::rt::halfToFloat(encodings[i]);
+      uint32_t a, b;
+      std::memcpy(&a, &loaded[i], 4);
+      std::memcpy(&b, &scalar, 4);
+      ASSERT_EQ(a, b) << mp::rt::dtypeName(dtype) << " encoding " << i;
+    }
+  }
+  std::vector<float> values;
+  uint32_t state = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    float f;
+    std::memcpy(&f, &state, 4);
+    values.push_back(f);
+  }
+  for (float f : {0.0f, -0.0f, 65504.0f, 65520.0f, 1e-8f, 3e38f, 1.0f / 3})
+    values.push_back(f);
+  std::vector<uint16_t> stored(values.size());
+  for (mp::rt::DType dtype : {mp::rt::DType::BF16, mp::rt::DType::F16}) {
+    mp::rt::TensorView view{dtype, {static_cast<int64_t>(values.size())},
+                            stored.data()};
+    mp::rt::storeFloats(view, values.data());
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint16_t scalar = dtype == mp::rt::DType::BF16
+                            ? mp::rt::floatToBFloat16(values[i])
+                            : mp::rt::floatToHalf(values[i]);
+      ASSERT_EQ(stored[i], scalar) << mp::rt::dtypeName(dtype) << " value "
+                                   << values[i];
+    }
+  }
+}

@@ -32,6 +32,12 @@ float halfToFloat(uint16_t bits);
 uint16_t floatToBFloat16(float value);
 float bfloat16ToFloat(uint16_t bits);
 
+/// A whole float tensor (f32/bf16/f16) to / from f32, element for element
+/// equal to the scalar conversions above, in loops the compiler can inline
+/// and vectorize (kernels convert whole operands, not single elements).
+void loadFloats(const TensorView &t, float *out);
+void storeFloats(const TensorView &t, const float *in);
+
 /// Element `i` of a float tensor (f32/bf16/f16) as float; and the store.
 float loadFloat(const TensorView &t, int64_t i);
 void storeFloat(const TensorView &t, int64_t i, float value);
