@@ -145,33 +145,33 @@ std::string cpu::oneDnnDescription() {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// Hashes a cache key through its tie(): one hash for every primitive cache.
+struct TieHash {
+  template <typename Key> size_t operator()(const Key &key) const {
+    size_t h = 0;
+    std::apply(
+        [&h](auto... values) {
+          ((h ^= std::hash<uint64_t>()(static_cast<uint64_t>(values)) +
+                 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)),
+           ...);
+        },
+        key.tie());
+    return h;
+  }
+};
+
 /// One matmul problem: what a primitive is specialized on.
 struct MatmulKey {
   int64_t batch, m, n, k;
   DType in, out;
   bool transposeLhs, transposeRhs, sharedRhs;
 
-  bool operator==(const MatmulKey &o) const {
-    return batch == o.batch && m == o.m && n == o.n && k == o.k && in == o.in &&
-           out == o.out && transposeLhs == o.transposeLhs &&
-           transposeRhs == o.transposeRhs && sharedRhs == o.sharedRhs;
+  auto tie() const {
+    return std::make_tuple(batch, m, n, k, in, out, transposeLhs,
+                           transposeRhs, sharedRhs);
   }
-};
-
-struct MatmulKeyHash {
-  size_t operator()(const MatmulKey &key) const {
-    size_t h = 0;
-    auto mix = [&h](uint64_t v) {
-      h ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15ull + (h << 6) +
-           (h >> 2);
-    };
-    mix(key.batch);
-    mix(key.m);
-    mix(key.n);
-    mix(key.k);
-    mix(static_cast<uint64_t>(key.in) << 8 | static_cast<uint64_t>(key.out));
-    mix(key.transposeLhs | key.transposeRhs << 1 | key.sharedRhs << 2);
-    return h;
+  bool operator==(const MatmulKey &other) const {
+    return tie() == other.tie();
   }
 };
 
@@ -187,7 +187,7 @@ struct MatmulEntry {
 
 struct MatmulCache::Impl {
   dnnl::stream stream;
-  std::unordered_map<MatmulKey, MatmulEntry, MatmulKeyHash> entries;
+  std::unordered_map<MatmulKey, MatmulEntry, TieHash> entries;
   size_t created = 0;
   std::string last;
 };
@@ -367,20 +367,6 @@ struct ConvKey {
   bool operator==(const ConvKey &other) const { return tie() == other.tie(); }
 };
 
-struct ConvKeyHash {
-  size_t operator()(const ConvKey &key) const {
-    size_t h = 0;
-    std::apply(
-        [&h](auto... values) {
-          ((h ^= std::hash<uint64_t>()(static_cast<uint64_t>(values)) +
-                 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)),
-           ...);
-        },
-        key.tie());
-    return h;
-  }
-};
-
 struct ConvEntry {
   bool supported = false;
   dnnl::convolution_forward primitive;
@@ -391,7 +377,7 @@ struct ConvEntry {
 
 struct ConvCache::Impl {
   dnnl::stream stream;
-  std::unordered_map<ConvKey, ConvEntry, ConvKeyHash> entries;
+  std::unordered_map<ConvKey, ConvEntry, TieHash> entries;
   size_t created = 0;
   std::string last;
 };
