@@ -192,27 +192,17 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     }
 
     // On overflow every persistent result keeps the value it came in with.
-    // Arguments by (role, name), read once: the step may have many.
-    llvm::DenseMap<std::pair<unsigned, StringRef>, unsigned> argumentOf;
-    for (unsigned a = 0, ae = fn.getNumArguments(); a < ae; ++a)
-      if (std::optional<train::Role> role = train::getArgRole(fn, a))
-        argumentOf.try_emplace(
-            {static_cast<unsigned>(*role), train::getArgName(fn, a)}, a);
+    SmallVector<int> updatedArgument = train::getUpdatedArguments(fn);
     Operation *terminator = body.getTerminator();
     SmallVector<unsigned> guarded;
     SmallVector<Value> newValues, oldValues;
     for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
-      std::optional<train::Role> role = train::getResultRole(fn, i);
-      if (!role || !train::isPersistent(*role) ||
-          *role == train::Role::ScalerState)
-        continue;
-      auto arg = argumentOf.find(
-          {static_cast<unsigned>(*role), train::getResultName(fn, i)});
-      if (arg == argumentOf.end())
+      if (updatedArgument[i] < 0 ||
+          train::getResultRole(fn, i) == train::Role::ScalerState)
         continue;
       guarded.push_back(i);
       newValues.push_back(terminator->getOperand(i));
-      oldValues.push_back(body.getArgument(arg->second));
+      oldValues.push_back(body.getArgument(updatedArgument[i]));
     }
     b.setInsertionPoint(terminator);
     if (guarded.empty())

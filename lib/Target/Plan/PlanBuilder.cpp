@@ -14,7 +14,6 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
-#include <map>
 #include <cstring>
 
 using namespace mlir;
@@ -325,17 +324,8 @@ private:
   }
 
   LogicalResult addResults(Operation *terminator, Value logits) {
-    // Persistent state by (kind, name), indexed once.
-    std::map<std::pair<rt::TensorKind, std::string>, uint32_t> states;
-    for (uint32_t t = 0; t < plan.tensors.size(); ++t)
-      if (rt::isPersistent(plan.tensors[t].kind))
-        states.emplace(std::make_pair(plan.tensors[t].kind,
-                                      plan.tensors[t].name),
-                       t);
-    auto stateOf = [&](rt::TensorKind kind, StringRef name) -> uint32_t {
-      auto it = states.find({kind, name.str()});
-      return it == states.end() ? UINT32_MAX : it->second;
-    };
+    // Arguments were added first, so argument i is tensor i.
+    SmallVector<int> updatedArgument = train::getUpdatedArguments(step);
     auto valueId = [&](Value v) -> FailureOr<uint32_t> {
       auto it = ids.find(v);
       if (it == ids.end())
@@ -355,7 +345,9 @@ private:
       result.value = *value;
       result.name = train::getResultName(step, i).str();
       if (train::isPersistent(role))
-        result.state = stateOf(kindOf(role), result.name);
+        result.state = updatedArgument[i] >= 0
+                           ? static_cast<uint32_t>(updatedArgument[i])
+                           : UINT32_MAX;
       else if (role == train::Role::Loss)
         result.name = "loss";
       else if (result.name.empty())

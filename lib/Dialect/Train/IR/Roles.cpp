@@ -84,6 +84,24 @@ llvm::StringRef getResultName(FunctionOpInterface fn, unsigned index) {
   return nameOf(fn.getResultAttrDict(index));
 }
 
+SmallVector<int> getUpdatedArguments(FunctionOpInterface fn) {
+  llvm::DenseMap<std::pair<unsigned, StringRef>, int> argumentOf;
+  for (unsigned a = 0, e = fn.getNumArguments(); a < e; ++a)
+    if (std::optional<Role> role = getArgRole(fn, a); role && isPersistent(*role))
+      argumentOf.try_emplace({static_cast<unsigned>(*role), getArgName(fn, a)},
+                             a);
+  SmallVector<int> updated(fn.getNumResults(), -1);
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+    if (std::optional<Role> role = getResultRole(fn, i);
+        role && isPersistent(*role)) {
+      auto it = argumentOf.find(
+          {static_cast<unsigned>(*role), getResultName(fn, i)});
+      if (it != argumentOf.end())
+        updated[i] = it->second;
+    }
+  return updated;
+}
+
 bool isTrainStep(Operation *op) {
   return op->hasAttr(TrainDialect::kStepAttrName);
 }

@@ -9,6 +9,7 @@
 #define MP_DIALECT_TRAIN_IR_ROLES_H
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 
@@ -40,6 +41,11 @@ std::optional<Role> getResultRole(mlir::FunctionOpInterface fn,
 /// The `train.name` of an argument/result, or "" when absent.
 llvm::StringRef getArgName(mlir::FunctionOpInterface fn, unsigned index);
 llvm::StringRef getResultName(mlir::FunctionOpInterface fn, unsigned index);
+
+/// For each result of `fn` with a persistent role, the argument it
+/// replaces (same role and name), or -1 when none does; -1 for the other
+/// results. Linear in the size of the signature.
+llvm::SmallVector<int> getUpdatedArguments(mlir::FunctionOpInterface fn);
 
 /// Whether `fn` is marked as a training step.
 bool isTrainStep(mlir::Operation *op);
