@@ -45,6 +45,9 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
     pm.addPass(createLossScaling(scaling));
   }
 
+  if (!float32 && options.foldCasts)
+    pm.addPass(createFoldCasts());
+
   if (!float32 || mode != "none") {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -60,6 +63,6 @@ void mp::registerMixedPrecisionPipeline() {
   PassPipelineRegistration<MixedPrecisionOptions>(
       "mp-mixed-precision",
       "The whole mixed-precision pipeline: assign precision, insert casts, "
-      "loss scaling, canonicalize, report",
+      "loss scaling, fold casts, canonicalize, report",
       buildMixedPrecisionPipeline);
 }

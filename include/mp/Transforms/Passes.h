@@ -73,6 +73,11 @@ struct MixedPrecisionOptions
   Option<double> maxScale{*this, "max-scale",
                           llvm::cl::desc("upper bound of the scale"),
                           llvm::cl::init(3.4028234663852886e+38)};
+  Option<bool> foldCasts{
+      *this, "fold-casts",
+      llvm::cl::desc("fold widening casts into the f32-accumulating ops "
+                     "that produce or consume them (mp-fold-casts)"),
+      llvm::cl::init(true)};
   Option<std::string> report{*this, "report",
                              llvm::cl::desc("write the JSON report here")};
   Option<bool> summary{*this, "summary",
@@ -80,8 +85,8 @@ struct MixedPrecisionOptions
                        llvm::cl::init(false)};
 };
 
-/// assign precision, insert casts, loss scaling (per `loss-scale`),
-/// canonicalize + cse, report.
+/// assign precision, insert casts, loss scaling (per `loss-scale`), fold
+/// casts (per `fold-casts`), canonicalize + cse, report.
 void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,
                                  const MixedPrecisionOptions &options);
 void registerMixedPrecisionPipeline();

@@ -55,6 +55,22 @@ def InsertCasts : Pass<"mp-insert-casts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
+def FoldCasts : Pass<"mp-fold-casts", "::mlir::ModuleOp"> {
+  let summary = "Folds widening casts into the ops that produce or consume them";
+  let description = [{
+    Ops that accumulate in f32 (matmul, convolutions and their gradients,
+    reductions, ...) can store f32 or read 16 bits directly. A 16-bit result
+    whose every user is an `mp.cast` to f32 is stored in f32 by its producer
+    instead (it skips one rounding: the value is the f32 accumulator, more
+    accurate than the cast of the rounded one), and an f32 operand that is
+    only a widening cast of a 16-bit value is read in 16 bits (exact: the
+    widening is lossless). A fold is kept only when the op's own verifier
+    accepts the new types; casts left without users are erased. The runtime
+    then runs no cast kernel for these values (docs/precision.md).
+  }];
+  let dependentDialects = ["::mp::mpd::MPDialect"];
+}
+
 def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
   let summary = "Scales the backward seed and guards the optimizer updates";
   let description = [{
