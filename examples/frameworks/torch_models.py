@@ -1,0 +1,97 @@
+"""PyTorch models for the exporter examples and tests, on the digits data
+(data/get_digits.py: 28x28 images as [N, 784] floats, 10 classes).
+
+Each `build_<name>(batch)` returns (model, optimizer, example_x, example_y,
+to_input) with a seeded initialization; `to_input` turns a [B, 784] batch into
+the model's input shape (mp-run feeds the same rows reshaped alike).
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    """784-128-10 with ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(784, 128)
+        self.fc2 = nn.Linear(128, 10)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+class CNN(nn.Module):
+    """conv3x3(8)-BN-ReLU-maxpool2 -> conv3x3(16)-BN-ReLU -> global mean -> fc."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(16)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
+        x = F.relu(self.bn2(self.conv2(x)))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class TransformerBlock(nn.Module):
+    """The 28 image rows as a sequence of 28 tokens: embed to d=32, one
+    pre-norm block (4-head self-attention + GELU MLP), mean over tokens, fc."""
+
+    def __init__(self, d=32, heads=4, hidden=64):
+        super().__init__()
+        self.heads = heads
+        self.embed = nn.Linear(28, d)
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, hidden)
+        self.fc2 = nn.Linear(hidden, d)
+        self.head = nn.Linear(d, 10)
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        h = self.embed(x)
+        d = h.shape[-1]
+        dh = d // self.heads
+        q, k, v = self.qkv(self.ln1(h)).split(d, dim=-1)
+        q = q.reshape(b, s, self.heads, dh).transpose(1, 2)
+        k = k.reshape(b, s, self.heads, dh).transpose(1, 2)
+        v = v.reshape(b, s, self.heads, dh).transpose(1, 2)
+        att = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(dh), dim=-1)
+        o = (att @ v).transpose(1, 2).reshape(b, s, d)
+        h = h + self.proj(o)
+        h = h + self.fc2(F.gelu(self.fc1(self.ln2(h))))
+        return self.head(h.mean(dim=1))
+
+
+def build_mlp(batch=32, seed=0):
+    torch.manual_seed(seed)
+    model = MLP()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    return model, opt, (lambda x: x.reshape(x.shape[0], 784))
+
+
+def build_cnn(batch=32, seed=0):
+    torch.manual_seed(seed)
+    model = CNN()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    return model, opt, (lambda x: x.reshape(x.shape[0], 1, 28, 28))
+
+
+def build_transformer(batch=32, seed=0):
+    torch.manual_seed(seed)
+    model = TransformerBlock()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    return model, opt, (lambda x: x.reshape(x.shape[0], 28, 28))
+
+
+MODELS = {"mlp": build_mlp, "cnn": build_cnn, "transformer": build_transformer}

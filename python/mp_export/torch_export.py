@@ -1,0 +1,654 @@
+"""PyTorch -> train dialect.
+
+The forward pass, the loss and `torch.autograd.grad` are traced with
+`make_fx` into one joint graph of aten ops; each aten op is mapped to train
+ops (mapping table: docs/exporters.md). The `ones_like(loss)` that starts the
+backward pass becomes `train.grad_seed`. The optimizer update is read from
+the `torch.optim` object (its class, hyper-parameters and param groups) and
+becomes `train.sgd` / `train.sgd_momentum` / `train.adam` / `train.adamw` per
+parameter: tracing PyTorch's in-place, foreach-vectorized optimizer code would
+give a graph of mutations that only pattern matching could turn back into the
+update it already names.
+
+Safetensors names are `state_dict()` keys, so a trained checkpoint loads back
+with `load_checkpoint(model, path)`.
+"""
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from .common import (ExportError, NCHW, StepBuilder, element_type,
+                     write_export)
+
+aten = torch.ops.aten
+
+_DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.int64: "i64",
+           torch.int32: "i32", torch.bool: "i1"}
+
+
+def _elem(dtype, where):
+    if dtype not in _DTYPES:
+        raise ExportError("aten", str(dtype), where, "unsupported dtype",
+                          "Train in float32; cast inputs before the model.")
+    return _DTYPES[dtype]
+
+
+def _functional_call(module, tensors, args):
+    try:
+        from torch.func import functional_call  # PyTorch >= 2.0
+    except ImportError:
+        from torch.nn.utils.stateless import functional_call
+    return functional_call(module, tensors, args)
+
+
+class _Pending:
+    """A value the graph builds in pieces that map to one train op later."""
+
+    def __init__(self, kind, **fields):
+        self.kind = kind
+        self.__dict__.update(fields)
+
+
+class _Mapper:
+    """Maps the nodes of one make_fx graph to train ops."""
+
+    def __init__(self, builder, shapes, names):
+        self.b = builder
+        self.shapes = shapes      # node -> (shape, torch dtype) or list of them
+        self.names = names        # placeholder node -> human name
+        self.env = {}
+        self.transposed = {}      # Value name -> source Value (last-two-dims transpose)
+        self.buffer_updates = {}  # placeholder node -> new Value
+        self.where = "?"
+
+    # --- helpers ---------------------------------------------------------
+    def err(self, op, why, todo):
+        return ExportError("aten", op, self.where, why, todo)
+
+    def meta(self, node, index=None):
+        info = self.shapes[node]
+        if index is not None:
+            info = info[index]
+        shape, dtype = info
+        return tuple(shape), _elem(dtype, self.where)
+
+    def v(self, arg):
+        value = self.env.get(arg)
+        if value is None:
+            raise self.err(str(arg), "its input was not mapped", "Report this graph.")
+        if isinstance(value, _Pending):
+            raise self.err(str(arg), "an intermediate of a fused pattern "
+                           "(%s) is used on its own" % value.kind,
+                           "Use F.cross_entropy(logits, labels) with the "
+                           "default arguments.")
+        return value
+
+    def fill(self, value, like):
+        return self.b.op("train.fill", [], [(like.shape, like.elem)],
+                         {"value": float(value)})
+
+    def broadcast_to(self, x, shape):
+        shape = tuple(shape)
+        if x.shape == shape:
+            return x
+        offset = len(shape) - len(x.shape)
+        if offset < 0 or any(d != 1 and d != shape[offset + i]
+                             for i, d in enumerate(x.shape)):
+            raise self.err("broadcast", "cannot broadcast %s to %s" % (x.shape, shape),
+                           "Report this graph.")
+        if all(d == shape[offset + i] for i, d in enumerate(x.shape)) or not x.shape:
+            return self.b.op("train.broadcast", [x], [(shape, x.elem)],
+                             {"dims": list(range(offset, len(shape)))})
+        # Drop the size-1 dims that grow, then broadcast.
+        keep = [i for i, d in enumerate(x.shape) if d == shape[offset + i]]
+        squeezed = self.b.op("train.reshape", [x],
+                             [(tuple(x.shape[i] for i in keep), x.elem)])
+        return self.b.op("train.broadcast", [squeezed], [(shape, x.elem)],
+                         {"dims": [offset + i for i in keep]})
+
+    def operand(self, arg, like_shape, elem):
+        """A tensor operand broadcast to like_shape, or a scalar filled."""
+        if isinstance(arg, (int, float)):
+            return self.b.op("train.fill", [], [(like_shape, elem)],
+                             {"value": float(arg)})
+        return self.broadcast_to(self.v(arg), like_shape)
+
+    def transpose(self, x, perm):
+        perm = list(perm)
+        if perm == list(range(len(perm))):
+            return x
+        src = self.transposed.get(x.name)
+        rank = len(x.shape)
+        last2 = list(range(rank - 2)) + [rank - 1, rank - 2]
+        if src is not None and perm == last2:
+            return src
+        shape = tuple(x.shape[p] for p in perm)
+        out = self.b.op("train.transpose", [x], [(shape, x.elem)],
+                        {"permutation": perm})
+        if rank >= 2 and perm == last2:
+            self.transposed[out.name] = x
+        return out
+
+    def matmul(self, a, b, out_shape, out_elem):
+        ta = self.transposed.get(a.name)
+        tb = self.transposed.get(b.name)
+        props = {}
+        if ta is not None and (len(ta.shape) == 2 or len(b.shape) > 2):
+            a, props["transpose_lhs"] = ta, True
+        if tb is not None:
+            b, props["transpose_rhs"] = tb, True
+        return self.b.op("train.matmul", [a, b], [(out_shape, out_elem)], props)
+
+    def reduce(self, name, x, dims, keep, out_shape):
+        rank = len(x.shape)
+        dims = sorted(set(d % rank for d in dims)) if dims else list(range(rank))
+        props = {"dims": dims}
+        if keep:
+            props["keep_dims"] = True
+        return self.b.op(name, [x], [(out_shape, x.elem)], props)
+
+    # --- the mapping -----------------------------------------------------
+    def map_node(self, node):
+        t = node.target
+        a = node.args
+        name = getattr(t, "__name__", str(t))
+        self.where = "node '%s' (%s)" % (node.name, node.meta.get("stack_trace", "").strip().splitlines()[-1].strip()
+                                         if node.meta.get("stack_trace") else name)
+        if t is __import__("operator").getitem:
+            src = self.env[a[0]]
+            self.env[node] = src[a[1]] if isinstance(src, (list, tuple)) else src
+            return
+        if not node.users:
+            # Unused: nothing to map (e.g. batch norm's empty "reserve"
+            # tensor) unless it mutates state.
+            if name.endswith("_") and not self.names.get(a[0], "").endswith(
+                    "num_batches_tracked"):
+                raise self.err(name, "an in-place update whose result is unused",
+                               "Only batch norm's own buffer updates map.")
+            return
+        ident = {aten.detach.default, aten.clone.default, aten.alias.default,
+                 aten.lift_fresh_copy.default, aten._to_copy.default,
+                 aten.contiguous.default}
+        if t in ident:
+            if t == aten._to_copy.default and self.shapes[node][1] != self.shapes[a[0]][1]:
+                raise self.err(name, "dtype conversion", "Keep the model in float32; "
+                               "mp's passes choose the precision.")
+            self.env[node] = self.env[a[0]]
+            return
+
+        shape, elem = (None, None)
+        if not isinstance(self.shapes.get(node), list):
+            shape, elem = self.meta(node)
+        b = self.b
+
+        if t in (aten.t.default,):
+            self.env[node] = self.transpose(self.v(a[0]), [1, 0][:len(self.v(a[0]).shape)] or [])
+        elif t == aten.transpose.int:
+            x = self.v(a[0])
+            perm = list(range(len(x.shape)))
+            d0, d1 = a[1] % len(perm), a[2] % len(perm)
+            perm[d0], perm[d1] = perm[d1], perm[d0]
+            self.env[node] = self.transpose(x, perm)
+        elif t == aten.permute.default:
+            x = self.v(a[0])
+            self.env[node] = self.transpose(x, [d % len(x.shape) for d in a[1]])
+        elif t == aten.split.Tensor:
+            x = self.v(a[0])
+            dim = (a[2] if len(a) > 2 else node.kwargs.get("dim", 0)) % len(x.shape)
+            outs, start = [], 0
+            for shape_i, elem_i in (self.meta(node, i) for i in range(len(self.shapes[node]))):
+                offsets = [0] * len(x.shape)
+                offsets[dim] = start
+                outs.append(b.op("train.slice", [x], [(shape_i, elem_i)], {"offsets": offsets}))
+                start += shape_i[dim]
+            self.env[node] = outs
+        elif t == aten.cat.default:
+            parts = [self.v(p) for p in a[0]]
+            dim = (a[1] if len(a) > 1 else 0) % len(shape)
+            self.env[node] = b.op("train.concat", parts, [(shape, elem)], {"dim": dim})
+        elif t in (aten.view.default, aten._unsafe_view.default, aten._reshape_alias.default,
+                   aten.reshape.default, aten.unsqueeze.default,
+                   aten.squeeze.dim, aten.squeeze.default, aten.flatten.using_ints):
+            x = self.v(a[0])
+            self.env[node] = x if x.shape == shape else b.op(
+                "train.reshape", [x], [(shape, elem)])
+        elif t == aten.expand.default:
+            self.env[node] = self.broadcast_to(self.v(a[0]), shape)
+        elif t in (aten.mm.default, aten.bmm.default):
+            self.env[node] = self.matmul(self.v(a[0]), self.v(a[1]), shape, elem)
+        elif t == aten.addmm.default:
+            if node.kwargs.get("beta", 1) != 1 or node.kwargs.get("alpha", 1) != 1:
+                raise self.err(name, "beta/alpha other than 1", "Use nn.Linear or x @ w + b.")
+            mm = self.matmul(self.v(a[1]), self.v(a[2]), shape, elem)
+            bias = self.v(a[0])
+            if len(bias.shape) == 1 and bias.shape[0] == shape[-1]:
+                self.env[node] = b.op("train.bias_add", [mm, bias], [(shape, elem)])
+            else:
+                self.env[node] = b.op("train.add", [mm, self.broadcast_to(bias, shape)],
+                                      [(shape, elem)])
+        elif t in _UNARY:
+            self.env[node] = b.op(_UNARY[t], [self.v(a[0])], [(shape, elem)])
+        elif t == aten.gelu.default:
+            props = {"tanh_approx": True} if node.kwargs.get("approximate", a[1] if len(a) > 1 else "none") == "tanh" else {}
+            self.env[node] = b.op("train.gelu", [self.v(a[0])], [(shape, elem)], props)
+        elif t == aten.gelu_backward.default:
+            props = {"tanh_approx": True} if node.kwargs.get("approximate", a[2] if len(a) > 2 else "none") == "tanh" else {}
+            self.env[node] = b.op("train.gelu_grad", [self.v(a[0]), self.v(a[1])],
+                                  [(shape, elem)], props)
+        elif t == aten.threshold_backward.default:
+            if a[2] != 0:
+                raise self.err(name, "threshold %r (only ReLU's 0 maps)" % a[2],
+                               "Use nn.ReLU.")
+            self.env[node] = b.op("train.relu_grad", [self.v(a[0]), self.v(a[1])],
+                                  [(shape, elem)])
+        elif t in (aten.tanh_backward.default, aten.sigmoid_backward.default):
+            op = "train.tanh_grad" if t == aten.tanh_backward.default else "train.sigmoid_grad"
+            self.env[node] = b.op(op, [self.v(a[0]), self.v(a[1])], [(shape, elem)])
+        elif t in _BINARY:
+            alpha = node.kwargs.get("alpha", 1)
+            lhs = self.operand(a[0], shape, elem)
+            rhs = self.operand(a[1], shape, elem)
+            if alpha != 1:
+                rhs = b.op("train.mul", [rhs, self.fill(alpha, rhs)], [(shape, elem)])
+            self.env[node] = b.op(_BINARY[t], [lhs, rhs], [(shape, elem)])
+        elif t in (aten.sum.dim_IntList, aten.mean.dim):
+            op = "train.reduce_sum" if t == aten.sum.dim_IntList else "train.reduce_mean"
+            keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
+            self.env[node] = self.reduce(op, self.v(a[0]), a[1], keep, shape)
+        elif t in (aten.sum.default, aten.mean.default):
+            op = "train.reduce_sum" if t == aten.sum.default else "train.reduce_mean"
+            self.env[node] = self.reduce(op, self.v(a[0]), [], False, shape)
+        elif t == aten._log_softmax.default:
+            x = self.v(a[0])
+            out = b.op("train.log_softmax", [x], [(shape, elem)], {"axis": a[1] % len(shape)})
+            self.env[node] = out
+            self.log_softmax_input = getattr(self, "log_softmax_input", {})
+            self.log_softmax_input[out.name] = x
+        elif t == aten._softmax.default:
+            self.env[node] = b.op("train.softmax", [self.v(a[0])], [(shape, elem)],
+                                  {"axis": a[1] % len(shape)})
+        elif t == aten._softmax_backward_data.default:
+            self.env[node] = b.op("train.softmax_grad", [self.v(a[0]), self.v(a[1])],
+                                  [(shape, elem)], {"axis": a[2] % len(shape)})
+        elif t == aten.nll_loss_forward.default:
+            self.map_nll(node, a, name)
+        elif t == aten.ones_like.default:
+            src = self.v(a[0])
+            if src.shape != () or getattr(self, "loss", None) is not src:
+                raise self.err(name, "ones_like of something other than the loss",
+                               "Only the seed of the backward pass maps.")
+            self.env[node] = b.op("train.grad_seed", [src], [((), src.elem)],
+                                  comment="backward: d loss / d loss")
+        elif t == aten.nll_loss_backward.default:
+            seed, _, labels, weight, reduction, ignore = a[:6]
+            self.check_nll(name, weight, reduction, ignore)
+            self.env[node] = _Pending("nll_loss_backward", seed=self.v(seed),
+                                      log_probs=self.v(a[1]), labels=self.v(labels))
+        elif t == aten._log_softmax_backward_data.default:
+            grad = self.env.get(a[0])
+            if isinstance(grad, _Pending) and grad.kind == "nll_loss_backward":
+                logits = self.log_softmax_input.get(grad.log_probs.name)
+                if logits is None:
+                    raise self.err(name, "nll_loss of something other than a log_softmax",
+                                   "Use F.cross_entropy.")
+                self.env[node] = b.op("train.sparse_cross_entropy_grad",
+                                      [logits, grad.labels, grad.seed], [(shape, elem)])
+            else:
+                self.env[node] = b.op("train.log_softmax_grad", [self.v(a[0]), self.v(a[1])],
+                                      [(shape, elem)], {"axis": a[2] % len(shape)})
+        elif t == aten.convolution.default:
+            self.map_conv(node, a, name)
+        elif t == aten.convolution_backward.default:
+            self.map_conv_backward(node, a, name)
+        elif t in (aten.native_batch_norm.default, aten._native_batch_norm_legit_functional.default
+                   if hasattr(aten, "_native_batch_norm_legit_functional") else None):
+            self.map_batch_norm(node, a, name)
+        elif t == aten.native_batch_norm_backward.default:
+            grad, x, weight, _rm, _rv, save_mean, save_invstd, train = a[:8]
+            if not train:
+                raise self.err(name, "batch norm in eval mode", "Call model.train() before exporting.")
+            xv = self.v(x)
+            w = self.v(weight)
+            res = b.op("train.batch_norm_grad", [self.v(grad), xv, w, self.v(save_mean),
+                                                self.v(save_invstd)],
+                       [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)])
+            self.env[node] = res
+        elif t == aten.native_layer_norm.default:
+            x, normalized, weight, bias, eps = a[:5]
+            xv = self.v(x)
+            axis = len(xv.shape) - len(normalized)
+            if weight is None or bias is None:
+                raise self.err(name, "layer norm without weight and bias",
+                               "Use nn.LayerNorm(elementwise_affine=True).")
+            stat = (xv.shape[:axis], "f32")
+            self.env[node] = b.op("train.layer_norm", [xv, self.v(weight), self.v(bias)],
+                                  [(xv.shape, xv.elem), stat, stat],
+                                  {"axis": axis, "epsilon": float(eps)})
+        elif t == aten.native_layer_norm_backward.default:
+            grad, x, normalized, mean, rstd, weight, bias = a[:7]
+            xv = self.v(x)
+            w = self.v(weight)
+            self.env[node] = b.op("train.layer_norm_grad",
+                                  [self.v(grad), xv, w, self.v(mean), self.v(rstd)],
+                                  [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)],
+                                  {"axis": len(xv.shape) - len(normalized)})
+        elif t == aten.max_pool2d_with_indices.default:
+            x = self.v(a[0])
+            props = self.pool_props(a[1:], name)
+            out = b.op("train.max_pool2d", [x], [(shape, elem)] if shape else
+                       [(self.meta(node, 0))], props)
+            self.env[node] = [out, _Pending("max_pool_indices", x=x)]
+        elif t == aten.max_pool2d_with_indices_backward.default:
+            grad, x = self.v(a[0]), self.v(a[1])
+            props = self.pool_props(a[2:], name)
+            self.env[node] = b.op("train.max_pool2d_grad", [grad, x], [(x.shape, x.elem)], props)
+        elif t in (aten.avg_pool2d.default,):
+            props = self.pool_props(a[1:4] + (1, a[4] if len(a) > 4 else False), name)
+            self.env[node] = b.op("train.avg_pool2d", [self.v(a[0])], [(shape, elem)], props)
+        elif t in (aten.add_.Tensor,) and self.names.get(a[0], "").endswith("num_batches_tracked"):
+            self.env[node] = self.env[a[0]]
+        else:
+            raise self.err(str(t), "no mapping to the train dialect",
+                           "Rewrite that part of the model with supported layers "
+                           "(docs/exporters.md lists them) or add a mapping in "
+                           "python/mp_export/torch_export.py.")
+
+    def pool_props(self, a, name):
+        kernel = list(a[0])
+        strides = list(a[1]) if len(a) > 1 and a[1] else kernel
+        padding = list(a[2]) if len(a) > 2 else [0, 0]
+        dilation = list(a[3]) if len(a) > 3 else [1, 1]
+        ceil = a[4] if len(a) > 4 else False
+        if len(padding) == 1:
+            padding = padding * 2
+        if any(d != 1 for d in dilation) or ceil:
+            raise self.err(name, "dilated or ceil-mode pooling", "Use plain pooling.")
+        return {"layout": NCHW, "kernel": kernel, "strides": strides,
+                "padding": [padding[0], padding[0], padding[1], padding[1]]}
+
+    def check_nll(self, name, weight, reduction, ignore):
+        if weight is not None or reduction != 1:
+            raise self.err(name, "class weights or a reduction other than 'mean'",
+                           "Use F.cross_entropy(logits, labels) (mean, no weights).")
+
+    def map_nll(self, node, a, name):
+        log_probs, labels, weight, reduction, ignore = a[:5]
+        self.check_nll(name, weight, reduction, ignore)
+        lp = self.v(log_probs)
+        logits = getattr(self, "log_softmax_input", {}).get(lp.name)
+        if logits is None or len(logits.shape) != 2:
+            raise self.err(name, "nll_loss of something other than log_softmax of [N, C] logits",
+                           "Use F.cross_entropy(logits, labels) on [N, C] logits.")
+        loss = self.b.op("train.sparse_cross_entropy", [logits, self.v(labels)],
+                         [((), "f32")], comment="loss: mean softmax cross-entropy")
+        self.loss = loss
+        self.env[node] = [loss, _Pending("nll_total_weight")]
+
+    def conv_props(self, stride, padding, dilation, transposed, groups, name):
+        if transposed or groups != 1:
+            raise self.err(name, "transposed or grouped convolution",
+                           "Use nn.Conv2d with groups=1.")
+        if len(stride) != 2:
+            raise self.err(name, "a %d-D convolution" % len(stride), "Use nn.Conv2d.")
+        return {"layout": NCHW, "strides": list(stride),
+                "padding": [padding[0], padding[0], padding[1], padding[1]],
+                "dilations": list(dilation)}
+
+    def map_conv(self, node, a, name):
+        x, w, bias, stride, padding, dilation, transposed, _out_pad, groups = a
+        shape, elem = self.meta(node)
+        props = self.conv_props(stride, padding, dilation, transposed, groups, name)
+        out = self.b.op("train.conv2d", [self.v(x), self.v(w)], [(shape, elem)], props)
+        if bias is not None:
+            out = self.b.op("train.bias_add", [out, self.v(bias)], [(shape, elem)], {"dim": 1})
+        self.env[node] = out
+
+    def map_conv_backward(self, node, a, name):
+        grad, x, w, bias_sizes, stride, padding, dilation, transposed, _op, groups, mask = a
+        props = self.conv_props(stride, padding, dilation, transposed, groups, name)
+        g, xv, wv = self.v(grad), self.v(x), self.v(w)
+        outs = [None, None, None]
+        if mask[0]:
+            outs[0] = self.b.op("train.conv2d_backward_data", [g, wv], [(xv.shape, xv.elem)], props)
+        if mask[1]:
+            outs[1] = self.b.op("train.conv2d_backward_filter", [xv, g], [(wv.shape, wv.elem)], props)
+        if mask[2]:
+            outs[2] = self.b.op("train.reduce_sum", [g], [((g.shape[1],), g.elem)],
+                                {"dims": [0, 2, 3]})
+        self.env[node] = outs
+
+    def map_batch_norm(self, node, a, name):
+        x, weight, bias, rmean, rvar, training, momentum, eps = a[:8]
+        if not training:
+            raise self.err(name, "batch norm in eval mode", "Call model.train() before exporting.")
+        if weight is None or bias is None or rmean is None or rvar is None:
+            raise self.err(name, "batch norm without affine parameters or running statistics",
+                           "Use nn.BatchNorm2d(affine=True, track_running_stats=True).")
+        xv = self.v(x)
+        c = (self.v(weight).shape, "f32")
+        res = self.b.op("train.batch_norm",
+                        [xv, self.v(weight), self.v(bias), self.v(rmean), self.v(rvar)],
+                        [(xv.shape, xv.elem), c, c, c, c],
+                        {"epsilon": float(eps), "momentum": float(momentum), "feature_dim": 1})
+        self.buffer_updates[rmean] = res[1]
+        self.buffer_updates[rvar] = res[2]
+        self.env[node] = [res[0], res[3], res[4]]
+
+
+_UNARY = {aten.relu.default: "train.relu", aten.neg.default: "train.neg",
+          aten.exp.default: "train.exp", aten.log.default: "train.log",
+          aten.sqrt.default: "train.sqrt", aten.rsqrt.default: "train.rsqrt",
+          aten.tanh.default: "train.tanh", aten.sigmoid.default: "train.sigmoid",
+          aten.erf.default: "train.erf"}
+_BINARY = {aten.add.Tensor: "train.add", aten.sub.Tensor: "train.sub",
+           aten.mul.Tensor: "train.mul", aten.div.Tensor: "train.div",
+           aten.add.Scalar: "train.add", aten.mul.Scalar: "train.mul",
+           aten.div.Scalar: "train.div", aten.sub.Scalar: "train.sub",
+           aten.maximum.default: "train.maximum", aten.minimum.default: "train.minimum",
+           aten.pow.Tensor_Scalar: "train.pow"}
+
+
+class _ShapeRecorder(torch.fx.Interpreter):
+    def __init__(self, gm):
+        super().__init__(gm)
+        self.shapes = {}
+
+    def run_node(self, n):
+        out = super().run_node(n)
+
+        def info(t):
+            return (tuple(t.shape), t.dtype) if isinstance(t, torch.Tensor) else None
+        if isinstance(out, (tuple, list)):
+            self.shapes[n] = [info(t) for t in out]
+        elif isinstance(out, torch.Tensor):
+            self.shapes[n] = info(out)
+        return out
+
+
+def _optimizer_update(builder, optimizer, param_names, params, grads):
+    """Emits the optimizer ops; returns [(new Value, role, name)] and the
+    opt-state args [(Value, name)]."""
+    results, state_args = [], []
+    group_of = {}
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            group_of[id(p)] = group
+    kind = type(optimizer).__name__
+    for (name, tensor), p, g in zip(param_names, params, grads):
+        group = group_of.get(id(tensor))
+        where = "optimizer %s, parameter '%s'" % (kind, name)
+        if group is None:
+            raise ExportError("torch.optim", kind, where, "the parameter is in no param group",
+                              "Pass every trainable parameter to the optimizer.")
+        lr, wd = float(group["lr"]), float(group.get("weight_decay", 0.0))
+        if group.get("maximize", False) or group.get("differentiable", False):
+            raise ExportError("torch.optim", kind, where, "maximize/differentiable",
+                              "Use the default settings.")
+        if kind == "SGD" and group["momentum"] == 0:
+            new = builder.op("train.sgd", [p, g], [(p.shape, p.elem)],
+                             {"lr": lr, "weight_decay": wd})
+            results.append((new, "param", name))
+        elif kind == "SGD":
+            buf = builder.arg(p.shape, p.elem, "opt_state", name + ".momentum_buffer")
+            state_args.append(buf)
+            props = {"lr": lr, "momentum": float(group["momentum"]),
+                     "dampening": float(group["dampening"]), "weight_decay": wd}
+            if group["nesterov"]:
+                props["nesterov"] = True
+            new = builder.op("train.sgd_momentum", [p, g, buf],
+                             [(p.shape, p.elem)] * 2, props)
+            results.append((new[0], "param", name))
+            results.append((new[1], "opt_state", name + ".momentum_buffer"))
+        elif kind in ("Adam", "AdamW"):
+            if group.get("amsgrad"):
+                raise ExportError("torch.optim", kind, where, "amsgrad", "Use amsgrad=False.")
+            m = builder.arg(p.shape, p.elem, "opt_state", name + ".exp_avg")
+            v = builder.arg(p.shape, p.elem, "opt_state", name + ".exp_avg_sq")
+            step = builder.arg((), "f32", "opt_state", name + ".step")
+            one = builder.op("train.fill", [], [((), "f32")], {"value": 1.0})
+            t = builder.op("train.add", [step, one], [((), "f32")])
+            beta1, beta2 = group["betas"]
+            new = builder.op("train.adam" if kind == "Adam" else "train.adamw",
+                             [p, g, m, v, t], [(p.shape, p.elem)] * 3,
+                             {"lr": lr, "beta1": float(beta1), "beta2": float(beta2),
+                              "epsilon": float(group["eps"]), "weight_decay": wd})
+            results += [(new[0], "param", name), (new[1], "opt_state", name + ".exp_avg"),
+                        (new[2], "opt_state", name + ".exp_avg_sq"),
+                        (t, "opt_state", name + ".step")]
+        else:
+            raise ExportError("torch.optim", kind, where, "no mapping for this optimizer",
+                              "Use torch.optim.SGD (with or without momentum), Adam or AdamW.")
+    return results
+
+
+def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
+           description=""):
+    """Exports one training step of `model` + `loss_fn` (default
+    F.cross_entropy) + `optimizer` for batches shaped like the examples.
+    Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
+    loss_fn = loss_fn or F.cross_entropy
+    model.train()
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    buffers = list(model.named_buffers())
+    pnames = [n for n, _ in params]
+    bnames = [n for n, _ in buffers]
+
+    def step(param_list, buffer_list, x, y):
+        tensors = dict(zip(pnames, param_list))
+        tensors.update(zip(bnames, buffer_list))
+        out = _functional_call(model, tensors, (x,))
+        loss = loss_fn(out, y)
+        grads = torch.autograd.grad(loss, param_list)
+        return [loss] + list(grads)
+
+    p0 = [p.detach().clone().requires_grad_() for _, p in params]
+    b0 = [b.detach().clone() for _, b in buffers]
+    gm = make_fx(step)(p0, b0, example_x, example_y)
+    rec = _ShapeRecorder(gm)
+    rec.run([p.detach().clone().requires_grad_() for _, p in params],
+            [b.detach().clone() for _, b in buffers], example_x, example_y)
+
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    np_, nb = len(params), len(buffers)
+    if len(placeholders) != np_ + nb + 2:
+        raise ExportError("make_fx", "placeholder", "the traced step",
+                          "expected %d inputs, got %d" % (np_ + nb + 2, len(placeholders)),
+                          "Report this model.")
+    builder = StepBuilder()
+    names = {}
+    mapper = _Mapper(builder, rec.shapes, names)
+    xs, ys = placeholders[-2], placeholders[-1]
+    mapper.env[xs] = builder.arg(tuple(example_x.shape), _elem(example_x.dtype, "input"), "input")
+    mapper.env[ys] = builder.arg(tuple(example_y.shape), _elem(example_y.dtype, "label"), "label")
+    pvals = []
+    for node, (n, p) in zip(placeholders[:np_], params):
+        names[node] = n
+        mapper.env[node] = builder.arg(tuple(p.shape), _elem(p.dtype, n), "param", n)
+        pvals.append(mapper.env[node])
+    bnodes = []
+    for node, (n, buf) in zip(placeholders[np_:np_ + nb], buffers):
+        names[node] = n
+        if n.endswith("num_batches_tracked"):
+            mapper.env[node] = _Pending("num_batches_tracked")
+            continue
+        mapper.env[node] = builder.arg(tuple(buf.shape), _elem(buf.dtype, n), "buffer", n)
+        bnodes.append((node, n))
+
+    output = None
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            continue
+        if node.op == "output":
+            output = node
+            continue
+        if node.op != "call_function":
+            raise ExportError("make_fx", node.op, "node '%s'" % node.name,
+                              "the traced step reads a tensor it does not take as an input "
+                              "(a constant or a module attribute)",
+                              "Register tensors as parameters or buffers.")
+        mapper.map_node(node)
+
+    outs = output.args[0]
+    loss = mapper.v(outs[0])
+    grads = [mapper.v(o) for o in outs[1:1 + np_]]
+    builder.result(loss, "loss")
+    updates = _optimizer_update(builder, optimizer, params, pvals, grads)
+    for value, role, name in updates:
+        if role == "param":
+            builder.result(value, role, name)
+    for node, n in bnodes:
+        new = mapper.buffer_updates.get(node)
+        if new is None:
+            raise ExportError("aten", "buffer", "buffer '%s'" % n,
+                              "the step does not update this buffer",
+                              "Only batch-norm running statistics are supported as buffers.")
+        builder.result(new, "buffer", n)
+    for value, role, name in updates:
+        if role == "opt_state":
+            builder.result(value, role, name)
+
+    init = {n: p.detach().cpu().numpy().astype(np.float32) for n, p in params}
+    init.update({n: b.detach().cpu().numpy().astype(np.float32)
+                 for n, b in buffers if not n.endswith("num_batches_tracked")})
+    manifest = {"framework": "pytorch", "framework_version": torch.__version__,
+                "model": type(model).__name__,
+                "optimizer": {"class": type(optimizer).__name__,
+                              "param_groups": [{k: v for k, v in g.items() if k != "params"}
+                                               for g in optimizer.param_groups]},
+                "batch": int(example_x.shape[0]),
+                "names": "state_dict keys (optimizer state: '<param>.<state key>')",
+                "not_exported": [n for n in bnames if n.endswith("num_batches_tracked")]}
+    header = ("Exported by python/mp_export from PyTorch %s (make_fx).\n%s\n"
+              "model %s, optimizer %s, batch %d" % (
+                  torch.__version__, description, type(model).__name__,
+                  type(optimizer).__name__, example_x.shape[0]))
+    return write_export(out_dir, stem, builder, header, init, manifest)
+
+
+def load_checkpoint(model, path, optimizer=None):
+    """Loads an mp-run checkpoint (or any safetensors file with state_dict
+    names) into `model`; returns the names it did not find in the file (e.g.
+    num_batches_tracked, which the export leaves out). With `optimizer`
+    (torch.optim.SGD with momentum), also loads the momentum buffers."""
+    from .common import read_safetensors
+    tensors, _ = read_safetensors(path)
+    state = model.state_dict()
+    missing = []
+    for name in state:
+        if name in tensors:
+            value = torch.from_numpy(tensors[name]).to(state[name].dtype)
+            if tuple(value.shape) != tuple(state[name].shape):
+                raise ValueError("'%s' has shape %s in %s but %s in the model" % (
+                    name, tuple(value.shape), path, tuple(state[name].shape)))
+            state[name] = value
+        else:
+            missing.append(name)
+    model.load_state_dict(state)
+    if optimizer is not None:
+        named = dict(model.named_parameters())
+        for name, p in named.items():
+            key = name + ".momentum_buffer"
+            if key in tensors:
+                optimizer.state[p]["momentum_buffer"] = torch.from_numpy(tensors[key]).clone()
+    return missing
