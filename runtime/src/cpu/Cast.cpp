@@ -10,9 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/Cast.h"
+#include "cpu/Parallel.h"
 
-#include <system_error>
-#include <thread>
+#include <cstring>
+
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -87,27 +88,60 @@ static bool haveF16c() {
 }
 #endif
 
-/// Splits [0, n) over two threads when the tensor is big enough to pay for
-/// starting one (a weight matrix, not a bias): the casts are memory bound,
-/// and one core does not saturate the memory bandwidth. Each element is
-/// converted by exactly one thread, so the result does not depend on it.
-template <typename Fn> static void inHalves(int64_t n, Fn fn) {
-  constexpr int64_t kThreadedFrom = 1 << 20;
-  if (n < kThreadedFrom || std::thread::hardware_concurrency() < 2) {
-    fn(0, n);
+/// Chunk converters for the fused kernels (cpu/Elementwise.cpp): the same
+/// loops, on one thread, with the reference's scalar conversions where no
+/// vector path exists (f16 without F16C).
+void mp::rt::cpu::toFloats(DType dtype, const void *in, float *out,
+                           int64_t n) {
+  switch (dtype) {
+  case DType::F32:
+    std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
     return;
-  }
-  int64_t half = (n / 2 + 63) / 64 * 64; // cache-line aligned split
-  std::thread other;
-  try {
-    other = std::thread([&] { fn(half, n); });
-  } catch (const std::system_error &) { // no thread to be had: do it all
-    fn(0, n);
+  case DType::BF16:
+    bf16ToF32(static_cast<const uint16_t *>(in), reinterpret_cast<uint32_t *>(out),
+              n);
     return;
+  default: {
+    const uint16_t *half = static_cast<const uint16_t *>(in);
+#ifdef MP_HAVE_F16C_PATH
+    if (haveF16c()) {
+      f16ToF32(half, out, n);
+      return;
+    }
+#endif
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = halfToFloat(half[i]);
   }
-  fn(0, half);
-  other.join();
+  }
 }
+
+void mp::rt::cpu::fromFloats(const float *in, DType dtype, void *out,
+                             int64_t n) {
+  switch (dtype) {
+  case DType::F32:
+    std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
+    return;
+  case DType::BF16:
+    f32ToBf16(reinterpret_cast<const uint32_t *>(in), static_cast<uint16_t *>(out),
+              n);
+    return;
+  default: {
+    uint16_t *half = static_cast<uint16_t *>(out);
+#ifdef MP_HAVE_F16C_PATH
+    if (haveF16c()) {
+      f32ToF16(in, half, n);
+      return;
+    }
+#endif
+    for (int64_t i = 0; i < n; ++i)
+      half[i] = floatToHalf(in[i]);
+  }
+  }
+}
+
+/// Casts are memory bound: threads pay off from a weight matrix up, not for
+/// a bias.
+static constexpr int64_t kCastGrain = 1 << 18;
 
 bool mp::rt::cpu::castFast(const TensorView &input, const TensorView &output) {
   int64_t n = output.numElements();
@@ -116,14 +150,14 @@ bool mp::rt::cpu::castFast(const TensorView &input, const TensorView &output) {
   if (input.dtype == DType::F32 && output.dtype == DType::BF16) {
     const uint32_t *in = input.as<const uint32_t>();
     uint16_t *out = output.as<uint16_t>();
-    inHalves(n,
+    parallelFor(n, kCastGrain,
              [&](int64_t b, int64_t e) { f32ToBf16(in + b, out + b, e - b); });
     return true;
   }
   if (input.dtype == DType::BF16 && output.dtype == DType::F32) {
     const uint16_t *in = input.as<const uint16_t>();
     uint32_t *out = output.as<uint32_t>();
-    inHalves(n,
+    parallelFor(n, kCastGrain,
              [&](int64_t b, int64_t e) { bf16ToF32(in + b, out + b, e - b); });
     return true;
   }
@@ -131,14 +165,14 @@ bool mp::rt::cpu::castFast(const TensorView &input, const TensorView &output) {
   if (haveF16c() && input.dtype == DType::F32 && output.dtype == DType::F16) {
     const float *in = input.as<const float>();
     uint16_t *out = output.as<uint16_t>();
-    inHalves(n,
+    parallelFor(n, kCastGrain,
              [&](int64_t b, int64_t e) { f32ToF16(in + b, out + b, e - b); });
     return true;
   }
   if (haveF16c() && input.dtype == DType::F16 && output.dtype == DType::F32) {
     const uint16_t *in = input.as<const uint16_t>();
     float *out = output.as<float>();
-    inHalves(n,
+    parallelFor(n, kCastGrain,
              [&](int64_t b, int64_t e) { f16ToF32(in + b, out + b, e - b); });
     return true;
   }

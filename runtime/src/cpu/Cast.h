@@ -14,6 +14,11 @@ namespace mp::rt::cpu {
 /// same-dtype copies): the reference kernel runs those.
 bool castFast(const TensorView &input, const TensorView &output);
 
+/// `n` elements of a float dtype (f32/bf16/f16) to f32 and back, on the
+/// calling thread, bitwise equal to the scalar conversions of Tensor.h.
+void toFloats(DType dtype, const void *in, float *out, int64_t n);
+void fromFloats(const float *in, DType dtype, void *out, int64_t n);
+
 } // namespace mp::rt::cpu
 
 #endif // MP_RUNTIME_CPU_CAST_H

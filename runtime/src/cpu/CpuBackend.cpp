@@ -2,7 +2,9 @@
 //
 // train.matmul and train.conv2d run on oneDNN primitives, created once per
 // problem (shapes, dtypes, transposes or window) and cached; mp.cast between
-// f32 and bf16 / f16 on own vectorized loops (cpu/Cast.cpp); every other op,
+// f32 and bf16 / f16 on own vectorized loops (cpu/Cast.cpp); ReLU and its
+// gradient, bias_add, bias-gradient sums and the optimizer updates on own
+// chunked, threaded loops (cpu/Elementwise.cpp); every other op,
 // and any problem oneDNN declines, runs on the reference kernels, so this
 // backend runs every plan the reference backend runs and agrees with it op
 // for op.
@@ -15,6 +17,7 @@
 
 #ifdef MP_HAVE_ONEDNN
 #include "cpu/Cast.h"
+#include "cpu/Elementwise.h"
 #include "cpu/OneDnn.h"
 #endif
 
@@ -43,8 +46,10 @@ public:
 
   std::string describe() const override {
     return std::string("cpu (") + cpu::oneDnnDescription() +
-           "; matmul and conv2d forward on oneDNN, f32<->bf16/f16 casts on own "
-           "loops, other ops on the reference kernels)";
+           "; matmul and conv2d forward on oneDNN; casts, relu, relu_grad, "
+           "bias_add, leading-dimension sums and the optimizers on own loops, " +
+           std::to_string(cpuThreads()) +
+           " threads; other ops on the reference kernels)";
   }
 
   /// The reference check is the contract: it validates dtypes, shapes and
@@ -65,9 +70,15 @@ public:
       MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
       if (handled)
         return Status::ok();
-    } else if (kernel.op == "mp.cast" && inputs.size() == 1 &&
-               outputs.size() == 1 && cpu::castFast(inputs[0], outputs[0])) {
-      return Status::ok();
+    } else if (kernel.op == "mp.cast") {
+      if (inputs.size() == 1 && outputs.size() == 1 &&
+          cpu::castFast(inputs[0], outputs[0]))
+        return Status::ok();
+    } else {
+      bool handled = false;
+      MP_RETURN_IF_ERROR(cpu::runOwnKernel(kernel, inputs, outputs, handled));
+      if (handled)
+        return Status::ok();
     }
     return reference_->run(kernel, inputs, outputs);
   }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "reference/KernelSupport.h"
+#include "reference/UpdateRules.h"
 
 #include <cmath>
 #include <cstring>
@@ -48,8 +49,7 @@ static float sqrtF(float x) { return std::sqrt(x); }
 static float rsqrtF(float x) { return 1.0f / std::sqrt(x); }
 static float tanhF(float x) { return std::tanh(x); }
 static float erfF(float x) { return std::erf(x); }
-/// NaN stays NaN (a comparison-based max would turn it into 0).
-static float reluF(float x) { return x < 0.0f ? 0.0f : x; }
+static float reluF(float x) { return reluRule(x); }
 /// Written with exp(-|x|) so that no intermediate overflows.
 static float sigmoidF(float x) {
   float e = std::exp(-std::fabs(x));
@@ -277,9 +277,7 @@ static Status checkActivationGrad(const KernelDesc &k, const Views &in,
   return checkSameType(k, in[0], "grad", out[0], "result");
 }
 
-/// grad * (x > 0) as a product, so a NaN or inf gradient stays non-finite
-/// (loss scaling must still see an overflow behind an inactive unit).
-static float reluGradF(float g, float x) { return g * (x > 0 ? 1.0f : 0.0f); }
+static float reluGradF(float g, float x) { return reluGradRule(g, x); }
 static float tanhGradF(float g, float y) { return g * (1.0f - y * y); }
 static float sigmoidGradF(float g, float y) { return g * y * (1.0f - y); }
 static float geluGradExactF(float g, float x) {

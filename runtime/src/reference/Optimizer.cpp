@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "reference/KernelSupport.h"
+#include "reference/UpdateRules.h"
 
 #include <cmath>
 
@@ -86,16 +87,25 @@ static Status checkSgd(const KernelDesc &k, const Views &in, const Views &out) {
   return getSgdParams(k, false, p);
 }
 
-/// p - lr * (g + weight_decay * p)
-static Status runSgd(const KernelDesc &k, const Views &in, const Views &out) {
+Status ref::getSgdRule(const KernelDesc &k, bool withMomentum,
+                       SgdRule &rule) {
   SgdParams hp;
-  MP_RETURN_IF_ERROR(getSgdParams(k, false, hp));
-  float lr = static_cast<float>(hp.lr);
-  float wd = static_cast<float>(hp.weightDecay);
+  MP_RETURN_IF_ERROR(getSgdParams(k, withMomentum, hp));
+  rule.lr = static_cast<float>(hp.lr);
+  rule.wd = static_cast<float>(hp.weightDecay);
+  rule.momentum = static_cast<float>(hp.momentum);
+  rule.keep = static_cast<float>(1 - hp.dampening);
+  rule.nesterov = hp.nesterov;
+  return Status::ok();
+}
+
+static Status runSgd(const KernelDesc &k, const Views &in, const Views &out) {
+  SgdRule rule;
+  MP_RETURN_IF_ERROR(getSgdRule(k, false, rule));
   FloatIn p(in[0]), g(in[1]);
   FloatOut np(out[0]);
   for (int64_t e = 0, n = out[0].numElements(); e < n; ++e)
-    np[e] = p[e] - lr * (g[e] + wd * p[e]);
+    np[e] = rule.plain(p[e], g[e]);
   np.finish();
   return Status::ok();
 }
@@ -110,25 +120,14 @@ static Status checkSgdMomentum(const KernelDesc &k, const Views &in,
   return getSgdParams(k, true, p);
 }
 
-/// g' = g + wd * p; b' = momentum * b + (1 - dampening) * g';
-/// p' = p - lr * (nesterov ? g' + momentum * b' : b').
 static Status runSgdMomentum(const KernelDesc &k, const Views &in,
                              const Views &out) {
-  SgdParams hp;
-  MP_RETURN_IF_ERROR(getSgdParams(k, true, hp));
-  float lr = static_cast<float>(hp.lr);
-  float wd = static_cast<float>(hp.weightDecay);
-  float momentum = static_cast<float>(hp.momentum);
-  float keep = static_cast<float>(1 - hp.dampening);
+  SgdRule rule;
+  MP_RETURN_IF_ERROR(getSgdRule(k, true, rule));
   FloatIn p(in[0]), g(in[1]), b(in[2]);
   FloatOut np(out[0]), nb(out[1]);
-  for (int64_t e = 0, n = out[0].numElements(); e < n; ++e) {
-    float grad = g[e] + wd * p[e];
-    float buf = momentum * b[e] + keep * grad;
-    float step = hp.nesterov ? grad + momentum * buf : buf;
-    np[e] = p[e] - lr * step;
-    nb[e] = buf;
-  }
+  for (int64_t e = 0, n = out[0].numElements(); e < n; ++e)
+    rule.withMomentum(p[e], g[e], b[e], np[e], nb[e]);
   np.finish();
   nb.finish();
   return Status::ok();
@@ -174,37 +173,35 @@ static Status checkAdam(const KernelDesc &k, const Views &in,
   return getAdamParams(k, Decoupled, p);
 }
 
-/// Adam (L2: g += wd * p) or AdamW (p *= 1 - lr * wd first), then
-///   m' = b1 m + (1 - b1) g;  v' = b2 v + (1 - b2) g^2;
-///   p' = p - lr / (1 - b1^t) * m' / (sqrt(v') / sqrt(1 - b2^t) + eps).
-template <bool Decoupled>
-static Status runAdam(const KernelDesc &k, const Views &in, const Views &out) {
+Status ref::getAdamRule(const KernelDesc &k, bool decoupled, double t,
+                        AdamRule &rule) {
   AdamParams hp;
-  MP_RETURN_IF_ERROR(getAdamParams(k, Decoupled, hp));
-  double t = in[4].dtype == DType::F32 ? loadFloat(in[4], 0)
-                                       : static_cast<double>(loadInt(in[4], 0));
+  MP_RETURN_IF_ERROR(getAdamParams(k, decoupled, hp));
   if (!(t >= 1))
     return kernelError(k, "expects step >= 1 but got " + std::to_string(t));
-  float stepSize = static_cast<float>(hp.lr / (1 - std::pow(hp.beta1, t)));
-  float correction2 = static_cast<float>(std::sqrt(1 - std::pow(hp.beta2, t)));
-  float b1 = static_cast<float>(hp.beta1), b2 = static_cast<float>(hp.beta2);
-  float c1 = static_cast<float>(1 - hp.beta1);
-  float c2 = static_cast<float>(1 - hp.beta2);
-  float eps = static_cast<float>(hp.epsilon);
-  float wd = static_cast<float>(hp.weightDecay);
-  float decay = static_cast<float>(1 - hp.lr * hp.weightDecay);
+  rule.stepSize = static_cast<float>(hp.lr / (1 - std::pow(hp.beta1, t)));
+  rule.correction2 = static_cast<float>(std::sqrt(1 - std::pow(hp.beta2, t)));
+  rule.b1 = static_cast<float>(hp.beta1);
+  rule.b2 = static_cast<float>(hp.beta2);
+  rule.c1 = static_cast<float>(1 - hp.beta1);
+  rule.c2 = static_cast<float>(1 - hp.beta2);
+  rule.eps = static_cast<float>(hp.epsilon);
+  rule.wd = static_cast<float>(hp.weightDecay);
+  rule.decay = static_cast<float>(1 - hp.lr * hp.weightDecay);
+  rule.decoupled = decoupled;
+  return Status::ok();
+}
+
+template <bool Decoupled>
+static Status runAdam(const KernelDesc &k, const Views &in, const Views &out) {
+  double t = in[4].dtype == DType::F32 ? loadFloat(in[4], 0)
+                                       : static_cast<double>(loadInt(in[4], 0));
+  AdamRule rule;
+  MP_RETURN_IF_ERROR(getAdamRule(k, Decoupled, t, rule));
   FloatIn p(in[0]), g(in[1]), m(in[2]), v(in[3]);
   FloatOut np(out[0]), nm(out[1]), nv(out[2]);
-  for (int64_t e = 0, n = out[0].numElements(); e < n; ++e) {
-    float param = Decoupled ? p[e] * decay : p[e];
-    float grad = Decoupled ? g[e] : g[e] + wd * p[e];
-    float avg = b1 * m[e] + c1 * grad;
-    float avgSq = b2 * v[e] + c2 * grad * grad;
-    float denom = std::sqrt(avgSq) / correction2 + eps;
-    np[e] = param - stepSize * avg / denom;
-    nm[e] = avg;
-    nv[e] = avgSq;
-  }
+  for (int64_t e = 0, n = out[0].numElements(); e < n; ++e)
+    rule.apply(p[e], g[e], m[e], v[e], np[e], nm[e], nv[e]);
   for (FloatOut *o : {&np, &nm, &nv})
     o->finish();
   return Status::ok();

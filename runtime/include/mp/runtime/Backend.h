@@ -59,6 +59,15 @@ Status cpuBackendStatus();
 /// AVX-512 BF16, AVX-512, AVX2", or "baseline (no AVX2)".
 std::string cpuFeatures();
 
+/// Threads of the cpu backend's own kernels (casts, elementwise ops,
+/// reductions, optimizer updates); results do not depend on the count.
+/// Default: MP_NUM_THREADS, else every hardware thread. `threads` <= 0
+/// restores the default. oneDNN's primitives follow it where oneDNN's
+/// threading runtime lets the count be set before its engine is created
+/// (docs/runtime-cpu.md).
+void setCpuThreads(int threads);
+int cpuThreads();
+
 } // namespace mp::rt
 
 #endif // MP_RUNTIME_BACKEND_H

@@ -1,0 +1,303 @@
+//===- Elementwise.cpp - the cpu backend's own fused loops ----------------===//
+#include "cpu/Elementwise.h"
+
+#include "cpu/Cast.h"
+#include "cpu/Parallel.h"
+#include "reference/UpdateRules.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+using namespace mp::rt;
+using namespace mp::rt::cpu;
+
+namespace {
+
+/// Elements converted at a time: the f32 copies of a chunk stay in L1.
+constexpr int64_t kChunk = 2048;
+/// Elements per thread below which a second thread costs more than it saves.
+constexpr int64_t kGrain = 1 << 16;
+
+char *elementAt(const TensorView &view, int64_t index) {
+  return static_cast<char *>(view.data) +
+         index * static_cast<int64_t>(dtypeSize(view.dtype));
+}
+
+/// out[o][j] = body(in[.][j]) over n elements: each operand a float tensor
+/// of n elements (checked by the caller). f32 operands are read and written
+/// in place; 16-bit ones through chunk buffers. An output may be one of the
+/// inputs (each element is read before it is written).
+template <size_t NIn, size_t NOut, typename Body>
+void mapElements(const std::array<const TensorView *, NIn> &in,
+                 const std::array<const TensorView *, NOut> &out, int64_t n,
+                 const Body &body) {
+  parallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
+    float inBuf[NIn][kChunk], outBuf[NOut][kChunk];
+    const float *ip[NIn];
+    float *op[NOut];
+    for (int64_t c = begin; c < end; c += kChunk) {
+      int64_t len = std::min(kChunk, end - c);
+      for (size_t i = 0; i < NIn; ++i) {
+        if (in[i]->dtype == DType::F32) {
+          ip[i] = in[i]->template as<const float>() + c;
+        } else {
+          toFloats(in[i]->dtype, elementAt(*in[i], c), inBuf[i], len);
+          ip[i] = inBuf[i];
+        }
+      }
+      for (size_t o = 0; o < NOut; ++o)
+        op[o] = out[o]->dtype == DType::F32 ? out[o]->template as<float>() + c
+                                            : outBuf[o];
+      body(ip, op, len);
+      for (size_t o = 0; o < NOut; ++o)
+        if (out[o]->dtype != DType::F32)
+          fromFloats(outBuf[o], out[o]->dtype, elementAt(*out[o], c), len);
+    }
+  });
+}
+
+/// Every view a float tensor of `n` elements.
+bool allFloat(const std::vector<TensorView> &views, size_t count, int64_t n) {
+  if (views.size() != count)
+    return false;
+  return std::all_of(views.begin(), views.end(), [&](const TensorView &v) {
+    return isFloat(v.dtype) && v.numElements() == n && (n == 0 || v.data);
+  });
+}
+
+/// Same dtype as well (the elementwise ops and the optimizers).
+bool sameFloat(const std::vector<TensorView> &in,
+               const std::vector<TensorView> &out, size_t numIn,
+               size_t numOut) {
+  if (in.empty() || !allFloat(in, numIn, in[0].numElements()) ||
+      !allFloat(out, numOut, in[0].numElements()))
+    return false;
+  auto same = [&](const TensorView &v) { return v.dtype == in[0].dtype; };
+  return std::all_of(in.begin(), in.end(), same) &&
+         std::all_of(out.begin(), out.end(), same);
+}
+
+bool relu(const std::vector<TensorView> &in,
+          const std::vector<TensorView> &out) {
+  if (!sameFloat(in, out, 1, 1) || in[0].shape != out[0].shape)
+    return false;
+  mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
+                    [](const float *const *x, float *const *y, int64_t len) {
+                      for (int64_t j = 0; j < len; ++j)
+                        y[0][j] = ref::reluRule(x[0][j]);
+                    });
+  return true;
+}
+
+bool reluGrad(const std::vector<TensorView> &in,
+              const std::vector<TensorView> &out) {
+  if (!sameFloat(in, out, 2, 1) || in[0].shape != out[0].shape ||
+      in[1].shape != out[0].shape)
+    return false;
+  mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(),
+                    [](const float *const *x, float *const *y, int64_t len) {
+                      for (int64_t j = 0; j < len; ++j)
+                        y[0][j] = ref::reluGradRule(x[0][j], x[1][j]);
+                    });
+  return true;
+}
+
+/// x [outer, channels, inner] + bias[channels], `dim` the channel axis.
+bool biasAdd(const KernelDesc &kernel, const std::vector<TensorView> &in,
+             const std::vector<TensorView> &out) {
+  if (in.size() != 2 || out.size() != 1 || !isFloat(in[0].dtype) ||
+      in[1].dtype != in[0].dtype || out[0].dtype != in[0].dtype ||
+      out[0].shape != in[0].shape || in[1].shape.size() != 1)
+    return false;
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t dim = kernel.getInt("dim", -1);
+  if (dim < 0)
+    dim += rank;
+  if (dim < 0 || dim >= rank || in[1].shape[0] != shape[dim])
+    return false;
+  int64_t outer = 1, inner = 1, channels = shape[dim];
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+  for (int64_t d = dim + 1; d < rank; ++d)
+    inner *= shape[d];
+  if (outer * channels * inner == 0)
+    return true;
+  std::vector<float> bias(static_cast<size_t>(channels));
+  toFloats(in[1].dtype, in[1].data, bias.data(), channels);
+  // Rows of `len` elements: a row of channels (inner == 1) adds the bias
+  // vector, a row of one channel's pixels adds one bias value.
+  bool perElement = inner == 1;
+  int64_t rows = perElement ? outer : outer * channels;
+  int64_t len = perElement ? channels : inner;
+  DType dtype = in[0].dtype;
+  int64_t rowGrain = std::max<int64_t>(1, kGrain / len);
+  parallelFor(rows, rowGrain, [&](int64_t begin, int64_t end) {
+    float buf[kChunk];
+    for (int64_t r = begin; r < end; ++r)
+      for (int64_t c = 0; c < len; c += kChunk) {
+        int64_t n = std::min(kChunk, len - c);
+        int64_t at = r * len + c;
+        const float *x;
+        float *y = dtype == DType::F32 ? out[0].as<float>() + at : buf;
+        if (dtype == DType::F32) {
+          x = in[0].as<const float>() + at;
+        } else {
+          toFloats(dtype, elementAt(in[0], at), buf, n);
+          x = buf;
+        }
+        if (perElement) {
+          const float *b = bias.data() + c;
+          for (int64_t j = 0; j < n; ++j)
+            y[j] = x[j] + b[j];
+        } else {
+          float b = bias[static_cast<size_t>(r % channels)];
+          for (int64_t j = 0; j < n; ++j)
+            y[j] = x[j] + b;
+        }
+        if (dtype != DType::F32)
+          fromFloats(buf, dtype, elementAt(out[0], at), n);
+      }
+  });
+  return true;
+}
+
+/// reduce_sum / reduce_mean over a leading run of dimensions [0, k): each
+/// result column sums its rows in row order, as the reference walks them.
+bool reduceLeading(const KernelDesc &kernel, bool mean,
+                   const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) {
+  if (in.size() != 1 || out.size() != 1 || !isFloat(in[0].dtype) ||
+      !(out[0].dtype == in[0].dtype || out[0].dtype == DType::F32))
+    return false;
+  const std::vector<int64_t> *dims = kernel.getInts("dims");
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (!dims || dims->empty() || static_cast<int64_t>(dims->size()) > rank)
+    return false;
+  std::vector<int64_t> sorted;
+  for (int64_t d : *dims)
+    sorted.push_back(d < 0 ? d + rank : d);
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != static_cast<int64_t>(i))
+      return false; // not a leading run (or repeated): the reference's
+  int64_t k = static_cast<int64_t>(sorted.size());
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < k; ++d)
+    rows *= shape[d];
+  for (int64_t d = k; d < rank; ++d)
+    cols *= shape[d];
+  std::vector<int64_t> expected;
+  bool keep = kernel.getFlag("keep_dims");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d >= k)
+      expected.push_back(shape[d]);
+    else if (keep)
+      expected.push_back(1);
+  if (out[0].shape != expected || rows == 0 || cols == 0)
+    return false;
+  float count = static_cast<float>(rows);
+  DType inType = in[0].dtype, outType = out[0].dtype;
+  int64_t colGrain = std::max<int64_t>(64, kGrain / rows);
+  parallelFor(cols, colGrain, [&](int64_t begin, int64_t end) {
+    float acc[kChunk], buf[kChunk];
+    for (int64_t c = begin; c < end; c += kChunk) {
+      int64_t n = std::min(kChunk, end - c);
+      std::fill(acc, acc + n, 0.0f);
+      for (int64_t r = 0; r < rows; ++r) {
+        const float *x;
+        if (inType == DType::F32) {
+          x = in[0].as<const float>() + r * cols + c;
+        } else {
+          toFloats(inType, elementAt(in[0], r * cols + c), buf, n);
+          x = buf;
+        }
+        for (int64_t j = 0; j < n; ++j)
+          acc[j] += x[j];
+      }
+      if (mean)
+        for (int64_t j = 0; j < n; ++j)
+          acc[j] /= count;
+      fromFloats(acc, outType, elementAt(out[0], c), n);
+    }
+  });
+  return true;
+}
+
+Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
+                 const std::vector<TensorView> &out, bool &handled) {
+  const std::string &op = kernel.op;
+  int64_t n = in.empty() ? 0 : in[0].numElements();
+  if (op == "train.sgd" || op == "train.sgd_momentum") {
+    bool momentum = op == "train.sgd_momentum";
+    if (!sameFloat(in, out, momentum ? 3 : 2, momentum ? 2 : 1))
+      return Status::ok();
+    ref::SgdRule rule;
+    MP_RETURN_IF_ERROR(ref::getSgdRule(kernel, momentum, rule));
+    if (momentum)
+      mapElements<3, 2>({&in[0], &in[1], &in[2]}, {&out[0], &out[1]}, n,
+                        [&](const float *const *x, float *const *y,
+                            int64_t len) {
+                          for (int64_t j = 0; j < len; ++j)
+                            rule.withMomentum(x[0][j], x[1][j], x[2][j],
+                                              y[0][j], y[1][j]);
+                        });
+    else
+      mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, n,
+                        [&](const float *const *x, float *const *y,
+                            int64_t len) {
+                          for (int64_t j = 0; j < len; ++j)
+                            y[0][j] = rule.plain(x[0][j], x[1][j]);
+                        });
+    handled = true;
+    return Status::ok();
+  }
+  // adam / adamw: param, grad, exp_avg, exp_avg_sq, and the scalar step.
+  if (in.size() != 5 || in[4].numElements() != 1 || !in[4].data)
+    return Status::ok();
+  std::vector<TensorView> tensors(in.begin(), in.begin() + 4);
+  if (!sameFloat(tensors, out, 4, 3))
+    return Status::ok();
+  double t;
+  if (in[4].dtype == DType::F32)
+    t = loadFloat(in[4], 0);
+  else if (in[4].dtype == DType::I32 || in[4].dtype == DType::I64)
+    t = static_cast<double>(loadInt(in[4], 0));
+  else
+    return Status::ok();
+  ref::AdamRule rule;
+  MP_RETURN_IF_ERROR(ref::getAdamRule(kernel, op == "train.adamw", t, rule));
+  mapElements<4, 3>({&in[0], &in[1], &in[2], &in[3]},
+                    {&out[0], &out[1], &out[2]}, n,
+                    [&](const float *const *x, float *const *y, int64_t len) {
+                      for (int64_t j = 0; j < len; ++j)
+                        rule.apply(x[0][j], x[1][j], x[2][j], x[3][j], y[0][j],
+                                   y[1][j], y[2][j]);
+                    });
+  handled = true;
+  return Status::ok();
+}
+
+} // namespace
+
+Status cpu::runOwnKernel(const KernelDesc &kernel,
+                         const std::vector<TensorView> &inputs,
+                         const std::vector<TensorView> &outputs,
+                         bool &handled) {
+  handled = false;
+  const std::string &op = kernel.op;
+  if (op == "train.relu")
+    handled = relu(inputs, outputs);
+  else if (op == "train.relu_grad")
+    handled = reluGrad(inputs, outputs);
+  else if (op == "train.bias_add")
+    handled = biasAdd(kernel, inputs, outputs);
+  else if (op == "train.reduce_sum" || op == "train.reduce_mean")
+    handled = reduceLeading(kernel, op == "train.reduce_mean", inputs, outputs);
+  else if (op == "train.sgd" || op == "train.sgd_momentum" ||
+           op == "train.adam" || op == "train.adamw")
+    return optimizer(kernel, inputs, outputs, handled);
+  return Status::ok();
+}

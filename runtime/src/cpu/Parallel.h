@@ -1,0 +1,27 @@
+//===- Parallel.h - the cpu backend's own threads ---------------*- C++ -*-===//
+//
+// The own kernels (casts, elementwise, reductions, optimizers) are memory
+// bound and one core does not saturate the memory bandwidth: they split
+// their index range over the backend's threads. Each element (or each
+// output column of a reduction) is computed by exactly one thread in a fixed
+// order, so results never depend on the thread count.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_CPU_PARALLEL_H
+#define MP_RUNTIME_CPU_PARALLEL_H
+
+#include <cstdint>
+#include <functional>
+
+namespace mp::rt::cpu {
+
+/// Runs fn(begin, end) over [0, n) in contiguous parts, one per thread, as
+/// many parts as the thread count allows with at least `grain` elements
+/// each; part boundaries are multiples of 64 elements. Runs on the calling
+/// thread alone when one part is all there is (or no thread can be had).
+void parallelFor(int64_t n, int64_t grain,
+                 const std::function<void(int64_t, int64_t)> &fn);
+
+} // namespace mp::rt::cpu
+
+#endif // MP_RUNTIME_CPU_PARALLEL_H

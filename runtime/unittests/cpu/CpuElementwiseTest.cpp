@@ -1,0 +1,257 @@
+//===- CpuElementwiseTest.cpp - the cpu backend's own loops ---------------===//
+//
+// relu, relu_grad, bias_add, leading-dimension reduce_sum / reduce_mean and
+// the four optimizers run on the cpu backend's own chunked, threaded loops
+// (cpu/Elementwise.cpp). They use the reference's per-element rules, so the
+// test is bitwise: the same bytes as the reference backend for every dtype,
+// for sizes around the chunk (2048) and thread (65536) boundaries, with
+// NaN, infinities and signed zeros among the inputs, and for 1, 2 and 3
+// threads.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Backend.h"
+#include "mp/runtime/Tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mp::rt;
+
+namespace {
+
+struct Tensor {
+  TensorView view;
+  std::vector<uint8_t> bytes;
+  Tensor(DType dtype, std::vector<int64_t> shape) {
+    view.dtype = dtype;
+    view.shape = std::move(shape);
+    bytes.assign(view.numElements() * dtypeSize(dtype), 0);
+    view.data = bytes.data();
+  }
+  // Copies own their bytes: the view follows them.
+  Tensor(const Tensor &other) : view(other.view), bytes(other.bytes) {
+    view.data = bytes.data();
+  }
+  Tensor &operator=(const Tensor &other) {
+    view = other.view;
+    bytes = other.bytes;
+    view.data = bytes.data();
+    return *this;
+  }
+};
+
+/// Uniform in [lo, hi) with every 97th element special (NaN, +-inf, +-0).
+Tensor randomTensor(DType dtype, std::vector<int64_t> shape, uint32_t seed,
+                    float lo = -1, float hi = 1, bool specials = true) {
+  Tensor t(dtype, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  const float special[] = {std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(), 0.0f,
+                           -0.0f};
+  for (int64_t i = 0; i < t.view.numElements(); ++i)
+    storeFloat(t.view, i,
+               specials && i % 97 == 13 ? special[(i / 97) % 5] : dist(rng));
+  return t;
+}
+
+Attr floats(double value) {
+  Attr a;
+  a.kind = Attr::Kind::Floats;
+  a.floats = {value};
+  return a;
+}
+Attr ints(std::vector<int64_t> values) {
+  Attr a;
+  a.ints = std::move(values);
+  return a;
+}
+
+class CpuElementwiseTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Status status = cpuBackendStatus();
+    if (!status.isOk())
+      GTEST_SKIP() << "cpu backend unavailable: " << status.message();
+    StatusOr<std::unique_ptr<Backend>> made = createCpuBackend();
+    ASSERT_TRUE(made.isOk()) << made.status().message();
+    cpu = std::move(made.value());
+    reference = createReferenceBackend();
+  }
+  void TearDown() override { setCpuThreads(0); }
+
+  /// Runs `kernel` on both backends (the cpu one with 1, 2 and 3 threads)
+  /// and expects identical output bytes.
+  void expectSame(const KernelDesc &kernel, std::vector<Tensor> &inputs,
+                  std::vector<Tensor> outputs, const std::string &what) {
+    std::vector<TensorView> in, refOut;
+    for (Tensor &t : inputs)
+      in.push_back(t.view);
+    std::vector<Tensor> want = outputs;
+    for (Tensor &t : want)
+      refOut.push_back(t.view);
+    Status status = reference->run(kernel, in, refOut);
+    ASSERT_TRUE(status.isOk()) << what << ": " << status.message();
+    for (int threads : {1, 2, 3}) {
+      setCpuThreads(threads);
+      std::vector<Tensor> got = outputs;
+      std::vector<TensorView> out;
+      for (Tensor &t : got)
+        out.push_back(t.view);
+      status = cpu->run(kernel, in, out);
+      ASSERT_TRUE(status.isOk()) << what << ": " << status.message();
+      for (size_t o = 0; o < got.size(); ++o)
+        ASSERT_EQ(0, std::memcmp(got[o].bytes.data(), want[o].bytes.data(),
+                                 got[o].bytes.size()))
+            << what << ", output " << o << ", " << threads << " threads";
+    }
+  }
+
+  std::unique_ptr<Backend> cpu, reference;
+};
+
+const DType kFloatTypes[] = {DType::F32, DType::BF16, DType::F16};
+const int64_t kSizes[] = {1, 2047, 2049, 70000, 300001};
+
+TEST_F(CpuElementwiseTest, ReluAndReluGradAreBitwiseTheReference) {
+  for (DType dtype : kFloatTypes)
+    for (int64_t n : kSizes) {
+      std::string what = std::string(dtypeName(dtype)) + " x " +
+                         std::to_string(n);
+      KernelDesc relu;
+      relu.op = "train.relu";
+      std::vector<Tensor> in = {randomTensor(dtype, {n}, 1)};
+      expectSame(relu, in, {Tensor(dtype, {n})}, "relu " + what);
+      KernelDesc grad;
+      grad.op = "train.relu_grad";
+      std::vector<Tensor> gin = {randomTensor(dtype, {n}, 2),
+                                 randomTensor(dtype, {n}, 3)};
+      expectSame(grad, gin, {Tensor(dtype, {n})}, "relu_grad " + what);
+    }
+}
+
+TEST_F(CpuElementwiseTest, BiasAddIsBitwiseTheReference) {
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t dim;
+  };
+  const Case cases[] = {{{256, 4096}, -1}, {{3, 2500}, 1},   {{7, 13}, -1},
+                        {{5, 6, 30, 31}, 1}, {{2, 9, 9, 40}, 3}, {{70000}, 0}};
+  for (DType dtype : kFloatTypes)
+    for (const Case &c : cases) {
+      KernelDesc kernel;
+      kernel.op = "train.bias_add";
+      kernel.attrs["dim"] = ints({c.dim});
+      int64_t rank = static_cast<int64_t>(c.shape.size());
+      int64_t channels = c.shape[(c.dim + rank) % rank];
+      std::vector<Tensor> in = {randomTensor(dtype, c.shape, 4),
+                                randomTensor(dtype, {channels}, 5)};
+      expectSame(kernel, in, {Tensor(dtype, c.shape)},
+                 std::string("bias_add ") + dtypeName(dtype) + " " +
+                     formatShape(c.shape) + " dim " + std::to_string(c.dim));
+    }
+}
+
+TEST_F(CpuElementwiseTest, LeadingReductionsAreBitwiseTheReference) {
+  struct Case {
+    std::vector<int64_t> shape, dims, result;
+    bool keep;
+  };
+  const Case cases[] = {
+      {{256, 4096}, {0}, {4096}, false},
+      {{4, 16, 64}, {0, 1}, {64}, false},
+      {{4, 16, 64}, {1, 0}, {1, 1, 64}, true},
+      {{300, 2049}, {-2}, {2049}, false},
+      {{33, 5}, {0}, {1, 5}, true},
+      // Not a leading run: the reference kernel runs it, same bytes.
+      {{4, 16, 64}, {1}, {4, 64}, false},
+  };
+  for (DType dtype : kFloatTypes)
+    for (DType result : {dtype, DType::F32})
+      for (const Case &c : cases)
+        for (const char *op : {"train.reduce_sum", "train.reduce_mean"}) {
+          KernelDesc kernel;
+          kernel.op = op;
+          kernel.attrs["dims"] = ints(c.dims);
+          if (c.keep)
+            kernel.attrs["keep_dims"] = ints({1});
+          std::vector<Tensor> in = {randomTensor(dtype, c.shape, 6, -1, 1,
+                                                 /*specials=*/false)};
+          expectSame(kernel, in, {Tensor(result, c.result)},
+                     std::string(op) + " " + dtypeName(dtype) + " -> " +
+                         dtypeName(result) + " " + formatShape(c.shape));
+        }
+}
+
+TEST_F(CpuElementwiseTest, OptimizersAreBitwiseTheReference) {
+  for (DType dtype : kFloatTypes)
+    for (int64_t n : {int64_t(1), int64_t(2049), int64_t(300001)}) {
+      std::string what = std::string(dtypeName(dtype)) + " x " +
+                         std::to_string(n);
+      KernelDesc sgd;
+      sgd.op = "train.sgd";
+      sgd.attrs["lr"] = floats(0.1);
+      sgd.attrs["weight_decay"] = floats(0.01);
+      std::vector<Tensor> sgdIn = {randomTensor(dtype, {n}, 7),
+                                   randomTensor(dtype, {n}, 8)};
+      expectSame(sgd, sgdIn, {Tensor(dtype, {n})}, "sgd " + what);
+
+      for (bool nesterov : {false, true}) {
+        KernelDesc momentum;
+        momentum.op = "train.sgd_momentum";
+        momentum.attrs["lr"] = floats(0.05);
+        momentum.attrs["momentum"] = floats(0.9);
+        if (nesterov)
+          momentum.attrs["nesterov"] = ints({1});
+        std::vector<Tensor> in = {randomTensor(dtype, {n}, 9),
+                                  randomTensor(dtype, {n}, 10),
+                                  randomTensor(dtype, {n}, 11)};
+        expectSame(momentum, in, {Tensor(dtype, {n}), Tensor(dtype, {n})},
+                   "sgd_momentum " + what);
+      }
+
+      for (const char *op : {"train.adam", "train.adamw"}) {
+        KernelDesc adam;
+        adam.op = op;
+        adam.attrs["lr"] = floats(1e-3);
+        Tensor step(DType::I64, {});
+        storeInt(step.view, 0, 3);
+        std::vector<Tensor> in = {
+            randomTensor(dtype, {n}, 12), randomTensor(dtype, {n}, 13),
+            randomTensor(dtype, {n}, 14),
+            randomTensor(dtype, {n}, 15, 0, 1, /*specials=*/false), step};
+        expectSame(adam, in,
+                   {Tensor(dtype, {n}), Tensor(dtype, {n}), Tensor(dtype, {n})},
+                   std::string(op) + " " + what);
+      }
+    }
+}
+
+/// A bad hyper-parameter is the reference's error, not a run.
+TEST_F(CpuElementwiseTest, BadHyperParametersAreReported) {
+  KernelDesc sgd;
+  sgd.op = "train.sgd";
+  sgd.attrs["lr"] = floats(-1);
+  Tensor p = randomTensor(DType::F32, {8}, 1), g = randomTensor(DType::F32, {8}, 2);
+  Tensor out(DType::F32, {8});
+  Status status = cpu->run(sgd, {p.view, g.view}, {out.view});
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("'lr'"), std::string::npos)
+      << status.message();
+}
+
+TEST_F(CpuElementwiseTest, ThreadCountIsSettable) {
+  setCpuThreads(3);
+  EXPECT_EQ(3, cpuThreads());
+  setCpuThreads(0);
+  EXPECT_GE(cpuThreads(), 1);
+}
+
+} // namespace
