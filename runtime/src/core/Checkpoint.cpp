@@ -19,11 +19,20 @@ static constexpr const char *kScalerStateKey = "scaler_state";
 Status mp::rt::saveCheckpoint(const Session &session, const std::string &path) {
   std::vector<SafetensorsTensor> tensors;
   std::string scalerState;
+  // Tensors in device memory are copied out first.
+  std::vector<std::vector<uint8_t>> copies;
   for (const TensorInfo &info : session.tensors()) {
     if (info.isOutput || !isPersistent(info.kind))
       continue;
-    tensors.push_back({info.name, info.dtype, info.shape,
-                       session.tensorData(info), info.byteSize});
+    const void *data = session.tensorData(info);
+    if (!data) {
+      copies.emplace_back(info.byteSize);
+      MP_RETURN_IF_ERROR(session.getTensor(info.name, copies.back().data(),
+                                           info.byteSize));
+      data = copies.back().data();
+    }
+    tensors.push_back({info.name, info.dtype, info.shape, data,
+                       info.byteSize});
     if (info.kind == TensorKind::ScalerState)
       scalerState += (scalerState.empty() ? "" : ",") + quoteJson(info.name);
   }

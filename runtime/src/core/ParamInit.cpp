@@ -66,17 +66,20 @@ static bool isOihwFilter(const Plan &plan, uint32_t param) {
 Status Session::initParams(uint64_t seed) {
   for (uint32_t t = 0; t < plan_.tensors.size(); ++t) {
     const TensorDesc &desc = plan_.tensors[t];
-    const TensorView &view = views_[t];
     int64_t count = desc.numElements();
     bool isParam = desc.kind == TensorKind::Param;
     if ((!isParam && desc.kind != TensorKind::Buffer) || !isFloat(desc.dtype))
       continue;
+    // Computed on the host, then copied to wherever the tensor lives.
+    std::vector<uint8_t> values(desc.byteSize());
+    TensorView view{desc.dtype, desc.shape, values.data()};
     size_t rank = desc.shape.size();
     if (!isParam || rank < 2) {
       bool one = isParam ? rank == 1 && endsWith(desc.name, ".weight")
                          : endsWith(desc.name, "running_var");
       for (int64_t i = 0; i < count; ++i)
         storeFloat(view, i, one ? 1.0f : 0.0f);
+      MP_RETURN_IF_ERROR(copyIn(t, values.data(), values.size()));
       continue;
     }
     int64_t outputs =
@@ -87,6 +90,7 @@ Status Session::initParams(uint64_t seed) {
     for (int64_t i = 0; i < count; ++i)
       storeFloat(view, i,
                  static_cast<float>(bound * (2.0 * rng.uniform() - 1.0)));
+    MP_RETURN_IF_ERROR(copyIn(t, values.data(), values.size()));
   }
   return Status::ok();
 }

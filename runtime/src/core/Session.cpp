@@ -26,16 +26,25 @@ static uint64_t alignUp(uint64_t value) {
 }
 
 void Session::AlignedFree::operator()(uint8_t *p) const {
-  ::operator delete[](p, std::align_val_t(kAlignment));
+  if (device)
+    device->release(p);
+  else
+    ::operator delete[](p, std::align_val_t(kAlignment));
 }
 
 StatusOr<Session::Memory> Session::allocate(uint64_t bytes, const char *what) {
+  if (device_) {
+    StatusOr<void *> memory = device_->allocate(bytes, what);
+    if (!memory.isOk())
+      return memory.status();
+    return Memory(static_cast<uint8_t *>(*memory), AlignedFree{device_});
+  }
   void *p = ::operator new[](bytes, std::align_val_t(kAlignment), std::nothrow);
   if (!p)
     return internalError("out of memory: cannot allocate " +
                          std::to_string(bytes) + " bytes for " + what);
   std::memset(p, 0, bytes);
-  return Memory(static_cast<uint8_t *>(p));
+  return Memory(static_cast<uint8_t *>(p), AlignedFree());
 }
 
 /// The backends this build has, by name. The default is the cpu backend
@@ -47,6 +56,8 @@ createBackend(const std::string &name) {
     return createReferenceBackend();
   if (name == "cpu")
     return createCpuBackend();
+  if (name == "cuda")
+    return createCudaBackend();
   if (name.empty() || name == "default") {
     StatusOr<std::unique_ptr<Backend>> cpu = createCpuBackend();
     if (cpu.isOk())
@@ -55,7 +66,7 @@ createBackend(const std::string &name) {
   }
   return notFound("unknown backend '" + name +
                   "'; this runtime has: cpu (oneDNN; the default where it "
-                  "loads), reference");
+                  "loads), cuda, reference");
 }
 
 Session::Session(Plan plan, std::unique_ptr<Backend> backend)
@@ -106,6 +117,7 @@ Status Session::initialize() {
                         plan_.kernels[k].op + "): " + checked.message());
   }
   planHash_ = mp::rt::planHash(plan_);
+  device_ = backend_->deviceMemory();
 
   // Persistent tensors, inputs and labels share one block; scratch tensors
   // live in the arena at the plan's offsets; constants in the plan's blob.
@@ -127,6 +139,16 @@ Status Session::initialize() {
   if (!arena.isOk())
     return arena.status();
   arena_ = std::move(*arena);
+  const uint8_t *constants = plan_.constants.data();
+  if (device_) {
+    StatusOr<Memory> copy = allocate(plan_.constants.size(), "the constants");
+    if (!copy.isOk())
+      return copy.status();
+    constants_ = std::move(*copy);
+    MP_RETURN_IF_ERROR(device_->copyToDevice(
+        constants_.get(), constants, plan_.constants.size()));
+    constants = constants_.get();
+  }
 
   views_.resize(tensors.size());
   for (uint32_t t = 0; t < tensors.size(); ++t) {
@@ -139,11 +161,16 @@ Status Session::initialize() {
     else if (desc.kind == TensorKind::Constant)
       // Kernels never write constants: validate() allows scratch outputs
       // only.
-      view.data = plan_.constants.data() + desc.offset;
+      view.data = const_cast<uint8_t *>(constants) + desc.offset;
     else
       view.data = state_.get() + stateOffsets[t];
-    if (desc.kind == TensorKind::ScalerState)
-      fill(view, desc.initialValue);
+    if (desc.kind == TensorKind::ScalerState) {
+      std::vector<uint8_t> initial(desc.byteSize());
+      TensorView host = view;
+      host.data = initial.data();
+      fill(host, desc.initialValue);
+      MP_RETURN_IF_ERROR(copyIn(t, initial.data(), initial.size()));
+    }
   }
 
   for (const KernelDesc &kernel : plan_.kernels) {
@@ -269,7 +296,7 @@ Status Session::setTensor(const std::string &name, DType dtype,
                            std::to_string(info->byteSize) + " bytes, got " +
                            std::to_string(bytes));
   if (bytes)
-    std::memcpy(storageOf(info->tensor), data, bytes);
+    MP_RETURN_IF_ERROR(copyIn(info->tensor, data, bytes));
   for (size_t i = 0; i < unbound_.size(); ++i)
     if (unbound_[i] == info->tensor) {
       unbound_.erase(unbound_.begin() + i);
@@ -295,12 +322,26 @@ Status Session::getTensor(const std::string &name, void *out,
   if (bytes && !out)
     return invalidArgument("reading '" + name + "': null buffer");
   if (bytes)
-    std::memcpy(out, storageOf(info->tensor), bytes);
+    return copyOut(info->tensor, out, bytes);
   return Status::ok();
 }
 
 const void *Session::tensorData(const TensorInfo &info) const {
-  return storageOf(info.tensor);
+  return device_ ? nullptr : storageOf(info.tensor);
+}
+
+Status Session::copyIn(uint32_t tensor, const void *data, size_t bytes) {
+  if (device_)
+    return device_->copyToDevice(storageOf(tensor), data, bytes);
+  std::memcpy(storageOf(tensor), data, bytes);
+  return Status::ok();
+}
+
+Status Session::copyOut(uint32_t tensor, void *data, size_t bytes) const {
+  if (device_)
+    return device_->copyToHost(data, storageOf(tensor), bytes);
+  std::memcpy(data, storageOf(tensor), bytes);
+  return Status::ok();
 }
 
 Status Session::runStep(float *outLoss) {
@@ -324,27 +365,48 @@ Status Session::runStep(float *outLoss) {
     if (profiling_)
       kernelSeconds_[k] +=
           std::chrono::duration<double>(Clock::now() - began).count();
-    if (!status.isOk())
+    if (!status.isOk()) {
+      if (device_)
+        (void)device_->finishStep(); // drain the queue; the error is ours
       return Status(status.code(), "step " + std::to_string(stepsRun_) +
                                        ", kernel #" + std::to_string(k) + " (" +
                                        plan_.kernels[k].op +
                                        "): " + status.message());
+    }
+  }
+  if (device_) {
+    Status finished = device_->finishStep();
+    if (!finished.isOk())
+      return Status(finished.code(), "step " + std::to_string(stepsRun_) +
+                                         ", " + finished.message());
   }
   // The loss and the verdict are read before the state changes, in case
   // a plan returns a state tensor as either.
-  lastLoss_ = loadFloat(views_[lossTensor_], 0);
-  if (allFiniteTensor_ >= 0 && *storageOf(allFiniteTensor_) == 0) {
+  uint8_t loss[8] = {}, allFinite = 1;
+  MP_RETURN_IF_ERROR(
+      copyOut(lossTensor_, loss, dtypeSize(views_[lossTensor_].dtype)));
+  lastLoss_ = loadFloat({views_[lossTensor_].dtype, {}, loss}, 0);
+  if (allFiniteTensor_ >= 0)
+    MP_RETURN_IF_ERROR(copyOut(allFiniteTensor_, &allFinite, 1));
+  if (allFinite == 0) {
     ++stepsSkipped_;
     lastOverflowStep_ = stepsRun_;
   }
   Clock::time_point copyBegan;
   if (profiling_)
     copyBegan = Clock::now();
+  auto move = [&](uint8_t *to, const uint8_t *from, size_t bytes) {
+    if (device_)
+      return device_->copyOnDevice(to, from, bytes);
+    std::memcpy(to, from, bytes);
+    return Status::ok();
+  };
   for (const StateCopy &copy : copies_)
     if (copy.stage)
-      std::memcpy(copy.stage, copy.value, copy.bytes);
+      MP_RETURN_IF_ERROR(move(copy.stage, copy.value, copy.bytes));
   for (const StateCopy &copy : copies_)
-    std::memcpy(copy.state, copy.stage ? copy.stage : copy.value, copy.bytes);
+    MP_RETURN_IF_ERROR(
+        move(copy.state, copy.stage ? copy.stage : copy.value, copy.bytes));
   if (profiling_) {
     copySeconds_ +=
         std::chrono::duration<double>(Clock::now() - copyBegan).count();
@@ -380,8 +442,12 @@ ScalerStats Session::scalerStats() const {
   stats.stepsRun = stepsRun_;
   stats.stepsSkipped = stepsSkipped_;
   stats.lastOverflowStep = lastOverflowStep_;
-  if (lossScaleTensor_ >= 0)
-    stats.scale = loadFloat(views_[lossScaleTensor_], 0);
+  uint8_t scale[8] = {};
+  DType dtype = lossScaleTensor_ >= 0 ? views_[lossScaleTensor_].dtype
+                                      : DType::F32;
+  if (lossScaleTensor_ >= 0 &&
+      copyOut(lossScaleTensor_, scale, dtypeSize(dtype)).isOk())
+    stats.scale = loadFloat({dtype, {}, scale}, 0);
   return stats;
 }
 

@@ -8,6 +8,7 @@
 #ifndef MP_RUNTIME_BACKEND_H
 #define MP_RUNTIME_BACKEND_H
 
+#include "mp/runtime/DeviceMemory.h"
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Tensor.h"
 
@@ -35,6 +36,11 @@ public:
   virtual Status run(const KernelDesc &kernel,
                      const std::vector<TensorView> &inputs,
                      const std::vector<TensorView> &outputs) = 0;
+
+  /// Non-null when the kernels run on device memory: the session then
+  /// allocates and copies every tensor through it (DeviceMemory.h), and the
+  /// views run() gets point into device memory.
+  virtual DeviceMemory *deviceMemory() { return nullptr; }
 };
 
 /// The portable C++ backend.
@@ -67,6 +73,32 @@ std::string cpuFeatures();
 /// (docs/runtime-cpu.md).
 void setCpuThreads(int threads);
 int cpuThreads();
+
+/// What the CUDA backend may do beyond the defaults.
+struct CudaBackendOptions {
+  /// f32 matmuls on TF32 Tensor Cores (10-bit mantissa products, f32
+  /// accumulation). Off by default: float32 plans then compute in full f32.
+  bool allowTf32 = false;
+  /// The CUDA device ordinal.
+  int device = 0;
+};
+
+/// The CUDA backend (docs/runtime-cuda.md): every tensor in device memory
+/// allocated once (DeviceMemory), one stream, matmuls on cuBLASLt (Tensor
+/// Cores for bf16/f16 with f32 accumulation), own kernels for the other ops
+/// it runs; check() rejects the ops it does not run (Unimplemented, naming
+/// the op). Unimplemented when the runtime was built without CUDA
+/// (MP_ENABLE_CUDA) or no usable GPU is present (the message says which).
+StatusOr<std::unique_ptr<Backend>>
+createCudaBackend(const CudaBackendOptions &options = {});
+
+/// Ok when createCudaBackend() can succeed here; otherwise why not (so that
+/// a tool can say why it fell back to the CPU).
+Status cudaBackendStatus();
+
+/// Op names the CUDA backend runs (a subset of referenceBackendOps()); empty
+/// when the runtime was built without CUDA.
+const std::vector<std::string> &cudaBackendOps();
 
 } // namespace mp::rt
 

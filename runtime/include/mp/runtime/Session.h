@@ -53,7 +53,7 @@ public:
   static constexpr const char *kAllFiniteName = "all_finite";
   static constexpr const char *kLossScaleName = "loss_scale";
 
-  /// Validates `plan`, creates the backend named `backend` ("cpu",
+  /// Validates `plan`, creates the backend named `backend` ("cpu", "cuda",
   /// "reference"; "" or "default" mean cpu where oneDNN loads, else
   /// reference: cpuBackendStatus() says why), checks every kernel with
   /// it and allocates all memory. Persistent tensors start at zero, scaler
@@ -94,7 +94,8 @@ public:
   /// the values of the last step and cannot be read before one has run.
   Status getTensor(const std::string &name, void *out, size_t bytes) const;
   /// The storage of a persistent tensor, input or label (for writers that
-  /// must not copy, like checkpoints).
+  /// must not copy, like checkpoints); nullptr when the backend keeps the
+  /// tensors in device memory (read them with getTensor()).
   const void *tensorData(const TensorInfo &info) const;
 
   /// Fills the params (and batch-norm running variances) with a seeded,
@@ -132,12 +133,20 @@ private:
     return views_[tensor].as<uint8_t>();
   }
 
-  /// Memory aligned for any kernel's vector loads, freed with the session.
+  /// Memory aligned for any kernel's vector loads, freed with the session;
+  /// device memory when the backend has it (Backend::deviceMemory()).
   struct AlignedFree {
+    /// No default member initializer (GCC then deems the deleter not
+    /// default-constructible inside Session); unique_ptr value-initializes
+    /// it to null.
+    DeviceMemory *device;
     void operator()(uint8_t *p) const;
   };
   using Memory = std::unique_ptr<uint8_t[], AlignedFree>;
-  static StatusOr<Memory> allocate(uint64_t bytes, const char *what);
+  StatusOr<Memory> allocate(uint64_t bytes, const char *what);
+  /// Bytes into / out of a tensor's storage, wherever it lives.
+  Status copyIn(uint32_t tensor, const void *data, size_t bytes);
+  Status copyOut(uint32_t tensor, void *data, size_t bytes) const;
 
   /// value -> state after a step; through `stage` when another result
   /// overwrites the value first.
@@ -150,8 +159,9 @@ private:
 
   Plan plan_;
   std::unique_ptr<Backend> backend_;
+  DeviceMemory *device_ = nullptr; ///< backend_'s, or null: host memory
   uint64_t planHash_ = 0;
-  Memory state_, arena_, staging_;
+  Memory state_, arena_, staging_, constants_;
   std::vector<TensorView> views_; ///< per tensor id
   std::vector<std::vector<TensorView>> kernelInputs_, kernelOutputs_;
   std::vector<StateCopy> copies_;

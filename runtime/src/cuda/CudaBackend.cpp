@@ -1,0 +1,1078 @@
+//===- CudaBackend.cpp - the CUDA backend ---------------------------------===//
+//
+// Every tensor of a session lives in device memory that the session
+// allocates once through this backend's DeviceMemory (DeviceMemory.h);
+// kernels are queued on one stream and the host waits once per step, in
+// finishStep(), which also reports the data errors the kernels found.
+// train.matmul runs on cuBLASLt (cuda/Gemm.cpp), the other ops it runs on
+// own kernels (cuda/*.cu). check() validates with the reference backend's
+// checks (the contract for dtypes, shapes and attributes) and then rejects
+// the ops this backend does not run, naming them, so that a plan is refused
+// before its first step rather than run wrong. docs/runtime-cuda.md.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Backend.h"
+
+#ifdef MP_HAVE_CUDA
+#include "cuda/Gemm.h"
+#include "cuda/Launch.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+#endif
+
+using namespace mp::rt;
+
+#ifndef MP_HAVE_CUDA
+
+Status mp::rt::cudaBackendStatus() {
+  return unimplemented("the cuda backend needs the CUDA toolkit and this "
+                       "runtime was built without it (MP_ENABLE_CUDA)");
+}
+
+StatusOr<std::unique_ptr<Backend>>
+mp::rt::createCudaBackend(const CudaBackendOptions &) {
+  return cudaBackendStatus();
+}
+
+const std::vector<std::string> &mp::rt::cudaBackendOps() {
+  static const std::vector<std::string> none;
+  return none;
+}
+
+#else
+
+using namespace mp::rt::cuda;
+
+namespace {
+
+using Views = std::vector<TensorView>;
+
+Status cudaStatus(cudaError_t error, const std::string &what) {
+  if (error == cudaSuccess)
+    return Status::ok();
+  return internalError(what + ": " + cudaGetErrorName(error) + " (" +
+                       cudaGetErrorString(error) + ")");
+}
+
+Ref ref(const TensorView &v) {
+  return {v.data, static_cast<int32_t>(v.dtype)};
+}
+
+int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end) {
+  int64_t n = 1;
+  for (size_t i = begin; i < end; ++i)
+    n *= shape[i];
+  return n;
+}
+
+/// dim resolved against rank (the reference check has validated it).
+int64_t resolve(int64_t dim, size_t rank) {
+  return dim < 0 ? dim + static_cast<int64_t>(rank) : dim;
+}
+
+/// f32 round-to-odd of a double, so that rounding it to bf16/f16 again gives
+/// the correctly rounded value (as the reference's train.fill).
+float roundToOdd(double value) {
+  float f = static_cast<float>(value);
+  if (!std::isfinite(f) || static_cast<double>(f) == value)
+    return f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 1) == 0) {
+    bool overshot = std::fabs(static_cast<double>(f)) > std::fabs(value);
+    bits = overshot ? bits - 1 : bits + 1;
+    std::memcpy(&f, &bits, sizeof(f));
+  }
+  return f;
+}
+
+/// The bits of `value` stored in `dtype` (fill, grad_seed).
+uint64_t bitsOf(DType dtype, double value) {
+  switch (dtype) {
+  case DType::F32: {
+    float f = static_cast<float>(value);
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    return bits;
+  }
+  case DType::BF16:
+    return floatToBFloat16(roundToOdd(value));
+  case DType::F16:
+    return floatToHalf(roundToOdd(value));
+  default:
+    return static_cast<uint64_t>(static_cast<int64_t>(value));
+  }
+}
+
+class CudaBackend;
+using Handler = Status (CudaBackend::*)(const KernelDesc &, const Views &,
+                                        const Views &);
+struct OpEntry {
+  Handler run;
+  size_t minInputs, minOutputs; ///< run() never indexes past these
+};
+
+class CudaBackend final : public Backend, public DeviceMemory {
+public:
+  static StatusOr<std::unique_ptr<Backend>>
+  create(const CudaBackendOptions &options);
+  ~CudaBackend() override;
+
+  const char *name() const override { return "cuda"; }
+  std::string describe() const override;
+  Status check(const KernelDesc &kernel, const Plan &plan) const override;
+  Status run(const KernelDesc &kernel, const Views &inputs,
+             const Views &outputs) override;
+  DeviceMemory *deviceMemory() override { return this; }
+
+  // DeviceMemory.
+  StatusOr<void *> allocate(uint64_t bytes, const char *what) override;
+  void release(void *device) override;
+  Status copyToDevice(void *device, const void *host, size_t bytes) override;
+  Status copyToHost(void *host, const void *device, size_t bytes) override;
+  Status copyOnDevice(void *to, const void *from, size_t bytes) override;
+  Status finishStep() override;
+
+  static const std::unordered_map<std::string, OpEntry> &ops();
+
+private:
+  CudaBackend() = default;
+  Context context() const {
+    return {stream_, error_, static_cast<int32_t>(launches_.size())};
+  }
+  /// The launch status of a kernel, as a Status naming the op.
+  Status launched(const KernelDesc &k, int error) const {
+    return cudaStatus(static_cast<cudaError_t>(error),
+                      "launching the kernel of " + k.op);
+  }
+  Status ensureWorkspace(uint64_t bytes);
+
+  Status runUnary(const KernelDesc &, const Views &, const Views &);
+  Status runBinary(const KernelDesc &, const Views &, const Views &);
+  Status runCompare(const KernelDesc &, const Views &, const Views &);
+  Status runSelect(const KernelDesc &, const Views &, const Views &);
+  Status runActivationGrad(const KernelDesc &, const Views &, const Views &);
+  Status runBiasAdd(const KernelDesc &, const Views &, const Views &);
+  Status runMatmul(const KernelDesc &, const Views &, const Views &);
+  Status runCast(const KernelDesc &, const Views &, const Views &);
+  Status runScale(const KernelDesc &, const Views &, const Views &);
+  Status runUnscale(const KernelDesc &, const Views &, const Views &);
+  Status runAllFinite(const KernelDesc &, const Views &, const Views &);
+  Status runStateSelect(const KernelDesc &, const Views &, const Views &);
+  Status runUpdateScale(const KernelDesc &, const Views &, const Views &);
+  Status runSgd(const KernelDesc &, const Views &, const Views &);
+  Status runAdam(const KernelDesc &, const Views &, const Views &);
+  Status runSoftmax(const KernelDesc &, const Views &, const Views &);
+  Status runSoftmaxGrad(const KernelDesc &, const Views &, const Views &);
+  Status runCrossEntropy(const KernelDesc &, const Views &, const Views &);
+  Status runCrossEntropyGrad(const KernelDesc &, const Views &, const Views &);
+  Status runReduce(const KernelDesc &, const Views &, const Views &);
+  Status runLayerNorm(const KernelDesc &, const Views &, const Views &);
+  Status runLayerNormGrad(const KernelDesc &, const Views &, const Views &);
+  Status runBatchNorm(const KernelDesc &, const Views &, const Views &);
+  Status runBatchNormGrad(const KernelDesc &, const Views &, const Views &);
+  Status runReshape(const KernelDesc &, const Views &, const Views &);
+  Status runTranspose(const KernelDesc &, const Views &, const Views &);
+  Status runBroadcast(const KernelDesc &, const Views &, const Views &);
+  Status runSlice(const KernelDesc &, const Views &, const Views &);
+  Status runConcat(const KernelDesc &, const Views &, const Views &);
+  Status runFill(const KernelDesc &, const Views &, const Views &);
+  Status runGradSeed(const KernelDesc &, const Views &, const Views &);
+  Status runEmbedding(const KernelDesc &, const Views &, const Views &);
+  Status runEmbeddingGrad(const KernelDesc &, const Views &, const Views &);
+
+  CudaBackendOptions options_;
+  std::unique_ptr<Backend> reference_; ///< its check() is the contract
+  cudaStream_t stream_ = nullptr;
+  DeviceError *error_ = nullptr;     ///< device
+  DeviceError *hostError_ = nullptr; ///< pinned host copy
+  std::unique_ptr<GemmRunner> gemm_;
+  void *workspace_ = nullptr;
+  uint64_t workspaceBytes_ = 0;
+  /// The largest workspace a checked kernel needs (cross-entropy partial
+  /// losses); allocated at the first run, so never during later steps.
+  mutable uint64_t workspaceNeeded_ = 0;
+  /// The op of each launch of the current step, for error messages.
+  std::vector<const std::string *> launches_;
+  std::string deviceName_;
+  int computeCapability_ = 0;
+  size_t deviceBytes_ = 0;
+};
+
+const std::unordered_map<std::string, OpEntry> &CudaBackend::ops() {
+  using B = CudaBackend;
+  static const std::unordered_map<std::string, OpEntry> table = {
+      {"train.neg", {&B::runUnary, 1, 1}},
+      {"train.exp", {&B::runUnary, 1, 1}},
+      {"train.log", {&B::runUnary, 1, 1}},
+      {"train.sqrt", {&B::runUnary, 1, 1}},
+      {"train.rsqrt", {&B::runUnary, 1, 1}},
+      {"train.tanh", {&B::runUnary, 1, 1}},
+      {"train.sigmoid", {&B::runUnary, 1, 1}},
+      {"train.erf", {&B::runUnary, 1, 1}},
+      {"train.relu", {&B::runUnary, 1, 1}},
+      {"train.gelu", {&B::runUnary, 1, 1}},
+      {"train.add", {&B::runBinary, 2, 1}},
+      {"train.sub", {&B::runBinary, 2, 1}},
+      {"train.mul", {&B::runBinary, 2, 1}},
+      {"train.div", {&B::runBinary, 2, 1}},
+      {"train.maximum", {&B::runBinary, 2, 1}},
+      {"train.minimum", {&B::runBinary, 2, 1}},
+      {"train.pow", {&B::runBinary, 2, 1}},
+      {"train.compare", {&B::runCompare, 2, 1}},
+      {"train.select", {&B::runSelect, 3, 1}},
+      {"train.relu_grad", {&B::runActivationGrad, 2, 1}},
+      {"train.tanh_grad", {&B::runActivationGrad, 2, 1}},
+      {"train.sigmoid_grad", {&B::runActivationGrad, 2, 1}},
+      {"train.gelu_grad", {&B::runActivationGrad, 2, 1}},
+      {"train.bias_add", {&B::runBiasAdd, 2, 1}},
+      {"train.matmul", {&B::runMatmul, 2, 1}},
+      {"mp.cast", {&B::runCast, 1, 1}},
+      {"mp.scale", {&B::runScale, 2, 1}},
+      {"mp.unscale_and_check", {&B::runUnscale, 2, 2}},
+      {"mp.all_finite", {&B::runAllFinite, 1, 1}},
+      {"mp.select", {&B::runStateSelect, 3, 1}},
+      {"mp.update_scale", {&B::runUpdateScale, 3, 2}},
+      {"train.sgd", {&B::runSgd, 2, 1}},
+      {"train.sgd_momentum", {&B::runSgd, 3, 2}},
+      {"train.adam", {&B::runAdam, 5, 3}},
+      {"train.adamw", {&B::runAdam, 5, 3}},
+      {"train.softmax", {&B::runSoftmax, 1, 1}},
+      {"train.log_softmax", {&B::runSoftmax, 1, 1}},
+      {"train.softmax_grad", {&B::runSoftmaxGrad, 2, 1}},
+      {"train.log_softmax_grad", {&B::runSoftmaxGrad, 2, 1}},
+      {"train.sparse_cross_entropy", {&B::runCrossEntropy, 2, 1}},
+      {"train.sparse_cross_entropy_grad", {&B::runCrossEntropyGrad, 3, 1}},
+      {"train.reduce_sum", {&B::runReduce, 1, 1}},
+      {"train.reduce_mean", {&B::runReduce, 1, 1}},
+      {"train.reduce_max", {&B::runReduce, 1, 1}},
+      {"train.layer_norm", {&B::runLayerNorm, 3, 3}},
+      {"train.layer_norm_grad", {&B::runLayerNormGrad, 5, 3}},
+      {"train.batch_norm", {&B::runBatchNorm, 5, 5}},
+      {"train.batch_norm_grad", {&B::runBatchNormGrad, 5, 3}},
+      {"train.reshape", {&B::runReshape, 1, 1}},
+      {"train.transpose", {&B::runTranspose, 1, 1}},
+      {"train.broadcast", {&B::runBroadcast, 1, 1}},
+      {"train.slice", {&B::runSlice, 1, 1}},
+      {"train.concat", {&B::runConcat, 1, 1}},
+      {"train.fill", {&B::runFill, 0, 1}},
+      {"train.grad_seed", {&B::runGradSeed, 1, 1}},
+      {"train.embedding", {&B::runEmbedding, 2, 1}},
+      {"train.embedding_grad", {&B::runEmbeddingGrad, 2, 1}},
+  };
+  return table;
+}
+
+//===----------------------------------------------------------------------===//
+// Creation, description, memory
+//===----------------------------------------------------------------------===//
+
+StatusOr<std::unique_ptr<Backend>>
+CudaBackend::create(const CudaBackendOptions &options) {
+  MP_RETURN_IF_ERROR(cudaBackendStatus());
+  std::unique_ptr<CudaBackend> backend(new CudaBackend());
+  backend->options_ = options;
+  backend->reference_ = createReferenceBackend();
+  MP_RETURN_IF_ERROR(cudaStatus(cudaSetDevice(options.device),
+                                "selecting CUDA device " +
+                                    std::to_string(options.device)));
+  cudaDeviceProp properties{};
+  MP_RETURN_IF_ERROR(
+      cudaStatus(cudaGetDeviceProperties(&properties, options.device),
+                 "reading the device's properties"));
+  backend->deviceName_ = properties.name;
+  backend->computeCapability_ = properties.major * 10 + properties.minor;
+  backend->deviceBytes_ = properties.totalGlobalMem;
+  MP_RETURN_IF_ERROR(cudaStatus(
+      cudaStreamCreateWithFlags(&backend->stream_, cudaStreamNonBlocking),
+      "creating a stream"));
+  MP_RETURN_IF_ERROR(cudaStatus(
+      cudaMalloc(reinterpret_cast<void **>(&backend->error_),
+                 sizeof(DeviceError)),
+      "allocating the error word"));
+  MP_RETURN_IF_ERROR(
+      cudaStatus(cudaMemset(backend->error_, 0, sizeof(DeviceError)),
+                 "clearing the error word"));
+  MP_RETURN_IF_ERROR(cudaStatus(
+      cudaMallocHost(reinterpret_cast<void **>(&backend->hostError_),
+                     sizeof(DeviceError)),
+      "allocating pinned host memory"));
+  std::memset(backend->hostError_, 0, sizeof(DeviceError));
+  StatusOr<std::unique_ptr<GemmRunner>> gemm =
+      GemmRunner::create(backend->stream_, options.allowTf32);
+  if (!gemm.isOk())
+    return gemm.status();
+  backend->gemm_ = std::move(*gemm);
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+CudaBackend::~CudaBackend() {
+  if (stream_)
+    cudaStreamSynchronize(stream_);
+  gemm_.reset();
+  if (workspace_)
+    cudaFree(workspace_);
+  if (error_)
+    cudaFree(error_);
+  if (hostError_)
+    cudaFreeHost(hostError_);
+  if (stream_)
+    cudaStreamDestroy(stream_);
+}
+
+std::string CudaBackend::describe() const {
+  char memory[32];
+  std::snprintf(memory, sizeof(memory), "%.0f GiB",
+                static_cast<double>(deviceBytes_) / (1ull << 30));
+  return "cuda (" + deviceName_ + ", sm_" + std::to_string(computeCapability_) +
+         ", " + memory + "; " + gemm_->version() +
+         " matmuls: bf16/f16 on Tensor Cores with f32 accumulation, f32 " +
+         (options_.allowTf32 ? "on TF32" : "in full f32") +
+         "; own kernels for the other ops)";
+}
+
+StatusOr<void *> CudaBackend::allocate(uint64_t bytes, const char *what) {
+  void *p = nullptr;
+  uint64_t size = bytes ? bytes : 256;
+  cudaError_t error = cudaMalloc(&p, size);
+  if (error != cudaSuccess) {
+    cudaGetLastError(); // clear the sticky-free allocation error
+    size_t free = 0, total = 0;
+    cudaMemGetInfo(&free, &total);
+    return internalError("out of device memory: cannot allocate " +
+                         std::to_string(bytes) + " bytes for " + what + " (" +
+                         std::to_string(free) + " of " +
+                         std::to_string(total) + " bytes free): " +
+                         cudaGetErrorString(error));
+  }
+  error = cudaMemsetAsync(p, 0, size, stream_);
+  if (error != cudaSuccess) {
+    cudaFree(p);
+    return cudaStatus(error, std::string("clearing ") + what);
+  }
+  return p;
+}
+
+void CudaBackend::release(void *device) { cudaFree(device); }
+
+Status CudaBackend::copyToDevice(void *device, const void *host,
+                                 size_t bytes) {
+  return cudaStatus(cudaMemcpyAsync(device, host, bytes,
+                                    cudaMemcpyHostToDevice, stream_),
+                    "copying to the device");
+}
+
+Status CudaBackend::copyToHost(void *host, const void *device, size_t bytes) {
+  MP_RETURN_IF_ERROR(cudaStatus(cudaMemcpyAsync(host, device, bytes,
+                                                cudaMemcpyDeviceToHost,
+                                                stream_),
+                                "copying from the device"));
+  return cudaStatus(cudaStreamSynchronize(stream_), "copying from the device");
+}
+
+Status CudaBackend::copyOnDevice(void *to, const void *from, size_t bytes) {
+  return cudaStatus(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
+                                    stream_),
+                    "copying on the device");
+}
+
+Status CudaBackend::finishStep() {
+  Status copied = cudaStatus(cudaMemcpyAsync(hostError_, error_,
+                                             sizeof(DeviceError),
+                                             cudaMemcpyDeviceToHost, stream_),
+                             "reading the step's error word");
+  Status done = cudaStatus(cudaStreamSynchronize(stream_),
+                           "running the step's kernels");
+  DeviceError e = *hostError_;
+  std::string op = e.launch >= 0 && size_t(e.launch) < launches_.size()
+                       ? *launches_[e.launch]
+                       : std::string("a kernel");
+  launches_.clear(); // keeps its capacity: no allocation in later steps
+  MP_RETURN_IF_ERROR(done);
+  MP_RETURN_IF_ERROR(copied);
+  if (e.code == kNoError)
+    return Status::ok();
+  std::memset(hostError_, 0, sizeof(DeviceError));
+  MP_RETURN_IF_ERROR(
+      cudaStatus(cudaMemsetAsync(error_, 0, sizeof(DeviceError), stream_),
+                 "clearing the error word"));
+  std::string where = op + " (launch " + std::to_string(e.launch) + ")";
+  switch (e.code) {
+  case kLabelOutOfRange:
+    return invalidArgument(where + ": label " + std::to_string(e.value) +
+                           " in row " + std::to_string(e.position) +
+                           " is outside [0, " + std::to_string(e.limit) + ")");
+  case kIndexOutOfRange:
+    return invalidArgument(where + ": index " + std::to_string(e.value) +
+                           " at position " + std::to_string(e.position) +
+                           " is outside [0, " + std::to_string(e.limit) + ")");
+  case kIntegerDivByZero:
+    return invalidArgument(where + ": integer division by zero at element " +
+                           std::to_string(e.position));
+  case kStepNotPositive:
+    return invalidArgument(where + ": expects step >= 1 but got " +
+                           std::to_string(e.value));
+  default:
+    return internalError(where + ": unknown device error code " +
+                         std::to_string(e.code));
+  }
+}
+
+Status CudaBackend::ensureWorkspace(uint64_t bytes) {
+  if (bytes <= workspaceBytes_)
+    return Status::ok();
+  if (workspace_) {
+    cudaStreamSynchronize(stream_);
+    cudaFree(workspace_);
+    workspace_ = nullptr;
+    workspaceBytes_ = 0;
+  }
+  MP_RETURN_IF_ERROR(cudaStatus(cudaMalloc(&workspace_, bytes),
+                                "allocating a workspace of " +
+                                    std::to_string(bytes) + " bytes"));
+  workspaceBytes_ = bytes;
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// check and run
+//===----------------------------------------------------------------------===//
+
+Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
+  MP_RETURN_IF_ERROR(reference_->check(kernel, plan));
+  if (!ops().count(kernel.op))
+    return unimplemented("the cuda backend does not run '" + kernel.op +
+                         "' (docs/runtime-cuda.md lists the ops it runs; "
+                         "the cpu and reference backends run every op)");
+  auto shapeOf = [&](uint32_t id) -> const std::vector<int64_t> & {
+    return plan.tensors[id].shape;
+  };
+  // Limits of the launch shapes: a block per row (softmax, norms, losses,
+  // embedding rows) and cuBLASLt's int32 batch count.
+  constexpr int64_t kMaxBlocks = 0x7fffffff;
+  for (uint32_t id : kernel.inputs)
+    if (shapeOf(id).size() > static_cast<size_t>(kMaxRank) &&
+        (kernel.op == "train.transpose" || kernel.op == "train.broadcast" ||
+         kernel.op == "train.slice" || kernel.op.rfind("train.reduce_", 0) == 0))
+      return unimplemented(kernel.op + " on the cuda backend takes tensors "
+                                       "of rank <= " +
+                           std::to_string(kMaxRank));
+  for (uint32_t id : kernel.outputs)
+    if (shapeOf(id).size() > static_cast<size_t>(kMaxRank) &&
+        (kernel.op == "train.broadcast"))
+      return unimplemented(kernel.op + " on the cuda backend takes tensors "
+                                       "of rank <= " +
+                           std::to_string(kMaxRank));
+  int64_t largest = 0;
+  for (uint32_t id : kernel.inputs)
+    largest = std::max<int64_t>(largest, plan.tensors[id].numElements());
+  if (largest > kMaxBlocks && kernel.op != "train.reshape")
+    return unimplemented(kernel.op + " on the cuda backend takes tensors of "
+                                     "at most 2^31 - 1 elements");
+  if (kernel.op == "train.sparse_cross_entropy")
+    workspaceNeeded_ = std::max<uint64_t>(
+        workspaceNeeded_, sizeof(float) * std::max<int64_t>(
+                                              shapeOf(kernel.inputs[0])[0], 1));
+  return Status::ok();
+}
+
+Status CudaBackend::run(const KernelDesc &kernel, const Views &inputs,
+                        const Views &outputs) {
+  auto it = ops().find(kernel.op);
+  if (it == ops().end())
+    return unimplemented("the cuda backend does not run '" + kernel.op + "'");
+  const OpEntry &entry = it->second;
+  if (inputs.size() < entry.minInputs || outputs.size() < entry.minOutputs)
+    return invalidArgument(kernel.op + " expects at least " +
+                           std::to_string(entry.minInputs) + " operands and " +
+                           std::to_string(entry.minOutputs) + " results");
+  MP_RETURN_IF_ERROR(ensureWorkspace(workspaceNeeded_));
+  MP_RETURN_IF_ERROR((this->*entry.run)(kernel, inputs, outputs));
+  launches_.push_back(&kernel.op);
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  static const std::unordered_map<std::string, Unary> kinds = {
+      {"train.neg", Unary::Neg},         {"train.exp", Unary::Exp},
+      {"train.log", Unary::Log},         {"train.sqrt", Unary::Sqrt},
+      {"train.rsqrt", Unary::Rsqrt},     {"train.tanh", Unary::Tanh},
+      {"train.sigmoid", Unary::Sigmoid}, {"train.erf", Unary::Erf},
+      {"train.relu", Unary::Relu},       {"train.gelu", Unary::Gelu},
+  };
+  Unary kind = kinds.at(k.op);
+  if (kind == Unary::Gelu && k.getFlag("tanh_approx"))
+    kind = Unary::GeluTanh;
+  return launched(k, unary(context(), kind, ref(in[0]), ref(out[0]),
+                           out[0].numElements()));
+}
+
+Status CudaBackend::runBinary(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  static const std::unordered_map<std::string, Binary> kinds = {
+      {"train.add", Binary::Add},         {"train.sub", Binary::Sub},
+      {"train.mul", Binary::Mul},         {"train.div", Binary::Div},
+      {"train.maximum", Binary::Maximum}, {"train.minimum", Binary::Minimum},
+      {"train.pow", Binary::Pow},
+  };
+  return launched(k, binary(context(), kinds.at(k.op), ref(in[0]), ref(in[1]),
+                            ref(out[0]), out[0].numElements()));
+}
+
+Status CudaBackend::runCompare(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  const std::string *name = k.getString("predicate");
+  int p = 0;
+  while (p < 6 && !(name && *name == names[p]))
+    ++p;
+  if (p == 6)
+    return invalidArgument(k.op + " needs a 'predicate' attribute of eq, ne, "
+                                  "lt, le, gt or ge");
+  return launched(k, compare(context(), static_cast<Predicate>(p), ref(in[0]),
+                             ref(in[1]), out[0].as<uint8_t>(),
+                             out[0].numElements()));
+}
+
+Status CudaBackend::runSelect(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  return launched(k, select(context(), in[0].as<const uint8_t>(), in[1].data,
+                            in[2].data, out[0].data,
+                            dtypeSize(out[0].dtype), out[0].numElements()));
+}
+
+Status CudaBackend::runActivationGrad(const KernelDesc &k, const Views &in,
+                                      const Views &out) {
+  ActGrad kind = k.op == "train.relu_grad"      ? ActGrad::Relu
+                 : k.op == "train.tanh_grad"    ? ActGrad::Tanh
+                 : k.op == "train.sigmoid_grad" ? ActGrad::Sigmoid
+                 : k.getFlag("tanh_approx")     ? ActGrad::GeluTanh
+                                                : ActGrad::Gelu;
+  return launched(k, activationGrad(context(), kind, ref(in[0]), ref(in[1]),
+                                    ref(out[0]), out[0].numElements()));
+}
+
+Status CudaBackend::runBiasAdd(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t dim = resolve(k.getInt("dim", -1), shape.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'dim' out of range");
+  return launched(k, biasAdd(context(), ref(in[0]), ref(in[1]), ref(out[0]),
+                             product(shape, 0, dim), shape[dim],
+                             product(shape, dim + 1, shape.size())));
+}
+
+Status CudaBackend::runCast(const KernelDesc &k, const Views &in,
+                            const Views &out) {
+  if (in[0].dtype == out[0].dtype)
+    return copyOnDevice(out[0].data, in[0].data,
+                        out[0].numElements() * dtypeSize(out[0].dtype));
+  return launched(
+      k, cast(context(), ref(in[0]), ref(out[0]), out[0].numElements()));
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+Status CudaBackend::runMatmul(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  const std::vector<int64_t> &l = in[0].shape, &r = in[1].shape;
+  if (l.size() < 2 || r.size() < 2)
+    return invalidArgument(k.op + " expects operands of rank >= 2");
+  size_t lr = l.size(), rr = r.size();
+  GemmProblem p;
+  p.transA = k.getFlag("transpose_lhs");
+  p.transB = k.getFlag("transpose_rhs");
+  p.m = p.transA ? l[lr - 1] : l[lr - 2];
+  p.k = p.transA ? l[lr - 2] : l[lr - 1];
+  p.n = p.transB ? r[rr - 2] : r[rr - 1];
+  int64_t batch = product(l, 0, lr - 2);
+  bool sharedRhs = rr == 2;
+  if (sharedRhs && !p.transA) {
+    // A linear layer: the batch rows stack into one [B*M, K] matrix.
+    p.m *= batch;
+    batch = 1;
+  }
+  if (batch > 0x7fffffff)
+    return unimplemented(k.op + ": a batch of more than 2^31 - 1 matmuls");
+  p.batch = batch;
+  p.strideA = p.m * p.k;
+  p.strideB = sharedRhs ? 0 : p.k * p.n;
+  p.strideC = p.m * p.n;
+  p.inType = static_cast<int32_t>(in[0].dtype);
+  p.outType = static_cast<int32_t>(out[0].dtype);
+  p.alignA = alignmentOf(in[0].data);
+  p.alignB = alignmentOf(in[1].data);
+  p.alignC = alignmentOf(out[0].data);
+  Status status = gemm_->run(p, in[0].data, in[1].data, out[0].data);
+  if (!status.isOk())
+    return Status(status.code(), k.op + ": " + status.message());
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+Status CudaBackend::runScale(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  return launched(k, scale(context(), ref(in[0]), in[1].as<const float>(),
+                           ref(out[0]), out[0].numElements()));
+}
+
+Status CudaBackend::runUnscale(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  if (out.size() != in.size())
+    return invalidArgument(k.op + " expects one result per gradient and "
+                                  "the verdict");
+  uint8_t *finite = out.back().as<uint8_t>();
+  MP_RETURN_IF_ERROR(launched(k, fillBits(context(), finite, 1, 1, 1)));
+  for (size_t i = 1; i < in.size(); ++i)
+    MP_RETURN_IF_ERROR(launched(
+        k, unscale(context(), in[0].as<const float>(), ref(in[i]),
+                   ref(out[i - 1]), in[i].numElements(), finite)));
+  return Status::ok();
+}
+
+Status CudaBackend::runAllFinite(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  uint8_t *finite = out[0].as<uint8_t>();
+  MP_RETURN_IF_ERROR(launched(k, fillBits(context(), finite, 1, 1, 1)));
+  for (const TensorView &v : in)
+    MP_RETURN_IF_ERROR(launched(
+        k, checkFinite(context(), ref(v), v.numElements(), finite)));
+  return Status::ok();
+}
+
+Status CudaBackend::runStateSelect(const KernelDesc &k, const Views &in,
+                                   const Views &out) {
+  size_t n = out.size();
+  if (in.size() != 2 * n + 1)
+    return invalidArgument(k.op + " expects [pred, new..., old...]");
+  for (size_t i = 0; i < n; ++i)
+    MP_RETURN_IF_ERROR(launched(
+        k, selectBytes(context(), in[0].as<const uint8_t>(), in[1 + i].data,
+                       in[1 + n + i].data, out[i].data,
+                       out[i].numElements() * dtypeSize(out[i].dtype))));
+  return Status::ok();
+}
+
+Status CudaBackend::runUpdateScale(const KernelDesc &k, const Views &in,
+                                   const Views &out) {
+  ScalerParams p;
+  p.growthInterval = k.getInt("growth_interval", 2000);
+  p.growthFactor = static_cast<float>(k.getFloat("growth_factor", 2.0));
+  p.backoffFactor = static_cast<float>(k.getFloat("backoff_factor", 0.5));
+  p.minScale = static_cast<float>(k.getFloat("min_scale", 0.0));
+  p.maxScale =
+      static_cast<float>(k.getFloat("max_scale", 3.4028234663852886e+38));
+  return launched(k, updateScale(context(), in[0].as<const float>(),
+                                 ref(in[1]), in[2].as<const uint8_t>(),
+                                 out[0].as<float>(), ref(out[1]), p));
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+Status CudaBackend::runSgd(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  SgdParams hp;
+  hp.withMomentum = k.op == "train.sgd_momentum";
+  hp.lr = static_cast<float>(k.getFloat("lr", 0));
+  hp.weightDecay = static_cast<float>(k.getFloat("weight_decay", 0));
+  hp.momentum = static_cast<float>(k.getFloat("momentum", 0));
+  hp.keep = static_cast<float>(1 - k.getFloat("dampening", 0));
+  hp.nesterov = hp.withMomentum && k.getFlag("nesterov");
+  Ref none{nullptr, 0};
+  return launched(k, sgd(context(), ref(in[0]), ref(in[1]),
+                         hp.withMomentum ? ref(in[2]) : none, ref(out[0]),
+                         hp.withMomentum ? ref(out[1]) : none,
+                         out[0].numElements(), hp));
+}
+
+Status CudaBackend::runAdam(const KernelDesc &k, const Views &in,
+                            const Views &out) {
+  AdamParams hp;
+  hp.decoupled = k.op == "train.adamw";
+  hp.lr = k.getFloat("lr", 0);
+  hp.beta1 = k.getFloat("beta1", 0.9);
+  hp.beta2 = k.getFloat("beta2", 0.999);
+  hp.epsilon = k.getFloat("epsilon", 1e-8);
+  hp.weightDecay = k.getFloat("weight_decay", hp.decoupled ? 0.01 : 0.0);
+  return launched(k, adam(context(), ref(in[0]), ref(in[1]), ref(in[2]),
+                          ref(in[3]), ref(in[4]), ref(out[0]), ref(out[1]),
+                          ref(out[2]), out[0].numElements(), hp));
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and losses
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct RowsAround {
+  int64_t outer, length, inner;
+};
+RowsAround rowsAround(const std::vector<int64_t> &shape, int64_t axis) {
+  int64_t a = resolve(axis, shape.size());
+  return {product(shape, 0, a), shape[a], product(shape, a + 1, shape.size())};
+}
+} // namespace
+
+Status CudaBackend::runSoftmax(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  if (in[0].shape.empty())
+    return invalidArgument(k.op + " expects a tensor of rank >= 1");
+  RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
+  return launched(k, softmax(context(), k.op == "train.log_softmax",
+                             ref(in[0]), ref(out[0]), r.outer, r.length,
+                             r.inner));
+}
+
+Status CudaBackend::runSoftmaxGrad(const KernelDesc &k, const Views &in,
+                                   const Views &out) {
+  if (in[0].shape.empty())
+    return invalidArgument(k.op + " expects a tensor of rank >= 1");
+  RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
+  return launched(k, softmaxGrad(context(), k.op == "train.log_softmax_grad",
+                                 ref(in[0]), ref(in[1]), ref(out[0]), r.outer,
+                                 r.length, r.inner));
+}
+
+Status CudaBackend::runCrossEntropy(const KernelDesc &k, const Views &in,
+                                    const Views &out) {
+  if (in[0].shape.size() != 2)
+    return invalidArgument(k.op + " expects logits of rank 2");
+  int64_t rows = in[0].shape[0];
+  MP_RETURN_IF_ERROR(ensureWorkspace(sizeof(float) * std::max<int64_t>(rows, 1)));
+  return launched(k, crossEntropy(context(), ref(in[0]), ref(in[1]),
+                                  ref(out[0]), static_cast<float *>(workspace_),
+                                  rows, in[0].shape[1]));
+}
+
+Status CudaBackend::runCrossEntropyGrad(const KernelDesc &k, const Views &in,
+                                        const Views &out) {
+  if (in[0].shape.size() != 2)
+    return invalidArgument(k.op + " expects logits of rank 2");
+  return launched(k, crossEntropyGrad(context(), ref(in[0]), ref(in[1]),
+                                      ref(in[2]), ref(out[0]), in[0].shape[0],
+                                      in[0].shape[1]));
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalization
+//===----------------------------------------------------------------------===//
+
+Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  const std::vector<int64_t> &shape = in[0].shape;
+  size_t rank = shape.size();
+  const std::vector<int64_t> *dims = k.getInts("dims");
+  if (!dims || rank > static_cast<size_t>(kMaxRank))
+    return invalidArgument(k.op + " needs 'dims' and a rank <= " +
+                           std::to_string(kMaxRank));
+  std::vector<bool> reduced(rank, false);
+  for (int64_t dim : *dims) {
+    int64_t d = resolve(dim, rank);
+    if (d < 0 || d >= static_cast<int64_t>(rank))
+      return invalidArgument(k.op + ": a reduction dimension is out of range");
+    reduced[d] = true;
+  }
+  Reduction r{};
+  r.outputs = r.perOutput = 1;
+  int64_t stride = 1;
+  std::vector<int64_t> strides(rank);
+  for (size_t d = rank; d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      r.reduced[r.reducedRank] = shape[d];
+      r.reducedStrides[r.reducedRank++] = strides[d];
+      r.perOutput *= shape[d];
+    } else {
+      r.kept[r.keptRank] = shape[d];
+      r.keptStrides[r.keptRank++] = strides[d];
+      r.outputs *= shape[d];
+    }
+  }
+  Reduce kind = k.op == "train.reduce_sum"    ? Reduce::Sum
+                : k.op == "train.reduce_mean" ? Reduce::Mean
+                                              : Reduce::Max;
+  return launched(k, reduce(context(), kind, ref(in[0]), ref(out[0]), r));
+}
+
+Status CudaBackend::runLayerNorm(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t axis = resolve(k.getInt("axis", -1), shape.size());
+  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'axis' out of range");
+  return launched(
+      k, layerNorm(context(), ref(in[0]), ref(in[1]), ref(in[2]), ref(out[0]),
+                   ref(out[1]), ref(out[2]), product(shape, 0, axis),
+                   product(shape, axis, shape.size()),
+                   static_cast<float>(k.getFloat("epsilon", 1e-5))));
+}
+
+Status CudaBackend::runLayerNormGrad(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  const std::vector<int64_t> &shape = in[1].shape;
+  int64_t axis = resolve(k.getInt("axis", -1), shape.size());
+  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'axis' out of range");
+  return launched(k, layerNormGrad(context(), ref(in[0]), ref(in[1]),
+                                   ref(in[2]), ref(in[3]), ref(in[4]),
+                                   ref(out[0]), ref(out[1]), ref(out[2]),
+                                   product(shape, 0, axis),
+                                   product(shape, axis, shape.size())));
+}
+
+Status CudaBackend::runBatchNorm(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t dim = resolve(k.getInt("feature_dim", 1), shape.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'feature_dim' out of range");
+  return launched(
+      k, batchNorm(context(), ref(in[0]), ref(in[1]), ref(in[2]), ref(in[3]),
+                   ref(in[4]), ref(out[0]), ref(out[1]), ref(out[2]),
+                   ref(out[3]), ref(out[4]), product(shape, 0, dim), shape[dim],
+                   product(shape, dim + 1, shape.size()),
+                   static_cast<float>(k.getFloat("epsilon", 1e-5)),
+                   static_cast<float>(k.getFloat("momentum", 0.1))));
+}
+
+Status CudaBackend::runBatchNormGrad(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  const std::vector<int64_t> &shape = in[1].shape;
+  int64_t dim = resolve(k.getInt("feature_dim", 1), shape.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'feature_dim' out of range");
+  return launched(k, batchNormGrad(context(), ref(in[0]), ref(in[1]),
+                                   ref(in[2]), ref(in[3]), ref(in[4]),
+                                   ref(out[0]), ref(out[1]), ref(out[2]),
+                                   product(shape, 0, dim), shape[dim],
+                                   product(shape, dim + 1, shape.size())));
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops, fill, grad_seed
+//===----------------------------------------------------------------------===//
+
+Status CudaBackend::runReshape(const KernelDesc &, const Views &in,
+                               const Views &out) {
+  return copyOnDevice(out[0].data, in[0].data,
+                      out[0].numElements() * dtypeSize(out[0].dtype));
+}
+
+namespace {
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return strides;
+}
+
+/// The gather over `shape` with `steps` from `base`; false past kMaxRank.
+bool makeGather(const std::vector<int64_t> &shape,
+                const std::vector<int64_t> &steps, int64_t base, Gather &g) {
+  if (shape.size() > static_cast<size_t>(kMaxRank) ||
+      steps.size() != shape.size())
+    return false;
+  g = Gather{};
+  g.rank = static_cast<int32_t>(shape.size());
+  g.base = base;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    g.shape[d] = shape[d];
+    g.steps[d] = steps[d];
+  }
+  return true;
+}
+} // namespace
+
+Status CudaBackend::runTranspose(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  const std::vector<int64_t> *perm = k.getInts("permutation");
+  const std::vector<int64_t> &shape = in[0].shape;
+  if (!perm || perm->size() != shape.size())
+    return invalidArgument(k.op + " needs a 'permutation' of its rank");
+  std::vector<int64_t> strides = stridesOf(shape), steps;
+  for (int64_t p : *perm) {
+    if (p < 0 || p >= static_cast<int64_t>(shape.size()))
+      return invalidArgument(k.op + ": 'permutation' out of range");
+    steps.push_back(strides[p]);
+  }
+  Gather g;
+  if (!makeGather(out[0].shape, steps, 0, g))
+    return unimplemented(k.op + " of rank > " + std::to_string(kMaxRank));
+  return launched(k, gather(context(), in[0].data, out[0].data,
+                            dtypeSize(in[0].dtype), g));
+}
+
+Status CudaBackend::runBroadcast(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  const std::vector<int64_t> *dims = k.getInts("dims");
+  const std::vector<int64_t> &x = in[0].shape, &result = out[0].shape;
+  if (!dims || dims->size() != x.size())
+    return invalidArgument(k.op + " needs 'dims' of the operand's rank");
+  std::vector<int64_t> strides = stridesOf(x), steps(result.size(), 0);
+  for (size_t i = 0; i < x.size(); ++i) {
+    int64_t dim = (*dims)[i];
+    if (dim < 0 || dim >= static_cast<int64_t>(result.size()))
+      return invalidArgument(k.op + ": 'dims' out of range");
+    if (x[i] != 1)
+      steps[dim] = strides[i];
+  }
+  Gather g;
+  if (!makeGather(result, steps, 0, g))
+    return unimplemented(k.op + " of rank > " + std::to_string(kMaxRank));
+  return launched(k, gather(context(), in[0].data, out[0].data,
+                            dtypeSize(in[0].dtype), g));
+}
+
+Status CudaBackend::runSlice(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  const std::vector<int64_t> &x = in[0].shape;
+  const std::vector<int64_t> *offsets = k.getInts("offsets");
+  const std::vector<int64_t> *strideAttr = k.getInts("strides");
+  if (!offsets || offsets->size() != x.size() ||
+      (strideAttr && strideAttr->size() != x.size()) ||
+      out[0].shape.size() != x.size())
+    return invalidArgument(k.op + " needs 'offsets' (and 'strides') of the "
+                                  "operand's rank");
+  std::vector<int64_t> xStrides = stridesOf(x), steps(x.size());
+  int64_t base = 0;
+  for (size_t d = 0; d < x.size(); ++d) {
+    int64_t stride = strideAttr ? (*strideAttr)[d] : 1;
+    base += (*offsets)[d] * xStrides[d];
+    steps[d] = stride * xStrides[d];
+  }
+  Gather g;
+  if (!makeGather(out[0].shape, steps, base, g))
+    return unimplemented(k.op + " of rank > " + std::to_string(kMaxRank));
+  return launched(k, gather(context(), in[0].data, out[0].data,
+                            dtypeSize(in[0].dtype), g));
+}
+
+Status CudaBackend::runConcat(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  const std::vector<int64_t> &result = out[0].shape;
+  int64_t dim = resolve(k.getInt("dim", 0), result.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(result.size()))
+    return invalidArgument(k.op + ": 'dim' out of range");
+  size_t size = dtypeSize(out[0].dtype);
+  int64_t outer = product(result, 0, dim);
+  int64_t inner = product(result, dim + 1, result.size());
+  size_t rowBytes = result[dim] * inner * size;
+  size_t start = 0;
+  for (const TensorView &x : in) {
+    if (x.shape.size() != result.size())
+      return invalidArgument(k.op + ": inputs of another rank");
+    size_t chunk = x.shape[dim] * inner * size;
+    if (chunk && outer)
+      MP_RETURN_IF_ERROR(cudaStatus(
+          cudaMemcpy2DAsync(out[0].as<char>() + start, rowBytes, x.data, chunk,
+                            chunk, outer, cudaMemcpyDeviceToDevice, stream_),
+          k.op));
+    start += chunk;
+  }
+  return Status::ok();
+}
+
+Status CudaBackend::runFill(const KernelDesc &k, const Views &,
+                            const Views &out) {
+  return launched(k, fillBits(context(), out[0].data,
+                              bitsOf(out[0].dtype, k.getFloat("value", 0)),
+                              dtypeSize(out[0].dtype), out[0].numElements()));
+}
+
+Status CudaBackend::runGradSeed(const KernelDesc &k, const Views &,
+                                const Views &out) {
+  return launched(k, fillBits(context(), out[0].data, bitsOf(out[0].dtype, 1),
+                              dtypeSize(out[0].dtype), 1));
+}
+
+Status CudaBackend::runEmbedding(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  if (in[0].shape.size() != 2)
+    return invalidArgument(k.op + " expects a table of rank 2");
+  return launched(k, embedding(context(), in[0].data, ref(in[1]), out[0].data,
+                               in[0].shape[0], in[0].shape[1],
+                               dtypeSize(in[0].dtype), in[1].numElements()));
+}
+
+Status CudaBackend::runEmbeddingGrad(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  if (out[0].shape.size() != 2)
+    return invalidArgument(k.op + " expects a table of rank 2");
+  return launched(k, embeddingGrad(context(), ref(in[0]), ref(in[1]),
+                                   ref(out[0]), out[0].shape[0],
+                                   out[0].shape[1], in[1].numElements()));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+Status mp::rt::cudaBackendStatus() {
+  int count = 0;
+  cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    return unimplemented(std::string("no usable CUDA device: ") +
+                         cudaGetErrorName(error) + " (" +
+                         cudaGetErrorString(error) + ")");
+  }
+  if (count == 0)
+    return unimplemented("no CUDA device is present");
+  cudaDeviceProp properties{};
+  error = cudaGetDeviceProperties(&properties, 0);
+  if (error != cudaSuccess)
+    return unimplemented(std::string("cannot read CUDA device 0: ") +
+                         cudaGetErrorString(error));
+  if (properties.major < 8)
+    return unimplemented(std::string("CUDA device 0 (") + properties.name +
+                         ", sm_" + std::to_string(properties.major) +
+                         std::to_string(properties.minor) +
+                         ") is older than sm_80, which the cuda backend "
+                         "needs (bf16 Tensor Cores)");
+  return Status::ok();
+}
+
+StatusOr<std::unique_ptr<Backend>>
+mp::rt::createCudaBackend(const CudaBackendOptions &options) {
+  return CudaBackend::create(options);
+}
+
+const std::vector<std::string> &mp::rt::cudaBackendOps() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const std::string &op : referenceBackendOps())
+      if (CudaBackend::ops().count(op))
+        all.push_back(op);
+    return all;
+  }();
+  return names;
+}
+
+#endif // MP_HAVE_CUDA

@@ -1,0 +1,181 @@
+//===- Launch.h - what the backend hands the CUDA kernels -------*- C++ -*-===//
+//
+// The boundary between the backend (plain C++, CudaBackend.cpp) and the
+// kernels (the .cu files): launch functions on raw device pointers, sizes
+// and the runtime's dtype codes. Each queues its kernels on `ctx.stream`
+// and returns the launch error, if any. Data errors that only the device
+// can see (a label out of range) are recorded in `ctx.error` and reported
+// when the step finishes (CudaBackend::finishStep).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_CUDA_LAUNCH_H
+#define MP_RUNTIME_CUDA_LAUNCH_H
+
+#include <cstdint>
+
+typedef struct CUstream_st *cudaStream_t;
+
+namespace mp::rt::cuda {
+
+/// The first data error of a step, written by the device.
+struct DeviceError {
+  int32_t code;   ///< ErrorCode; 0: none
+  int32_t launch; ///< the backend's launch number within the step
+  int64_t value, position, limit;
+};
+
+enum ErrorCode : int32_t {
+  kNoError = 0,
+  kLabelOutOfRange = 1,  ///< value = label, position = row, limit = classes
+  kIndexOutOfRange = 2,  ///< value = index, position = element, limit = rows
+  kIntegerDivByZero = 3, ///< position = element
+  kStepNotPositive = 4,  ///< Adam's step < 1; value = floor(step)
+};
+
+struct Context {
+  cudaStream_t stream;
+  DeviceError *error; ///< device memory
+  int32_t launch;     ///< stored with an error this launch finds
+};
+
+/// A float or integer tensor on the device: data and the runtime's DType
+/// code (0 f32, 1 bf16, 2 f16, 3 i1, 4 i32, 5 i64).
+struct Ref {
+  void *data;
+  int32_t dtype;
+};
+
+/// Up to this many dimensions in the strided gather and the reductions.
+constexpr int kMaxRank = 8;
+
+/// out[i] = in[base + sum_d index_d(i) * steps[d]] over `shape`, copying
+/// `elementSize`-byte elements (transpose, broadcast, slice).
+struct Gather {
+  int32_t rank;
+  int64_t shape[kMaxRank];
+  int64_t steps[kMaxRank];
+  int64_t base;
+};
+
+// Elementwise.cu ------------------------------------------------------------
+enum class Unary : int32_t {
+  Neg, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Relu, Gelu, GeluTanh,
+};
+enum class Binary : int32_t { Add, Sub, Mul, Div, Maximum, Minimum, Pow };
+enum class ActGrad : int32_t { Relu, Tanh, Sigmoid, Gelu, GeluTanh };
+enum class Predicate : int32_t { Eq, Ne, Lt, Le, Gt, Ge };
+
+int unary(const Context &ctx, Unary op, Ref x, Ref y, int64_t n);
+/// Float, i32 or i64 (integers wrap; division by zero is a data error).
+int binary(const Context &ctx, Binary op, Ref a, Ref b, Ref r, int64_t n);
+int activationGrad(const Context &ctx, ActGrad op, Ref g, Ref saved, Ref r,
+                   int64_t n);
+int compare(const Context &ctx, Predicate p, Ref a, Ref b, uint8_t *r,
+            int64_t n);
+/// r[e] = cond[e] ? a[e] : b[e], elements of `size` bytes.
+int select(const Context &ctx, const uint8_t *cond, const void *a,
+           const void *b, void *r, int64_t size, int64_t n);
+/// x as [outer, channels, inner]; r = x + bias[c].
+int biasAdd(const Context &ctx, Ref x, Ref bias, Ref r, int64_t outer,
+            int64_t channels, int64_t inner);
+/// Widening or rounding (to nearest even) float conversion.
+int cast(const Context &ctx, Ref in, Ref out, int64_t n);
+/// Writes `n` elements of `size` bytes, each the low bytes of `bits`.
+int fillBits(const Context &ctx, void *out, uint64_t bits, int64_t size,
+             int64_t n);
+
+// MixedPrecision.cu ---------------------------------------------------------
+/// out = value * (*scale), scale an f32 scalar on the device.
+int scale(const Context &ctx, Ref value, const float *scale, Ref out,
+          int64_t n);
+/// out = g * f32(1 / *scale) (the reciprocal in double, as GradScaler);
+/// clears *finite when an element of g is not finite. The caller sets
+/// *finite to 1 first.
+int unscale(const Context &ctx, const float *scale, Ref g, Ref out, int64_t n,
+            uint8_t *finite);
+/// Clears *finite when an element of v is not finite.
+int checkFinite(const Context &ctx, Ref v, int64_t n, uint8_t *finite);
+/// out = *pred ? a : b, `bytes` bytes (mp.select: the bits, untouched).
+int selectBytes(const Context &ctx, const uint8_t *pred, const void *a,
+                const void *b, void *out, int64_t bytes);
+struct ScalerParams {
+  int64_t growthInterval;
+  float growthFactor, backoffFactor, minScale, maxScale;
+};
+int updateScale(const Context &ctx, const float *scale, Ref count,
+                const uint8_t *finite, float *newScale, Ref newCount,
+                const ScalerParams &p);
+
+// Optimizer.cu --------------------------------------------------------------
+struct SgdParams {
+  float lr, weightDecay, momentum, keep; ///< keep = 1 - dampening
+  bool nesterov, withMomentum;
+};
+/// With momentum: buf/newBuf are the momentum buffer; else unused.
+int sgd(const Context &ctx, Ref p, Ref g, Ref buf, Ref newP, Ref newBuf,
+        int64_t n, const SgdParams &hp);
+struct AdamParams {
+  double lr, beta1, beta2, epsilon, weightDecay;
+  bool decoupled;
+};
+/// `step` is an f32/i32/i64 scalar on the device; the bias corrections are
+/// taken from it on the device.
+int adam(const Context &ctx, Ref p, Ref g, Ref m, Ref v, Ref step, Ref newP,
+         Ref newM, Ref newV, int64_t n, const AdamParams &hp);
+
+// Softmax.cu ----------------------------------------------------------------
+/// x as [outer, length, inner] around the axis.
+int softmax(const Context &ctx, bool isLog, Ref x, Ref y, int64_t outer,
+            int64_t length, int64_t inner);
+int softmaxGrad(const Context &ctx, bool isLog, Ref grad, Ref y, Ref r,
+                int64_t outer, int64_t length, int64_t inner);
+/// Mean over rows of logsumexp(row) - row[label]; `partial` holds `rows`
+/// f32 (the backend's workspace) so that the mean sums in a fixed order.
+int crossEntropy(const Context &ctx, Ref logits, Ref labels, Ref loss,
+                 float *partial, int64_t rows, int64_t classes);
+int crossEntropyGrad(const Context &ctx, Ref logits, Ref labels,
+                     Ref gradLoss, Ref r, int64_t rows, int64_t classes);
+
+// Reduction.cu --------------------------------------------------------------
+enum class Reduce : int32_t { Sum, Mean, Max };
+/// x's dims split into kept (result order) and reduced ones, each with
+/// x's strides.
+struct Reduction {
+  int32_t keptRank, reducedRank;
+  int64_t kept[kMaxRank], keptStrides[kMaxRank];
+  int64_t reduced[kMaxRank], reducedStrides[kMaxRank];
+  int64_t outputs, perOutput;
+};
+int reduce(const Context &ctx, Reduce kind, Ref x, Ref r, const Reduction &d);
+
+// Normalization.cu ----------------------------------------------------------
+int layerNorm(const Context &ctx, Ref x, Ref scale, Ref offset, Ref y,
+              Ref mean, Ref invStd, int64_t rows, int64_t features,
+              float epsilon);
+int layerNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale, Ref mean,
+                  Ref invStd, Ref dx, Ref dscale, Ref doffset, int64_t rows,
+                  int64_t features);
+/// x as [outer, features, inner].
+int batchNorm(const Context &ctx, Ref x, Ref scale, Ref offset, Ref runMean,
+              Ref runVar, Ref y, Ref newMean, Ref newVar, Ref savedMean,
+              Ref savedInvStd, int64_t outer, int64_t features, int64_t inner,
+              float epsilon, float momentum);
+int batchNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale, Ref mean,
+                  Ref invStd, Ref dx, Ref dscale, Ref doffset, int64_t outer,
+                  int64_t features, int64_t inner);
+
+// Shape.cu ------------------------------------------------------------------
+int gather(const Context &ctx, const void *in, void *out, int64_t elementSize,
+           const Gather &g);
+
+// Embedding.cu --------------------------------------------------------------
+/// out[i, :] = table[indices[i], :] (bits), `width` elements of `size` bytes.
+int embedding(const Context &ctx, const void *table, Ref indices, void *out,
+              int64_t vocab, int64_t width, int64_t size, int64_t count);
+/// table[v, :] = sum of grad[i, :] over i with indices[i] == v, in f32.
+int embeddingGrad(const Context &ctx, Ref grad, Ref indices, Ref table,
+                  int64_t vocab, int64_t width, int64_t count);
+
+} // namespace mp::rt::cuda
+
+#endif // MP_RUNTIME_CUDA_LAUNCH_H

@@ -1,0 +1,198 @@
+//===- Normalization.cu - layer_norm, batch_norm and their grads ----------===//
+//
+// The reference's formulas (reference/Normalization.cpp), two-pass
+// statistics in f32. layer_norm: a block per row; its grad's per-feature
+// sums (grad_scale, grad_offset) a thread per feature, over the rows in
+// order. batch_norm: a block per feature. No atomics: results are
+// reproducible.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/DeviceSupport.cuh"
+
+using namespace mp::rt::cuda;
+
+namespace {
+
+__global__ void layerNormKernel(Ref x, Ref scale, Ref offset, Ref y, Ref mean,
+                                Ref invStd, int64_t d, float epsilon) {
+  __shared__ float shared[32];
+  int64_t row = blockIdx.x, base = row * d;
+  float size = static_cast<float>(d);
+  float s = 0;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
+    s += loadF(x, base + j);
+  float mu = blockReduce(s, 0.0f, Sum(), shared) / size;
+  float q = 0;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    float diff = loadF(x, base + j) - mu;
+    q += diff * diff;
+  }
+  float squares = blockReduce(q, 0.0f, Sum(), shared);
+  float inv = 1.0f / sqrtf(squares / size + epsilon);
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
+    storeF(y, base + j,
+           (loadF(x, base + j) - mu) * inv * loadF(scale, j) +
+               loadF(offset, j));
+  if (threadIdx.x == 0) {
+    storeF(mean, row, mu);
+    storeF(invStd, row, inv);
+  }
+}
+
+__global__ void layerNormGradKernel(Ref dy, Ref x, Ref scale, Ref mean,
+                                    Ref invStd, Ref dx, int64_t d) {
+  __shared__ float shared[32];
+  int64_t row = blockIdx.x, base = row * d;
+  float mu = loadF(mean, row), inv = loadF(invStd, row);
+  float sg = 0, sgx = 0;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    float xhat = (loadF(x, base + j) - mu) * inv;
+    float g = loadF(dy, base + j) * loadF(scale, j);
+    sg += g;
+    sgx += g * xhat;
+  }
+  float size = static_cast<float>(d);
+  float meanG = blockReduce(sg, 0.0f, Sum(), shared) / size;
+  float meanGXhat = blockReduce(sgx, 0.0f, Sum(), shared) / size;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    float xhat = (loadF(x, base + j) - mu) * inv;
+    storeF(dx, base + j,
+           inv * (loadF(dy, base + j) * loadF(scale, j) - meanG -
+                  xhat * meanGXhat));
+  }
+}
+
+__global__ void layerNormParamGradKernel(Ref dy, Ref x, Ref mean, Ref invStd,
+                                         Ref dscale, Ref doffset, int64_t rows,
+                                         int64_t d) {
+  MP_GRID_STRIDE(j, d) {
+    float ds = 0, db = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      float xhat = (loadF(x, r * d + j) - loadF(mean, r)) * loadF(invStd, r);
+      float g = loadF(dy, r * d + j);
+      ds += g * xhat;
+      db += g;
+    }
+    storeF(dscale, j, ds);
+    storeF(doffset, j, db);
+  }
+}
+
+__device__ __forceinline__ int64_t featureAt(int64_t i, int64_t c,
+                                             int64_t features, int64_t inner) {
+  return ((i / inner) * features + c) * inner + i % inner;
+}
+
+__global__ void batchNormKernel(Ref x, Ref scale, Ref offset, Ref runMean,
+                                Ref runVar, Ref y, Ref newMean, Ref newVar,
+                                Ref savedMean, Ref savedInvStd, int64_t outer,
+                                int64_t features, int64_t inner, float epsilon,
+                                float momentum) {
+  __shared__ float shared[32];
+  int64_t c = blockIdx.x, n = outer * inner;
+  float count = static_cast<float>(n);
+  float s = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+    s += loadF(x, featureAt(i, c, features, inner));
+  float mean = blockReduce(s, 0.0f, Sum(), shared) / count;
+  float q = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    float diff = loadF(x, featureAt(i, c, features, inner)) - mean;
+    q += diff * diff;
+  }
+  float squares = blockReduce(q, 0.0f, Sum(), shared);
+  float invStd = 1.0f / sqrtf(squares / count + epsilon);
+  float a = loadF(scale, c) * invStd, b = loadF(offset, c);
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    int64_t e = featureAt(i, c, features, inner);
+    storeF(y, e, (loadF(x, e) - mean) * a + b);
+  }
+  if (threadIdx.x == 0) {
+    float unbiased = squares / (count - 1);
+    storeF(newMean, c, (1 - momentum) * loadF(runMean, c) + momentum * mean);
+    storeF(newVar, c, (1 - momentum) * loadF(runVar, c) + momentum * unbiased);
+    storeF(savedMean, c, mean);
+    storeF(savedInvStd, c, invStd);
+  }
+}
+
+__global__ void batchNormGradKernel(Ref dy, Ref x, Ref scale, Ref meanRef,
+                                    Ref invStdRef, Ref dx, Ref dscale,
+                                    Ref doffset, int64_t outer,
+                                    int64_t features, int64_t inner) {
+  __shared__ float shared[32];
+  int64_t c = blockIdx.x, n = outer * inner;
+  float count = static_cast<float>(n);
+  float mean = loadF(meanRef, c), invStd = loadF(invStdRef, c);
+  float sdy = 0, sdyx = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    int64_t e = featureAt(i, c, features, inner);
+    float g = loadF(dy, e);
+    sdy += g;
+    sdyx += g * (loadF(x, e) - mean) * invStd;
+  }
+  float sumDy = blockReduce(sdy, 0.0f, Sum(), shared);
+  float sumDyXhat = blockReduce(sdyx, 0.0f, Sum(), shared);
+  float a = loadF(scale, c) * invStd;
+  float meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    int64_t e = featureAt(i, c, features, inner);
+    float xhat = (loadF(x, e) - mean) * invStd;
+    storeF(dx, e, a * (loadF(dy, e) - meanDy - xhat * meanDyXhat));
+  }
+  if (threadIdx.x == 0) {
+    storeF(dscale, c, sumDyXhat);
+    storeF(doffset, c, sumDy);
+  }
+}
+
+} // namespace
+
+int mp::rt::cuda::layerNorm(const Context &ctx, Ref x, Ref scale, Ref offset,
+                            Ref y, Ref mean, Ref invStd, int64_t rows,
+                            int64_t features, float epsilon) {
+  if (rows == 0)
+    return 0;
+  layerNormKernel<<<static_cast<unsigned>(rows), kThreads, 0, ctx.stream>>>(
+      x, scale, offset, y, mean, invStd, features, epsilon);
+  return lastError();
+}
+
+int mp::rt::cuda::layerNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale,
+                                Ref mean, Ref invStd, Ref dx, Ref dscale,
+                                Ref doffset, int64_t rows, int64_t features) {
+  if (rows > 0)
+    layerNormGradKernel<<<static_cast<unsigned>(rows), kThreads, 0,
+                          ctx.stream>>>(dy, x, scale, mean, invStd, dx,
+                                        features);
+  if (features > 0)
+    layerNormParamGradKernel<<<blocksFor(features), kThreads, 0, ctx.stream>>>(
+        dy, x, mean, invStd, dscale, doffset, rows, features);
+  return lastError();
+}
+
+int mp::rt::cuda::batchNorm(const Context &ctx, Ref x, Ref scale, Ref offset,
+                            Ref runMean, Ref runVar, Ref y, Ref newMean,
+                            Ref newVar, Ref savedMean, Ref savedInvStd,
+                            int64_t outer, int64_t features, int64_t inner,
+                            float epsilon, float momentum) {
+  if (features == 0)
+    return 0;
+  batchNormKernel<<<static_cast<unsigned>(features), kThreads, 0,
+                    ctx.stream>>>(x, scale, offset, runMean, runVar, y,
+                                  newMean, newVar, savedMean, savedInvStd,
+                                  outer, features, inner, epsilon, momentum);
+  return lastError();
+}
+
+int mp::rt::cuda::batchNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale,
+                                Ref mean, Ref invStd, Ref dx, Ref dscale,
+                                Ref doffset, int64_t outer, int64_t features,
+                                int64_t inner) {
+  if (features == 0)
+    return 0;
+  batchNormGradKernel<<<static_cast<unsigned>(features), kThreads, 0,
+                        ctx.stream>>>(dy, x, scale, mean, invStd, dx, dscale,
+                                      doffset, outer, features, inner);
+  return lastError();
+}

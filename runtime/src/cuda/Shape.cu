@@ -1,0 +1,52 @@
+//===- Shape.cu - the strided gather under transpose, broadcast, slice ----===//
+//
+// result[i] = x[base + sum_d index_d(i) * steps[d]], elements copied as
+// bits (any dtype), one thread per result element.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/DeviceSupport.cuh"
+
+using namespace mp::rt::cuda;
+
+namespace {
+
+template <typename T>
+__global__ void gatherKernel(const T *in, T *out, Gather g, int64_t n) {
+  MP_GRID_STRIDE(i, n) {
+    int64_t offset = g.base, index = i;
+    for (int32_t d = g.rank - 1; d >= 0; --d) {
+      offset += (index % g.shape[d]) * g.steps[d];
+      index /= g.shape[d];
+    }
+    out[i] = in[offset];
+  }
+}
+
+template <typename T>
+int launch(const Context &ctx, const void *in, void *out, const Gather &g,
+           int64_t n) {
+  gatherKernel<T><<<blocksFor(n), kThreads, 0, ctx.stream>>>(
+      static_cast<const T *>(in), static_cast<T *>(out), g, n);
+  return lastError();
+}
+
+} // namespace
+
+int mp::rt::cuda::gather(const Context &ctx, const void *in, void *out,
+                         int64_t elementSize, const Gather &g) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < g.rank; ++d)
+    n *= g.shape[d];
+  if (n == 0)
+    return 0;
+  switch (elementSize) {
+  case 1:
+    return launch<uint8_t>(ctx, in, out, g, n);
+  case 2:
+    return launch<uint16_t>(ctx, in, out, g, n);
+  case 4:
+    return launch<uint32_t>(ctx, in, out, g, n);
+  default:
+    return launch<uint64_t>(ctx, in, out, g, n);
+  }
+}

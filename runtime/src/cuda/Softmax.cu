@@ -1,0 +1,166 @@
+//===- Softmax.cu - softmax, log_softmax, cross-entropy and grads ---------===//
+//
+// One block per row (a row is the `length` elements along the axis, `inner`
+// apart): the block reduces the row's max and sum of exp(x - max) in f32,
+// then writes the row. The cross-entropy's mean over rows is summed by one
+// block in a fixed order, so a step's loss is reproducible bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/DeviceSupport.cuh"
+
+using namespace mp::rt::cuda;
+
+namespace {
+
+constexpr int kRowThreads = 256;
+
+/// Row r's first element and stride.
+__device__ __forceinline__ int64_t rowBase(int64_t r, int64_t length,
+                                           int64_t inner) {
+  return (r / inner) * length * inner + r % inner;
+}
+
+/// max and sum(exp(x - max)) of the block's row.
+__device__ void rowExpSum(Ref x, int64_t base, int64_t stride, int64_t length,
+                          float *shared, float &max, float &sum) {
+  float m = -INFINITY;
+  for (int64_t j = threadIdx.x; j < length; j += blockDim.x)
+    m = fmaxf(m, loadF(x, base + j * stride));
+  max = blockReduce(m, -INFINITY, FMax(), shared);
+  float s = 0;
+  for (int64_t j = threadIdx.x; j < length; j += blockDim.x)
+    s += expf(loadF(x, base + j * stride) - max);
+  sum = blockReduce(s, 0.0f, Sum(),
+                    shared);
+}
+
+__global__ void softmaxKernel(bool isLog, Ref x, Ref y, int64_t length,
+                              int64_t inner) {
+  __shared__ float shared[32];
+  int64_t base = rowBase(blockIdx.x, length, inner);
+  float max, sum;
+  rowExpSum(x, base, inner, length, shared, max, sum);
+  float logSum = logf(sum);
+  for (int64_t j = threadIdx.x; j < length; j += blockDim.x) {
+    int64_t e = base + j * inner;
+    float v = loadF(x, e);
+    storeF(y, e, isLog ? v - max - logSum : expf(v - max) / sum);
+  }
+}
+
+__global__ void softmaxGradKernel(bool isLog, Ref grad, Ref y, Ref r,
+                                  int64_t length, int64_t inner) {
+  __shared__ float shared[32];
+  int64_t base = rowBase(blockIdx.x, length, inner);
+  float s = 0;
+  for (int64_t j = threadIdx.x; j < length; j += blockDim.x) {
+    int64_t e = base + j * inner;
+    s += isLog ? loadF(grad, e) : loadF(grad, e) * loadF(y, e);
+  }
+  float sum = blockReduce(
+      s, 0.0f, Sum(), shared);
+  for (int64_t j = threadIdx.x; j < length; j += blockDim.x) {
+    int64_t e = base + j * inner;
+    float g = loadF(grad, e), out = loadF(y, e);
+    storeF(r, e, isLog ? g - expf(out) * sum : out * (g - sum));
+  }
+}
+
+/// The row's label, or -1 after reporting it out of range.
+__device__ int64_t rowLabel(Ref labels, int64_t row, int64_t classes,
+                            DeviceError *error, int32_t launch) {
+  int64_t label = loadI(labels, row);
+  if (label >= 0 && label < classes)
+    return label;
+  if (threadIdx.x == 0)
+    reportError(error, launch, kLabelOutOfRange, label, row, classes);
+  return -1;
+}
+
+__global__ void crossEntropyRowKernel(Ref logits, Ref labels, float *partial,
+                                      int64_t classes, DeviceError *error,
+                                      int32_t launch) {
+  __shared__ float shared[32];
+  int64_t row = blockIdx.x, base = row * classes;
+  int64_t label = rowLabel(labels, row, classes, error, launch);
+  float max, sum;
+  rowExpSum(logits, base, 1, classes, shared, max, sum);
+  if (threadIdx.x == 0)
+    partial[row] = label < 0 ? NAN
+                             : (max - loadF(logits, base + label)) + logf(sum);
+}
+
+/// One block: the mean of `rows` partial losses, in a fixed order.
+__global__ void meanKernel(const float *partial, int64_t rows, Ref loss) {
+  __shared__ float shared[32];
+  float s = 0;
+  for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
+    s += partial[r];
+  float total = blockReduce(
+      s, 0.0f, Sum(), shared);
+  if (threadIdx.x == 0)
+    storeF(loss, 0, total / static_cast<float>(rows));
+}
+
+__global__ void crossEntropyGradKernel(Ref logits, Ref labels, Ref gradLoss,
+                                       Ref r, int64_t rows, int64_t classes,
+                                       DeviceError *error, int32_t launch) {
+  __shared__ float shared[32];
+  int64_t row = blockIdx.x, base = row * classes;
+  int64_t label = rowLabel(labels, row, classes, error, launch);
+  float factor = loadF(gradLoss, 0) / static_cast<float>(rows);
+  float max, sum;
+  rowExpSum(logits, base, 1, classes, shared, max, sum);
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
+    float p = expf(loadF(logits, base + c) - max) / sum;
+    storeF(r, base + c,
+           label < 0 ? NAN : (p - (c == label ? 1.0f : 0.0f)) * factor);
+  }
+}
+
+/// Blocks for one block per row; rows beyond the grid limit need a 2-D
+/// grid, which these kernels do not take: the backend checks the limit.
+unsigned rowBlocks(int64_t rows) { return static_cast<unsigned>(rows); }
+
+} // namespace
+
+int mp::rt::cuda::softmax(const Context &ctx, bool isLog, Ref x, Ref y,
+                          int64_t outer, int64_t length, int64_t inner) {
+  int64_t rows = outer * inner;
+  if (rows == 0)
+    return 0;
+  softmaxKernel<<<rowBlocks(rows), kRowThreads, 0, ctx.stream>>>(isLog, x, y,
+                                                                 length, inner);
+  return lastError();
+}
+
+int mp::rt::cuda::softmaxGrad(const Context &ctx, bool isLog, Ref grad, Ref y,
+                              Ref r, int64_t outer, int64_t length,
+                              int64_t inner) {
+  int64_t rows = outer * inner;
+  if (rows == 0)
+    return 0;
+  softmaxGradKernel<<<rowBlocks(rows), kRowThreads, 0, ctx.stream>>>(
+      isLog, grad, y, r, length, inner);
+  return lastError();
+}
+
+int mp::rt::cuda::crossEntropy(const Context &ctx, Ref logits, Ref labels,
+                               Ref loss, float *partial, int64_t rows,
+                               int64_t classes) {
+  if (rows > 0)
+    crossEntropyRowKernel<<<rowBlocks(rows), kRowThreads, 0, ctx.stream>>>(
+        logits, labels, partial, classes, ctx.error, ctx.launch);
+  meanKernel<<<1, 1024, 0, ctx.stream>>>(partial, rows, loss);
+  return lastError();
+}
+
+int mp::rt::cuda::crossEntropyGrad(const Context &ctx, Ref logits, Ref labels,
+                                   Ref gradLoss, Ref r, int64_t rows,
+                                   int64_t classes) {
+  if (rows == 0)
+    return 0;
+  crossEntropyGradKernel<<<rowBlocks(rows), kRowThreads, 0, ctx.stream>>>(
+      logits, labels, gradLoss, r, rows, classes, ctx.error, ctx.launch);
+  return lastError();
+}
