@@ -42,6 +42,8 @@ output:
   --no-stop-on-nan         go on when the loss is not finite
   --backend NAME           cpu (oneDNN) or reference (default: cpu where
                            oneDNN loads, else reference)
+  --threads N              cpu backend threads (default: MP_NUM_THREADS,
+                           else every hardware thread)
   --verbose                describe the plan and backend
   --profile                time spent per op kind, printed at the end
 )";
@@ -87,6 +89,7 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--metrics", [&](auto &v) { o.metrics = v; }},
       {"--log-every", [&](auto &v) { o.logEvery = parseInt("--log-every", v, 1); }},
       {"--backend", [&](auto &v) { o.backend = v; }},
+      {"--threads", [&](auto &v) { o.threads = parseInt("--threads", v, 1); }},
   };
   std::map<std::string, std::function<void()>> flags = {
       {"--synthetic", [&] { o.synthetic = true; }},

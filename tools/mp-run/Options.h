@@ -24,6 +24,7 @@ struct Options {
   std::string resume;
   std::string metrics;
   int64_t logEvery = 50;
+  int64_t threads = 0; ///< 0: the runtime's default
   std::string backend = "default";
   bool verbose = false;
   bool plainProgress = false;

@@ -278,6 +278,10 @@ std::pair<double, double> evaluate(rt::Session &train, rt::Session &eval,
 
 int main(int argc, char **argv) {
   Options opt = parseOptions(argc, argv);
+  // Before the backend exists: oneDNN takes its thread count when its
+  // engine is created.
+  if (opt.threads > 0)
+    rt::setCpuThreads(static_cast<int>(opt.threads));
 
   std::unique_ptr<rt::Session> session = take(
       rt::Session::create(take(rt::readPlanFile(opt.plan)), opt.backend));

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #ifdef MP_HAVE_ONEDNN
 #include "cpu/OneDnn.h"
+#include "mp/runtime/Backend.h"
 #include "reference/Window.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -83,6 +84,11 @@ static EngineState makeEngine() {
     return state;
   }
   findOpenClCpuRuntime();
+  // The PyPI build's CPU engine runs its kernels on the OpenCL CPU runtime's
+  // TBB threads; DPCPP_CPU_NUM_CUS sets how many. The backend's thread
+  // count (setCpuThreads / MP_NUM_THREADS) applies unless the user set it.
+  ::setenv("DPCPP_CPU_NUM_CUS", std::to_string(cpuThreads()).c_str(),
+           /*overwrite=*/0);
   // oneDNN prints its errors (and a banner) to stdout by default; ours go
   // into Statuses that carry oneDNN's message. A user who asks for
   // ONEDNN_VERBOSE still gets everything.
