@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# End to end from a framework: export FRAMEWORK's MODEL training step with
+# python/mp_export, compile it under float32, mixed_bfloat16 and
+# mixed_float16, train it with mp-run on the digits from the framework's
+# initial parameters, in the same batch order as the framework's own float32
+# training, and check:
+#   - float32: the first 20 per-step losses match the framework's to 1e-4
+#     relative;
+#   - mixed_bfloat16 / mixed_float16: the mean loss of the last 10 of STEPS
+#     steps is within FINAL_TOL of the framework's float32 one;
+#   - the float32 checkpoint loads back into the framework (state_dict names
+#     or Keras variable paths) and gives mp-run's test loss and accuracy.
+#
+# usage: export-train.sh BUILD_DIR SOURCE_DIR FRAMEWORK MODEL [STEPS] [FINAL_TOL]
+#   FRAMEWORK is torch or tf; MODEL as in examples/frameworks/*_models.py.
+# The frameworks live in SOURCE_DIR/.venv (scripts/setup.sh makes it);
+# MP_PYTHON overrides. Exits 77 (skipped) only when the framework cannot be
+# imported, saying why.
+set -euo pipefail
+build=$1
+src=$2
+framework=$3
+model=$4
+steps=${5:-200}
+final_tol=${6:-0.05}
+bin=$build/bin
+python=${MP_PYTHON:-$src/.venv/bin/python}
+work=$build/e2e/exporters/${framework}_$model
+mkdir -p "$work"
+
+module=$([[ $framework == torch ]] && echo torch || echo tensorflow)
+if ! [[ -x $python ]]; then
+  echo "SKIPPED: no Python environment at $python; run scripts/setup.sh (it installs $module)"
+  exit 77
+fi
+if ! "$python" -c "import $module" >/dev/null 2>&1; then
+  echo "SKIPPED: $python cannot import $module:"
+  "$python" -c "import $module" 2>&1 | tail -n 3
+  exit 77
+fi
+export PYTHONPATH=$src/python${PYTHONPATH:+:$PYTHONPATH}
+
+python3 "$src/data/get_digits.py" "$work/data" --cache "$build/e2e/cache" >/dev/null
+data=$work/data
+stem=${framework}_$model
+
+"$python" "$src/examples/frameworks/${framework}_digits.py" export "$model" \
+  --data "$data" --out "$work" --steps "$steps"
+
+status=0
+for policy in float32 mixed_bfloat16 mixed_float16; do
+  "$bin/mp-compile" "$work/$stem.mlir" --mixed-precision="policy=$policy" \
+    -o "$work/$stem.$policy.mpplan"
+  "$bin/mp-compile" "$work/$stem.mlir" --mixed-precision="policy=$policy" --eval \
+    -o "$work/$stem.$policy.eval.mpplan"
+  "$bin/mp-run" "$work/$stem.$policy.mpplan" --plain --no-shuffle --steps "$steps" \
+    --train-x "$data/train_x.npy" --train-y "$data/train_y.npy" \
+    --init-params "$work/$stem.init.safetensors" \
+    --eval-plan "$work/$stem.$policy.eval.mpplan" \
+    --test-x "$data/test_x.npy" --test-y "$data/test_y.npy" \
+    --log-every 1 --metrics "$work/metrics.$policy.jsonl" \
+    --checkpoint "$work/$stem.$policy.safetensors" \
+    2> "$work/log.$policy.txt" > "$work/summary.$policy.txt"
+  tail -n 1 "$work/log.$policy.txt"
+  if [[ $policy == float32 ]]; then
+    "$python" -m mp_export.compare "$work/$stem.reference.json" \
+      "$work/metrics.$policy.jsonl" --steps 20 --rtol 1e-4 --label "$stem $policy" || status=1
+  else
+    "$python" -m mp_export.compare "$work/$stem.reference.json" \
+      "$work/metrics.$policy.jsonl" --final-tol "$final_tol" --label "$stem $policy" || status=1
+  fi
+done
+
+# The trained float32 checkpoint, loaded back into the framework.
+"$python" "$src/examples/frameworks/${framework}_digits.py" load "$model" \
+  "$work/$stem.float32.safetensors" --data "$data" > "$work/loaded.json"
+"$python" - "$work/loaded.json" "$work/log.float32.txt" <<'PY' || status=1
+import json, re, sys
+loaded = json.load(open(sys.argv[1]))
+line = [l for l in open(sys.argv[2]) if l.startswith("eval step")][-1]
+loss, acc = map(float, re.search(r"loss ([0-9.]+) accuracy ([0-9.]+)%", line).groups())
+ok = abs(loaded["test_loss"] - loss) <= 1e-3 * max(loss, 1e-3) + 1e-4 \
+    and abs(100 * loaded["test_accuracy"] - acc) <= 0.5
+print("%s: checkpoint loaded back into the framework: test loss %.4f accuracy %.2f%% "
+      "(mp-run: %.4f, %.2f%%)%s" % ("ok" if ok else "FAIL", loaded["test_loss"],
+                                    100 * loaded["test_accuracy"], loss, acc,
+                                    "; not in the checkpoint: %s" % loaded["not_in_checkpoint"]
+                                    if loaded["not_in_checkpoint"] else ""))
+sys.exit(0 if ok else 1)
+PY
+exit $status
