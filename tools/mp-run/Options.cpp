@@ -40,8 +40,9 @@ output:
   --log-every N            progress lines / metrics every N steps (default 50)
   --plain                  periodic lines even on a terminal
   --no-stop-on-nan         go on when the loss is not finite
-  --backend NAME           cpu (oneDNN) or reference (default: cpu where
-                           oneDNN loads, else reference)
+  --backend NAME           cpu (oneDNN), cuda (falls back to the CPU where
+                           no GPU can run it) or reference (default: cpu
+                           where oneDNN loads, else reference)
   --threads N              cpu backend threads (default: MP_NUM_THREADS,
                            else every hardware thread)
   --verbose                describe the plan and backend

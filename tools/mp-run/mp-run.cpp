@@ -278,6 +278,17 @@ std::pair<double, double> evaluate(rt::Session &train, rt::Session &eval,
 
 int main(int argc, char **argv) {
   Options opt = parseOptions(argc, argv);
+  // --backend cuda where no GPU can run it: train on the CPU, and say why.
+  if (opt.backend == "cuda") {
+    rt::Status gpu = rt::cudaBackendStatus();
+    if (!gpu.isOk()) {
+      std::fprintf(stderr,
+                   "mp-run: the cuda backend is unavailable (%s); falling "
+                   "back to the CPU\n",
+                   gpu.message().c_str());
+      opt.backend = "default";
+    }
+  }
   // Before the backend exists: oneDNN takes its thread count when its
   // engine is created.
   if (opt.threads > 0)
