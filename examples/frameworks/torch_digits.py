@@ -11,7 +11,7 @@ reference mp's training must match.
       loads an mp-run checkpoint back into the PyTorch model and prints its
       test loss and accuracy as JSON
 
-MODEL is mlp, cnn or transformer (examples/frameworks/torch_models.py);
+MODEL is mlp, cnn, transformer or mlp_underflow (examples/frameworks/torch_models.py);
 DATA holds train_x.npy, train_y.npy, test_x.npy, test_y.npy.
 """
 import argparse
@@ -37,7 +37,7 @@ def load(data, split):
     return x, y
 
 
-def evaluate(model, to_input, x, y, batch):
+def evaluate(model, to_input, loss_fn, x, y, batch):
     """Mean loss and accuracy over the full batches, as mp-run's evaluation
     (batch statistics in batch norm: train mode, without touching state)."""
     losses, correct, n = [], 0, 0
@@ -47,7 +47,7 @@ def evaluate(model, to_input, x, y, batch):
             xb = to_input(x[i * batch:(i + 1) * batch])
             yb = y[i * batch:(i + 1) * batch]
             out = model(xb)
-            losses.append(F.cross_entropy(out, yb).item())
+            losses.append(loss_fn(out, yb).item())
             correct += (out.argmax(1) == yb).sum().item()
             n += len(yb)
     model.load_state_dict(state)
@@ -71,20 +71,20 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(1)
 
-    model, opt, to_input = MODELS[args.model](args.batch)
+    model, opt, to_input, loss_fn = MODELS[args.model](args.batch)
     x, y = load(args.data, "train")
     tx, ty = load(args.data, "test")
 
     if args.cmd == "load":
         missing = torch_export.load_checkpoint(model, args.checkpoint)
-        loss, acc = evaluate(model, to_input, tx, ty, args.batch)
+        loss, acc = evaluate(model, to_input, loss_fn, tx, ty, args.batch)
         print(json.dumps({"test_loss": loss, "test_accuracy": acc,
                           "not_in_checkpoint": missing}))
         return
 
     stem = "torch_" + args.model
     torch_export.export(model, opt, to_input(x[:args.batch]), y[:args.batch],
-                        args.out, stem,
+                        args.out, stem, loss_fn=loss_fn,
                         description="examples/frameworks/torch_models.py: " + args.model)
     # PyTorch's own float32 training: file order, partial batch dropped.
     per_epoch = len(x) // args.batch
@@ -94,11 +94,11 @@ def main():
         xb = to_input(x[i * args.batch:(i + 1) * args.batch])
         yb = y[i * args.batch:(i + 1) * args.batch]
         opt.zero_grad()
-        loss = F.cross_entropy(model(xb), yb)
+        loss = loss_fn(model(xb), yb)
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    test_loss, test_acc = evaluate(model, to_input, tx, ty, args.batch)
+    test_loss, test_acc = evaluate(model, to_input, loss_fn, tx, ty, args.batch)
     with open(os.path.join(args.out, stem + ".reference.json"), "w") as f:
         json.dump({"framework": "pytorch", "version": torch.__version__,
                    "model": args.model, "batch": args.batch, "steps": args.steps,

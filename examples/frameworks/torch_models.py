@@ -1,8 +1,8 @@
 """PyTorch models for the exporter examples and tests, on the digits data
 (data/get_digits.py: 28x28 images as [N, 784] floats, 10 classes).
 
-Each `build_<name>(batch)` returns (model, optimizer, example_x, example_y,
-to_input) with a seeded initialization; `to_input` turns a [B, 784] batch into
+Each `build_<name>(batch, seed)` returns (model, optimizer, to_input,
+loss_fn) with a seeded initialization; `to_input` turns a [B, 784] batch into
 the model's input shape (mp-run feeds the same rows reshaped alike).
 """
 import math
@@ -77,21 +77,41 @@ def build_mlp(batch=32, seed=0):
     torch.manual_seed(seed)
     model = MLP()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    return model, opt, (lambda x: x.reshape(x.shape[0], 784))
+    return model, opt, (lambda x: x.reshape(x.shape[0], 784)), F.cross_entropy
+
+
+# The gradient-underflow case (docs/mixed-precision-results.md): the MLP with
+# its loss multiplied by 2^-20 and the learning rate by 2^20. In float32 (and
+# bf16, which has float32's range) that is the same training as build_mlp's:
+# powers of two scale exactly. The logits' gradients, |p - y| / 32 * 2^-20 <=
+# 2^-25, round to zero in f16 (smallest subnormal 2^-24): without loss
+# scaling mixed_float16 flushes every matmul's gradient input to zero, and
+# only the biases (whose gradients are f32 reductions) learn. The default
+# dynamic scale, 2^15, lifts them into f16's normal range.
+LOSS_FACTOR = 2.0 ** -20
+
+
+def build_mlp_underflow(batch=32, seed=0):
+    torch.manual_seed(seed)
+    model = MLP()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1 / LOSS_FACTOR)
+    return (model, opt, (lambda x: x.reshape(x.shape[0], 784)),
+            (lambda out, y: F.cross_entropy(out, y) * LOSS_FACTOR))
 
 
 def build_cnn(batch=32, seed=0):
     torch.manual_seed(seed)
     model = CNN()
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    return model, opt, (lambda x: x.reshape(x.shape[0], 1, 28, 28))
+    return model, opt, (lambda x: x.reshape(x.shape[0], 1, 28, 28)), F.cross_entropy
 
 
 def build_transformer(batch=32, seed=0):
     torch.manual_seed(seed)
     model = TransformerBlock()
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    return model, opt, (lambda x: x.reshape(x.shape[0], 28, 28))
+    return model, opt, (lambda x: x.reshape(x.shape[0], 28, 28)), F.cross_entropy
 
 
-MODELS = {"mlp": build_mlp, "cnn": build_cnn, "transformer": build_transformer}
+MODELS = {"mlp": build_mlp, "cnn": build_cnn, "transformer": build_transformer,
+          "mlp_underflow": build_mlp_underflow}

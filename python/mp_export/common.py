@@ -199,7 +199,8 @@ def write_safetensors(path, tensors, metadata=None):
     """Writes {name: numpy array} atomically (temp file + rename)."""
     header, offset, blobs = {}, 0, []
     for name in sorted(tensors):
-        array = np.ascontiguousarray(tensors[name])
+        # np.asarray, not np.ascontiguousarray: that one makes 0-d arrays 1-d.
+        array = np.asarray(tensors[name], order="C")
         kind = _SAFETENSORS.get(str(array.dtype))
         if kind is None:
             raise ValueError("cannot store %s of dtype %s" % (name, array.dtype))

@@ -275,7 +275,7 @@ class _Mapper:
             self.map_nll(node, a, name)
         elif t == aten.ones_like.default:
             src = self.v(a[0])
-            if src.shape != () or getattr(self, "loss", None) is not src:
+            if src.shape != () or a[0] is not self.loss_node:
                 raise self.err(name, "ones_like of something other than the loss",
                                "Only the seed of the backward pass maps.")
             self.env[node] = b.op("train.grad_seed", [src], [((), src.elem)],
@@ -542,12 +542,30 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
         grads = torch.autograd.grad(loss, param_list)
         return [loss] + list(grads)
 
+    for n, t in params + buffers:
+        if t.is_floating_point() and t.dtype != torch.float32:
+            raise ExportError("torch", str(t.dtype), "'%s'" % n, "a %s tensor" % t.dtype,
+                              "Export the float32 model: mp's passes choose the "
+                              "precision (docs/precision.md).")
+    if example_x.is_floating_point() and example_x.dtype != torch.float32:
+        raise ExportError("torch", str(example_x.dtype), "the input", "a non-float32 input",
+                          "Feed float32 inputs.")
+
     p0 = [p.detach().clone().requires_grad_() for _, p in params]
     b0 = [b.detach().clone() for _, b in buffers]
     gm = make_fx(step)(p0, b0, example_x, example_y)
     rec = _ShapeRecorder(gm)
     rec.run([p.detach().clone().requires_grad_() for _, p in params],
             [b.detach().clone() for _, b in buffers], example_x, example_y)
+
+    for node in gm.graph.nodes:
+        target = str(node.target)
+        if node.op == "call_function" and any(
+                k in target for k in ("bernoulli", "dropout", "rand", "normal", "uniform_")):
+            raise ExportError("aten", target, "node '%s'" % node.name,
+                              "random numbers (dropout and the like) have no train-dialect "
+                              "op and would be frozen into the graph",
+                              "Export without dropout (p=0 or remove the layer).")
 
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     np_, nb = len(params), len(buffers)
@@ -575,12 +593,12 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
         mapper.env[node] = builder.arg(tuple(buf.shape), _elem(buf.dtype, n), "buffer", n)
         bnodes.append((node, n))
 
-    output = None
+    output = next(n for n in gm.graph.nodes if n.op == "output")
+    mapper.loss_node = output.args[0][0]
     for node in gm.graph.nodes:
         if node.op == "placeholder":
             continue
         if node.op == "output":
-            output = node
             continue
         if node.op != "call_function":
             raise ExportError("make_fx", node.op, "node '%s'" % node.name,

@@ -1,0 +1,130 @@
+"""The exporters' refusals and the safetensors helpers (run by errors.sh):
+each unsupported construct must raise ExportError naming the framework op,
+where it is and what to do, instead of writing a different graph.
+Prints 'N passed, M failed'; exits non-zero on a failure."""
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+from mp_export.common import ExportError, read_safetensors, write_safetensors  # noqa: E402
+
+results = []
+
+
+def check(name, fn, *needles):
+    """fn must raise ExportError whose message contains every needle."""
+    try:
+        fn()
+    except ExportError as e:
+        text = str(e)
+        missing = [n for n in needles if n not in text]
+        ok = not missing
+        print("%s: %s: %s" % ("ok" if ok else "FAIL", name, text if ok else
+                               "message lacks %s: %s" % (missing, text)))
+    except Exception as e:  # noqa: BLE001
+        ok = False
+        print("FAIL: %s: raised %s: %s" % (name, type(e).__name__, e))
+    else:
+        ok = False
+        print("FAIL: %s: exported without an error" % name)
+    results.append(ok)
+
+
+def safetensors_round_trip():
+    tensors = {"a.weight": np.arange(6, dtype=np.float32).reshape(2, 3),
+               "b": np.array([1, -2], dtype=np.int64), "s": np.float32(3.5).reshape(())}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "t.safetensors")
+        write_safetensors(path, tensors, {"note": "x"})
+        back, meta = read_safetensors(path)
+    ok = meta == {"note": "x"} and set(back) == set(tensors) and all(
+        back[k].dtype == tensors[k].dtype and np.array_equal(back[k], tensors[k])
+        for k in tensors)
+    print("%s: safetensors write/read round trip" % ("ok" if ok else "FAIL"))
+    results.append(ok)
+
+
+def torch_cases():
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from mp_export import torch_export
+
+    class Dropout(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 4)
+
+        def forward(self, x):
+            return self.fc(F.dropout(x, 0.5, training=True))
+
+    class Plain(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
+    out = tempfile.mkdtemp()
+
+    m = Dropout()
+    check("torch dropout", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "d"),
+        "aten op", "bernoulli", "random numbers", "Export without dropout")
+    m = Plain()
+    check("torch RMSprop", lambda: torch_export.export(
+        m, torch.optim.RMSprop(m.parameters(), lr=0.1), x, y, out, "r"),
+        "RMSprop", "fc.weight", "Use torch.optim.SGD")
+    m = Plain()
+    check("torch summed loss", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "s",
+        loss_fn=lambda o, t: F.cross_entropy(o, t, reduction="sum")),
+        "nll_loss_forward", "reduction other than 'mean'")
+    m = Plain().half()
+    check("torch float16 model", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x.half(), y, out, "h"),
+        "torch.float16", "float32")
+
+
+def tf_cases():
+    import tensorflow as tf
+    from mp_export import tf_export
+    L = tf.keras.layers
+    x = np.random.rand(4, 8).astype(np.float32)
+    y = np.array([0, 1, 2, 3], dtype=np.int64)
+    out = tempfile.mkdtemp()
+
+    m = tf.keras.Sequential([L.Dense(6, name="fc1", input_shape=(8,)),
+                             L.LeakyReLU(name="act"), L.Dense(4, name="fc2")], name="leaky")
+    check("tf LeakyReLU", lambda: tf_export.export(
+        m, tf.keras.optimizers.legacy.SGD(0.1), x, y, out, "l"),
+        "LeakyRelu", "leaky/act", "no mapping")
+    m = tf.keras.Sequential([L.Dense(4, name="fc", input_shape=(8,))], name="newopt")
+    check("tf non-legacy optimizer", lambda: tf_export.export(
+        m, tf.keras.optimizers.SGD(0.1), x, y, out, "n"),
+        "TensorFlow op", "node '")
+    m = tf.keras.Sequential([L.Dense(4, name="fc", input_shape=(8,))], name="msq")
+    check("tf other loss", lambda: tf_export.export(
+        m, tf.keras.optimizers.legacy.SGD(0.1), x, y, out, "m",
+        loss_fn=lambda t, o: tf.reduce_mean(tf.square(o))),
+        "TensorFlow op", "node '")
+
+
+safetensors_round_trip()
+for cases, module in ((torch_cases, "torch"), (tf_cases, "tensorflow")):
+    try:
+        __import__(module)
+    except ImportError as e:
+        print("FAIL: cannot import %s (%s); run scripts/setup.sh" % (module, e))
+        results.append(False)
+        continue
+    cases()
+print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
+sys.exit(0 if all(results) else 1)
