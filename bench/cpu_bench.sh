@@ -4,7 +4,7 @@
 #   2. training steps with mp-run, float32 vs mixed_bfloat16, reference vs
 #      cpu backend: examples/mlp.mlir (784-256-10, batch 32, 200 steps),
 #      examples/cnn.mlir (batch 16, 28x28, 50 steps) and issue 5's MLP
-#      (1024-4096-4096-1000, batch 256, bench/gen_mlp.py; cpu only, 20
+#      (1024-4096-4096-1000, batch 256, bench/gen_models.py; cpu only, 20
 #      steps: the reference backend needs ~7.6 s a step).
 # Best of 3 runs each. Needs mp-compile (a compiler build) and mp-run /
 # mp-bench-gemm from a build with oneDNN:
@@ -20,7 +20,7 @@ echo "== machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d:
 echo "== GEMM (JSON in $out/gemm.json)"
 "$rbin/mp-bench-gemm" --sizes 1024,2048,4096 --dtypes f32,bf16 --min-time 1.5 | tee "$out/gemm.json"
 
-python3 "$root/bench/gen_mlp.py" -o "$out/mlp_big.mlir"
+python3 "$root/bench/gen_models.py" mlp -o "$out/mlp_big.mlir"
 for model in mlp cnn mlp_big; do
   src=$root/examples/$model.mlir
   [[ $model == mlp_big ]] && src=$out/mlp_big.mlir

@@ -678,13 +678,15 @@ Loss: mean softmax cross-entropy. Optimizer: SGD with momentum (PyTorch
 semantics), lr 0.05, momentum 0.9, one momentum buffer per parameter."""
 
 
-def build_cnn():
-    batch, classes = 16, 10
+def build_cnn(batch=16, image=(1, 28, 28)):
+    """The CNN above; bench/gen_models.py builds it at other sizes (any
+    [C, H, W] image with even H and W)."""
+    classes = 10
     step = TrainStep()
     e = step.e
-    x = step.arg("x", (batch, 1, 28, 28), "input")
+    x = step.arg("x", (batch,) + tuple(image), "input")
     labels = step.arg("labels", (batch,), "label", dtype="i64")
-    block1 = ConvBnRelu(step, "conv1", "bn1", 1, 32)
+    block1 = ConvBnRelu(step, "conv1", "bn1", image[0], 32)
     block2 = ConvBnRelu(step, "conv2", "bn2", 32, 64)
     fc = Linear(step, "fc", 64, classes)
     params = block1.params() + block2.params() + fc.params()
@@ -701,7 +703,8 @@ def build_cnn():
     d_logits = loss_and_seed(step, logits, labels)
     e.comment("fc")
     d_pooled, grads_fc = fc.backward(e, pooled, d_logits, "fc")
-    e.comment("global average pool: spread evenly over the 14x14 positions")
+    e.comment("global average pool: spread evenly over the "
+              f"{r2.shape[2]}x{r2.shape[3]} positions")
     d_r2 = e.global_avg_pool2d_grad(d_pooled, r2.shape, "d_bn2_relu")
     e.comment("relu -> bn2 -> conv2")
     d_p1, grads2 = block2.backward(e, d_r2, "conv2")
@@ -755,8 +758,9 @@ def merge_heads(e, t, hint):
     return e.reshape(t4, (b, s, h * dh), hint)
 
 
-def build_transformer():
-    batch, seq, d_model, heads, d_ff, classes = 4, 16, 64, 4, 256, 10
+def build_transformer(batch=4, seq=16, d_model=64, heads=4, d_ff=256):
+    """The block above; bench/gen_models.py builds it at other sizes."""
+    classes = 10
     d_head = d_model // heads
     step = TrainStep()
     e = step.e

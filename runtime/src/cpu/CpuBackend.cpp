@@ -1,6 +1,6 @@
 //===- CpuBackend.cpp - the CPU backend on oneDNN -------------------------===//
 //
-// train.matmul and train.conv2d run on oneDNN primitives, created once per
+// train.matmul and the three conv2d ops run on oneDNN primitives, created once per
 // problem (shapes, dtypes, transposes or window) and cached; mp.cast between
 // f32 and bf16 / f16 on own vectorized loops (cpu/Cast.cpp); ReLU and its
 // gradient, bias_add, bias-gradient sums and the optimizer updates on own
@@ -46,7 +46,7 @@ public:
 
   std::string describe() const override {
     return std::string("cpu (") + cpu::oneDnnDescription() +
-           "; matmul and conv2d forward on oneDNN; casts, relu, relu_grad, "
+           "; matmul and conv2d (forward and backward) on oneDNN; casts, relu, relu_grad, "
            "bias_add, leading-dimension sums and the optimizers on own loops, " +
            std::to_string(cpuThreads()) +
            " threads; other ops on the reference kernels)";
@@ -65,7 +65,9 @@ public:
       MP_RETURN_IF_ERROR(matmuls_.run(kernel, inputs, outputs, handled));
       if (handled)
         return Status::ok();
-    } else if (kernel.op == "train.conv2d") {
+    } else if (kernel.op == "train.conv2d" ||
+               kernel.op == "train.conv2d_backward_data" ||
+               kernel.op == "train.conv2d_backward_filter") {
       bool handled = false;
       MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
       if (handled)

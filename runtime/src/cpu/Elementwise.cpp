@@ -3,7 +3,7 @@
 
 #include "cpu/Cast.h"
 #include "cpu/Parallel.h"
-#include "reference/UpdateRules.h"
+#include "reference/ElementRules.h"
 
 #include <algorithm>
 #include <array>
@@ -78,29 +78,72 @@ bool sameFloat(const std::vector<TensorView> &in,
          std::all_of(out.begin(), out.end(), same);
 }
 
-bool relu(const std::vector<TensorView> &in,
-          const std::vector<TensorView> &out) {
+using Views = std::vector<TensorView>;
+
+/// y = F(x), one dtype, one shape.
+template <float (*F)(float)> bool unary(const Views &in, const Views &out) {
   if (!sameFloat(in, out, 1, 1) || in[0].shape != out[0].shape)
     return false;
   mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
                     [](const float *const *x, float *const *y, int64_t len) {
                       for (int64_t j = 0; j < len; ++j)
-                        y[0][j] = ref::reluRule(x[0][j]);
+                        y[0][j] = F(x[0][j]);
                     });
   return true;
 }
 
-bool reluGrad(const std::vector<TensorView> &in,
-              const std::vector<TensorView> &out) {
+/// r = F(a, b): the float binary ops (a, b, r of one dtype and shape) and
+/// the activation gradients F(grad, saved).
+template <float (*F)(float, float)>
+bool binary(const Views &in, const Views &out) {
   if (!sameFloat(in, out, 2, 1) || in[0].shape != out[0].shape ||
       in[1].shape != out[0].shape)
     return false;
   mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(),
                     [](const float *const *x, float *const *y, int64_t len) {
                       for (int64_t j = 0; j < len; ++j)
-                        y[0][j] = ref::reluGradRule(x[0][j], x[1][j]);
+                        y[0][j] = F(x[0][j], x[1][j]);
                     });
   return true;
+}
+
+using ElementwiseFn = bool (*)(const Views &, const Views &);
+
+/// The elementwise ops by name; gelu and gelu_grad pick their form from
+/// `tanh_approx`.
+ElementwiseFn elementwiseKernel(const KernelDesc &kernel) {
+  using namespace ref;
+  static const std::pair<const char *, ElementwiseFn> table[] = {
+      {"train.neg", unary<negF>},
+      {"train.exp", unary<expF>},
+      {"train.log", unary<logF>},
+      {"train.sqrt", unary<sqrtF>},
+      {"train.rsqrt", unary<rsqrtF>},
+      {"train.tanh", unary<tanhF>},
+      {"train.sigmoid", unary<sigmoidF>},
+      {"train.erf", unary<erfF>},
+      {"train.relu", unary<reluF>},
+      {"train.add", binary<AddOp::f>},
+      {"train.sub", binary<SubOp::f>},
+      {"train.mul", binary<MulOp::f>},
+      {"train.div", binary<DivOp::f>},
+      {"train.maximum", binary<MaximumOp::f>},
+      {"train.minimum", binary<MinimumOp::f>},
+      {"train.pow", binary<PowOp::f>},
+      {"train.relu_grad", binary<reluGradF>},
+      {"train.tanh_grad", binary<tanhGradF>},
+      {"train.sigmoid_grad", binary<sigmoidGradF>},
+  };
+  const std::string &op = kernel.op;
+  bool tanhApprox = kernel.getFlag("tanh_approx");
+  if (op == "train.gelu")
+    return tanhApprox ? unary<geluTanh> : unary<geluExact>;
+  if (op == "train.gelu_grad")
+    return tanhApprox ? binary<geluGradTanhF> : binary<geluGradExactF>;
+  for (const auto &[name, fn] : table)
+    if (op == name)
+      return fn;
+  return nullptr;
 }
 
 /// x [outer, channels, inner] + bias[channels], `dim` the channel axis.
@@ -288,10 +331,8 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
                          bool &handled) {
   handled = false;
   const std::string &op = kernel.op;
-  if (op == "train.relu")
-    handled = relu(inputs, outputs);
-  else if (op == "train.relu_grad")
-    handled = reluGrad(inputs, outputs);
+  if (ElementwiseFn fn = elementwiseKernel(kernel))
+    handled = fn(inputs, outputs);
   else if (op == "train.bias_add")
     handled = biasAdd(kernel, inputs, outputs);
   else if (op == "train.reduce_sum" || op == "train.reduce_mean")

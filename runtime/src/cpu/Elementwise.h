@@ -1,11 +1,12 @@
 //===- Elementwise.h - the cpu backend's own fused loops --------*- C++ -*-===//
 //
-// Ops oneDNN has no fused form for in a training step, on own loops: ReLU
-// and its gradient, bias_add, sums and means over leading dimensions (bias
-// gradients), and the optimizer updates (sgd, sgd_momentum, adam, adamw).
+// Ops oneDNN has no fused form for in a training step, on own loops: the
+// elementwise float ops (unary, binary of one shape, activation gradients),
+// bias_add, sums and means over leading dimensions (bias gradients), and the
+// optimizer updates (sgd, sgd_momentum, adam, adamw).
 // Each loop reads 16-bit operands a chunk at a time into f32 (no tensor-size
 // temporaries), computes with the reference's own per-element rules
-// (reference/UpdateRules.h), rounds once when it stores, and splits the
+// (reference/ElementRules.h), rounds once when it stores, and splits the
 // elements over the backend's threads: the results are bitwise those of the
 // reference kernels, whatever the thread count.
 //

@@ -353,12 +353,15 @@ Status MatmulCache::run(const KernelDesc &kernel,
 }
 
 //===----------------------------------------------------------------------===//
-// Convolution (forward)
+// Convolution: forward, backward data, backward filter
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// One conv2d problem: everything its primitive is specialized on.
+/// One conv2d problem: everything its primitive is specialized on. `kind`
+/// is the op: forward, backward data or backward filter; `in` is the dtype
+/// of the two operands, `out` the result's.
 struct ConvKey {
+  ConvKind kind;
   bool nhwc;
   int64_t n, c, h, w, o, kh, kw, oh, ow;
   int64_t strideH, strideW, padTop, padBottom, padLeft, padRight;
@@ -366,17 +369,22 @@ struct ConvKey {
   DType in, out;
 
   auto tie() const {
-    return std::make_tuple(nhwc, n, c, h, w, o, kh, kw, oh, ow, strideH,
+    return std::make_tuple(kind, nhwc, n, c, h, w, o, kh, kw, oh, ow, strideH,
                            strideW, padTop, padBottom, padLeft, padRight,
                            dilationH, dilationW, in, out);
   }
   bool operator==(const ConvKey &other) const { return tie() == other.tie(); }
 };
 
+/// The primitive and the descriptors of its three tensors, in the roles of
+/// the forward convolution: src (image x), weights (filter), dst (image y);
+/// for the backward ops these are the gradients of the same roles.
 struct ConvEntry {
   bool supported = false;
-  dnnl::convolution_forward primitive;
+  dnnl::primitive primitive;
   dnnl::memory::desc src, weights, dst;
+  int srcArg = DNNL_ARG_SRC, weightsArg = DNNL_ARG_WEIGHTS,
+      dstArg = DNNL_ARG_DST;
   std::string implementation;
 };
 } // namespace
@@ -395,33 +403,82 @@ const std::string &ConvCache::lastImplementation() const { return impl_->last; }
 
 static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   using tag = dnnl::memory::format_tag;
-  dnnl::memory::data_type inType = toDnnl(key.in), outType = toDnnl(key.out);
+  using dt = dnnl::memory::data_type;
+  dt inType = toDnnl(key.in), outType = toDnnl(key.out);
+  // Which tensor the result is: dst (forward), src (backward data) or
+  // weights (backward filter); the other two are the operands.
+  dt srcType = key.kind == ConvKind::BackwardData ? outType : inType;
+  dt weightsType = key.kind == ConvKind::BackwardFilter ? outType : inType;
+  dt dstType = key.kind == ConvKind::Forward ? outType : inType;
   ConvEntry entry;
   // oneDNN's logical dimensions are always N, C, H, W (and O, I, H, W); the
   // format tag says how the plan stores them.
-  entry.src = dnnl::memory::desc({key.n, key.c, key.h, key.w}, inType,
+  entry.src = dnnl::memory::desc({key.n, key.c, key.h, key.w}, srcType,
                                  key.nhwc ? tag::nhwc : tag::nchw);
-  entry.weights = dnnl::memory::desc({key.o, key.c, key.kh, key.kw}, inType,
+  entry.weights = dnnl::memory::desc({key.o, key.c, key.kh, key.kw},
+                                     weightsType,
                                      key.nhwc ? tag::hwio : tag::oihw);
-  entry.dst = dnnl::memory::desc({key.n, key.o, key.oh, key.ow}, outType,
+  entry.dst = dnnl::memory::desc({key.n, key.o, key.oh, key.ow}, dstType,
                                  key.nhwc ? tag::nhwc : tag::nchw);
   dnnl::primitive_attr attr;
   attr.set_fpmath_mode(dnnl::fpmath_mode::strict);
+  dnnl::memory::dims strides = {key.strideH, key.strideW};
+  // oneDNN counts dilation from 0 (0 = dense), we from 1.
+  dnnl::memory::dims dilation = {key.dilationH - 1, key.dilationW - 1};
+  dnnl::memory::dims padL = {key.padTop, key.padLeft};
+  dnnl::memory::dims padR = {key.padBottom, key.padRight};
   try {
-    // oneDNN counts dilation from 0 (0 = dense), we from 1.
-    dnnl::convolution_forward::primitive_desc pd(
-        engine, dnnl::prop_kind::forward_inference,
-        dnnl::algorithm::convolution_direct, entry.src, entry.weights,
-        entry.dst, {key.strideH, key.strideW},
-        {key.dilationH - 1, key.dilationW - 1}, {key.padTop, key.padLeft},
-        {key.padBottom, key.padRight}, attr);
-    entry.implementation = pd.impl_info_str();
+    // The forward convolution of the operands' dtype: the primitive itself
+    // for the forward op, the hint the backward ones are created from.
+    auto forward = [&](dnnl::prop_kind prop) {
+      auto retype = [&](const dnnl::memory::desc &d) {
+        return dnnl::memory::desc(d.get_dims(), inType, d.get_strides());
+      };
+      bool hint = prop == dnnl::prop_kind::forward_training;
+      return dnnl::convolution_forward::primitive_desc(
+          engine, prop, dnnl::algorithm::convolution_direct,
+          hint ? retype(entry.src) : entry.src,
+          hint ? retype(entry.weights) : entry.weights,
+          hint ? retype(entry.dst) : entry.dst, strides, dilation, padL, padR,
+          attr);
+    };
+    switch (key.kind) {
+    case ConvKind::Forward: {
+      auto pd = forward(dnnl::prop_kind::forward_inference);
+      entry.implementation = pd.impl_info_str();
+      entry.primitive = dnnl::convolution_forward(pd);
+      break;
+    }
+    case ConvKind::BackwardData: {
+      auto hint = forward(dnnl::prop_kind::forward_training);
+      dnnl::convolution_backward_data::primitive_desc pd(
+          engine, dnnl::algorithm::convolution_direct, entry.src,
+          entry.weights, entry.dst, strides, dilation, padL, padR, hint,
+          attr);
+      entry.implementation = pd.impl_info_str();
+      entry.primitive = dnnl::convolution_backward_data(pd);
+      entry.srcArg = DNNL_ARG_DIFF_SRC;
+      entry.dstArg = DNNL_ARG_DIFF_DST;
+      break;
+    }
+    case ConvKind::BackwardFilter: {
+      auto hint = forward(dnnl::prop_kind::forward_training);
+      dnnl::convolution_backward_weights::primitive_desc pd(
+          engine, dnnl::algorithm::convolution_direct, entry.src,
+          entry.weights, entry.dst, strides, dilation, padL, padR, hint,
+          attr);
+      entry.implementation = pd.impl_info_str();
+      entry.primitive = dnnl::convolution_backward_weights(pd);
+      entry.weightsArg = DNNL_ARG_DIFF_WEIGHTS;
+      entry.dstArg = DNNL_ARG_DIFF_DST;
+      break;
+    }
+    }
     // oneDNN's naive loop nest ("ref:any", also behind composite names
     // like "jit_uni_ncsp:conv+ref:any", which f32 NCHW gets) is far slower
     // than our im2col + GEMM (228 ms against a 60 ms reference CNN step).
     if (entry.implementation.find("ref:") != std::string::npos)
       return entry;
-    entry.primitive = dnnl::convolution_forward(pd);
     entry.supported = true;
   } catch (const dnnl::error &e) {
     if (e.status != dnnl_unimplemented)
@@ -441,14 +498,27 @@ Status ConvCache::run(const KernelDesc &kernel,
       inputs[0].shape.size() != 4 || inputs[1].shape.size() != 4 ||
       outputs[0].shape.size() != 4)
     return Status::ok();
+  ConvKind kind = kernel.op == "train.conv2d" ? ConvKind::Forward
+                  : kernel.op == "train.conv2d_backward_data"
+                      ? ConvKind::BackwardData
+                      : ConvKind::BackwardFilter;
+  // The views in the forward roles: image x, filter f, image y.
+  const TensorView &xv = kind == ConvKind::BackwardData ? outputs[0]
+                                                         : inputs[0];
+  const TensorView &fv = kind == ConvKind::Forward        ? inputs[1]
+                         : kind == ConvKind::BackwardData ? inputs[1]
+                                                          : outputs[0];
+  const TensorView &yv = kind == ConvKind::Forward        ? outputs[0]
+                         : kind == ConvKind::BackwardData ? inputs[0]
+                                                          : inputs[1];
   ref::Layout layout;
   ref::Window window;
   if (!ref::getLayout(kernel, layout).isOk() ||
       !ref::getConvWindow(kernel, window).isOk())
     return Status::ok();
-  ref::Image x = ref::imageOf(inputs[0].shape, layout);
-  ref::Filter f = ref::filterOf(inputs[1].shape, layout);
-  ref::Image y = ref::imageOf(outputs[0].shape, layout);
+  ref::Image x = ref::imageOf(xv.shape, layout);
+  ref::Filter f = ref::filterOf(fv.shape, layout);
+  ref::Image y = ref::imageOf(yv.shape, layout);
   // As for matmul: only views that make a valid conv2d (else the reference
   // kernel reports what is wrong).
   window.sizeH = f.h;
@@ -456,12 +526,12 @@ Status ConvCache::run(const KernelDesc &kernel,
   std::vector<int64_t> expected;
   if (f.i != x.c || inputs[1].dtype != inputs[0].dtype ||
       !isAccumulatorOf(inputs[0].dtype, outputs[0].dtype) ||
-      !ref::windowOutputShape(kernel, inputs[0].shape, layout, f.o, window,
-                              expected)
+      !ref::windowOutputShape(kernel, xv.shape, layout, f.o, window, expected)
            .isOk() ||
-      expected != outputs[0].shape)
+      expected != yv.shape)
     return Status::ok();
-  ConvKey key{layout == ref::Layout::NHWC,
+  ConvKey key{kind,
+              layout == ref::Layout::NHWC,
               x.n,
               x.c,
               x.h,
@@ -494,12 +564,12 @@ Status ConvCache::run(const KernelDesc &kernel,
       return Status::ok();
     if (!impl_->stream)
       impl_->stream = dnnl::stream(state.engine);
-    dnnl::memory src(entry.src, state.engine, inputs[0].data);
-    dnnl::memory weights(entry.weights, state.engine, inputs[1].data);
-    dnnl::memory dst(entry.dst, state.engine, outputs[0].data);
-    entry.primitive.execute(impl_->stream, {{DNNL_ARG_SRC, src},
-                                            {DNNL_ARG_WEIGHTS, weights},
-                                            {DNNL_ARG_DST, dst}});
+    dnnl::memory src(entry.src, state.engine, xv.data);
+    dnnl::memory weights(entry.weights, state.engine, fv.data);
+    dnnl::memory dst(entry.dst, state.engine, yv.data);
+    entry.primitive.execute(impl_->stream, {{entry.srcArg, src},
+                                            {entry.weightsArg, weights},
+                                            {entry.dstArg, dst}});
     impl_->stream.wait();
     impl_->last = entry.implementation;
   } catch (const dnnl::error &e) {

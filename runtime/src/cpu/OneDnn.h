@@ -51,11 +51,14 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-/// train.conv2d (forward) on oneDNN convolution primitives, NCHW with OIHW
-/// filters or NHWC with HWIO filters as the plan has them (no layout copy),
-/// one primitive per problem (layout, shapes, window, dtypes), created on
-/// first use and kept. Problems oneDNN only has its slow reference
-/// implementation for (`ref:any`) are left to our reference kernel.
+enum class ConvKind : uint8_t { Forward, BackwardData, BackwardFilter };
+
+/// train.conv2d, conv2d_backward_data and conv2d_backward_filter on oneDNN
+/// convolution primitives, NCHW with OIHW filters or NHWC with HWIO filters
+/// as the plan has them (no layout copy), one primitive per problem (op,
+/// layout, shapes, window, dtypes), created on first use and kept. Problems
+/// oneDNN only has its slow reference implementation for (`ref:any`) are
+/// left to our reference kernel.
 class ConvCache {
 public:
   ConvCache();

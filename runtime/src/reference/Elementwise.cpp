@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "reference/KernelSupport.h"
-#include "reference/UpdateRules.h"
+#include "reference/ElementRules.h"
 
 #include <cmath>
 #include <cstring>
@@ -42,42 +42,6 @@ static Status runUnary(const KernelDesc &, const Views &in, const Views &out) {
   return Status::ok();
 }
 
-static float negF(float x) { return -x; }
-static float expF(float x) { return std::exp(x); }
-static float logF(float x) { return std::log(x); }
-static float sqrtF(float x) { return std::sqrt(x); }
-static float rsqrtF(float x) { return 1.0f / std::sqrt(x); }
-static float tanhF(float x) { return std::tanh(x); }
-static float erfF(float x) { return std::erf(x); }
-static float reluF(float x) { return reluRule(x); }
-/// Written with exp(-|x|) so that no intermediate overflows.
-static float sigmoidF(float x) {
-  float e = std::exp(-std::fabs(x));
-  return x >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
-}
-
-static constexpr float kSqrtHalf = 0.70710678118654752f;    // 1/sqrt(2)
-static constexpr float kSqrt2OverPi = 0.79788456080286536f; // sqrt(2/pi)
-static constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1/sqrt(2 pi)
-static constexpr float kGeluCubic = 0.044715f;
-
-static float geluExact(float x) {
-  return 0.5f * x * (1.0f + std::erf(x * kSqrtHalf));
-}
-static float geluTanh(float x) {
-  float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
-  return 0.5f * x * (1.0f + std::tanh(u));
-}
-static float geluExactDerivative(float x) {
-  return 0.5f * (1.0f + std::erf(x * kSqrtHalf)) +
-         x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
-}
-static float geluTanhDerivative(float x) {
-  float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
-  float t = std::tanh(u);
-  float du = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * x * x);
-  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
-}
 
 static Status runGelu(const KernelDesc &k, const Views &in, const Views &out) {
   return k.getFlag("tanh_approx") ? runUnary<geluTanh>(k, in, out)
@@ -105,56 +69,6 @@ static Status checkFloatBinary(const KernelDesc &k, const Views &in,
   return checkBinary(k, in, out, /*allowInteger=*/false);
 }
 
-/// Wrapping integer arithmetic: done on uint64, where overflow is defined;
-/// i32 results are truncated to 32 bits when stored.
-static int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
-
-struct AddOp {
-  static float f(float a, float b) { return a + b; }
-  static int64_t i(int64_t a, int64_t b) {
-    return wrap(uint64_t(a) + uint64_t(b));
-  }
-};
-struct SubOp {
-  static float f(float a, float b) { return a - b; }
-  static int64_t i(int64_t a, int64_t b) {
-    return wrap(uint64_t(a) - uint64_t(b));
-  }
-};
-struct MulOp {
-  static float f(float a, float b) { return a * b; }
-  static int64_t i(int64_t a, int64_t b) {
-    return wrap(uint64_t(a) * uint64_t(b));
-  }
-};
-struct DivOp {
-  static float f(float a, float b) { return a / b; }
-  /// Truncating division; the caller has rejected b == 0.
-  static int64_t i(int64_t a, int64_t b) {
-    return b == -1 ? wrap(0 - uint64_t(a)) : a / b;
-  }
-};
-/// maximum/minimum propagate NaN (like torch.maximum) and order -0 < +0.
-struct MaximumOp {
-  static float f(float a, float b) {
-    if (a == b)
-      return std::signbit(a) ? b : a;
-    return (a > b || std::isnan(a)) ? a : b;
-  }
-  static int64_t i(int64_t a, int64_t b) { return a > b ? a : b; }
-};
-struct MinimumOp {
-  static float f(float a, float b) {
-    if (a == b)
-      return std::signbit(a) ? a : b;
-    return (a < b || std::isnan(a)) ? a : b;
-  }
-  static int64_t i(int64_t a, int64_t b) { return a < b ? a : b; }
-};
-struct PowOp {
-  static float f(float a, float b) { return std::pow(a, b); }
-  static int64_t i(int64_t, int64_t) { return 0; } // float only (checked)
-};
 
 template <typename Op>
 static Status runBinary(const KernelDesc &k, const Views &in,
@@ -277,15 +191,6 @@ static Status checkActivationGrad(const KernelDesc &k, const Views &in,
   return checkSameType(k, in[0], "grad", out[0], "result");
 }
 
-static float reluGradF(float g, float x) { return reluGradRule(g, x); }
-static float tanhGradF(float g, float y) { return g * (1.0f - y * y); }
-static float sigmoidGradF(float g, float y) { return g * y * (1.0f - y); }
-static float geluGradExactF(float g, float x) {
-  return g * geluExactDerivative(x);
-}
-static float geluGradTanhF(float g, float x) {
-  return g * geluTanhDerivative(x);
-}
 
 template <float (*F)(float, float)>
 static Status runActivationGrad(const KernelDesc &, const Views &in,

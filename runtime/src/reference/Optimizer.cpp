@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "reference/KernelSupport.h"
-#include "reference/UpdateRules.h"
+#include "reference/ElementRules.h"
 
 #include <cmath>
 

@@ -327,8 +327,14 @@ static Status runFill(const KernelDesc &k, const Views &, const Views &out) {
   if (isFloat(out[0].dtype)) {
     float rounded = out[0].dtype == DType::F32 ? static_cast<float>(value)
                                                : roundToOdd(value);
-    for (int64_t e = 0; e < n; ++e)
-      storeFloat(out[0], e, rounded);
+    // Encode once, then copy the element's bytes.
+    if (n == 0)
+      return Status::ok();
+    storeFloat(out[0], 0, rounded);
+    size_t size = dtypeSize(out[0].dtype);
+    char *bytes = out[0].as<char>();
+    for (int64_t e = 1; e < n; ++e)
+      std::memcpy(bytes + e * size, bytes, size);
   } else {
     for (int64_t e = 0; e < n; ++e)
       storeInt(out[0], e, static_cast<int64_t>(value));

@@ -364,10 +364,11 @@ TEST_F(CpuBackendTest, CastIsBitwiseTheReference) {
   EXPECT_FALSE(cpu::castFast(bf16All.view, f16All.view));
 }
 
-/// train.conv2d forward in both layouts, several windows, every dtype pair,
-/// against the reference backend. Tolerance as for matmul, with K the
-/// receptive field (C * KH * KW) and sum |x w| computed by the reference
-/// conv of |x| and |w|.
+/// train.conv2d and its two backward ops in both layouts, several windows,
+/// every dtype pair, against the reference backend. Tolerance as for
+/// matmul, with K the length of the sums (forward: C * KH * KW; backward
+/// data: at most O * KH * KW; backward filter: N * OH * OW) and sum |a b|
+/// computed by the reference kernel on |operands|.
 TEST_F(CpuBackendTest, Conv2dMatchesReference) {
   std::unique_ptr<Backend> reference = createReferenceBackend();
   cpu::ConvCache cache;
@@ -394,12 +395,20 @@ TEST_F(CpuBackendTest, Conv2dMatchesReference) {
       {"cnn conv2", 4, 32, 14, 14, 64, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}},
   };
   uint32_t seed = 100;
-  size_t total = 0, handled = 0;
+  size_t total = 0, handled = 0, handledBackward = 0;
+  for (cpu::ConvKind kind :
+       {cpu::ConvKind::Forward, cpu::ConvKind::BackwardData,
+        cpu::ConvKind::BackwardFilter})
   for (const ConvCase &cc : cases)
     for (bool nhwc : {false, true})
       for (DTypePair dt : kDTypes) {
-        SCOPED_TRACE(std::string(cc.name) + (nhwc ? " NHWC " : " NCHW ") +
-                     dtypeName(dt.in) + " -> " + dtypeName(dt.out));
+        const char *op = kind == cpu::ConvKind::Forward ? "train.conv2d"
+                         : kind == cpu::ConvKind::BackwardData
+                             ? "train.conv2d_backward_data"
+                             : "train.conv2d_backward_filter";
+        SCOPED_TRACE(std::string(op) + " " + cc.name +
+                     (nhwc ? " NHWC " : " NCHW ") + dtypeName(dt.in) +
+                     " -> " + dtypeName(dt.out));
         int64_t oh = (cc.h + cc.padding[0] + cc.padding[1] -
                       cc.dilations[0] * (cc.kh - 1) - 1) /
                          cc.strides[0] +
@@ -418,7 +427,7 @@ TEST_F(CpuBackendTest, Conv2dMatchesReference) {
             nhwc ? std::vector<int64_t>{cc.n, oh, ow, cc.o}
                  : std::vector<int64_t>{cc.n, cc.o, oh, ow};
         KernelDesc kernel;
-        kernel.op = "train.conv2d";
+        kernel.op = op;
         kernel.inputs = {0, 1};
         kernel.outputs = {2};
         Attr layout, strides, padding, dilations;
@@ -431,9 +440,16 @@ TEST_F(CpuBackendTest, Conv2dMatchesReference) {
         kernel.attrs["strides"] = strides;
         kernel.attrs["padding"] = padding;
         kernel.attrs["dilations"] = dilations;
-        Host x = randomTensor(dt.in, xs, seed++);
-        Host w = randomTensor(dt.in, ws, seed++);
-        Host expected(dt.out, ys), got(dt.out, ys), bound(DType::F32, ys);
+        // Operand and result shapes of this op.
+        std::vector<int64_t> as = kind == cpu::ConvKind::BackwardData ? ys : xs;
+        std::vector<int64_t> bs =
+            kind == cpu::ConvKind::BackwardFilter ? ys : ws;
+        std::vector<int64_t> rs = kind == cpu::ConvKind::Forward        ? ys
+                                  : kind == cpu::ConvKind::BackwardData ? xs
+                                                                        : ws;
+        Host x = randomTensor(dt.in, as, seed++);
+        Host w = randomTensor(dt.in, bs, seed++);
+        Host expected(dt.out, rs), got(dt.out, rs), bound(DType::F32, rs);
         Status status =
             reference->run(kernel, {x.view, w.view}, {expected.view});
         ASSERT_TRUE(status.isOk()) << status.message();
@@ -444,20 +460,27 @@ TEST_F(CpuBackendTest, Conv2dMatchesReference) {
         if (!ran) {
           // oneDNN 3.13 has only its naive implementation (which the cache
           // declines) for f16 in plain layouts and for most f32 NCHW
-          // windows on this CPU; bf16 and f32 NHWC must run on oneDNN.
-          EXPECT_TRUE(dt.in == DType::F16 || (dt.in == DType::F32 && !nhwc))
-              << "left to the reference kernel";
+          // windows on this CPU; bf16 and f32 NHWC forward must run on
+          // oneDNN (the backward ops are counted below).
+          if (kind == cpu::ConvKind::Forward) {
+            EXPECT_TRUE(dt.in == DType::F16 || (dt.in == DType::F32 && !nhwc))
+                << "left to the reference kernel";
+          }
           continue;
         }
         ++handled;
-        Host absX(dt.in, xs), absW(dt.in, ws);
+        handledBackward += kind != cpu::ConvKind::Forward;
+        Host absX(dt.in, as), absW(dt.in, bs);
         for (int64_t i = 0; i < x.view.numElements(); ++i)
           storeFloat(absX.view, i, std::fabs(loadFloat(x.view, i)));
         for (int64_t i = 0; i < w.view.numElements(); ++i)
           storeFloat(absW.view, i, std::fabs(loadFloat(w.view, i)));
         ASSERT_TRUE(reference->run(kernel, {absX.view, absW.view}, {bound.view})
                         .isOk());
-        int64_t k = cc.c * cc.kh * cc.kw;
+        int64_t k = kind == cpu::ConvKind::Forward ? cc.c * cc.kh * cc.kw
+                    : kind == cpu::ConvKind::BackwardData
+                        ? cc.o * cc.kh * cc.kw
+                        : cc.n * oh * ow;
         double u = std::ldexp(1.0, -24);
         // 1.01: the bound itself is an f32 sum (one gamma_K short).
         double gamma = 2.02 * k * u / (1 - k * u);
@@ -477,8 +500,14 @@ TEST_F(CpuBackendTest, Conv2dMatchesReference) {
           }
         }
       }
-  std::printf("cpu conv2d: %zu of %zu cases on oneDNN, %zu primitives\n",
-              handled, total, cache.primitivesCreated());
+  std::printf("cpu conv2d: %zu of %zu cases on oneDNN (%zu backward), %zu "
+              "primitives\n",
+              handled, total, handledBackward, cache.primitivesCreated());
+  // bf16 is what the mixed policy gives convolutions: its backward ops must
+  // run on oneDNN on a CPU with AVX-512 BF16 / AMX, as the forward one does.
+  if (cpuFeatures().find("BF16") != std::string::npos) {
+    EXPECT_GT(handledBackward, 0u);
+  }
 }
 
 /// The least-squares model of the core tests (matmuls in both directions,

@@ -1,7 +1,8 @@
 //===- CpuElementwiseTest.cpp - the cpu backend's own loops ---------------===//
 //
-// relu, relu_grad, bias_add, leading-dimension reduce_sum / reduce_mean and
-// the four optimizers run on the cpu backend's own chunked, threaded loops
+// The elementwise float ops, bias_add, leading-dimension reduce_sum /
+// reduce_mean and the four optimizers run on the cpu backend's own chunked,
+// threaded loops
 // (cpu/Elementwise.cpp). They use the reference's per-element rules, so the
 // test is bitwise: the same bytes as the reference backend for every dtype,
 // for sizes around the chunk (2048) and thread (65536) boundaries, with
@@ -120,21 +121,55 @@ protected:
 const DType kFloatTypes[] = {DType::F32, DType::BF16, DType::F16};
 const int64_t kSizes[] = {1, 2047, 2049, 70000, 300001};
 
-TEST_F(CpuElementwiseTest, ReluAndReluGradAreBitwiseTheReference) {
+TEST_F(CpuElementwiseTest, ElementwiseOpsAreBitwiseTheReference) {
+  const char *unary[] = {"train.neg",  "train.exp",     "train.log",
+                         "train.sqrt", "train.rsqrt",   "train.tanh",
+                         "train.sigmoid", "train.erf",  "train.relu",
+                         "train.gelu"};
+  const char *binary[] = {"train.add",       "train.sub",
+                          "train.mul",       "train.div",
+                          "train.maximum",   "train.minimum",
+                          "train.pow",       "train.relu_grad",
+                          "train.tanh_grad", "train.sigmoid_grad",
+                          "train.gelu_grad"};
   for (DType dtype : kFloatTypes)
-    for (int64_t n : kSizes) {
-      std::string what = std::string(dtypeName(dtype)) + " x " +
-                         std::to_string(n);
-      KernelDesc relu;
-      relu.op = "train.relu";
-      std::vector<Tensor> in = {randomTensor(dtype, {n}, 1)};
-      expectSame(relu, in, {Tensor(dtype, {n})}, "relu " + what);
-      KernelDesc grad;
-      grad.op = "train.relu_grad";
-      std::vector<Tensor> gin = {randomTensor(dtype, {n}, 2),
-                                 randomTensor(dtype, {n}, 3)};
-      expectSame(grad, gin, {Tensor(dtype, {n})}, "relu_grad " + what);
-    }
+    for (int64_t n : kSizes)
+      for (bool tanhApprox : {false, true}) {
+        std::string what = std::string(dtypeName(dtype)) + " x " +
+                           std::to_string(n) +
+                           (tanhApprox ? " tanh_approx" : "");
+        for (const char *op : unary) {
+          KernelDesc kernel;
+          kernel.op = op;
+          if (tanhApprox)
+            kernel.attrs["tanh_approx"] = ints({1});
+          // Positive inputs for log / sqrt / rsqrt (besides the specials).
+          std::vector<Tensor> in = {randomTensor(dtype, {n}, 1, -2, 3)};
+          expectSame(kernel, in, {Tensor(dtype, {n})}, op + (" " + what));
+        }
+        for (const char *op : binary) {
+          KernelDesc kernel;
+          kernel.op = op;
+          if (tanhApprox)
+            kernel.attrs["tanh_approx"] = ints({1});
+          std::vector<Tensor> in = {randomTensor(dtype, {n}, 2, -2, 2),
+                                    randomTensor(dtype, {n}, 3, -2, 2)};
+          expectSame(kernel, in, {Tensor(dtype, {n})}, op + (" " + what));
+        }
+      }
+}
+
+/// Integer arithmetic stays on the reference kernel (same bytes).
+TEST_F(CpuElementwiseTest, IntegerBinaryOpsRunOnTheReference) {
+  KernelDesc kernel;
+  kernel.op = "train.add";
+  Tensor a(DType::I64, {5}), b(DType::I64, {5});
+  for (int64_t i = 0; i < 5; ++i) {
+    storeInt(a.view, i, i * 7 - 3);
+    storeInt(b.view, i, 100 - i);
+  }
+  std::vector<Tensor> in = {a, b};
+  expectSame(kernel, in, {Tensor(DType::I64, {5})}, "i64 add");
 }
 
 TEST_F(CpuElementwiseTest, BiasAddIsBitwiseTheReference) {
