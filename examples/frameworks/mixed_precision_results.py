@@ -26,6 +26,11 @@ CONFIGS = [("fp32", "policy=float32"),
            ("bf16", "policy=mixed_bfloat16"),
            ("fp16 + loss scaling", "policy=mixed_float16 loss-scale=dynamic"),
            ("fp16, no loss scaling", "policy=mixed_float16 loss-scale=none")]
+# Only for the underflow case: dynamic scaling that starts at 1 (where
+# every gradient underflows, as without scaling) and doubles every 10 finite
+# steps, to show the scaler finding its range (the plot's second panel).
+EXTRA = [("fp16 + loss scaling from 1, growth every 10",
+          "policy=mixed_float16 loss-scale=dynamic init-scale=1 growth-interval=10")]
 TAIL = 20  # final loss: mean of the last TAIL steps (the same batches everywhere)
 
 
@@ -45,6 +50,8 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--data", default=None)
+    parser.add_argument("--cases", default=None,
+                        help="comma-separated subset, e.g. torch_mlp_underflow")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     data = args.data or os.path.join(args.out, "data")
@@ -52,7 +59,9 @@ def main():
         run([sys.executable, os.path.join(root, "data", "get_digits.py"), data])
     env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
     results = []
-    for framework, model in CASES:
+    cases = [c for c in CASES if args.cases is None or
+             "%s_%s" % c in args.cases.split(",")]
+    for framework, model in cases:
         stem = "%s_%s" % (framework, model)
         script = os.path.join(here, framework + "_digits.py")
         run([sys.executable, script, "export", model, "--data", data, "--out", args.out,
@@ -64,8 +73,9 @@ def main():
         row = {"case": stem, "framework_fp32": {
             "final_loss": factor * sum(ref["losses"][-TAIL:]) / TAIL,
             "test_accuracy": ref["test_accuracy"]}, "runs": {}}
-        for label, options in CONFIGS:
-            tag = label.split()[0] + ("_noscale" if "no loss" in label else "")
+        configs = CONFIGS + (EXTRA if model == "mlp_underflow" else [])
+        for i, (label, options) in enumerate(configs):
+            tag = "c%d" % i
             plan = os.path.join(args.out, "%s.%s.mpplan" % (stem, tag))
             ckpt = os.path.join(args.out, "%s.%s.safetensors" % (stem, tag))
             met = os.path.join(args.out, "%s.%s.jsonl" % (stem, tag))
@@ -99,6 +109,16 @@ def main():
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"steps": args.steps, "tail": TAIL, "results": results}, f)
 
+    under = next(r for r in results if r["case"] == "torch_mlp_underflow")
+    extra_lines = []
+    for label, _ in EXTRA:
+        r = under["runs"][label]
+        first_low = next((i + 1 for i, l in enumerate(r["losses"]) if l < 2.0), None)
+        extra_lines.append(
+            "torch_mlp_underflow, %s: final loss %.3f, test accuracy %.1f%%, %d steps "
+            "skipped, scale %g at the end; the loss first drops below 2.0 at step %s" % (
+                label, r["final_loss"], 100 * r["test_accuracy"], r["skipped"],
+                r["final_scale"], first_low))
     lines = ["| model (exported from) | framework fp32 | " +
              " | ".join(label for label, _ in CONFIGS) + " |",
              "| --- | --- |" + " --- |" * len(CONFIGS)]
@@ -113,26 +133,26 @@ def main():
             cells.append(cell)
         lines.append("| %s | %s |" % (row["case"], " | ".join(cells)))
     with open(os.path.join(args.out, "table.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+        f.write("\n".join(lines) + "\n\n" + "\n".join(extra_lines) + "\n")
+    print("\n".join(lines + extra_lines))
 
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    under = next(r for r in results if r["case"] == "torch_mlp_underflow")
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
-    for label, _ in CONFIGS:
-        ax1.plot(range(1, args.steps + 1), under["runs"][label]["losses"], label=label,
-                 linewidth=1)
+    styles = ["-", "--", ":", "-", "-"]
+    for (label, _), style in zip(CONFIGS + EXTRA, styles):
+        ax1.plot(range(1, args.steps + 1), under["runs"][label]["losses"], style,
+                 label=label, linewidth=1.2)
     ax1.set_ylabel("cross-entropy (loss / 2^-20)")
     ax1.set_title("Gradient underflow: MLP with loss x 2^-20, lr x 2^20 (digits, batch 32)")
     ax1.legend()
     ax1.grid(alpha=0.3)
-    for row in results:
-        r = row["runs"]["fp16 + loss scaling"]
-        ax2.plot(range(1, args.steps + 1), r["scales"], label=row["case"], linewidth=1)
+    for label, _ in [CONFIGS[2]] + EXTRA:
+        ax2.plot(range(1, args.steps + 1), under["runs"][label]["scales"], label=label,
+                 linewidth=1.2)
     ax2.set_yscale("log", base=2)
-    ax2.set_ylabel("loss scale (fp16 + loss scaling)")
+    ax2.set_ylabel("loss scale")
     ax2.set_xlabel("step")
     ax2.legend(fontsize=8)
     ax2.grid(alpha=0.3)

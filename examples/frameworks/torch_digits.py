@@ -11,7 +11,7 @@ reference mp's training must match.
       loads an mp-run checkpoint back into the PyTorch model and prints its
       test loss and accuracy as JSON
 
-MODEL is mlp, cnn, transformer or mlp_underflow (examples/frameworks/torch_models.py);
+MODEL is mlp, mlp_adam, cnn, transformer or mlp_underflow (examples/frameworks/torch_models.py);
 DATA holds train_x.npy, train_y.npy, test_x.npy, test_y.npy.
 """
 import argparse

@@ -80,6 +80,13 @@ def build_mlp(batch=32, seed=0):
     return model, opt, (lambda x: x.reshape(x.shape[0], 784)), F.cross_entropy
 
 
+def build_mlp_adam(batch=32, seed=0):
+    torch.manual_seed(seed)
+    model = MLP()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    return model, opt, (lambda x: x.reshape(x.shape[0], 784)), F.cross_entropy
+
+
 # The gradient-underflow case (docs/mixed-precision-results.md): the MLP with
 # its loss multiplied by 2^-20 and the learning rate by 2^20. In float32 (and
 # bf16, which has float32's range) that is the same training as build_mlp's:
@@ -114,4 +121,4 @@ def build_transformer(batch=32, seed=0):
 
 
 MODELS = {"mlp": build_mlp, "cnn": build_cnn, "transformer": build_transformer,
-          "mlp_underflow": build_mlp_underflow}
+          "mlp_adam": build_mlp_adam, "mlp_underflow": build_mlp_underflow}
