@@ -176,6 +176,41 @@ int embedding(const Context &ctx, const void *table, Ref indices, void *out,
 int embeddingGrad(const Context &ctx, Ref grad, Ref indices, Ref table,
                   int64_t vocab, int64_t width, int64_t count);
 
+// Window.cu -----------------------------------------------------------------
+/// An image (N, C, H, W sizes, element strides: any layout), a filter (O, I,
+/// H, W and strides), a window (the reference's Window, less the size).
+struct ImageDesc {
+  int64_t n, c, h, w, sn, sc, sh, sw;
+};
+struct FilterDesc {
+  int64_t o, i, h, w, so, si, sh, sw;
+};
+struct WindowDesc {
+  int64_t sizeH, sizeW, strideH, strideW, padTop, padLeft, dilationH,
+      dilationW;
+};
+int conv2d(const Context &ctx, Ref x, Ref f, Ref y, const ImageDesc &xi,
+           const FilterDesc &fd, const ImageDesc &yi, const WindowDesc &w);
+int conv2dBackwardData(const Context &ctx, Ref dy, Ref f, Ref dx,
+                       const ImageDesc &xi, const FilterDesc &fd,
+                       const ImageDesc &yi, const WindowDesc &w);
+int conv2dBackwardFilter(const Context &ctx, Ref x, Ref dy, Ref df,
+                         const ImageDesc &xi, const FilterDesc &fd,
+                         const ImageDesc &yi, const WindowDesc &w);
+int maxPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi,
+            const ImageDesc &yi, const WindowDesc &w);
+int avgPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi,
+            const ImageDesc &yi, const WindowDesc &w);
+int maxPoolGrad(const Context &ctx, Ref grad, Ref x, Ref dx,
+                const ImageDesc &xi, const ImageDesc &yi,
+                const WindowDesc &w);
+int avgPoolGrad(const Context &ctx, Ref grad, Ref dx, const ImageDesc &xi,
+                const ImageDesc &yi, const WindowDesc &w);
+/// y is [N, C] (dense), x any layout.
+int globalAvgPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi);
+int globalAvgPoolGrad(const Context &ctx, Ref grad, Ref dx,
+                      const ImageDesc &xi);
+
 } // namespace mp::rt::cuda
 
 #endif // MP_RUNTIME_CUDA_LAUNCH_H
