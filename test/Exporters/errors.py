@@ -93,6 +93,27 @@ def torch_cases():
         "torch.float16", "float32")
 
 
+def cli_case():
+    """python -m mp_export: exit status 1 and the error on stderr."""
+    import subprocess
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, "m.py"), "w") as f:
+        f.write("import torch, torch.nn as nn\n"
+                "def build():\n"
+                "    m = nn.Sequential(nn.Linear(8, 4), nn.Softplus(), nn.Linear(4, 3))\n"
+                "    return (m, torch.optim.SGD(m.parameters(), lr=0.1), torch.randn(2, 8),\n"
+                "            torch.randint(0, 3, (2,)))\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..",
+                                                   "python"))
+    r = subprocess.run([sys.executable, "-m", "mp_export", "torch",
+                        os.path.join(d, "m.py") + ":build", d], env=env, text=True,
+                       capture_output=True)
+    ok = r.returncode == 1 and "mp_export: error: aten op 'aten.softplus.default'" in r.stderr
+    print("%s: python -m mp_export on an unmappable model: exit %d, %s" % (
+        "ok" if ok else "FAIL", r.returncode, r.stderr.strip().splitlines()[-1:]))
+    results.append(ok)
+
+
 def tf_cases():
     import tensorflow as tf
     from mp_export import tf_export
@@ -126,5 +147,7 @@ for cases, module in ((torch_cases, "torch"), (tf_cases, "tensorflow")):
         results.append(False)
         continue
     cases()
+    if module == "torch":
+        cli_case()
 print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
 sys.exit(0 if all(results) else 1)

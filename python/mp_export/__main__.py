@@ -1,0 +1,46 @@
+"""python -m mp_export {torch,tf} FILE.py:FUNCTION OUT_DIR [--stem NAME]"""
+import argparse
+import importlib.util
+import os
+import sys
+
+from .common import ExportError
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m mp_export",
+        description="Exports a training step to the train dialect "
+                    "(docs/exporters.md).")
+    parser.add_argument("framework", choices=["torch", "tf"])
+    parser.add_argument("builder", help="FILE.py:FUNCTION returning (model, optimizer, "
+                                        "example_x, example_y[, loss_fn])")
+    parser.add_argument("out")
+    parser.add_argument("--stem", default="step")
+    args = parser.parse_args(argv)
+    path, _, function = args.builder.rpartition(":")
+    if not path or not os.path.exists(path):
+        parser.error("'%s' is not FILE.py:FUNCTION with an existing FILE" % args.builder)
+    spec = importlib.util.spec_from_file_location("mp_export_user", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec.loader.exec_module(module)
+    built = getattr(module, function)()
+    model, optimizer, x, y = built[:4]
+    loss_fn = built[4] if len(built) > 4 else None
+    if args.framework == "torch":
+        from . import torch_export as exporter
+    else:
+        from . import tf_export as exporter
+    try:
+        paths = exporter.export(model, optimizer, x, y, args.out, args.stem, loss_fn=loss_fn)
+    except ExportError as e:
+        print("mp_export: error: %s" % e, file=sys.stderr)
+        return 1
+    for p in paths:
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
