@@ -166,48 +166,20 @@ void mp::rt::storeInt(const TensorView &t, int64_t i, int64_t value) {
 
 void mp::rt::loadFloats(const TensorView &t, float *out) {
   int64_t n = t.numElements();
-  switch (t.dtype) {
-  case DType::F32:
-    std::memcpy(out, t.data, n * sizeof(float));
-    return;
-  case DType::BF16: {
-    const uint16_t *in = t.as<const uint16_t>();
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = bfloat16ToFloat(in[i]);
+  if (isFloat(t.dtype)) {
+    toFloats(t.dtype, t.data, out, n);
     return;
   }
-  case DType::F16: {
-    const uint16_t *in = t.as<const uint16_t>();
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = halfToFloat(in[i]);
-    return;
-  }
-  default:
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = loadFloat(t, i);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = loadFloat(t, i);
 }
 
 void mp::rt::storeFloats(const TensorView &t, const float *in) {
   int64_t n = t.numElements();
-  switch (t.dtype) {
-  case DType::F32:
-    std::memcpy(t.data, in, n * sizeof(float));
-    return;
-  case DType::BF16: {
-    uint16_t *out = t.as<uint16_t>();
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = floatToBFloat16(in[i]);
+  if (isFloat(t.dtype)) {
+    fromFloats(in, t.dtype, t.data, n);
     return;
   }
-  case DType::F16: {
-    uint16_t *out = t.as<uint16_t>();
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = floatToHalf(in[i]);
-    return;
-  }
-  default:
-    for (int64_t i = 0; i < n; ++i)
-      storeFloat(t, i, in[i]);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    storeFloat(t, i, in[i]);
 }

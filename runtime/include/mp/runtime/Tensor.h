@@ -37,6 +37,10 @@ float bfloat16ToFloat(uint16_t bits);
 /// and vectorize (kernels convert whole operands, not single elements).
 void loadFloats(const TensorView &t, float *out);
 void storeFloats(const TensorView &t, const float *in);
+/// The same for `n` elements of float dtype `dtype` at `in` / `out`
+/// (vectorized where the CPU allows: AVX-512 / AVX2, F16C).
+void toFloats(DType dtype, const void *in, float *out, int64_t n);
+void fromFloats(const float *in, DType dtype, void *out, int64_t n);
 
 /// Element `i` of a float tensor (f32/bf16/f16) as float; and the store.
 float loadFloat(const TensorView &t, int64_t i);
