@@ -4,7 +4,9 @@
 // problem (shapes, dtypes, transposes or window) and cached; mp.cast between
 // f32 and bf16 / f16 on own vectorized loops (cpu/Cast.cpp); ReLU and its
 // gradient, bias_add, bias-gradient sums and the optimizer updates on own
-// chunked, threaded loops (cpu/Elementwise.cpp); every other op,
+// chunked, threaded loops (cpu/Elementwise.cpp); softmax, layer_norm and
+// pooling as reference kernels on row slices in parallel
+// (cpu/RowParallel.cpp); every other op,
 // and any problem oneDNN declines, runs on the reference kernels, so this
 // backend runs every plan the reference backend runs and agrees with it op
 // for op.
@@ -19,6 +21,7 @@
 #include "cpu/Cast.h"
 #include "cpu/Elementwise.h"
 #include "cpu/OneDnn.h"
+#include "cpu/RowParallel.h"
 #endif
 
 using namespace mp::rt;
@@ -48,6 +51,8 @@ public:
     return std::string("cpu (") + cpu::oneDnnDescription() +
            "; matmul and conv2d (forward and backward) on oneDNN; casts, relu, relu_grad, "
            "bias_add, leading-dimension sums and the optimizers on own loops, " +
+           "softmax, layer_norm and pooling as reference kernels split by "
+           "rows, " +
            std::to_string(cpuThreads()) +
            " threads; other ops on the reference kernels)";
   }
@@ -79,6 +84,10 @@ public:
     } else {
       bool handled = false;
       MP_RETURN_IF_ERROR(cpu::runOwnKernel(kernel, inputs, outputs, handled));
+      if (handled)
+        return Status::ok();
+      MP_RETURN_IF_ERROR(
+          cpu::runRowParallel(*reference_, kernel, inputs, outputs, handled));
       if (handled)
         return Status::ok();
     }

@@ -269,6 +269,102 @@ TEST_F(CpuElementwiseTest, OptimizersAreBitwiseTheReference) {
     }
 }
 
+Attr text(const char *value) {
+  Attr a;
+  a.kind = Attr::Kind::String;
+  a.str = value;
+  return a;
+}
+
+/// softmax / log_softmax and their gradients, layer_norm and the pooling
+/// ops run as the reference kernel on row slices: the same bytes.
+TEST_F(CpuElementwiseTest, RowParallelOpsAreBitwiseTheReference) {
+  for (DType dtype : kFloatTypes) {
+    std::string dt = dtypeName(dtype);
+    for (int64_t axis : {-1, 1, 0}) { // axis 0 is not split
+      std::vector<int64_t> shape = {37, 5, 129};
+      for (const char *op : {"train.softmax", "train.log_softmax"}) {
+        KernelDesc kernel;
+        kernel.op = op;
+        kernel.attrs["axis"] = ints({axis});
+        std::vector<Tensor> in = {randomTensor(dtype, shape, 20, -4, 4)};
+        expectSame(kernel, in, {Tensor(dtype, shape)},
+                   op + (" " + dt + " axis " + std::to_string(axis)));
+      }
+      for (const char *op : {"train.softmax_grad", "train.log_softmax_grad"}) {
+        KernelDesc kernel;
+        kernel.op = op;
+        kernel.attrs["axis"] = ints({axis});
+        std::vector<Tensor> in = {randomTensor(dtype, shape, 21),
+                                  randomTensor(dtype, shape, 22, 0, 1)};
+        expectSame(kernel, in, {Tensor(dtype, shape)},
+                   op + (" " + dt + " axis " + std::to_string(axis)));
+      }
+    }
+    for (int64_t axis : {1, 2, -1}) {
+      std::vector<int64_t> shape = {33, 6, 70};
+      std::vector<int64_t> normalized(shape.begin() + (axis + 3) % 3,
+                                      shape.end());
+      std::vector<int64_t> rows(shape.begin(), shape.begin() + (axis + 3) % 3);
+      KernelDesc kernel;
+      kernel.op = "train.layer_norm";
+      kernel.attrs["axis"] = ints({axis});
+      kernel.attrs["epsilon"] = floats(1e-5);
+      std::vector<Tensor> in = {randomTensor(dtype, shape, 23, -3, 3, false),
+                                randomTensor(dtype, normalized, 24),
+                                randomTensor(dtype, normalized, 25)};
+      expectSame(kernel, in,
+                 {Tensor(dtype, shape), Tensor(DType::F32, rows),
+                  Tensor(DType::F32, rows)},
+                 "layer_norm " + dt + " axis " + std::to_string(axis));
+    }
+    for (bool nhwc : {false, true}) {
+      std::string what = dt + (nhwc ? " NHWC" : " NCHW");
+      auto image = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
+        return nhwc ? std::vector<int64_t>{n, h, w, c}
+                    : std::vector<int64_t>{n, c, h, w};
+      };
+      KernelDesc pool;
+      pool.attrs["layout"] = text(nhwc ? "NHWC" : "NCHW");
+      pool.attrs["kernel"] = ints({3, 3});
+      pool.attrs["strides"] = ints({2, 2});
+      pool.attrs["padding"] = ints({1, 1, 1, 1});
+      std::vector<int64_t> xs = image(9, 5, 17, 16), ys = image(9, 5, 9, 8);
+      for (const char *op : {"train.max_pool2d", "train.avg_pool2d"}) {
+        pool.op = op;
+        // ReLU-like inputs: many equal zeros, so max-pool ties are common.
+        Tensor x = randomTensor(dtype, xs, 26, -1, 1, false);
+        for (int64_t i = 0; i < x.view.numElements(); ++i)
+          if (loadFloat(x.view, i) < 0)
+            storeFloat(x.view, i, 0.0f);
+        std::vector<Tensor> in = {x};
+        expectSame(pool, in, {Tensor(dtype, ys)}, op + (" " + what));
+      }
+      pool.op = "train.max_pool2d_grad";
+      Tensor x = randomTensor(dtype, xs, 27, -1, 1, false);
+      for (int64_t i = 0; i < x.view.numElements(); ++i)
+        if (loadFloat(x.view, i) < 0)
+          storeFloat(x.view, i, 0.0f);
+      std::vector<Tensor> maxIn = {randomTensor(dtype, ys, 28), x};
+      expectSame(pool, maxIn, {Tensor(dtype, xs)}, "max_pool2d_grad " + what);
+      pool.op = "train.avg_pool2d_grad";
+      std::vector<Tensor> avgIn = {randomTensor(dtype, ys, 29)};
+      expectSame(pool, avgIn, {Tensor(dtype, xs)}, "avg_pool2d_grad " + what);
+
+      KernelDesc global;
+      global.attrs["layout"] = text(nhwc ? "NHWC" : "NCHW");
+      global.op = "train.global_avg_pool2d";
+      std::vector<Tensor> gin = {randomTensor(dtype, xs, 30)};
+      expectSame(global, gin, {Tensor(DType::F32, {9, 5})},
+                 "global_avg_pool2d " + what);
+      global.op = "train.global_avg_pool2d_grad";
+      std::vector<Tensor> ggin = {randomTensor(dtype, {9, 5}, 31)};
+      expectSame(global, ggin, {Tensor(dtype, xs)},
+                 "global_avg_pool2d_grad " + what);
+    }
+  }
+}
+
 /// A bad hyper-parameter is the reference's error, not a run.
 TEST_F(CpuElementwiseTest, BadHyperParametersAreReported) {
   KernelDesc sgd;
