@@ -145,8 +145,9 @@ Status Session::initialize() {
     if (!copy.isOk())
       return copy.status();
     constants_ = std::move(*copy);
-    MP_RETURN_IF_ERROR(device_->copyToDevice(
-        constants_.get(), constants, plan_.constants.size()));
+    if (!plan_.constants.empty())
+      MP_RETURN_IF_ERROR(device_->copyToDevice(constants_.get(), constants,
+                                               plan_.constants.size()));
     constants = constants_.get();
   }
 
