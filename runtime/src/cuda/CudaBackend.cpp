@@ -622,18 +622,35 @@ Status CudaBackend::runMatmul(const KernelDesc &k, const Views &in,
   }
   if (batch > 0x7fffffff)
     return unimplemented(k.op + ": a batch of more than 2^31 - 1 matmuls");
-  p.batch = batch;
+  p.inType = static_cast<int32_t>(in[0].dtype);
+  p.outType = static_cast<int32_t>(out[0].dtype);
+  size_t inSize = dtypeSize(in[0].dtype), outSize = dtypeSize(out[0].dtype);
+  // A shared rhs under a transposed lhs: one GEMM per batch entry rather
+  // than a batch stride of 0, which not every cuBLASLt algorithm takes.
+  int64_t calls = sharedRhs && batch > 1 ? batch : 1;
+  p.batch = calls > 1 ? 1 : batch;
   p.strideA = p.m * p.k;
   p.strideB = sharedRhs ? 0 : p.k * p.n;
   p.strideC = p.m * p.n;
-  p.inType = static_cast<int32_t>(in[0].dtype);
-  p.outType = static_cast<int32_t>(out[0].dtype);
-  p.alignA = alignmentOf(in[0].data);
-  p.alignB = alignmentOf(in[1].data);
-  p.alignC = alignmentOf(out[0].data);
-  Status status = gemm_->run(p, in[0].data, in[1].data, out[0].data);
-  if (!status.isOk())
-    return Status(status.code(), k.op + ": " + status.message());
+  // The alignment every matrix of the batch has: the pointer's and the
+  // batch stride's (in bytes).
+  auto aligned = [&](const void *data, int64_t stride, size_t size) {
+    uint32_t a = alignmentOf(data);
+    if (batch > 1 && stride > 0)
+      a = std::min(a, alignmentOf(reinterpret_cast<const void *>(
+                          static_cast<uintptr_t>(stride * size))));
+    return a;
+  };
+  p.alignA = aligned(in[0].data, p.strideA, inSize);
+  p.alignB = aligned(in[1].data, p.strideB, inSize);
+  p.alignC = aligned(out[0].data, p.strideC, outSize);
+  for (int64_t b = 0; b < calls; ++b) {
+    Status status = gemm_->run(
+        p, in[0].as<const char>() + b * p.strideA * inSize, in[1].data,
+        out[0].as<char>() + b * p.strideC * outSize);
+    if (!status.isOk())
+      return Status(status.code(), k.op + ": " + status.message());
+  }
   return Status::ok();
 }
 

@@ -215,12 +215,9 @@ __global__ void castKernel(Ref in, Ref out, int64_t n) {
   MP_GRID_STRIDE(i, n) storeF(out, i, loadF(in, i));
 }
 
-__global__ void fillKernel(char *out, uint64_t bits, int64_t size,
-                           int64_t n) {
-  MP_GRID_STRIDE(i, n) {
-    for (int64_t byte = 0; byte < size; ++byte)
-      out[i * size + byte] = static_cast<char>((bits >> (8 * byte)) & 0xff);
-  }
+template <typename T>
+__global__ void fillKernel(T *out, T value, int64_t n) {
+  MP_GRID_STRIDE(i, n) out[i] = value;
 }
 
 } // namespace
@@ -278,7 +275,23 @@ int mp::rt::cuda::cast(const Context &ctx, Ref in, Ref out, int64_t n) {
 
 int mp::rt::cuda::fillBits(const Context &ctx, void *out, uint64_t bits,
                            int64_t size, int64_t n) {
-  fillKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(
-      static_cast<char *>(out), bits, size, n);
+  unsigned blocks = blocksFor(n);
+  switch (size) {
+  case 1:
+    fillKernel<<<blocks, kThreads, 0, ctx.stream>>>(
+        static_cast<uint8_t *>(out), static_cast<uint8_t>(bits), n);
+    break;
+  case 2:
+    fillKernel<<<blocks, kThreads, 0, ctx.stream>>>(
+        static_cast<uint16_t *>(out), static_cast<uint16_t>(bits), n);
+    break;
+  case 4:
+    fillKernel<<<blocks, kThreads, 0, ctx.stream>>>(
+        static_cast<uint32_t *>(out), static_cast<uint32_t>(bits), n);
+    break;
+  default:
+    fillKernel<<<blocks, kThreads, 0, ctx.stream>>>(
+        static_cast<uint64_t *>(out), static_cast<uint64_t>(bits), n);
+  }
   return lastError();
 }

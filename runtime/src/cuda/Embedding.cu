@@ -1,6 +1,6 @@
 //===- Embedding.cu - embedding lookup and its gradient -------------------===//
 //
-// The lookup copies rows (bits). The gradient is the simple deterministic
+// The lookup copies rows (bits, element by element). The gradient is the simple deterministic
 // path: a block per table row scans every index and sums the gradient rows
 // that hit it, in order, in f32 (no atomics, so results are reproducible;
 // O(vocab * indices) index reads, fine for the vocabularies of our
@@ -13,22 +13,31 @@ using namespace mp::rt::cuda;
 
 namespace {
 
-__global__ void embeddingKernel(const char *table, Ref indices, char *out,
-                                int64_t vocab, int64_t rowBytes,
-                                int64_t count, DeviceError *error,
-                                int32_t launch) {
-  int64_t n = count * rowBytes;
+template <typename T>
+__global__ void embeddingKernel(const T *table, Ref indices, T *out,
+                                int64_t vocab, int64_t width, int64_t count,
+                                DeviceError *error, int32_t launch) {
+  int64_t n = count * width;
   MP_GRID_STRIDE(e, n) {
-    int64_t i = e / rowBytes, byte = e % rowBytes;
+    int64_t i = e / width, d = e % width;
     int64_t row = loadI(indices, i);
     if (row < 0 || row >= vocab) {
-      if (byte == 0)
+      if (d == 0)
         reportError(error, launch, kIndexOutOfRange, row, i, vocab);
-      out[e] = 0;
+      out[e] = T();
       continue;
     }
-    out[e] = table[row * rowBytes + byte];
+    out[e] = table[row * width + d];
   }
+}
+
+template <typename T>
+int launchEmbedding(const Context &ctx, const void *table, Ref indices,
+                    void *out, int64_t vocab, int64_t width, int64_t count) {
+  embeddingKernel<T><<<blocksFor(count * width), kThreads, 0, ctx.stream>>>(
+      static_cast<const T *>(table), indices, static_cast<T *>(out), vocab,
+      width, count, ctx.error, ctx.launch);
+  return lastError();
 }
 
 __global__ void embeddingGradKernel(Ref grad, Ref indices, Ref table,
@@ -59,13 +68,19 @@ __global__ void embeddingGradKernel(Ref grad, Ref indices, Ref table,
 int mp::rt::cuda::embedding(const Context &ctx, const void *table,
                             Ref indices, void *out, int64_t vocab,
                             int64_t width, int64_t size, int64_t count) {
-  int64_t n = count * width * size;
-  if (n == 0)
+  if (count * width == 0)
     return 0;
-  embeddingKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(
-      static_cast<const char *>(table), indices, static_cast<char *>(out),
-      vocab, width * size, count, ctx.error, ctx.launch);
-  return lastError();
+  switch (size) {
+  case 2:
+    return launchEmbedding<uint16_t>(ctx, table, indices, out, vocab, width,
+                                     count);
+  case 4:
+    return launchEmbedding<uint32_t>(ctx, table, indices, out, vocab, width,
+                                     count);
+  default: // the table is a float tensor: 2 or 4 bytes; 8 for safety
+    return launchEmbedding<uint64_t>(ctx, table, indices, out, vocab, width,
+                                     count);
+  }
 }
 
 int mp::rt::cuda::embeddingGrad(const Context &ctx, Ref grad, Ref indices,
