@@ -86,8 +86,9 @@ const char *mp_plan_policy(const mp_plan *plan);
 typedef struct mp_session mp_session;
 
 /* Creates a session on a copy of `plan` (free the plan whenever you like).
- * `backend_name`: "cpu" (oneDNN) or "reference"; NULL, "" or "default" pick
- * the default: cpu where oneDNN is built in and loads, else reference.
+ * `backend_name`: "cpu" (oneDNN), "cuda" (MP_STATUS_UNIMPLEMENTED, with the
+ * reason, where no GPU can run it) or "reference"; NULL, "" or "default"
+ * pick the default: cpu where oneDNN is built in and loads, else reference.
  * Every kernel is checked against the backend and all memory is allocated
  * here: a session that was created runs. Persistent tensors start at zero
  * (loss-scaler state at its initial value); see mp_session_init_params. */
