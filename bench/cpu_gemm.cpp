@@ -17,6 +17,8 @@
 #include "mp/runtime/Backend.h"
 #include "mp/runtime/Tensor.h"
 
+#include "BenchUtil.h"
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -32,59 +34,9 @@
 
 using namespace mp::rt;
 
-namespace {
-double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using namespace mp::bench;
 
-struct Timing {
-  double best = 0, median = 0;
-  int reps = 0;
-};
-
-/// One warm-up call of each, then repetitions that alternate the two until
-/// `minTime` seconds or `maxReps` pairs: both see the same machine (another
-/// process's load hits both, not one of them).
-std::pair<Timing, Timing> timePair(const std::function<void()> &a,
-                                   const std::function<void()> &b,
-                                   double minTime, int maxReps) {
-  a();
-  b();
-  std::vector<double> ta, tb;
-  double start = now();
-  while (ta.empty() ||
-         (now() - start < minTime && static_cast<int>(ta.size()) < maxReps)) {
-    double t0 = now();
-    a();
-    double t1 = now();
-    b();
-    double t2 = now();
-    ta.push_back(t1 - t0);
-    tb.push_back(t2 - t1);
-  }
-  auto summarize = [](std::vector<double> &t) {
-    std::sort(t.begin(), t.end());
-    return Timing{t.front(), t[t.size() / 2], static_cast<int>(t.size())};
-  };
-  return {summarize(ta), summarize(tb)};
-}
-
-std::vector<std::string> split(const std::string &s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    out.push_back(item);
-  return out;
-}
-
-void fail(const std::string &message) {
-  std::fprintf(stderr, "mp-bench-gemm: %s\n", message.c_str());
-  std::exit(1);
-}
-} // namespace
+static void fail(const std::string &message) { mp::bench::fail("mp-bench-gemm", message); }
 
 static int runBenchmark(int argc, char **argv);
 

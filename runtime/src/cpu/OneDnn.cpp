@@ -382,9 +382,18 @@ struct ConvKey {
 struct ConvEntry {
   bool supported = false;
   dnnl::primitive primitive;
-  dnnl::memory::desc src, weights, dst;
+  dnnl::memory::desc src, weights, dst; ///< as the plan stores them
   int srcArg = DNNL_ARG_SRC, weightsArg = DNNL_ARG_WEIGHTS,
       dstArg = DNNL_ARG_DST;
+  /// Where the primitive wants a role in its own (blocked) layout: a
+  /// buffer in that layout, and the reorder from the plan's layout (an
+  /// operand) or back into it (the result). Made once per problem.
+  struct Stage {
+    bool active = false;
+    dnnl::memory buffer;
+    dnnl::reorder reorder;
+  };
+  Stage stages[3]; ///< src, weights, dst
   std::string implementation;
 };
 } // namespace
@@ -401,6 +410,24 @@ ConvCache::~ConvCache() = default;
 size_t ConvCache::primitivesCreated() const { return impl_->created; }
 const std::string &ConvCache::lastImplementation() const { return impl_->last; }
 
+/// Sets up `stage` when the primitive's layout `chosen` for a role differs
+/// from the plan's `plain` one: operands are reordered into a buffer in
+/// the chosen layout, the result out of one.
+static void stageRole(const dnnl::engine &engine,
+                      const dnnl::memory::desc &plain,
+                      const dnnl::memory::desc &chosen, bool isResult,
+                      ConvEntry::Stage &stage) {
+  if (chosen == plain)
+    return;
+  stage.active = true;
+  stage.buffer = dnnl::memory(chosen, engine);
+  stage.reorder = isResult
+                      ? dnnl::reorder(dnnl::reorder::primitive_desc(
+                            engine, chosen, engine, plain))
+                      : dnnl::reorder(dnnl::reorder::primitive_desc(
+                            engine, plain, engine, chosen));
+}
+
 static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
@@ -413,13 +440,20 @@ static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   ConvEntry entry;
   // oneDNN's logical dimensions are always N, C, H, W (and O, I, H, W); the
   // format tag says how the plan stores them.
-  entry.src = dnnl::memory::desc({key.n, key.c, key.h, key.w}, srcType,
-                                 key.nhwc ? tag::nhwc : tag::nchw);
-  entry.weights = dnnl::memory::desc({key.o, key.c, key.kh, key.kw},
-                                     weightsType,
-                                     key.nhwc ? tag::hwio : tag::oihw);
-  entry.dst = dnnl::memory::desc({key.n, key.o, key.oh, key.ow}, dstType,
-                                 key.nhwc ? tag::nhwc : tag::nchw);
+  dnnl::memory::dims x = {key.n, key.c, key.h, key.w},
+                     f = {key.o, key.c, key.kh, key.kw},
+                     y = {key.n, key.o, key.oh, key.ow};
+  entry.src = dnnl::memory::desc(x, srcType, key.nhwc ? tag::nhwc : tag::nchw);
+  entry.weights =
+      dnnl::memory::desc(f, weightsType, key.nhwc ? tag::hwio : tag::oihw);
+  entry.dst = dnnl::memory::desc(y, dstType, key.nhwc ? tag::nhwc : tag::nchw);
+  // The primitive picks its layouts (`any`): in the plan's plain layouts
+  // oneDNN has only slow kernels for most problems (for f32 NCHW its
+  // naive loop nest), in its blocked ones its AMX / AVX-512 kernels
+  // (mp-bench-conv, docs/benchmarks.md). Reorders bridge the two.
+  dnnl::memory::desc srcAny(x, srcType, tag::any), weightsAny(f, weightsType,
+                                                               tag::any),
+      dstAny(y, dstType, tag::any);
   dnnl::primitive_attr attr;
   attr.set_fpmath_mode(dnnl::fpmath_mode::strict);
   dnnl::memory::dims strides = {key.strideH, key.strideW};
@@ -428,57 +462,69 @@ static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   dnnl::memory::dims padL = {key.padTop, key.padLeft};
   dnnl::memory::dims padR = {key.padBottom, key.padRight};
   try {
-    // The forward convolution of the operands' dtype: the primitive itself
-    // for the forward op, the hint the backward ones are created from.
-    auto forward = [&](dnnl::prop_kind prop) {
-      auto retype = [&](const dnnl::memory::desc &d) {
-        return dnnl::memory::desc(d.get_dims(), inType, d.get_strides());
-      };
-      bool hint = prop == dnnl::prop_kind::forward_training;
-      return dnnl::convolution_forward::primitive_desc(
-          engine, prop, dnnl::algorithm::convolution_direct,
-          hint ? retype(entry.src) : entry.src,
-          hint ? retype(entry.weights) : entry.weights,
-          hint ? retype(entry.dst) : entry.dst, strides, dilation, padL, padR,
-          attr);
-    };
+    dnnl::memory::desc chosen[3];
     switch (key.kind) {
     case ConvKind::Forward: {
-      auto pd = forward(dnnl::prop_kind::forward_inference);
+      dnnl::convolution_forward::primitive_desc pd(
+          engine, dnnl::prop_kind::forward_inference,
+          dnnl::algorithm::convolution_direct, srcAny, weightsAny, dstAny,
+          strides, dilation, padL, padR, attr);
       entry.implementation = pd.impl_info_str();
       entry.primitive = dnnl::convolution_forward(pd);
+      chosen[0] = pd.src_desc();
+      chosen[1] = pd.weights_desc();
+      chosen[2] = pd.dst_desc();
       break;
     }
-    case ConvKind::BackwardData: {
-      auto hint = forward(dnnl::prop_kind::forward_training);
-      dnnl::convolution_backward_data::primitive_desc pd(
-          engine, dnnl::algorithm::convolution_direct, entry.src,
-          entry.weights, entry.dst, strides, dilation, padL, padR, hint,
-          attr);
-      entry.implementation = pd.impl_info_str();
-      entry.primitive = dnnl::convolution_backward_data(pd);
-      entry.srcArg = DNNL_ARG_DIFF_SRC;
-      entry.dstArg = DNNL_ARG_DIFF_DST;
-      break;
-    }
+    case ConvKind::BackwardData:
     case ConvKind::BackwardFilter: {
-      auto hint = forward(dnnl::prop_kind::forward_training);
-      dnnl::convolution_backward_weights::primitive_desc pd(
-          engine, dnnl::algorithm::convolution_direct, entry.src,
-          entry.weights, entry.dst, strides, dilation, padL, padR, hint,
-          attr);
-      entry.implementation = pd.impl_info_str();
-      entry.primitive = dnnl::convolution_backward_weights(pd);
-      entry.weightsArg = DNNL_ARG_DIFF_WEIGHTS;
-      entry.dstArg = DNNL_ARG_DIFF_DST;
+      // The backward primitives are made from the forward one of the
+      // operands' dtype.
+      dnnl::convolution_forward::primitive_desc hint(
+          engine, dnnl::prop_kind::forward_training,
+          dnnl::algorithm::convolution_direct,
+          dnnl::memory::desc(x, inType, tag::any),
+          dnnl::memory::desc(f, inType, tag::any),
+          dnnl::memory::desc(y, inType, tag::any), strides, dilation, padL,
+          padR, attr);
+      if (key.kind == ConvKind::BackwardData) {
+        dnnl::convolution_backward_data::primitive_desc pd(
+            engine, dnnl::algorithm::convolution_direct, srcAny, weightsAny,
+            dstAny, strides, dilation, padL, padR, hint, attr);
+        entry.implementation = pd.impl_info_str();
+        entry.primitive = dnnl::convolution_backward_data(pd);
+        chosen[0] = pd.diff_src_desc();
+        chosen[1] = pd.weights_desc();
+        chosen[2] = pd.diff_dst_desc();
+        entry.srcArg = DNNL_ARG_DIFF_SRC;
+        entry.dstArg = DNNL_ARG_DIFF_DST;
+      } else {
+        dnnl::convolution_backward_weights::primitive_desc pd(
+            engine, dnnl::algorithm::convolution_direct, srcAny, weightsAny,
+            dstAny, strides, dilation, padL, padR, hint, attr);
+        entry.implementation = pd.impl_info_str();
+        entry.primitive = dnnl::convolution_backward_weights(pd);
+        chosen[0] = pd.src_desc();
+        chosen[1] = pd.diff_weights_desc();
+        chosen[2] = pd.diff_dst_desc();
+        entry.weightsArg = DNNL_ARG_DIFF_WEIGHTS;
+        entry.dstArg = DNNL_ARG_DIFF_DST;
+      }
       break;
     }
     }
-    // oneDNN's naive loop nest ("ref:any", also behind composite names
-    // like "jit_uni_ncsp:conv+ref:any", which f32 NCHW gets) is far slower
-    // than our im2col + GEMM (228 ms against a 60 ms reference CNN step).
+    // oneDNN's naive loop nest ("ref:any", also behind composite names) is
+    // far slower than our im2col + GEMM: leave such problems to it.
     if (entry.implementation.find("ref:") != std::string::npos)
       return entry;
+    int result = key.kind == ConvKind::Forward        ? 2
+                 : key.kind == ConvKind::BackwardData ? 0
+                                                      : 1;
+    const dnnl::memory::desc *plain[3] = {&entry.src, &entry.weights,
+                                          &entry.dst};
+    for (int role = 0; role < 3; ++role)
+      stageRole(engine, *plain[role], chosen[role], role == result,
+                entry.stages[role]);
     entry.supported = true;
   } catch (const dnnl::error &e) {
     if (e.status != dnnl_unimplemented)
@@ -564,12 +610,30 @@ Status ConvCache::run(const KernelDesc &kernel,
       return Status::ok();
     if (!impl_->stream)
       impl_->stream = dnnl::stream(state.engine);
-    dnnl::memory src(entry.src, state.engine, xv.data);
-    dnnl::memory weights(entry.weights, state.engine, fv.data);
-    dnnl::memory dst(entry.dst, state.engine, yv.data);
-    entry.primitive.execute(impl_->stream, {{entry.srcArg, src},
-                                            {entry.weightsArg, weights},
-                                            {entry.dstArg, dst}});
+    dnnl::memory plain[3] = {
+        dnnl::memory(entry.src, state.engine, xv.data),
+        dnnl::memory(entry.weights, state.engine, fv.data),
+        dnnl::memory(entry.dst, state.engine, yv.data)};
+    int result = kind == ConvKind::Forward        ? 2
+                 : kind == ConvKind::BackwardData ? 0
+                                                  : 1;
+    // Operands into the primitive's layouts, the primitive, the result
+    // back into the plan's layout: one stream, in order.
+    dnnl::memory used[3];
+    for (int role = 0; role < 3; ++role) {
+      const ConvEntry::Stage &stage = entry.stages[role];
+      used[role] = stage.active ? stage.buffer : plain[role];
+      if (stage.active && role != result)
+        stage.reorder.execute(impl_->stream, {{DNNL_ARG_FROM, plain[role]},
+                                              {DNNL_ARG_TO, stage.buffer}});
+    }
+    entry.primitive.execute(impl_->stream, {{entry.srcArg, used[0]},
+                                            {entry.weightsArg, used[1]},
+                                            {entry.dstArg, used[2]}});
+    if (entry.stages[result].active)
+      entry.stages[result].reorder.execute(
+          impl_->stream, {{DNNL_ARG_FROM, entry.stages[result].buffer},
+                          {DNNL_ARG_TO, plain[result]}});
     impl_->stream.wait();
     impl_->last = entry.implementation;
   } catch (const dnnl::error &e) {
