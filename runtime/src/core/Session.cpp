@@ -363,6 +363,9 @@ Status Session::runStep(float *outLoss) {
       began = Clock::now();
     Status status =
         backend_->run(plan_.kernels[k], kernelInputs_[k], kernelOutputs_[k]);
+    // A device backend only queues the kernel: profiling waits for it.
+    if (status.isOk() && profiling_ && device_)
+      status = device_->finishStep();
     if (profiling_)
       kernelSeconds_[k] +=
           std::chrono::duration<double>(Clock::now() - began).count();

@@ -191,6 +191,24 @@ TEST(DeviceMemorySession, FailedStepFinishesAndChangesNothing) {
   EXPECT_NE(readTensor<float>(session, "w"), before);
 }
 
+// Profiling waits for every kernel (finishStep after each run).
+TEST(DeviceMemorySession, ProfilingWaitsForEachKernel) {
+  auto backend = std::make_unique<GuardedBackend>();
+  GuardedBackend *guarded = backend.get();
+  Plan plan = makeLeastSquaresPlan();
+  size_t kernels = plan.kernels.size();
+  StatusOr<std::unique_ptr<Session>> created =
+      Session::create(std::move(plan), std::move(backend));
+  ASSERT_TRUE(created.isOk());
+  Session &session = **created;
+  bindLeastSquaresBatch(session, leastSquaresX(0), leastSquaresT(0));
+  ASSERT_TRUE(session.runStep().isOk());
+  EXPECT_EQ(guarded->steps, 1);
+  session.setProfiling(true);
+  ASSERT_TRUE(session.runStep().isOk());
+  EXPECT_EQ(guarded->steps, 1 + static_cast<int64_t>(kernels) + 1);
+}
+
 // The guard itself: the session's memory is not host-accessible between
 // the backend's calls (so the tests above would crash on a direct access).
 TEST(DeviceMemorySessionDeathTest, MemoryIsGuarded) {

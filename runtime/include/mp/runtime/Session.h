@@ -113,7 +113,8 @@ public:
   /// Time spent per kind of work, summed over the steps run while profiling
   /// is on: one entry per op name, plus "(state copy)" for the copies of new
   /// persistent values. For tools (mp-run --profile); off by default, and
-  /// free when off.
+  /// free when off. With a device backend (cuda) profiling waits for each
+  /// kernel, so that its time is the kernel's and not its launch's.
   struct ProfileEntry {
     std::string name;
     double seconds = 0;
