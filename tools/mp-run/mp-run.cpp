@@ -306,6 +306,12 @@ int main(int argc, char **argv) {
                  plan.tensors.size(),
                  static_cast<unsigned long long>(plan.arenaSize),
                  session->backendName(), static_cast<long long>(feeds.batch));
+    rt::PlanMemoryStats memory = rt::planMemoryStats(plan);
+    std::fprintf(stderr,
+                 "mp-run: memory: arena %llu bytes, activations saved for "
+                 "the backward pass %llu bytes\n",
+                 static_cast<unsigned long long>(memory.arenaBytes),
+                 static_cast<unsigned long long>(memory.savedActivationBytes));
     std::fprintf(stderr, "mp-run: backend: %s\nmp-run: CPU features: %s\n",
                  session->backendDescription().c_str(),
                  rt::cpuFeatures().c_str());

@@ -125,6 +125,19 @@ StatusOr<Plan> readPlanFile(const std::string &path);
 /// A 64-bit FNV-1a hash of the serialized plan: checkpoints record it.
 uint64_t planHash(const Plan &plan);
 
+/// What a step's memory plan holds.
+struct PlanMemoryStats {
+  /// The scratch arena: the high-water mark of every temporary of a step
+  /// (activations, 16-bit copies of parameters, gradients, ...).
+  uint64_t arenaBytes = 0;
+  /// Activations saved for the backward pass: scratch tensors computed
+  /// from the step's inputs (through any chain of kernels) before its
+  /// train.grad_seed and still read at or after it. 0 without a
+  /// grad_seed (a forward-only plan).
+  uint64_t savedActivationBytes = 0;
+};
+PlanMemoryStats planMemoryStats(const Plan &plan);
+
 } // namespace mp::rt
 
 #endif // MP_RUNTIME_PLAN_H

@@ -1,0 +1,53 @@
+//===- PlanStats.cpp - what a step's memory plan holds --------------------===//
+#include "mp/runtime/Plan.h"
+
+#include <algorithm>
+
+using namespace mp::rt;
+
+PlanMemoryStats mp::rt::planMemoryStats(const Plan &plan) {
+  PlanMemoryStats stats;
+  stats.arenaBytes = plan.arenaSize;
+  size_t seed = plan.kernels.size();
+  for (size_t k = 0; k < plan.kernels.size(); ++k)
+    if (plan.kernels[k].op == "train.grad_seed") {
+      seed = k;
+      break;
+    }
+  if (seed == plan.kernels.size())
+    return stats;
+  size_t numTensors = plan.tensors.size();
+  // Which tensors depend on the data (inputs and labels), and which are
+  // read at or after the seed (the step's results count as read there).
+  std::vector<bool> fromData(numTensors, false), readLater(numTensors, false);
+  for (size_t t = 0; t < numTensors; ++t)
+    fromData[t] = plan.tensors[t].kind == TensorKind::Input ||
+                  plan.tensors[t].kind == TensorKind::Label;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const KernelDesc &kernel = plan.kernels[k];
+    bool data = std::any_of(
+        kernel.inputs.begin(), kernel.inputs.end(),
+        [&](uint32_t t) { return t < numTensors && fromData[t]; });
+    for (uint32_t t : kernel.outputs)
+      if (t < numTensors && data)
+        fromData[t] = true;
+    if (k >= seed)
+      for (uint32_t t : kernel.inputs)
+        if (t < numTensors)
+          readLater[t] = true;
+  }
+  for (const ResultDesc &result : plan.results)
+    if (result.value < numTensors)
+      readLater[result.value] = true;
+  // Saved: written before the seed, read at or after it.
+  std::vector<bool> writtenBefore(numTensors, false);
+  for (size_t k = 0; k < seed; ++k)
+    for (uint32_t t : plan.kernels[k].outputs)
+      if (t < numTensors)
+        writtenBefore[t] = true;
+  for (size_t t = 0; t < numTensors; ++t)
+    if (plan.tensors[t].kind == TensorKind::Scratch && writtenBefore[t] &&
+        fromData[t] && readLater[t])
+      stats.savedActivationBytes += plan.tensors[t].byteSize();
+  return stats;
+}
