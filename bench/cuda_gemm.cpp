@@ -182,7 +182,8 @@ int main(int argc, char **argv) {
       std::mt19937 rng(7);
       std::uniform_real_distribution<float> dist(-1, 1);
       void *a = *memory.allocate(bytes, "A"), *b = *memory.allocate(bytes, "B");
-      void *c1 = *memory.allocate(bytes, "C"), *c2 = *memory.allocate(bytes, "C");
+      void *c1 = *memory.allocate(bytes, "C"),
+           *c2 = *memory.allocate(bytes, "C");
       for (void *p : {a, b}) {
         for (int64_t i = 0; i < n * n; ++i)
           storeFloat(hostView, i, dist(rng));
@@ -233,7 +234,8 @@ int main(int argc, char **argv) {
       double maxRel = 0;
       for (int64_t i = 0; i < n * n; ++i) {
         double x = loadFloat(v1, i), y = loadFloat(v2, i);
-        maxRel = std::max(maxRel, std::fabs(x - y) / std::max(1e-6, std::fabs(y)));
+        maxRel =
+            std::max(maxRel, std::fabs(x - y) / std::max(1e-6, std::fabs(y)));
       }
       double flops = 2.0 * n * n * n;
       std::printf("{\"size\": %lld, \"dtype\": \"%s\", \"ours_ms\": %.4f, "

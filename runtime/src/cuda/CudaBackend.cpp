@@ -61,9 +61,7 @@ Status cudaStatus(cudaError_t error, const std::string &what) {
                        cudaGetErrorString(error) + ")");
 }
 
-Ref ref(const TensorView &v) {
-  return {v.data, static_cast<int32_t>(v.dtype)};
-}
+Ref ref(const TensorView &v) { return {v.data, static_cast<int32_t>(v.dtype)}; }
 
 int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end) {
   int64_t n = 1;
@@ -293,9 +291,9 @@ CudaBackend::create(const CudaBackendOptions &options) {
   std::unique_ptr<CudaBackend> backend(new CudaBackend());
   backend->options_ = options;
   backend->reference_ = createReferenceBackend();
-  MP_RETURN_IF_ERROR(cudaStatus(cudaSetDevice(options.device),
-                                "selecting CUDA device " +
-                                    std::to_string(options.device)));
+  MP_RETURN_IF_ERROR(
+      cudaStatus(cudaSetDevice(options.device),
+                 "selecting CUDA device " + std::to_string(options.device)));
   cudaDeviceProp properties{};
   MP_RETURN_IF_ERROR(
       cudaStatus(cudaGetDeviceProperties(&properties, options.device),
@@ -306,17 +304,17 @@ CudaBackend::create(const CudaBackendOptions &options) {
   MP_RETURN_IF_ERROR(cudaStatus(
       cudaStreamCreateWithFlags(&backend->stream_, cudaStreamNonBlocking),
       "creating a stream"));
-  MP_RETURN_IF_ERROR(cudaStatus(
-      cudaMalloc(reinterpret_cast<void **>(&backend->error_),
-                 sizeof(DeviceError)),
-      "allocating the error word"));
+  MP_RETURN_IF_ERROR(
+      cudaStatus(cudaMalloc(reinterpret_cast<void **>(&backend->error_),
+                            sizeof(DeviceError)),
+                 "allocating the error word"));
   MP_RETURN_IF_ERROR(
       cudaStatus(cudaMemset(backend->error_, 0, sizeof(DeviceError)),
                  "clearing the error word"));
-  MP_RETURN_IF_ERROR(cudaStatus(
-      cudaMallocHost(reinterpret_cast<void **>(&backend->hostError_),
-                     sizeof(DeviceError)),
-      "allocating pinned host memory"));
+  MP_RETURN_IF_ERROR(
+      cudaStatus(cudaMallocHost(reinterpret_cast<void **>(&backend->hostError_),
+                                sizeof(DeviceError)),
+                 "allocating pinned host memory"));
   std::memset(backend->hostError_, 0, sizeof(DeviceError));
   StatusOr<std::unique_ptr<GemmRunner>> gemm =
       GemmRunner::create(backend->stream_, options.allowTf32);
@@ -361,9 +359,8 @@ StatusOr<void *> CudaBackend::allocate(uint64_t bytes, const char *what) {
     cudaMemGetInfo(&free, &total);
     return internalError("out of device memory: cannot allocate " +
                          std::to_string(bytes) + " bytes for " + what + " (" +
-                         std::to_string(free) + " of " +
-                         std::to_string(total) + " bytes free): " +
-                         cudaGetErrorString(error));
+                         std::to_string(free) + " of " + std::to_string(total) +
+                         " bytes free): " + cudaGetErrorString(error));
   }
   error = cudaMemsetAsync(p, 0, size, stream_);
   if (error != cudaSuccess) {
@@ -375,34 +372,32 @@ StatusOr<void *> CudaBackend::allocate(uint64_t bytes, const char *what) {
 
 void CudaBackend::release(void *device) { cudaFree(device); }
 
-Status CudaBackend::copyToDevice(void *device, const void *host,
-                                 size_t bytes) {
-  return cudaStatus(cudaMemcpyAsync(device, host, bytes,
-                                    cudaMemcpyHostToDevice, stream_),
-                    "copying to the device");
+Status CudaBackend::copyToDevice(void *device, const void *host, size_t bytes) {
+  return cudaStatus(
+      cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_),
+      "copying to the device");
 }
 
 Status CudaBackend::copyToHost(void *host, const void *device, size_t bytes) {
-  MP_RETURN_IF_ERROR(cudaStatus(cudaMemcpyAsync(host, device, bytes,
-                                                cudaMemcpyDeviceToHost,
-                                                stream_),
-                                "copying from the device"));
+  MP_RETURN_IF_ERROR(cudaStatus(
+      cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_),
+      "copying from the device"));
   return cudaStatus(cudaStreamSynchronize(stream_), "copying from the device");
 }
 
 Status CudaBackend::copyOnDevice(void *to, const void *from, size_t bytes) {
-  return cudaStatus(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
-                                    stream_),
-                    "copying on the device");
+  return cudaStatus(
+      cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream_),
+      "copying on the device");
 }
 
 Status CudaBackend::finishStep() {
-  Status copied = cudaStatus(cudaMemcpyAsync(hostError_, error_,
-                                             sizeof(DeviceError),
-                                             cudaMemcpyDeviceToHost, stream_),
-                             "reading the step's error word");
-  Status done = cudaStatus(cudaStreamSynchronize(stream_),
-                           "running the step's kernels");
+  Status copied =
+      cudaStatus(cudaMemcpyAsync(hostError_, error_, sizeof(DeviceError),
+                                 cudaMemcpyDeviceToHost, stream_),
+                 "reading the step's error word");
+  Status done =
+      cudaStatus(cudaStreamSynchronize(stream_), "running the step's kernels");
   DeviceError e = *hostError_;
   std::string op = e.launch >= 0 && size_t(e.launch) < launches_.size()
                        ? *launches_[e.launch]
@@ -473,15 +468,18 @@ Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
   for (uint32_t id : kernel.inputs)
     if (shapeOf(id).size() > static_cast<size_t>(kMaxRank) &&
         (kernel.op == "train.transpose" || kernel.op == "train.broadcast" ||
-         kernel.op == "train.slice" || kernel.op.rfind("train.reduce_", 0) == 0))
-      return unimplemented(kernel.op + " on the cuda backend takes tensors "
-                                       "of rank <= " +
+         kernel.op == "train.slice" ||
+         kernel.op.rfind("train.reduce_", 0) == 0))
+      return unimplemented(kernel.op +
+                           " on the cuda backend takes tensors "
+                           "of rank <= " +
                            std::to_string(kMaxRank));
   for (uint32_t id : kernel.outputs)
     if (shapeOf(id).size() > static_cast<size_t>(kMaxRank) &&
         (kernel.op == "train.broadcast"))
-      return unimplemented(kernel.op + " on the cuda backend takes tensors "
-                                       "of rank <= " +
+      return unimplemented(kernel.op +
+                           " on the cuda backend takes tensors "
+                           "of rank <= " +
                            std::to_string(kMaxRank));
   int64_t largest = 0;
   for (uint32_t id : kernel.inputs)
@@ -491,8 +489,8 @@ Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
                                      "at most 2^31 - 1 elements");
   if (kernel.op == "train.sparse_cross_entropy")
     workspaceNeeded_ = std::max<uint64_t>(
-        workspaceNeeded_, sizeof(float) * std::max<int64_t>(
-                                              shapeOf(kernel.inputs[0])[0], 1));
+        workspaceNeeded_,
+        sizeof(float) * std::max<int64_t>(shapeOf(kernel.inputs[0])[0], 1));
   return Status::ok();
 }
 
@@ -528,8 +526,8 @@ Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
   Unary kind = kinds.at(k.op);
   if (kind == Unary::Gelu && k.getFlag("tanh_approx"))
     kind = Unary::GeluTanh;
-  return launched(k, unary(context(), kind, ref(in[0]), ref(out[0]),
-                           out[0].numElements()));
+  return launched(
+      k, unary(context(), kind, ref(in[0]), ref(out[0]), out[0].numElements()));
 }
 
 Status CudaBackend::runBinary(const KernelDesc &k, const Views &in,
@@ -562,8 +560,8 @@ Status CudaBackend::runCompare(const KernelDesc &k, const Views &in,
 Status CudaBackend::runSelect(const KernelDesc &k, const Views &in,
                               const Views &out) {
   return launched(k, select(context(), in[0].as<const uint8_t>(), in[1].data,
-                            in[2].data, out[0].data,
-                            dtypeSize(out[0].dtype), out[0].numElements()));
+                            in[2].data, out[0].data, dtypeSize(out[0].dtype),
+                            out[0].numElements()));
 }
 
 Status CudaBackend::runActivationGrad(const KernelDesc &k, const Views &in,
@@ -645,9 +643,9 @@ Status CudaBackend::runMatmul(const KernelDesc &k, const Views &in,
   p.alignB = aligned(in[1].data, p.strideB, inSize);
   p.alignC = aligned(out[0].data, p.strideC, outSize);
   for (int64_t b = 0; b < calls; ++b) {
-    Status status = gemm_->run(
-        p, in[0].as<const char>() + b * p.strideA * inSize, in[1].data,
-        out[0].as<char>() + b * p.strideC * outSize);
+    Status status =
+        gemm_->run(p, in[0].as<const char>() + b * p.strideA * inSize,
+                   in[1].data, out[0].as<char>() + b * p.strideC * outSize);
     if (!status.isOk())
       return Status(status.code(), k.op + ": " + status.message());
   }
@@ -672,9 +670,9 @@ Status CudaBackend::runUnscale(const KernelDesc &k, const Views &in,
   uint8_t *finite = out.back().as<uint8_t>();
   MP_RETURN_IF_ERROR(launched(k, fillBits(context(), finite, 1, 1, 1)));
   for (size_t i = 1; i < in.size(); ++i)
-    MP_RETURN_IF_ERROR(launched(
-        k, unscale(context(), in[0].as<const float>(), ref(in[i]),
-                   ref(out[i - 1]), in[i].numElements(), finite)));
+    MP_RETURN_IF_ERROR(
+        launched(k, unscale(context(), in[0].as<const float>(), ref(in[i]),
+                            ref(out[i - 1]), in[i].numElements(), finite)));
   return Status::ok();
 }
 
@@ -683,8 +681,8 @@ Status CudaBackend::runAllFinite(const KernelDesc &k, const Views &in,
   uint8_t *finite = out[0].as<uint8_t>();
   MP_RETURN_IF_ERROR(launched(k, fillBits(context(), finite, 1, 1, 1)));
   for (const TensorView &v : in)
-    MP_RETURN_IF_ERROR(launched(
-        k, checkFinite(context(), ref(v), v.numElements(), finite)));
+    MP_RETURN_IF_ERROR(
+        launched(k, checkFinite(context(), ref(v), v.numElements(), finite)));
   return Status::ok();
 }
 
@@ -710,9 +708,9 @@ Status CudaBackend::runUpdateScale(const KernelDesc &k, const Views &in,
   p.minScale = static_cast<float>(k.getFloat("min_scale", 0.0));
   p.maxScale =
       static_cast<float>(k.getFloat("max_scale", 3.4028234663852886e+38));
-  return launched(k, updateScale(context(), in[0].as<const float>(),
-                                 ref(in[1]), in[2].as<const uint8_t>(),
-                                 out[0].as<float>(), ref(out[1]), p));
+  return launched(k, updateScale(context(), in[0].as<const float>(), ref(in[1]),
+                                 in[2].as<const uint8_t>(), out[0].as<float>(),
+                                 ref(out[1]), p));
 }
 
 //===----------------------------------------------------------------------===//
@@ -768,9 +766,8 @@ Status CudaBackend::runSoftmax(const KernelDesc &k, const Views &in,
   if (in[0].shape.empty())
     return invalidArgument(k.op + " expects a tensor of rank >= 1");
   RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
-  return launched(k, softmax(context(), k.op == "train.log_softmax",
-                             ref(in[0]), ref(out[0]), r.outer, r.length,
-                             r.inner));
+  return launched(k, softmax(context(), k.op == "train.log_softmax", ref(in[0]),
+                             ref(out[0]), r.outer, r.length, r.inner));
 }
 
 Status CudaBackend::runSoftmaxGrad(const KernelDesc &k, const Views &in,
@@ -788,7 +785,8 @@ Status CudaBackend::runCrossEntropy(const KernelDesc &k, const Views &in,
   if (in[0].shape.size() != 2)
     return invalidArgument(k.op + " expects logits of rank 2");
   int64_t rows = in[0].shape[0];
-  MP_RETURN_IF_ERROR(ensureWorkspace(sizeof(float) * std::max<int64_t>(rows, 1)));
+  MP_RETURN_IF_ERROR(
+      ensureWorkspace(sizeof(float) * std::max<int64_t>(rows, 1)));
   return launched(k, crossEntropy(context(), ref(in[0]), ref(in[1]),
                                   ref(out[0]), static_cast<float *>(workspace_),
                                   rows, in[0].shape[1]));
@@ -813,8 +811,8 @@ Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
   size_t rank = shape.size();
   const std::vector<int64_t> *dims = k.getInts("dims");
   if (!dims || rank > static_cast<size_t>(kMaxRank))
-    return invalidArgument(k.op + " needs 'dims' and a rank <= " +
-                           std::to_string(kMaxRank));
+    return invalidArgument(
+        k.op + " needs 'dims' and a rank <= " + std::to_string(kMaxRank));
   std::vector<bool> reduced(rank, false);
   for (int64_t dim : *dims) {
     int64_t d = resolve(dim, rank);
@@ -954,8 +952,8 @@ Status CudaBackend::runTranspose(const KernelDesc &k, const Views &in,
   Gather g;
   if (!makeGather(out[0].shape, steps, 0, g))
     return unimplemented(k.op + " of rank > " + std::to_string(kMaxRank));
-  return launched(k, gather(context(), in[0].data, out[0].data,
-                            dtypeSize(in[0].dtype), g));
+  return launched(
+      k, gather(context(), in[0].data, out[0].data, dtypeSize(in[0].dtype), g));
 }
 
 Status CudaBackend::runBroadcast(const KernelDesc &k, const Views &in,
@@ -975,8 +973,8 @@ Status CudaBackend::runBroadcast(const KernelDesc &k, const Views &in,
   Gather g;
   if (!makeGather(result, steps, 0, g))
     return unimplemented(k.op + " of rank > " + std::to_string(kMaxRank));
-  return launched(k, gather(context(), in[0].data, out[0].data,
-                            dtypeSize(in[0].dtype), g));
+  return launched(
+      k, gather(context(), in[0].data, out[0].data, dtypeSize(in[0].dtype), g));
 }
 
 Status CudaBackend::runSlice(const KernelDesc &k, const Views &in,
@@ -999,8 +997,8 @@ Status CudaBackend::runSlice(const KernelDesc &k, const Views &in,
   Gather g;
   if (!makeGather(out[0].shape, steps, base, g))
     return unimplemented(k.op + " of rank > " + std::to_string(kMaxRank));
-  return launched(k, gather(context(), in[0].data, out[0].data,
-                            dtypeSize(in[0].dtype), g));
+  return launched(
+      k, gather(context(), in[0].data, out[0].data, dtypeSize(in[0].dtype), g));
 }
 
 Status CudaBackend::runConcat(const KernelDesc &k, const Views &in,
@@ -1108,13 +1106,13 @@ Status CudaBackend::runConv(const KernelDesc &k, const Views &in,
     return invalidArgument(k.op + ": channels do not match the filter");
   WindowDesc wd = windowDesc(window);
   if (k.op == "train.conv2d")
-    return launched(k, conv2d(context(), ref(*x), ref(*f), ref(*y), xi, fd,
-                              yi, wd));
+    return launched(
+        k, conv2d(context(), ref(*x), ref(*f), ref(*y), xi, fd, yi, wd));
   if (k.op == "train.conv2d_backward_data")
-    return launched(k, conv2dBackwardData(context(), ref(*y), ref(*f),
-                                          ref(*x), xi, fd, yi, wd));
-  return launched(k, conv2dBackwardFilter(context(), ref(*x), ref(*y),
-                                          ref(*f), xi, fd, yi, wd));
+    return launched(k, conv2dBackwardData(context(), ref(*y), ref(*f), ref(*x),
+                                          xi, fd, yi, wd));
+  return launched(k, conv2dBackwardFilter(context(), ref(*x), ref(*y), ref(*f),
+                                          xi, fd, yi, wd));
 }
 
 Status CudaBackend::runPool(const KernelDesc &k, const Views &in,
@@ -1157,8 +1155,7 @@ Status CudaBackend::runGlobalPool(const KernelDesc &k, const Views &in,
   ImageDesc xi = imageDesc(image.shape, layout);
   if (forward)
     return launched(k, globalAvgPool(context(), ref(in[0]), ref(out[0]), xi));
-  return launched(k,
-                  globalAvgPoolGrad(context(), ref(in[0]), ref(out[0]), xi));
+  return launched(k, globalAvgPoolGrad(context(), ref(in[0]), ref(out[0]), xi));
 }
 
 } // namespace

@@ -81,8 +81,8 @@ __device__ __forceinline__ void reportError(DeviceError *error, int32_t launch,
 }
 
 #define MP_GRID_STRIDE(i, n)                                                   \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) +            \
-                   threadIdx.x;                                                \
+  for (int64_t i =                                                             \
+           blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;        \
        i < (n); i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
 constexpr int kThreads = 256;
@@ -97,23 +97,6 @@ inline unsigned blocksFor(int64_t n) {
 
 /// The error of the last launch, as the launch functions return it.
 inline int lastError() { return static_cast<int>(cudaGetLastError()); }
-
-/// Sum of `value` over the block (blockDim.x a multiple of 32, <= 1024);
-/// every thread gets the result. `shared` holds 32 floats.
-__device__ __forceinline__ float blockSum(float value, float *shared) {
-  for (int offset = 16; offset > 0; offset /= 2)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  __syncthreads(); // shared may still be read from a previous call
-  if (lane == 0)
-    shared[warp] = value;
-  __syncthreads();
-  int warps = blockDim.x / 32;
-  value = lane < warps ? shared[lane] : 0.0f;
-  for (int offset = 16; offset > 0; offset /= 2)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  return value;
-}
 
 struct Sum {
   __device__ float operator()(float a, float b) const { return a + b; }
@@ -132,8 +115,8 @@ struct FMax {
 /// `op` over the block, starting from `identity`; every thread gets the
 /// result. `shared` holds 32 floats.
 template <typename Op>
-__device__ __forceinline__ float blockReduce(float value, float identity,
-                                             Op op, float *shared) {
+__device__ __forceinline__ float blockReduce(float value, float identity, Op op,
+                                             float *shared) {
   for (int offset = 16; offset > 0; offset /= 2)
     value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
   int lane = threadIdx.x % 32, warp = threadIdx.x / 32;

@@ -215,15 +215,13 @@ __global__ void castKernel(Ref in, Ref out, int64_t n) {
   MP_GRID_STRIDE(i, n) storeF(out, i, loadF(in, i));
 }
 
-template <typename T>
-__global__ void fillKernel(T *out, T value, int64_t n) {
+template <typename T> __global__ void fillKernel(T *out, T value, int64_t n) {
   MP_GRID_STRIDE(i, n) out[i] = value;
 }
 
 } // namespace
 
-int mp::rt::cuda::unary(const Context &ctx, Unary op, Ref x, Ref y,
-                        int64_t n) {
+int mp::rt::cuda::unary(const Context &ctx, Unary op, Ref x, Ref y, int64_t n) {
   unaryKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(op, x, y, n);
   return lastError();
 }
@@ -251,9 +249,8 @@ int mp::rt::cuda::compare(const Context &ctx, Predicate p, Ref a, Ref b,
   return lastError();
 }
 
-int mp::rt::cuda::select(const Context &ctx, const uint8_t *cond,
-                         const void *a, const void *b, void *r, int64_t size,
-                         int64_t n) {
+int mp::rt::cuda::select(const Context &ctx, const uint8_t *cond, const void *a,
+                         const void *b, void *r, int64_t size, int64_t n) {
   selectKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(
       cond, static_cast<const char *>(a), static_cast<const char *>(b),
       static_cast<char *>(r), size, n);
@@ -263,8 +260,8 @@ int mp::rt::cuda::select(const Context &ctx, const uint8_t *cond,
 int mp::rt::cuda::biasAdd(const Context &ctx, Ref x, Ref bias, Ref r,
                           int64_t outer, int64_t channels, int64_t inner) {
   int64_t n = outer * channels * inner;
-  biasAddKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(x, bias, r,
-                                                           channels, inner, n);
+  biasAddKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(x, bias, r, channels,
+                                                           inner, n);
   return lastError();
 }
 

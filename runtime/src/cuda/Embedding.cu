@@ -1,10 +1,10 @@
 //===- Embedding.cu - embedding lookup and its gradient -------------------===//
 //
-// The lookup copies rows (bits, element by element). The gradient is the simple deterministic
-// path: a block per table row scans every index and sums the gradient rows
-// that hit it, in order, in f32 (no atomics, so results are reproducible;
-// O(vocab * indices) index reads, fine for the vocabularies of our
-// examples, slow for very large ones: docs/runtime-cuda.md).
+// The lookup copies rows (bits, element by element). The gradient is the simple
+// deterministic path: a block per table row scans every index and sums the
+// gradient rows that hit it, in order, in f32 (no atomics, so results are
+// reproducible; O(vocab * indices) index reads, fine for the vocabularies of
+// our examples, slow for very large ones: docs/runtime-cuda.md).
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/DeviceSupport.cuh"
@@ -41,9 +41,8 @@ int launchEmbedding(const Context &ctx, const void *table, Ref indices,
 }
 
 __global__ void embeddingGradKernel(Ref grad, Ref indices, Ref table,
-                                    int64_t vocab, int64_t width,
-                                    int64_t count, DeviceError *error,
-                                    int32_t launch) {
+                                    int64_t vocab, int64_t width, int64_t count,
+                                    DeviceError *error, int32_t launch) {
   int64_t v = blockIdx.x;
   for (int64_t d0 = 0; d0 < width; d0 += blockDim.x) {
     int64_t d = d0 + threadIdx.x;
@@ -65,9 +64,9 @@ __global__ void embeddingGradKernel(Ref grad, Ref indices, Ref table,
 
 } // namespace
 
-int mp::rt::cuda::embedding(const Context &ctx, const void *table,
-                            Ref indices, void *out, int64_t vocab,
-                            int64_t width, int64_t size, int64_t count) {
+int mp::rt::cuda::embedding(const Context &ctx, const void *table, Ref indices,
+                            void *out, int64_t vocab, int64_t width,
+                            int64_t size, int64_t count) {
   if (count * width == 0)
     return 0;
   switch (size) {

@@ -53,8 +53,8 @@ const char *statusName(cublasStatus_t status) {
 Status lt(cublasStatus_t status, const char *what) {
   if (status == CUBLAS_STATUS_SUCCESS)
     return Status::ok();
-  return internalError(std::string("cuBLASLt ") + what + " failed: " +
-                       statusName(status) + " (" +
+  return internalError(std::string("cuBLASLt ") + what +
+                       " failed: " + statusName(status) + " (" +
                        std::to_string(static_cast<int>(status)) + ")");
 }
 } // namespace
@@ -83,8 +83,8 @@ uint32_t mp::rt::cuda::alignmentOf(const void *p) {
   return alignment;
 }
 
-StatusOr<std::unique_ptr<GemmRunner>>
-GemmRunner::create(cudaStream_t stream, bool allowTf32) {
+StatusOr<std::unique_ptr<GemmRunner>> GemmRunner::create(cudaStream_t stream,
+                                                         bool allowTf32) {
   std::unique_ptr<GemmRunner> runner(new GemmRunner());
   runner->stream_ = stream;
   runner->allowTf32_ = allowTf32;
@@ -112,42 +112,40 @@ std::string GemmRunner::version() const {
          std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
-StatusOr<const GemmRunner::Plan *>
-GemmRunner::planFor(const GemmProblem &p) {
+StatusOr<const GemmRunner::Plan *> GemmRunner::planFor(const GemmProblem &p) {
   auto cached = plans_.find(p);
   if (cached != plans_.end())
     return static_cast<const Plan *>(cached->second.get());
 
   auto plan = std::make_unique<Plan>();
   bool f32 = p.inType == 0;
-  cublasComputeType_t compute = f32 && allowTf32_
-                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                    : CUBLAS_COMPUTE_32F;
+  cublasComputeType_t compute =
+      f32 && allowTf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   MP_RETURN_IF_ERROR(
       lt(cublasLtMatmulDescCreate(&plan->desc, compute, CUDA_R_32F),
          "matmul descriptor"));
   // cuBLASLt's A is our B, its B our A (see the file comment).
   int32_t opA = p.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   int32_t opB = p.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
-  MP_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(
-                            plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA,
-                            sizeof(opA)),
-                        "transpose attribute"));
-  MP_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(
-                            plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB,
-                            sizeof(opB)),
-                        "transpose attribute"));
+  MP_RETURN_IF_ERROR(
+      lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                        &opA, sizeof(opA)),
+         "transpose attribute"));
+  MP_RETURN_IF_ERROR(
+      lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                        &opB, sizeof(opB)),
+         "transpose attribute"));
 
   auto layout = [&](cublasLtMatrixLayout_t &out, int32_t dtype, int64_t rows,
                     int64_t cols, int64_t stride) {
-    MP_RETURN_IF_ERROR(lt(cublasLtMatrixLayoutCreate(&out, dataType(dtype),
-                                                     rows, cols, rows),
-                          "matrix layout"));
+    MP_RETURN_IF_ERROR(
+        lt(cublasLtMatrixLayoutCreate(&out, dataType(dtype), rows, cols, rows),
+           "matrix layout"));
     int32_t batch = static_cast<int32_t>(p.batch);
-    MP_RETURN_IF_ERROR(lt(
-        cublasLtMatrixLayoutSetAttribute(
-            out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)),
-        "batch count"));
+    MP_RETURN_IF_ERROR(
+        lt(cublasLtMatrixLayoutSetAttribute(
+               out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)),
+           "batch count"));
     return lt(cublasLtMatrixLayoutSetAttribute(
                   out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
                   sizeof(stride)),
@@ -168,10 +166,11 @@ GemmRunner::planFor(const GemmProblem &p) {
     cublasLtMatmulPreference_t p;
     ~PreferenceGuard() { cublasLtMatmulPreferenceDestroy(p); }
   } guard{preference};
-  MP_RETURN_IF_ERROR(lt(cublasLtMatmulPreferenceSetAttribute(
-                            preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                            &workspaceBytes_, sizeof(workspaceBytes_)),
-                        "workspace preference"));
+  MP_RETURN_IF_ERROR(
+      lt(cublasLtMatmulPreferenceSetAttribute(
+             preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+             &workspaceBytes_, sizeof(workspaceBytes_)),
+         "workspace preference"));
   // Our A is cuBLASLt's B and vice versa; C and D are the same buffer.
   const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, p.alignB},
@@ -191,8 +190,8 @@ GemmRunner::planFor(const GemmProblem &p) {
                         "heuristic"));
   if (found == 0)
     return internalError("cuBLASLt has no algorithm for a " +
-                         std::to_string(p.m) + "x" + std::to_string(p.n) +
-                         "x" + std::to_string(p.k) + " matmul (batch " +
+                         std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                         std::to_string(p.k) + " matmul (batch " +
                          std::to_string(p.batch) + ")");
   plan->algo = result.algo;
   const Plan *raw = plan.get();
@@ -205,8 +204,7 @@ Status GemmRunner::run(const GemmProblem &p, const void *a, const void *b,
   if (p.m == 0 || p.n == 0 || p.batch == 0)
     return Status::ok();
   if (p.k == 0) // an empty contraction: zeros
-    return cudaMemsetAsync(c, 0,
-                           p.batch * p.m * p.n * (p.outType == 0 ? 4 : 2),
+    return cudaMemsetAsync(c, 0, p.batch * p.m * p.n * (p.outType == 0 ? 4 : 2),
                            stream_) == cudaSuccess
                ? Status::ok()
                : internalError("cudaMemsetAsync failed");

@@ -33,9 +33,7 @@ struct GemmProblem {
     return std::make_tuple(transA, transB, m, n, k, batch, strideA, strideB,
                            strideC, inType, outType, alignA, alignB, alignC);
   }
-  bool operator<(const GemmProblem &other) const {
-    return key() < other.key();
-  }
+  bool operator<(const GemmProblem &other) const { return key() < other.key(); }
 };
 
 /// The largest power of two (<= 256) that divides the address.

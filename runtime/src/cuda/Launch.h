@@ -59,7 +59,17 @@ struct Gather {
 
 // Elementwise.cu ------------------------------------------------------------
 enum class Unary : int32_t {
-  Neg, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Relu, Gelu, GeluTanh,
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Erf,
+  Relu,
+  Gelu,
+  GeluTanh,
 };
 enum class Binary : int32_t { Add, Sub, Mul, Div, Maximum, Minimum, Pow };
 enum class ActGrad : int32_t { Relu, Tanh, Sigmoid, Gelu, GeluTanh };
@@ -133,8 +143,8 @@ int softmaxGrad(const Context &ctx, bool isLog, Ref grad, Ref y, Ref r,
 /// f32 (the backend's workspace) so that the mean sums in a fixed order.
 int crossEntropy(const Context &ctx, Ref logits, Ref labels, Ref loss,
                  float *partial, int64_t rows, int64_t classes);
-int crossEntropyGrad(const Context &ctx, Ref logits, Ref labels,
-                     Ref gradLoss, Ref r, int64_t rows, int64_t classes);
+int crossEntropyGrad(const Context &ctx, Ref logits, Ref labels, Ref gradLoss,
+                     Ref r, int64_t rows, int64_t classes);
 
 // Reduction.cu --------------------------------------------------------------
 enum class Reduce : int32_t { Sum, Mean, Max };
@@ -149,9 +159,8 @@ struct Reduction {
 int reduce(const Context &ctx, Reduce kind, Ref x, Ref r, const Reduction &d);
 
 // Normalization.cu ----------------------------------------------------------
-int layerNorm(const Context &ctx, Ref x, Ref scale, Ref offset, Ref y,
-              Ref mean, Ref invStd, int64_t rows, int64_t features,
-              float epsilon);
+int layerNorm(const Context &ctx, Ref x, Ref scale, Ref offset, Ref y, Ref mean,
+              Ref invStd, int64_t rows, int64_t features, float epsilon);
 int layerNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale, Ref mean,
                   Ref invStd, Ref dx, Ref dscale, Ref doffset, int64_t rows,
                   int64_t features);
@@ -186,8 +195,7 @@ struct FilterDesc {
   int64_t o, i, h, w, so, si, sh, sw;
 };
 struct WindowDesc {
-  int64_t sizeH, sizeW, strideH, strideW, padTop, padLeft, dilationH,
-      dilationW;
+  int64_t sizeH, sizeW, strideH, strideW, padTop, padLeft, dilationH, dilationW;
 };
 int conv2d(const Context &ctx, Ref x, Ref f, Ref y, const ImageDesc &xi,
            const FilterDesc &fd, const ImageDesc &yi, const WindowDesc &w);
@@ -202,8 +210,7 @@ int maxPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi,
 int avgPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi,
             const ImageDesc &yi, const WindowDesc &w);
 int maxPoolGrad(const Context &ctx, Ref grad, Ref x, Ref dx,
-                const ImageDesc &xi, const ImageDesc &yi,
-                const WindowDesc &w);
+                const ImageDesc &xi, const ImageDesc &yi, const WindowDesc &w);
 int avgPoolGrad(const Context &ctx, Ref grad, Ref dx, const ImageDesc &xi,
                 const ImageDesc &yi, const WindowDesc &w);
 /// y is [N, C] (dense), x any layout.

@@ -13,8 +13,7 @@ using namespace mp::rt::cuda;
 
 namespace {
 
-__global__ void scaleKernel(Ref value, const float *scale, Ref out,
-                            int64_t n) {
+__global__ void scaleKernel(Ref value, const float *scale, Ref out, int64_t n) {
   float s = *scale;
   MP_GRID_STRIDE(i, n) storeF(out, i, loadF(value, i) * s);
 }
@@ -106,10 +105,9 @@ int mp::rt::cuda::selectBytes(const Context &ctx, const uint8_t *pred,
   return lastError();
 }
 
-int mp::rt::cuda::updateScale(const Context &ctx, const float *scale,
-                              Ref count, const uint8_t *finite,
-                              float *newScale, Ref newCount,
-                              const ScalerParams &p) {
+int mp::rt::cuda::updateScale(const Context &ctx, const float *scale, Ref count,
+                              const uint8_t *finite, float *newScale,
+                              Ref newCount, const ScalerParams &p) {
   updateScaleKernel<<<1, 1, 0, ctx.stream>>>(scale, count, finite, newScale,
                                              newCount, p);
   return lastError();

@@ -178,10 +178,9 @@ int mp::rt::cuda::batchNorm(const Context &ctx, Ref x, Ref scale, Ref offset,
                             float epsilon, float momentum) {
   if (features == 0)
     return 0;
-  batchNormKernel<<<static_cast<unsigned>(features), kThreads, 0,
-                    ctx.stream>>>(x, scale, offset, runMean, runVar, y,
-                                  newMean, newVar, savedMean, savedInvStd,
-                                  outer, features, inner, epsilon, momentum);
+  batchNormKernel<<<static_cast<unsigned>(features), kThreads, 0, ctx.stream>>>(
+      x, scale, offset, runMean, runVar, y, newMean, newVar, savedMean,
+      savedInvStd, outer, features, inner, epsilon, momentum);
   return lastError();
 }
 

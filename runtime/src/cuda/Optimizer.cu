@@ -70,8 +70,8 @@ int mp::rt::cuda::sgd(const Context &ctx, Ref p, Ref g, Ref buf, Ref newP,
   return lastError();
 }
 
-int mp::rt::cuda::adam(const Context &ctx, Ref p, Ref g, Ref m, Ref v,
-                       Ref step, Ref newP, Ref newM, Ref newV, int64_t n,
+int mp::rt::cuda::adam(const Context &ctx, Ref p, Ref g, Ref m, Ref v, Ref step,
+                       Ref newP, Ref newM, Ref newV, int64_t n,
                        const AdamParams &hp) {
   adamKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(
       p, g, m, v, step, newP, newM, newV, n, hp, ctx.error, ctx.launch);

@@ -35,9 +35,8 @@ __global__ void threadPerOutput(Reduce kind, Ref x, Ref r, Reduction d) {
     int64_t base = offsetOf(o, d.keptRank, d.kept, d.keptStrides);
     float acc = kind == Reduce::Max ? -INFINITY : 0.0f;
     for (int64_t i = 0; i < d.perOutput; ++i) {
-      float v =
-          loadF(x, base + offsetOf(i, d.reducedRank, d.reduced,
-                                   d.reducedStrides));
+      float v = loadF(
+          x, base + offsetOf(i, d.reducedRank, d.reduced, d.reducedStrides));
       acc = kind == Reduce::Max ? NanMax()(acc, v) : acc + v;
     }
     storeF(r, o, finish(kind, acc, d.perOutput));

@@ -30,8 +30,7 @@ __device__ void rowExpSum(Ref x, int64_t base, int64_t stride, int64_t length,
   float s = 0;
   for (int64_t j = threadIdx.x; j < length; j += blockDim.x)
     s += expf(loadF(x, base + j * stride) - max);
-  sum = blockReduce(s, 0.0f, Sum(),
-                    shared);
+  sum = blockReduce(s, 0.0f, Sum(), shared);
 }
 
 __global__ void softmaxKernel(bool isLog, Ref x, Ref y, int64_t length,
@@ -57,8 +56,7 @@ __global__ void softmaxGradKernel(bool isLog, Ref grad, Ref y, Ref r,
     int64_t e = base + j * inner;
     s += isLog ? loadF(grad, e) : loadF(grad, e) * loadF(y, e);
   }
-  float sum = blockReduce(
-      s, 0.0f, Sum(), shared);
+  float sum = blockReduce(s, 0.0f, Sum(), shared);
   for (int64_t j = threadIdx.x; j < length; j += blockDim.x) {
     int64_t e = base + j * inner;
     float g = loadF(grad, e), out = loadF(y, e);
@@ -86,8 +84,8 @@ __global__ void crossEntropyRowKernel(Ref logits, Ref labels, float *partial,
   float max, sum;
   rowExpSum(logits, base, 1, classes, shared, max, sum);
   if (threadIdx.x == 0)
-    partial[row] = label < 0 ? NAN
-                             : (max - loadF(logits, base + label)) + logf(sum);
+    partial[row] =
+        label < 0 ? NAN : (max - loadF(logits, base + label)) + logf(sum);
 }
 
 /// One block: the mean of `rows` partial losses, in a fixed order.
@@ -96,8 +94,7 @@ __global__ void meanKernel(const float *partial, int64_t rows, Ref loss) {
   float s = 0;
   for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
     s += partial[r];
-  float total = blockReduce(
-      s, 0.0f, Sum(), shared);
+  float total = blockReduce(s, 0.0f, Sum(), shared);
   if (threadIdx.x == 0)
     storeF(loss, 0, total / static_cast<float>(rows));
 }

@@ -17,12 +17,12 @@ using namespace mp::rt::cuda;
 
 namespace {
 
-__device__ __forceinline__ int64_t at(const ImageDesc &im, int64_t n,
-                                      int64_t c, int64_t h, int64_t w) {
+__device__ __forceinline__ int64_t at(const ImageDesc &im, int64_t n, int64_t c,
+                                      int64_t h, int64_t w) {
   return n * im.sn + c * im.sc + h * im.sh + w * im.sw;
 }
-__device__ __forceinline__ int64_t at(const FilterDesc &f, int64_t o,
-                                      int64_t i, int64_t h, int64_t w) {
+__device__ __forceinline__ int64_t at(const FilterDesc &f, int64_t o, int64_t i,
+                                      int64_t h, int64_t w) {
   return o * f.so + i * f.si + h * f.sh + w * f.sw;
 }
 
@@ -85,14 +85,13 @@ __global__ void conv2dBackwardDataKernel(Ref dy, Ref f, Ref dx, ImageDesc xi,
       if (oh < 0)
         continue;
       for (int64_t kw = 0; kw < fd.w; ++kw) {
-        int64_t ow =
-            outputOf(iw, kw, w.strideW, w.padLeft, w.dilationW, yi.w);
+        int64_t ow = outputOf(iw, kw, w.strideW, w.padLeft, w.dilationW, yi.w);
         if (ow < 0)
           continue;
         float tap = 0;
         for (int64_t o = 0; o < fd.o; ++o)
-          tap += loadF(f, at(fd, o, ci, kh, kw)) *
-                 loadF(dy, at(yi, n, o, oh, ow));
+          tap +=
+              loadF(f, at(fd, o, ci, kh, kw)) * loadF(dy, at(yi, n, o, oh, ow));
         sum += tap;
       }
     }
@@ -146,8 +145,8 @@ __device__ int64_t argMax(Ref x, const ImageDesc &xi, const WindowDesc &w,
   return best;
 }
 
-__global__ void poolKernel(bool isMax, Ref x, Ref y, ImageDesc xi,
-                           ImageDesc yi, WindowDesc w, int64_t total) {
+__global__ void poolKernel(bool isMax, Ref x, Ref y, ImageDesc xi, ImageDesc yi,
+                           WindowDesc w, int64_t total) {
   MP_GRID_STRIDE(e, total) {
     int64_t n, c, oh, ow;
     split(yi, e, n, c, oh, ow);
@@ -247,10 +246,9 @@ int mp::rt::cuda::conv2d(const Context &ctx, Ref x, Ref f, Ref y,
   return lastError();
 }
 
-int mp::rt::cuda::conv2dBackwardData(const Context &ctx, Ref dy, Ref f,
-                                     Ref dx, const ImageDesc &xi,
-                                     const FilterDesc &fd, const ImageDesc &yi,
-                                     const WindowDesc &w) {
+int mp::rt::cuda::conv2dBackwardData(const Context &ctx, Ref dy, Ref f, Ref dx,
+                                     const ImageDesc &xi, const FilterDesc &fd,
+                                     const ImageDesc &yi, const WindowDesc &w) {
   int64_t total = elements(xi);
   if (total == 0)
     return 0;
@@ -272,9 +270,8 @@ int mp::rt::cuda::conv2dBackwardFilter(const Context &ctx, Ref x, Ref dy,
   return lastError();
 }
 
-int mp::rt::cuda::maxPool(const Context &ctx, Ref x, Ref y,
-                          const ImageDesc &xi, const ImageDesc &yi,
-                          const WindowDesc &w) {
+int mp::rt::cuda::maxPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi,
+                          const ImageDesc &yi, const WindowDesc &w) {
   int64_t total = elements(yi);
   if (total == 0)
     return 0;
@@ -283,14 +280,13 @@ int mp::rt::cuda::maxPool(const Context &ctx, Ref x, Ref y,
   return lastError();
 }
 
-int mp::rt::cuda::avgPool(const Context &ctx, Ref x, Ref y,
-                          const ImageDesc &xi, const ImageDesc &yi,
-                          const WindowDesc &w) {
+int mp::rt::cuda::avgPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi,
+                          const ImageDesc &yi, const WindowDesc &w) {
   int64_t total = elements(yi);
   if (total == 0)
     return 0;
-  poolKernel<<<blocksFor(total), kThreads, 0, ctx.stream>>>(false, x, y, xi,
-                                                            yi, w, total);
+  poolKernel<<<blocksFor(total), kThreads, 0, ctx.stream>>>(false, x, y, xi, yi,
+                                                            w, total);
   return lastError();
 }
 

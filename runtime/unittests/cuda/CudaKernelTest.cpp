@@ -25,7 +25,8 @@ const DType kFloats[] = {DType::F32, DType::BF16, DType::F16};
 
 /// Result dtypes of an op that may accumulate into f32.
 std::vector<DType> widening(DType d) {
-  return d == DType::F32 ? std::vector<DType>{d} : std::vector<DType>{d, DType::F32};
+  return d == DType::F32 ? std::vector<DType>{d}
+                         : std::vector<DType>{d, DType::F32};
 }
 
 std::string nameOf(const std::string &op, DType dtype,
@@ -71,16 +72,23 @@ Cases elementwiseCases() {
   uint32_t seed = 1;
   for (DType d : kFloats) {
     for (const Unary &u : unaries)
-      cases.push_back({nameOf(u.op, d), u.op, {},
-                       {uniform(d, shape, seed++, u.lo, u.hi)}, {{d, shape}}});
-    cases.push_back({nameOf("train.gelu", d, "tanh"), "train.gelu",
+      cases.push_back({nameOf(u.op, d),
+                       u.op,
+                       {},
+                       {uniform(d, shape, seed++, u.lo, u.hi)},
+                       {{d, shape}}});
+    cases.push_back({nameOf("train.gelu", d, "tanh"),
+                     "train.gelu",
                      {{"tanh_approx", ints({1})}},
-                     {uniform(d, shape, seed++, -3, 3)}, {{d, shape}}});
+                     {uniform(d, shape, seed++, -3, 3)},
+                     {{d, shape}}});
     for (const char *op : {"train.add", "train.sub", "train.mul", "train.div",
                            "train.maximum", "train.minimum", "train.pow"}) {
-      bool positive = std::string(op) == "train.pow" ||
-                      std::string(op) == "train.div";
-      cases.push_back({nameOf(op, d), op, {},
+      bool positive =
+          std::string(op) == "train.pow" || std::string(op) == "train.div";
+      cases.push_back({nameOf(op, d),
+                       op,
+                       {},
                        {uniform(d, shape, seed++, positive ? 0.1 : -2, 2),
                         uniform(d, shape, seed++, positive ? 0.5 : -2, 2)},
                        {{d, shape}}});
@@ -93,29 +101,39 @@ Cases elementwiseCases() {
         storeFloat(b.view, i, static_cast<float>(loadInt(grid.view, i)));
       for (int64_t i = 0; i < a.view.numElements(); i += 3)
         storeFloat(a.view, i, static_cast<float>(loadInt(grid.view, i)));
-      cases.push_back({nameOf("train.compare", d, p), "train.compare",
-                       {{"predicate", str(p)}}, {a, b}, {{DType::I1, shape}}});
+      cases.push_back({nameOf("train.compare", d, p),
+                       "train.compare",
+                       {{"predicate", str(p)}},
+                       {a, b},
+                       {{DType::I1, shape}}});
     }
-    cases.push_back({nameOf("train.select", d), "train.select", {},
+    cases.push_back({nameOf("train.select", d),
+                     "train.select",
+                     {},
                      {uniform(DType::I1, shape, seed++, 0, 2),
                       uniform(d, shape, seed++), uniform(d, shape, seed++)},
                      {{d, shape}}});
     for (const char *op : {"train.relu_grad", "train.tanh_grad",
                            "train.sigmoid_grad", "train.gelu_grad"})
-      cases.push_back({nameOf(op, d), op, {},
-                       {uniform(d, shape, seed++, -2, 2),
-                        uniform(d, shape, seed++, -1, 1)},
-                       {{d, shape}}});
-    cases.push_back({nameOf("train.gelu_grad", d, "tanh"), "train.gelu_grad",
-                     {{"tanh_approx", ints({1})}},
-                     {uniform(d, shape, seed++, -2, 2),
-                      uniform(d, shape, seed++, -3, 3)},
-                     {{d, shape}}});
-    cases.push_back({nameOf("train.bias_add", d, "last"), "train.bias_add",
+      cases.push_back(
+          {nameOf(op, d),
+           op,
+           {},
+           {uniform(d, shape, seed++, -2, 2), uniform(d, shape, seed++, -1, 1)},
+           {{d, shape}}});
+    cases.push_back(
+        {nameOf("train.gelu_grad", d, "tanh"),
+         "train.gelu_grad",
+         {{"tanh_approx", ints({1})}},
+         {uniform(d, shape, seed++, -2, 2), uniform(d, shape, seed++, -3, 3)},
+         {{d, shape}}});
+    cases.push_back({nameOf("train.bias_add", d, "last"),
+                     "train.bias_add",
                      {},
                      {uniform(d, {3, 4, 5}, seed++), uniform(d, {5}, seed++)},
                      {{d, {3, 4, 5}}}});
-    cases.push_back({nameOf("train.bias_add", d, "dim1"), "train.bias_add",
+    cases.push_back({nameOf("train.bias_add", d, "dim1"),
+                     "train.bias_add",
                      {{"dim", ints({1})}},
                      {uniform(d, {3, 4, 5}, seed++), uniform(d, {4}, seed++)},
                      {{d, {3, 4, 5}}}});
@@ -128,20 +146,25 @@ Cases elementwiseCases() {
       for (int64_t i = 0; i < b.view.numElements(); ++i)
         if (loadInt(b.view, i) == 0)
           storeInt(b.view, i, 3);
-      cases.push_back({nameOf(op, d), op, {},
+      cases.push_back({nameOf(op, d),
+                       op,
+                       {},
                        {uniform(d, shape, seed++, -1000, 1000), b},
                        {{d, shape}}});
     }
-    cases.push_back({nameOf("train.compare", d), "train.compare",
-                     {{"predicate", str("le")}},
-                     {uniform(d, shape, seed++, -3, 3),
-                      uniform(d, shape, seed++, -3, 3)},
-                     {{DType::I1, shape}}});
-    cases.push_back({nameOf("train.select", d), "train.select", {},
-                     {uniform(DType::I1, shape, seed++, 0, 2),
-                      uniform(d, shape, seed++, -9, 9),
-                      uniform(d, shape, seed++, -9, 9)},
-                     {{d, shape}}});
+    cases.push_back(
+        {nameOf("train.compare", d),
+         "train.compare",
+         {{"predicate", str("le")}},
+         {uniform(d, shape, seed++, -3, 3), uniform(d, shape, seed++, -3, 3)},
+         {{DType::I1, shape}}});
+    cases.push_back(
+        {nameOf("train.select", d),
+         "train.select",
+         {},
+         {uniform(DType::I1, shape, seed++, 0, 2),
+          uniform(d, shape, seed++, -9, 9), uniform(d, shape, seed++, -9, 9)},
+         {{d, shape}}});
   }
   return cases;
 }
@@ -156,10 +179,10 @@ Cases matmulCases() {
     for (DType out : widening(d)) {
       for (int t = 0; t < 4; ++t) {
         bool tl = t & 1, tr = t & 2;
-        std::vector<int64_t> l = tl ? std::vector<int64_t>{k, m}
-                                    : std::vector<int64_t>{m, k};
-        std::vector<int64_t> r = tr ? std::vector<int64_t>{n, k}
-                                    : std::vector<int64_t>{k, n};
+        std::vector<int64_t> l =
+            tl ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k};
+        std::vector<int64_t> r =
+            tr ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
         auto with = [](std::vector<int64_t> batch, std::vector<int64_t> s) {
           batch.insert(batch.end(), s.begin(), s.end());
           return batch;
@@ -177,21 +200,20 @@ Cases matmulCases() {
         std::string suffix = std::string(tl ? "_tl" : "") + (tr ? "_tr" : "") +
                              "_to_" + dtypeName(out);
         for (const Form &f : forms)
-          cases.push_back({nameOf("train.matmul", d, f.name + suffix),
-                           "train.matmul",
-                           {{"transpose_lhs", ints({tl})},
-                            {"transpose_rhs", ints({tr})}},
-                           {uniform(d, f.lhs, seed++), uniform(d, f.rhs, seed++)},
-                           {{out, f.result}}});
+          cases.push_back(
+              {nameOf("train.matmul", d, f.name + suffix),
+               "train.matmul",
+               {{"transpose_lhs", ints({tl})}, {"transpose_rhs", ints({tr})}},
+               {uniform(d, f.lhs, seed++), uniform(d, f.rhs, seed++)},
+               {{out, f.result}}});
       }
       // A longer contraction: the accumulator dtype shows.
-      cases.push_back({nameOf("train.matmul", d, std::string("k300_to_") +
-                                                     dtypeName(out)),
-                       "train.matmul",
-                       {},
-                       {uniform(d, {64, 300}, seed++),
-                        uniform(d, {300, 48}, seed++)},
-                       {{out, {64, 48}}}});
+      cases.push_back(
+          {nameOf("train.matmul", d, std::string("k300_to_") + dtypeName(out)),
+           "train.matmul",
+           {},
+           {uniform(d, {64, 300}, seed++), uniform(d, {300, 48}, seed++)},
+           {{out, {64, 48}}}});
     }
   return cases;
 }
@@ -202,34 +224,49 @@ Cases mixedPrecisionCases() {
   const std::vector<int64_t> shape = {7, 33};
   for (DType from : kFloats)
     for (DType to : kFloats)
-      cases.push_back({nameOf("mp.cast", from, dtypeName(to)), "mp.cast", {},
+      cases.push_back({nameOf("mp.cast", from, dtypeName(to)),
+                       "mp.cast",
+                       {},
                        {uniform(from, shape, seed++, -70000, 70000)},
                        {{to, shape}}});
   for (DType d : kFloats) {
     Host scale = values(DType::F32, {}, {1024});
-    cases.push_back({nameOf("mp.scale", d), "mp.scale", {},
-                     {uniform(d, shape, seed++), scale}, {{d, shape}}});
+    cases.push_back({nameOf("mp.scale", d),
+                     "mp.scale",
+                     {},
+                     {uniform(d, shape, seed++), scale},
+                     {{d, shape}}});
     Host g1 = uniform(d, shape, seed++, -2000, 2000);
     Host g2 = uniform(d, {5}, seed++, -2000, 2000);
-    cases.push_back({nameOf("mp.unscale_and_check", d, "finite"),
-                     "mp.unscale_and_check", {},
-                     {scale, g1, g2},
-                     {{DType::F32, shape}, {DType::F32, {5}}, {DType::I1, {}}}});
+    cases.push_back(
+        {nameOf("mp.unscale_and_check", d, "finite"),
+         "mp.unscale_and_check",
+         {},
+         {scale, g1, g2},
+         {{DType::F32, shape}, {DType::F32, {5}}, {DType::I1, {}}}});
     Host bad = g2;
     storeFloat(bad.view, 3, INFINITY);
     cases.push_back({nameOf("mp.unscale_and_check", d, "inf"),
-                     "mp.unscale_and_check", {},
+                     "mp.unscale_and_check",
+                     {},
                      {scale, g1, bad},
                      {{d, shape}, {DType::F32, {5}}, {DType::I1, {}}}});
     Host nan = g1;
     storeFloat(nan.view, 100, NAN);
-    cases.push_back({nameOf("mp.all_finite", d, "nan"), "mp.all_finite", {},
-                     {g2, nan}, {{DType::I1, {}}}});
-    cases.push_back({nameOf("mp.all_finite", d, "finite"), "mp.all_finite",
-                     {}, {g1, g2}, {{DType::I1, {}}}});
+    cases.push_back({nameOf("mp.all_finite", d, "nan"),
+                     "mp.all_finite",
+                     {},
+                     {g2, nan},
+                     {{DType::I1, {}}}});
+    cases.push_back({nameOf("mp.all_finite", d, "finite"),
+                     "mp.all_finite",
+                     {},
+                     {g1, g2},
+                     {{DType::I1, {}}}});
     for (int pred : {0, 1})
       cases.push_back({nameOf("mp.select", d, pred ? "new" : "old"),
-                       "mp.select", {},
+                       "mp.select",
+                       {},
                        {values(DType::I1, {}, {double(pred)}),
                         uniform(d, shape, seed++), uniform(d, {3}, seed++),
                         uniform(d, shape, seed++), uniform(d, {3}, seed++)},
@@ -248,14 +285,13 @@ Cases mixedPrecisionCases() {
                             {"floor", 1.5, 1, 0}};
   for (DType countType : {DType::I32, DType::I64})
     for (const Update &u : updates)
-      cases.push_back({nameOf("mp.update_scale", countType, u.name),
-                       "mp.update_scale",
-                       {{"growth_interval", ints({3})},
-                        {"min_scale", floats({1.0})}},
-                       {values(DType::F32, {}, {u.scale}),
-                        values(countType, {}, {u.count}),
-                        values(DType::I1, {}, {u.finite})},
-                       {{DType::F32, {}}, {countType, {}}}});
+      cases.push_back(
+          {nameOf("mp.update_scale", countType, u.name),
+           "mp.update_scale",
+           {{"growth_interval", ints({3})}, {"min_scale", floats({1.0})}},
+           {values(DType::F32, {}, {u.scale}), values(countType, {}, {u.count}),
+            values(DType::I1, {}, {u.finite})},
+           {{DType::F32, {}}, {countType, {}}}});
   return cases;
 }
 
@@ -264,7 +300,8 @@ Cases optimizerCases() {
   uint32_t seed = 300;
   const std::vector<int64_t> shape = {9, 31};
   for (DType d : kFloats) {
-    cases.push_back({nameOf("train.sgd", d), "train.sgd",
+    cases.push_back({nameOf("train.sgd", d),
+                     "train.sgd",
                      {{"lr", floats({0.1})}, {"weight_decay", floats({0.01})}},
                      {uniform(d, shape, seed++), uniform(d, shape, seed++)},
                      {{d, shape}}});
@@ -282,14 +319,14 @@ Cases optimizerCases() {
            {{d, shape}, {d, shape}}});
     for (const char *op : {"train.adam", "train.adamw"})
       for (DType step : {DType::I64, DType::F32})
-        cases.push_back({nameOf(op, d, dtypeName(step)), op,
-                         {{"lr", floats({0.01})},
-                          {"weight_decay", floats({0.02})}},
-                         {uniform(d, shape, seed++), uniform(d, shape, seed++),
-                          uniform(d, shape, seed++),
-                          uniform(d, shape, seed++, 0, 0.5),
-                          values(step, {}, {3})},
-                         {{d, shape}, {d, shape}, {d, shape}}});
+        cases.push_back(
+            {nameOf(op, d, dtypeName(step)),
+             op,
+             {{"lr", floats({0.01})}, {"weight_decay", floats({0.02})}},
+             {uniform(d, shape, seed++), uniform(d, shape, seed++),
+              uniform(d, shape, seed++), uniform(d, shape, seed++, 0, 0.5),
+              values(step, {}, {3})},
+             {{d, shape}, {d, shape}, {d, shape}}});
   }
   return cases;
 }
@@ -301,36 +338,41 @@ Cases softmaxCases() {
     for (const char *op : {"train.softmax", "train.log_softmax"})
       for (int64_t axis : {-1, 0}) {
         std::string suffix = axis ? "last" : "axis0";
-        cases.push_back({nameOf(op, d, suffix), op, {{"axis", ints({axis})}},
-                         {uniform(d, {6, 45}, seed++, -8, 8)}, {{d, {6, 45}}}});
+        cases.push_back({nameOf(op, d, suffix),
+                         op,
+                         {{"axis", ints({axis})}},
+                         {uniform(d, {6, 45}, seed++, -8, 8)},
+                         {{d, {6, 45}}}});
       }
     // Gradients take the forward output as it is.
     for (const char *op : {"train.softmax_grad", "train.log_softmax_grad"}) {
       bool isLog = std::string(op) == "train.log_softmax_grad";
       for (int64_t axis : {-1, 1})
-        cases.push_back({nameOf(op, d, axis < 0 ? "last" : "axis1"), op,
-                         {{"axis", ints({axis})}},
-                         {uniform(d, {4, 5, 11}, seed++),
-                          uniform(d, {4, 5, 11}, seed++, isLog ? -4 : 0,
-                                  isLog ? 0 : 1)},
-                         {{d, {4, 5, 11}}}});
+        cases.push_back(
+            {nameOf(op, d, axis < 0 ? "last" : "axis1"),
+             op,
+             {{"axis", ints({axis})}},
+             {uniform(d, {4, 5, 11}, seed++),
+              uniform(d, {4, 5, 11}, seed++, isLog ? -4 : 0, isLog ? 0 : 1)},
+             {{d, {4, 5, 11}}}});
     }
     for (DType labels : {DType::I32, DType::I64}) {
       for (DType out : widening(d))
-        cases.push_back({nameOf("train.sparse_cross_entropy", d,
-                                std::string(dtypeName(labels)) + "_to_" +
-                                    dtypeName(out)),
-                         "train.sparse_cross_entropy", {},
-                         {uniform(d, {33, 10}, seed++, -5, 5),
-                          uniform(labels, {33}, seed++, 0, 10)},
-                         {{out, {}}}});
-      cases.push_back({nameOf("train.sparse_cross_entropy_grad", d,
-                              dtypeName(labels)),
-                       "train.sparse_cross_entropy_grad", {},
-                       {uniform(d, {33, 10}, seed++, -5, 5),
-                        uniform(labels, {33}, seed++, 0, 10),
-                        values(d, {}, {2.0})},
-                       {{d, {33, 10}}}});
+        cases.push_back(
+            {nameOf("train.sparse_cross_entropy", d,
+                    std::string(dtypeName(labels)) + "_to_" + dtypeName(out)),
+             "train.sparse_cross_entropy",
+             {},
+             {uniform(d, {33, 10}, seed++, -5, 5),
+              uniform(labels, {33}, seed++, 0, 10)},
+             {{out, {}}}});
+      cases.push_back(
+          {nameOf("train.sparse_cross_entropy_grad", d, dtypeName(labels)),
+           "train.sparse_cross_entropy_grad",
+           {},
+           {uniform(d, {33, 10}, seed++, -5, 5),
+            uniform(labels, {33}, seed++, 0, 10), values(d, {}, {2.0})},
+           {{d, {33, 10}}}});
     }
   }
   return cases;
@@ -346,9 +388,9 @@ Cases reductionCases() {
   };
   const std::vector<int64_t> shape = {6, 7, 40};
   const Form forms[] = {
-      {"dim0", {0}, {7, 40}, false},      {"dim2", {2}, {6, 7}, false},
-      {"dims02", {0, 2}, {7}, false},     {"all", {0, 1, 2}, {}, false},
-      {"keep1", {1}, {6, 1, 40}, true},   {"neg1", {-1}, {6, 7}, false},
+      {"dim0", {0}, {7, 40}, false},    {"dim2", {2}, {6, 7}, false},
+      {"dims02", {0, 2}, {7}, false},   {"all", {0, 1, 2}, {}, false},
+      {"keep1", {1}, {6, 1, 40}, true}, {"neg1", {-1}, {6, 7}, false},
   };
   for (DType d : kFloats)
     for (const char *op :
@@ -357,19 +399,20 @@ Cases reductionCases() {
         for (DType out : widening(d)) {
           if (std::string(op) == "train.reduce_max" && out != d)
             continue;
-          cases.push_back({nameOf(op, d, std::string(f.name) + "_to_" +
-                                             dtypeName(out)),
-                           op,
-                           {{"dims", ints(f.dims)},
-                            {"keep_dims", ints({f.keep})}},
-                           {uniform(d, shape, seed++)},
-                           {{out, f.result}}});
+          cases.push_back(
+              {nameOf(op, d, std::string(f.name) + "_to_" + dtypeName(out)),
+               op,
+               {{"dims", ints(f.dims)}, {"keep_dims", ints({f.keep})}},
+               {uniform(d, shape, seed++)},
+               {{out, f.result}}});
         }
   // A long reduction: one block per result.
-  cases.push_back({"train.reduce_sum/f32/long", "train.reduce_sum",
+  cases.push_back({"train.reduce_sum/f32/long",
+                   "train.reduce_sum",
                    {{"dims", ints({1})}},
                    {uniform(DType::F32, {3, 50000}, seed++)},
-                   {{DType::F32, {3}}}, 1e-4});
+                   {{DType::F32, {3}}},
+                   1e-4});
   return cases;
 }
 
@@ -385,13 +428,13 @@ Cases normalizationCases() {
     const Form forms[] = {{"last", {6, 40}, {40}, {6}, -1},
                           {"axis1", {2, 3, 8}, {3, 8}, {2}, 1}};
     for (const Form &f : forms) {
-      cases.push_back({nameOf("train.layer_norm", d, f.name),
-                       "train.layer_norm",
-                       {{"axis", ints({f.axis})}, {"epsilon", floats({1e-5})}},
-                       {uniform(d, f.x, seed++, -3, 5),
-                        uniform(d, f.scale, seed++),
-                        uniform(d, f.scale, seed++)},
-                       {{d, f.x}, {DType::F32, f.stats}, {DType::F32, f.stats}}});
+      cases.push_back(
+          {nameOf("train.layer_norm", d, f.name),
+           "train.layer_norm",
+           {{"axis", ints({f.axis})}, {"epsilon", floats({1e-5})}},
+           {uniform(d, f.x, seed++, -3, 5), uniform(d, f.scale, seed++),
+            uniform(d, f.scale, seed++)},
+           {{d, f.x}, {DType::F32, f.stats}, {DType::F32, f.stats}}});
       cases.push_back({nameOf("train.layer_norm_grad", d, f.name),
                        "train.layer_norm_grad",
                        {{"axis", ints({f.axis})}},
@@ -402,27 +445,28 @@ Cases normalizationCases() {
                        {{d, f.x}, {d, f.scale}, {d, f.scale}}});
     }
     const std::vector<int64_t> x = {4, 3, 5};
-    cases.push_back({nameOf("train.batch_norm", d), "train.batch_norm",
-                     {{"feature_dim", ints({1})},
-                      {"epsilon", floats({1e-5})},
-                      {"momentum", floats({0.1})}},
-                     {uniform(d, x, seed++, -2, 4), uniform(DType::F32, {3}, seed++),
-                      uniform(DType::F32, {3}, seed++),
-                      uniform(DType::F32, {3}, seed++),
-                      uniform(DType::F32, {3}, seed++, 0.5, 2)},
-                     {{d, x},
-                      {DType::F32, {3}},
-                      {DType::F32, {3}},
-                      {DType::F32, {3}},
-                      {DType::F32, {3}}}});
-    cases.push_back({nameOf("train.batch_norm_grad", d),
-                     "train.batch_norm_grad",
-                     {{"feature_dim", ints({1})}},
-                     {uniform(d, x, seed++), uniform(d, x, seed++, -2, 4),
-                      uniform(DType::F32, {3}, seed++),
-                      uniform(DType::F32, {3}, seed++),
-                      uniform(DType::F32, {3}, seed++, 0.5, 2)},
-                     {{d, x}, {DType::F32, {3}}, {DType::F32, {3}}}});
+    cases.push_back(
+        {nameOf("train.batch_norm", d),
+         "train.batch_norm",
+         {{"feature_dim", ints({1})},
+          {"epsilon", floats({1e-5})},
+          {"momentum", floats({0.1})}},
+         {uniform(d, x, seed++, -2, 4), uniform(DType::F32, {3}, seed++),
+          uniform(DType::F32, {3}, seed++), uniform(DType::F32, {3}, seed++),
+          uniform(DType::F32, {3}, seed++, 0.5, 2)},
+         {{d, x},
+          {DType::F32, {3}},
+          {DType::F32, {3}},
+          {DType::F32, {3}},
+          {DType::F32, {3}}}});
+    cases.push_back(
+        {nameOf("train.batch_norm_grad", d),
+         "train.batch_norm_grad",
+         {{"feature_dim", ints({1})}},
+         {uniform(d, x, seed++), uniform(d, x, seed++, -2, 4),
+          uniform(DType::F32, {3}, seed++), uniform(DType::F32, {3}, seed++),
+          uniform(DType::F32, {3}, seed++, 0.5, 2)},
+         {{d, x}, {DType::F32, {3}}, {DType::F32, {3}}}});
   }
   return cases;
 }
@@ -433,30 +477,44 @@ Cases shapeCases() {
   for (DType d : {DType::F32, DType::BF16, DType::F16, DType::I1, DType::I32,
                   DType::I64}) {
     double hi = isFloat(d) ? 1 : 2;
-    cases.push_back({nameOf("train.reshape", d), "train.reshape", {},
-                     {uniform(d, {4, 6}, seed++, 0, hi)}, {{d, {2, 12}}}});
-    cases.push_back({nameOf("train.transpose", d), "train.transpose",
+    cases.push_back({nameOf("train.reshape", d),
+                     "train.reshape",
+                     {},
+                     {uniform(d, {4, 6}, seed++, 0, hi)},
+                     {{d, {2, 12}}}});
+    cases.push_back({nameOf("train.transpose", d),
+                     "train.transpose",
                      {{"permutation", ints({2, 0, 1})}},
                      {uniform(d, {3, 4, 5}, seed++, 0, hi)},
                      {{d, {5, 3, 4}}}});
-    cases.push_back({nameOf("train.broadcast", d), "train.broadcast",
+    cases.push_back({nameOf("train.broadcast", d),
+                     "train.broadcast",
                      {{"dims", ints({1, 2})}},
-                     {uniform(d, {3, 1}, seed++, 0, hi)}, {{d, {4, 3, 5}}}});
-    cases.push_back({nameOf("train.slice", d), "train.slice",
+                     {uniform(d, {3, 1}, seed++, 0, hi)},
+                     {{d, {4, 3, 5}}}});
+    cases.push_back({nameOf("train.slice", d),
+                     "train.slice",
                      {{"offsets", ints({1, 2})}, {"strides", ints({2, 3})}},
-                     {uniform(d, {7, 11}, seed++, 0, hi)}, {{d, {3, 3}}}});
-    cases.push_back({nameOf("train.concat", d), "train.concat",
+                     {uniform(d, {7, 11}, seed++, 0, hi)},
+                     {{d, {3, 3}}}});
+    cases.push_back({nameOf("train.concat", d),
+                     "train.concat",
                      {{"dim", ints({1})}},
                      {uniform(d, {3, 2, 4}, seed++, 0, hi),
                       uniform(d, {3, 5, 4}, seed++, 0, hi)},
                      {{d, {3, 7, 4}}}});
-    cases.push_back({nameOf("train.fill", d), "train.fill",
-                     {{"value", floats({isFloat(d) ? 0.1 : 1.0})}}, {},
+    cases.push_back({nameOf("train.fill", d),
+                     "train.fill",
+                     {{"value", floats({isFloat(d) ? 0.1 : 1.0})}},
+                     {},
                      {{d, {3, 5}}}});
   }
   for (DType d : kFloats)
-    cases.push_back({nameOf("train.grad_seed", d), "train.grad_seed", {},
-                     {values(d, {}, {3.5})}, {{d, {}}}});
+    cases.push_back({nameOf("train.grad_seed", d),
+                     "train.grad_seed",
+                     {},
+                     {values(d, {}, {3.5})},
+                     {{d, {}}}});
   return cases;
 }
 
@@ -465,19 +523,21 @@ Cases embeddingCases() {
   uint32_t seed = 800;
   for (DType d : kFloats)
     for (DType index : {DType::I32, DType::I64}) {
-      cases.push_back({nameOf("train.embedding", d, dtypeName(index)),
-                       "train.embedding", {},
-                       {uniform(d, {10, 6}, seed++),
-                        uniform(index, {2, 7}, seed++, 0, 10)},
-                       {{d, {2, 7, 6}}}});
+      cases.push_back(
+          {nameOf("train.embedding", d, dtypeName(index)),
+           "train.embedding",
+           {},
+           {uniform(d, {10, 6}, seed++), uniform(index, {2, 7}, seed++, 0, 10)},
+           {{d, {2, 7, 6}}}});
       for (DType out : widening(d))
-        cases.push_back({nameOf("train.embedding_grad", d,
-                                std::string(dtypeName(index)) + "_to_" +
-                                    dtypeName(out)),
-                         "train.embedding_grad", {},
-                         {uniform(d, {2, 7, 6}, seed++),
-                          uniform(index, {2, 7}, seed++, 0, 10)},
-                         {{out, {10, 6}}}});
+        cases.push_back(
+            {nameOf("train.embedding_grad", d,
+                    std::string(dtypeName(index)) + "_to_" + dtypeName(out)),
+             "train.embedding_grad",
+             {},
+             {uniform(d, {2, 7, 6}, seed++),
+              uniform(index, {2, 7}, seed++, 0, 10)},
+             {{out, {10, 6}}}});
     }
   return cases;
 }
@@ -492,9 +552,17 @@ Cases windowCases() {
     std::vector<int64_t> x, filter, y, pooled, globalX;
   };
   const Layout layouts[] = {
-      {"NCHW", {2, 3, 7, 6}, {4, 3, 3, 2}, {2, 4, 3, 6}, {2, 3, 3, 6},
+      {"NCHW",
+       {2, 3, 7, 6},
+       {4, 3, 3, 2},
+       {2, 4, 3, 6},
+       {2, 3, 3, 6},
        {2, 3, 5, 4}},
-      {"NHWC", {2, 7, 6, 3}, {3, 2, 3, 4}, {2, 3, 6, 4}, {2, 3, 6, 3},
+      {"NHWC",
+       {2, 7, 6, 3},
+       {3, 2, 3, 4},
+       {2, 3, 6, 4},
+       {2, 3, 6, 3},
        {2, 5, 4, 3}},
   };
   for (DType d : kFloats)
@@ -505,16 +573,21 @@ Cases windowCases() {
                                           {"dilations", ints({1, 2})}};
       for (DType out : widening(d)) {
         std::string suffix = std::string(l.name) + "_to_" + dtypeName(out);
-        cases.push_back({nameOf("train.conv2d", d, suffix), "train.conv2d",
-                         conv,
-                         {uniform(d, l.x, seed++), uniform(d, l.filter, seed++)},
-                         {{out, l.y}}});
-        cases.push_back({nameOf("train.conv2d_backward_data", d, suffix),
-                         "train.conv2d_backward_data", conv,
-                         {uniform(d, l.y, seed++), uniform(d, l.filter, seed++)},
-                         {{out, l.x}}});
+        cases.push_back(
+            {nameOf("train.conv2d", d, suffix),
+             "train.conv2d",
+             conv,
+             {uniform(d, l.x, seed++), uniform(d, l.filter, seed++)},
+             {{out, l.y}}});
+        cases.push_back(
+            {nameOf("train.conv2d_backward_data", d, suffix),
+             "train.conv2d_backward_data",
+             conv,
+             {uniform(d, l.y, seed++), uniform(d, l.filter, seed++)},
+             {{out, l.x}}});
         cases.push_back({nameOf("train.conv2d_backward_filter", d, suffix),
-                         "train.conv2d_backward_filter", conv,
+                         "train.conv2d_backward_filter",
+                         conv,
                          {uniform(d, l.x, seed++), uniform(d, l.y, seed++)},
                          {{out, l.filter}}});
       }
@@ -523,37 +596,51 @@ Cases windowCases() {
                                           {"strides", ints({2, 1})},
                                           {"padding", ints({1, 0, 1, 0})}};
       for (const char *op : {"train.max_pool2d", "train.avg_pool2d"})
-        cases.push_back({nameOf(op, d, l.name), op, pool,
-                         {uniform(d, l.x, seed++)}, {{d, l.pooled}}});
+        cases.push_back({nameOf(op, d, l.name),
+                         op,
+                         pool,
+                         {uniform(d, l.x, seed++)},
+                         {{d, l.pooled}}});
       // Ties: a coarse grid, so that windows share their maximum.
       Host coarse = uniform(DType::I32, l.x, seed++, -3, 3);
       Host tied(d, l.x);
       for (int64_t i = 0; i < tied.view.numElements(); ++i)
         storeFloat(tied.view, i, static_cast<float>(loadInt(coarse.view, i)));
-      cases.push_back({nameOf("train.max_pool2d", d, std::string(l.name) +
-                                                         "_ties"),
-                       "train.max_pool2d", pool, {tied}, {{d, l.pooled}}});
+      cases.push_back(
+          {nameOf("train.max_pool2d", d, std::string(l.name) + "_ties"),
+           "train.max_pool2d",
+           pool,
+           {tied},
+           {{d, l.pooled}}});
       cases.push_back({nameOf("train.max_pool2d_grad", d, l.name),
-                       "train.max_pool2d_grad", pool,
+                       "train.max_pool2d_grad",
+                       pool,
                        {uniform(d, l.pooled, seed++), uniform(d, l.x, seed++)},
                        {{d, l.x}}});
-      cases.push_back({nameOf("train.max_pool2d_grad", d,
-                              std::string(l.name) + "_ties"),
-                       "train.max_pool2d_grad", pool,
-                       {uniform(d, l.pooled, seed++), tied}, {{d, l.x}}});
+      cases.push_back(
+          {nameOf("train.max_pool2d_grad", d, std::string(l.name) + "_ties"),
+           "train.max_pool2d_grad",
+           pool,
+           {uniform(d, l.pooled, seed++), tied},
+           {{d, l.x}}});
       cases.push_back({nameOf("train.avg_pool2d_grad", d, l.name),
-                       "train.avg_pool2d_grad", pool,
-                       {uniform(d, l.pooled, seed++)}, {{d, l.x}}});
+                       "train.avg_pool2d_grad",
+                       pool,
+                       {uniform(d, l.pooled, seed++)},
+                       {{d, l.x}}});
       std::vector<int64_t> pooled = {2, 3};
       for (DType out : widening(d))
         cases.push_back({nameOf("train.global_avg_pool2d", d,
                                 std::string(l.name) + "_to_" + dtypeName(out)),
-                         "train.global_avg_pool2d", {{"layout", str(l.name)}},
-                         {uniform(d, l.globalX, seed++)}, {{out, pooled}}});
+                         "train.global_avg_pool2d",
+                         {{"layout", str(l.name)}},
+                         {uniform(d, l.globalX, seed++)},
+                         {{out, pooled}}});
       cases.push_back({nameOf("train.global_avg_pool2d_grad", d, l.name),
                        "train.global_avg_pool2d_grad",
                        {{"layout", str(l.name)}},
-                       {uniform(d, pooled, seed++)}, {{d, l.globalX}}});
+                       {uniform(d, pooled, seed++)},
+                       {{d, l.globalX}}});
     }
   return cases;
 }
@@ -653,10 +740,12 @@ TEST(CudaKernels, Embedding) {
 // naming the op, and the next step starts clean.
 TEST(CudaKernels, DataErrorsNameTheOp) {
   MP_REQUIRE_GPU();
-  Case badLabel{"bad label", "train.sparse_cross_entropy", {},
-                {uniform(DType::F32, {4, 10}, 1),
-                 values(DType::I32, {4}, {1, 2, 12, 3})},
-                {{DType::F32, {}}}};
+  Case badLabel{
+      "bad label",
+      "train.sparse_cross_entropy",
+      {},
+      {uniform(DType::F32, {4, 10}, 1), values(DType::I32, {4}, {1, 2, 12, 3})},
+      {{DType::F32, {}}}};
   Status status = runOnCuda(badLabel);
   EXPECT_EQ(status.code(), StatusCode::InvalidArgument);
   EXPECT_NE(status.message().find("train.sparse_cross_entropy"),
@@ -666,25 +755,32 @@ TEST(CudaKernels, DataErrorsNameTheOp) {
             std::string::npos)
       << status.message();
 
-  Case badIndex{"bad index", "train.embedding", {},
-                {uniform(DType::F32, {5, 3}, 2),
-                 values(DType::I64, {3}, {0, -1, 4})},
-                {{DType::F32, {3, 3}}}};
+  Case badIndex{
+      "bad index",
+      "train.embedding",
+      {},
+      {uniform(DType::F32, {5, 3}, 2), values(DType::I64, {3}, {0, -1, 4})},
+      {{DType::F32, {3, 3}}}};
   status = runOnCuda(badIndex);
   EXPECT_NE(status.message().find("index -1 at position 1"), std::string::npos)
       << status.message();
 
-  Case divide{"divide by zero", "train.div", {},
-              {values(DType::I32, {3}, {1, 2, 3}),
-               values(DType::I32, {3}, {1, 0, 1})},
-              {{DType::I32, {3}}}};
+  Case divide{
+      "divide by zero",
+      "train.div",
+      {},
+      {values(DType::I32, {3}, {1, 2, 3}), values(DType::I32, {3}, {1, 0, 1})},
+      {{DType::I32, {3}}}};
   status = runOnCuda(divide);
   EXPECT_NE(status.message().find("integer division by zero at element 1"),
             std::string::npos)
       << status.message();
 
   // The error word was cleared: a good kernel runs clean.
-  runCase({"after errors", "train.relu", {}, {uniform(DType::F32, {8}, 3)},
+  runCase({"after errors",
+           "train.relu",
+           {},
+           {uniform(DType::F32, {8}, 3)},
            {{DType::F32, {8}}}});
 }
 

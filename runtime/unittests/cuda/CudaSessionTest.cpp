@@ -48,8 +48,7 @@ Plan makeClassifierPlan() {
   uint32_t dlogits = p.scratch(f32, {8, 10});
   p.kernel("train.sparse_cross_entropy_grad", {logits, y, seed}, {dlogits});
   uint32_t dw = p.scratch(f32, {4, 10});
-  p.kernel("train.matmul", {x, dlogits}, {dw},
-           {{"transpose_lhs", ints({1})}});
+  p.kernel("train.matmul", {x, dlogits}, {dw}, {{"transpose_lhs", ints({1})}});
   uint32_t db = p.scratch(f32, {10});
   p.kernel("train.reduce_sum", {dlogits}, {db}, {{"dims", ints({0})}});
   uint32_t nw = p.scratch(f32, {4, 10});
@@ -133,7 +132,8 @@ static void leastSquaresMatchesReference(const std::string &backend) {
   // Overflows at first (skipped steps, back-off), and again after growths.
   options.initialScale = 3e38;
   options.growthInterval = 3;
-  auto reference = createTestSession(makeLeastSquaresPlan(options), "reference");
+  auto reference =
+      createTestSession(makeLeastSquaresPlan(options), "reference");
   StatusOr<std::unique_ptr<Session>> created =
       Session::create(makeLeastSquaresPlan(options), backend);
   ASSERT_TRUE(created.isOk()) << created.status().message();

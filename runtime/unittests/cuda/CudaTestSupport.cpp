@@ -11,8 +11,7 @@ using namespace mp::rt::testing;
 Host::Host(DType dtype, std::vector<int64_t> shape) {
   view.dtype = dtype;
   view.shape = std::move(shape);
-  bytes.assign(std::max<int64_t>(view.numElements(), 0) * dtypeSize(dtype),
-               0);
+  bytes.assign(std::max<int64_t>(view.numElements(), 0) * dtypeSize(dtype), 0);
   view.data = bytes.data();
 }
 Host::Host(const Host &other) : view(other.view), bytes(other.bytes) {
@@ -46,9 +45,8 @@ Host mp::rt::testing::values(DType dtype, std::vector<int64_t> shape,
                              const std::vector<double> &data) {
   Host h(dtype, std::move(shape));
   EXPECT_EQ(static_cast<int64_t>(data.size()), h.view.numElements());
-  for (int64_t i = 0; i < h.view.numElements() &&
-                      i < static_cast<int64_t>(data.size());
-       ++i)
+  for (int64_t i = 0;
+       i < h.view.numElements() && i < static_cast<int64_t>(data.size()); ++i)
     store(h.view, i, data[i]);
   return h;
 }
@@ -170,14 +168,14 @@ void compare(const Case &c, size_t index, const Host &ref, const Host &got) {
   int64_t bad = 0;
   for (int64_t i = 0; i < n; ++i) {
     double want = loadFloat(r, i), have = loadFloat(g, i);
-    bool ok = std::isnan(want)   ? std::isnan(have)
-              : std::isinf(want) ? want == have
-                                 : std::fabs(have - want) <=
-                                       rtol * std::fabs(want) + atol;
+    bool ok = std::isnan(want) ? std::isnan(have)
+              : std::isinf(want)
+                  ? want == have
+                  : std::fabs(have - want) <= rtol * std::fabs(want) + atol;
     if (!ok && bad++ < 5)
-      ADD_FAILURE() << c.name << ": result " << index << "[" << i
-                    << "]: cuda " << have << ", reference " << want
-                    << " (rtol " << rtol << ", atol " << atol << ")";
+      ADD_FAILURE() << c.name << ": result " << index << "[" << i << "]: cuda "
+                    << have << ", reference " << want << " (rtol " << rtol
+                    << ", atol " << atol << ")";
   }
   EXPECT_EQ(bad, 0) << c.name << ": result " << index << ", " << n
                     << " elements";

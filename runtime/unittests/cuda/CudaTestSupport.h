@@ -1,4 +1,5 @@
-//===- CudaTestSupport.h - running one kernel on cuda and reference -*- C++ -*-//
+//===- CudaTestSupport.h - running one kernel on cuda and reference -*- C++
+//-*-//
 //
 // A case is one kernel with host inputs and the dtypes and shapes of its
 // results. runCase() checks it on both backends, runs it on the reference

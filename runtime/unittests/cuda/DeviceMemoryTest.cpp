@@ -11,9 +11,9 @@
 // through the interface, and give the same results as the host path.
 //
 //===----------------------------------------------------------------------===//
+#include "mp/runtime/DeviceMemory.h"
 #include "../core/TestPlans.h"
 #include "mp/runtime/Checkpoint.h"
-#include "mp/runtime/DeviceMemory.h"
 
 #include <gtest/gtest.h>
 
@@ -48,8 +48,8 @@ public:
   StatusOr<void *> allocate(uint64_t bytes, const char *what) override {
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     size_t size = (std::max<uint64_t>(bytes, 1) + page - 1) / page * page;
-    void *p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                   0);
+    void *p =
+        mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
       return internalError(std::string("mmap failed for ") + what);
     regions_.push_back({p, size});
@@ -92,7 +92,9 @@ public:
 private:
   /// Makes every region accessible for its lifetime.
   struct Open {
-    explicit Open(GuardedBackend &b) : b(b) { b.protect(PROT_READ | PROT_WRITE); }
+    explicit Open(GuardedBackend &b) : b(b) {
+      b.protect(PROT_READ | PROT_WRITE);
+    }
     ~Open() { b.protect(PROT_NONE); }
     GuardedBackend &b;
   };

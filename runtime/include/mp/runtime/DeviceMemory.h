@@ -34,8 +34,7 @@ public:
 
   /// Host -> device, ordered after the kernels already queued; `host` may be
   /// reused as soon as the call returns.
-  virtual Status copyToDevice(void *device, const void *host,
-                              size_t bytes) = 0;
+  virtual Status copyToDevice(void *device, const void *host, size_t bytes) = 0;
   /// Device -> host: waits for the queued kernels, then copies.
   virtual Status copyToHost(void *host, const void *device, size_t bytes) = 0;
   /// Device -> device, queued after the kernels.
