@@ -63,12 +63,8 @@ Status cudaStatus(cudaError_t error, const std::string &what) {
 
 Ref ref(const TensorView &v) { return {v.data, static_cast<int32_t>(v.dtype)}; }
 
-int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end) {
-  int64_t n = 1;
-  for (size_t i = begin; i < end; ++i)
-    n *= shape[i];
-  return n;
-}
+using ref::product;
+using ref::stridesOf;
 
 /// dim resolved against rank (the reference check has validated it).
 int64_t resolve(int64_t dim, size_t rank) {
@@ -910,16 +906,6 @@ Status CudaBackend::runReshape(const KernelDesc &, const Views &in,
 }
 
 namespace {
-std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t stride = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    strides[d] = stride;
-    stride *= shape[d];
-  }
-  return strides;
-}
-
 /// The gather over `shape` with `steps` from `base`; false past kMaxRank.
 bool makeGather(const std::vector<int64_t> &shape,
                 const std::vector<int64_t> &steps, int64_t base, Gather &g) {

@@ -152,23 +152,7 @@ __global__ void activationGradKernel(ActGrad op, Ref g, Ref saved, Ref r,
   }
 }
 
-__device__ bool applyPredicate(Predicate p, float a, float b) {
-  switch (p) {
-  case Predicate::Eq:
-    return a == b;
-  case Predicate::Ne:
-    return a != b;
-  case Predicate::Lt:
-    return a < b;
-  case Predicate::Le:
-    return a <= b;
-  case Predicate::Gt:
-    return a > b;
-  default:
-    return a >= b;
-  }
-}
-__device__ bool applyPredicate(Predicate p, int64_t a, int64_t b) {
+template <typename T> __device__ bool applyPredicate(Predicate p, T a, T b) {
   switch (p) {
   case Predicate::Eq:
     return a == b;
