@@ -12,35 +12,53 @@
 #      (1024-4096-4096-1000, batch 256) and the transformer of
 #      bench/gen_models.py under float32 (no TF32), mixed_bfloat16 and
 #      mixed_float16 (target: the mixed policies >= 2x float32);
+#   5. examples/mlp.mlir trained on the digits with mp-run --backend cuda
+#      under the three policies, with test/Integration/train-digits.sh's
+#      bounds (each >= 80%, within one point of each other), when the
+#      digits are in $MP_GPU_CHECK_DIGITS (default build-gpu-data/digits)
+#      or data/get_digits.py can fetch them;
 # and prints a summary. Plans: bench/plans/*.mpplan (compiled on a machine
 # with the compiler), or fresh ones when MP_COMPILER_BIN names a directory
 # with mp-compile.
 #
 #   scripts/gpu-check.sh [OUT_DIR]      # default build-gpu/gpu-check
-#   scripts/gpu-check.sh --make-plans   # refresh bench/plans (no GPU needed)
+#   scripts/gpu-check.sh --make-plans   # refresh bench/plans and fetch the
+#                                       # digits into build-gpu-data/digits
+#                                       # (no GPU needed; needs mp-compile)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 models=(mlp_big transformer)
 policies=(float32 mixed_bfloat16 mixed_float16)
 
-# make_plans DIR COMPILER_BIN: compiles every model under every policy.
+# make_plans DIR COMPILER_BIN: compiles every model under every policy, and
+# examples/mlp.mlir's training and evaluation steps for the digits.
 make_plans() {
   local dir=$1 cbin=$2 tmp
   tmp=$(mktemp -d)
   python3 "$root/bench/gen_models.py" mlp -o "$tmp/mlp_big.mlir"
   python3 "$root/bench/gen_models.py" transformer -o "$tmp/transformer.mlir"
-  for model in "${models[@]}"; do
-    for policy in "${policies[@]}"; do
+  for policy in "${policies[@]}"; do
+    for model in "${models[@]}"; do
       "$cbin/mp-compile" "$tmp/$model.mlir" --mixed-precision="policy=$policy" \
         -o "$dir/$model.$policy.mpplan"
     done
+    "$cbin/mp-compile" "$root/examples/mlp.mlir" --mixed-precision="policy=$policy" \
+      -o "$dir/mlp.$policy.mpplan"
+    "$cbin/mp-compile" "$root/examples/mlp.mlir" --mixed-precision="policy=$policy" \
+      --eval -o "$dir/mlp.$policy.eval.mpplan"
   done
   rm -rf "$tmp"
 }
 
+digits=${MP_GPU_CHECK_DIGITS:-$root/build-gpu-data/digits}
 if [[ ${1:-} == --make-plans ]]; then
   make_plans "$root/bench/plans" "${MP_COMPILER_BIN:-$root/build/bin}"
   echo "gpu-check: wrote bench/plans/*.mpplan"
+  if python3 "$root/data/get_digits.py" "$digits" >/dev/null; then
+    echo "gpu-check: the digits are in $digits (carry it to the GPU machine)"
+  else
+    echo "gpu-check: could not fetch the digits into $digits" >&2
+  fi
   exit 0
 fi
 
@@ -153,6 +171,42 @@ for model in "${models[@]}"; do
   done
   unset ms
 done
+
+# 5. Accuracy on the digits (test/Integration/train-digits.sh's bounds).
+echo "== digits (examples/mlp.mlir, 600 steps, log $out/digits.log)"
+if [[ ! -f $digits/train_x.npy ]]; then
+  timeout 120 python3 "$root/data/get_digits.py" "$digits" >/dev/null 2>&1 || true
+fi
+if [[ ! -f $digits/train_x.npy ]]; then
+  note "digits: not measured: no data in $digits (scripts/gpu-check.sh --make-plans fetches it elsewhere; carry it)"
+else
+  declare -A acc=()
+  for policy in "${policies[@]}"; do
+    timeout 120 "$build/bin/mp-run" "$plans/mlp.$policy.mpplan" --plain --seed 1 \
+      --steps 600 --backend cuda --log-every 100 \
+      --train-x "$digits/train_x.npy" --train-y "$digits/train_y.npy" \
+      --eval-plan "$plans/mlp.$policy.eval.mpplan" \
+      --test-x "$digits/test_x.npy" --test-y "$digits/test_y.npy" \
+      >"$out/run.log" 2>&1 || true
+    cat "$out/run.log" >>"$out/digits.log"
+    if grep -q 'falling back' "$out/run.log"; then
+      acc[$policy]=no-gpu
+    else
+      acc[$policy]=$(sed -n 's/^eval step [0-9]*: loss [0-9.]* accuracy \([0-9.]*\)%.*/\1/p' \
+        "$out/run.log" | tail -n 1)
+    fi
+  done
+  if [[ " ${acc[*]} " == *" no-gpu "* ]]; then
+    note "digits: not measured: mp-run fell back to the CPU (no usable GPU)"
+  elif [[ -z ${acc[float32]} || -z ${acc[mixed_bfloat16]} || -z ${acc[mixed_float16]} ]]; then
+    note "digits: a run failed (see $out/digits.log)"
+  else
+    verdict=$(awk -v a="${acc[float32]}" -v b="${acc[mixed_bfloat16]}" -v c="${acc[mixed_float16]}" \
+      'BEGIN{lo=a; hi=a; if(b<lo)lo=b; if(c<lo)lo=c; if(b>hi)hi=b; if(c>hi)hi=c;
+             print (lo >= 80 && hi - lo <= 1) ? "met" : "MISSED"}')
+    note "digits test accuracy: float32 ${acc[float32]}%, mixed_bfloat16 ${acc[mixed_bfloat16]}%, mixed_float16 ${acc[mixed_float16]}% (bounds: each >= 80%, spread <= 1 point: $verdict)"
+  fi
+fi
 
 echo
 echo "== summary ($((SECONDS - started)) s)"
