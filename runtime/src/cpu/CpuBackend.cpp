@@ -22,6 +22,7 @@
 #include "cpu/Elementwise.h"
 #include "cpu/OneDnn.h"
 #include "cpu/RowParallel.h"
+#include "cpu/VectorMath.h"
 #endif
 
 using namespace mp::rt;
@@ -51,7 +52,8 @@ public:
     return std::string("cpu (") + cpu::oneDnnDescription() +
            "; matmul and conv2d (forward and backward) on oneDNN; casts, relu, relu_grad, "
            "bias_add, leading-dimension sums and the optimizers on own loops, " +
-           "softmax, layer_norm and pooling as reference kernels split by "
+           "exp/erf/tanh on " + cpu::vectorMathName() +
+           ", softmax, layer_norm and pooling as reference kernels split by "
            "rows, " +
            std::to_string(cpuThreads()) +
            " threads; other ops on the reference kernels)";

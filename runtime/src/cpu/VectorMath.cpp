@@ -1,0 +1,110 @@
+//===- VectorMath.cpp - exp / erf / tanh over arrays ----------------------===//
+#include "cpu/VectorMath.h"
+
+#include <cmath>
+
+using namespace mp::rt;
+
+#if defined(MP_HAVE_LIBMVEC) && defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+// libmvec's entry points, by the x86_64 vector function ABI names:
+// 'e' AVX-512 (16 lanes), 'd' AVX2 (8), 'b' SSE (4).
+extern "C" {
+__m512 _ZGVeN16v_expf(__m512);
+__m512 _ZGVeN16v_erff(__m512);
+__m512 _ZGVeN16v_tanhf(__m512);
+__m256 _ZGVdN8v_expf(__m256);
+__m256 _ZGVdN8v_erff(__m256);
+__m256 _ZGVdN8v_tanhf(__m256);
+}
+
+namespace {
+enum class Level { None, Avx2, Avx512 };
+
+Level level() {
+  static const Level value = __builtin_cpu_supports("avx512f") ? Level::Avx512
+                             : __builtin_cpu_supports("avx2") &&
+                                     __builtin_cpu_supports("fma")
+                                 ? Level::Avx2
+                                 : Level::None;
+  return value;
+}
+
+template <__m512 (*F)(__m512), float (*Scalar)(float)>
+__attribute__((target("avx512f"))) void apply512(const float *in, float *out,
+                                                 int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(out + i, F(_mm512_loadu_ps(in + i)));
+  if (i < n) {
+    __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+    // Lanes past the end compute f(0): harmless, never stored.
+    __m512 x = _mm512_maskz_loadu_ps(mask, in + i);
+    _mm512_mask_storeu_ps(out + i, mask, F(x));
+  }
+  (void)Scalar;
+}
+
+template <__m256 (*F)(__m256), float (*Scalar)(float)>
+__attribute__((target("avx2,fma"))) void apply256(const float *in, float *out,
+                                                  int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, F(_mm256_loadu_ps(in + i)));
+  for (; i < n; ++i)
+    out[i] = Scalar(in[i]);
+}
+
+float expScalar(float x) { return std::exp(x); }
+float erfScalar(float x) { return std::erf(x); }
+float tanhScalar(float x) { return std::tanh(x); }
+
+template <__m512 (*F16)(__m512), __m256 (*F8)(__m256), float (*Scalar)(float)>
+void apply(const float *in, float *out, int64_t n) {
+  switch (level()) {
+  case Level::Avx512:
+    apply512<F16, Scalar>(in, out, n);
+    return;
+  case Level::Avx2:
+    apply256<F8, Scalar>(in, out, n);
+    return;
+  case Level::None:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = Scalar(in[i]);
+  }
+}
+} // namespace
+
+void cpu::vectorExp(const float *in, float *out, int64_t n) {
+  apply<_ZGVeN16v_expf, _ZGVdN8v_expf, expScalar>(in, out, n);
+}
+void cpu::vectorErf(const float *in, float *out, int64_t n) {
+  apply<_ZGVeN16v_erff, _ZGVdN8v_erff, erfScalar>(in, out, n);
+}
+void cpu::vectorTanh(const float *in, float *out, int64_t n) {
+  apply<_ZGVeN16v_tanhf, _ZGVdN8v_tanhf, tanhScalar>(in, out, n);
+}
+const char *cpu::vectorMathName() {
+  return level() == Level::Avx512 ? "libmvec AVX-512"
+         : level() == Level::Avx2 ? "libmvec AVX2"
+                                  : "libm";
+}
+
+#else // no libmvec: the scalar functions
+
+void cpu::vectorExp(const float *in, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = std::exp(in[i]);
+}
+void cpu::vectorErf(const float *in, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = std::erf(in[i]);
+}
+void cpu::vectorTanh(const float *in, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = std::tanh(in[i]);
+}
+const char *cpu::vectorMathName() { return "libm"; }
+
+#endif

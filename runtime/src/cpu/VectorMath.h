@@ -1,0 +1,29 @@
+//===- VectorMath.h - exp / erf / tanh over arrays --------------*- C++ -*-===//
+//
+// glibc's vector math library (libmvec: AVX-512, AVX2 or SSE variants by
+// the CPU) over whole arrays, for the transcendental activations (GELU and
+// its gradient, exp, erf, tanh) that a scalar libm call per element makes
+// the slowest elementwise kernels of a Transformer step. libmvec's results
+// are within 4 ulp of the correctly rounded value (glibc's manual); the
+// kernels that use them are tested against the reference within an
+// elementwise tolerance, not bitwise. Without libmvec the scalar libm
+// functions run (then bitwise the reference).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_CPU_VECTORMATH_H
+#define MP_RUNTIME_CPU_VECTORMATH_H
+
+#include <cstdint>
+
+namespace mp::rt::cpu {
+
+/// out[i] = f(in[i]) for i < n; `in` and `out` may be the same array.
+void vectorExp(const float *in, float *out, int64_t n);
+void vectorErf(const float *in, float *out, int64_t n);
+void vectorTanh(const float *in, float *out, int64_t n);
+/// Whether the vector library is in use ("libmvec AVX-512" ...), or "libm".
+const char *vectorMathName();
+
+} // namespace mp::rt::cpu
+
+#endif // MP_RUNTIME_CPU_VECTORMATH_H
