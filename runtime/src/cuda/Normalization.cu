@@ -2,8 +2,8 @@
 //
 // The reference's formulas (reference/Normalization.cpp), two-pass
 // statistics in f32. layer_norm: a block per row; its grad's per-feature
-// sums (grad_scale, grad_offset) a thread per feature, over the rows in
-// order. batch_norm: a block per feature. No atomics: results are
+// sums (grad_scale, grad_offset) tiles of 32 features, the rows split over
+// 32 rows of threads. batch_norm: a block per feature. No atomics: results are
 // reproducible.
 //
 //===----------------------------------------------------------------------===//
@@ -62,16 +62,30 @@ __global__ void layerNormGradKernel(Ref dy, Ref x, Ref scale, Ref mean,
   }
 }
 
+/// grad_scale and grad_offset: tiles of 32 features per block, the rows
+/// split over 32 rows of threads, the partial sums added in order.
+constexpr int kTileRows = 32;
+
 __global__ void layerNormParamGradKernel(Ref dy, Ref x, Ref mean, Ref invStd,
                                          Ref dscale, Ref doffset, int64_t rows,
                                          int64_t d) {
-  MP_GRID_STRIDE(j, d) {
-    float ds = 0, db = 0;
-    for (int64_t r = 0; r < rows; ++r) {
+  __shared__ float partialScale[kTileRows][33], partialOffset[kTileRows][33];
+  int64_t j = blockIdx.x * static_cast<int64_t>(32) + threadIdx.x;
+  float ds = 0, db = 0;
+  if (j < d)
+    for (int64_t r = threadIdx.y; r < rows; r += kTileRows) {
       float xhat = (loadF(x, r * d + j) - loadF(mean, r)) * loadF(invStd, r);
       float g = loadF(dy, r * d + j);
       ds += g * xhat;
       db += g;
+    }
+  partialScale[threadIdx.y][threadIdx.x] = ds;
+  partialOffset[threadIdx.y][threadIdx.x] = db;
+  __syncthreads();
+  if (threadIdx.y == 0 && j < d) {
+    for (int row = 1; row < kTileRows; ++row) {
+      ds += partialScale[row][threadIdx.x];
+      db += partialOffset[row][threadIdx.x];
     }
     storeF(dscale, j, ds);
     storeF(doffset, j, db);
@@ -166,7 +180,8 @@ int mp::rt::cuda::layerNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale,
                           ctx.stream>>>(dy, x, scale, mean, invStd, dx,
                                         features);
   if (features > 0)
-    layerNormParamGradKernel<<<blocksFor(features), kThreads, 0, ctx.stream>>>(
+    layerNormParamGradKernel<<<static_cast<unsigned>((features + 31) / 32),
+                               dim3(32, kTileRows), 0, ctx.stream>>>(
         dy, x, mean, invStd, dscale, doffset, rows, features);
   return lastError();
 }

@@ -1,11 +1,13 @@
 //===- Reduction.cu - reduce_sum, reduce_mean, reduce_max -----------------===//
 //
 // The result element o sums (or maxes) the x elements at keptOffset(o) +
-// reducedOffset(r) for r in [0, perOutput). Two schedules: a thread per
-// result element (coalesced when the kept dimensions are the inner ones, as
-// in the bias gradient's sum over the batch), or a block per result element
-// when the reduced elements are contiguous or there are few results. Both
-// accumulate in f32 in a fixed order: results are reproducible.
+// reducedOffset(r) for r in [0, perOutput). Three schedules: a block per
+// result when the reduced elements are contiguous (or few, long results);
+// tiles of 32 consecutive results split over 32 rows of threads when the
+// kept dimensions are the inner ones (the bias gradient's sum over the
+// batch: coalesced, and parallel even for a few hundred results); else a
+// thread per result. All accumulate in f32 in a fixed order: results are
+// reproducible.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/DeviceSupport.cuh"
@@ -60,6 +62,36 @@ __global__ void blockPerOutput(Reduce kind, Ref x, Ref r, Reduction d) {
     storeF(r, o, finish(kind, acc, d.perOutput));
 }
 
+/// A tile of 32 consecutive results per block (consecutive in memory when
+/// the innermost kept dimension has stride 1: the bias gradient's sum over
+/// the batch); the block's 32 rows of threads split the reduced elements,
+/// and row 0 adds the 32 partial results in order.
+constexpr int kTileRows = 32;
+
+__global__ void columnTiles(Reduce kind, Ref x, Ref r, Reduction d) {
+  __shared__ float partial[kTileRows][33];
+  bool isMax = kind == Reduce::Max;
+  int64_t o = blockIdx.x * static_cast<int64_t>(32) + threadIdx.x;
+  float acc = isMax ? -INFINITY : 0.0f;
+  if (o < d.outputs) {
+    int64_t base = offsetOf(o, d.keptRank, d.kept, d.keptStrides);
+    for (int64_t i = threadIdx.y; i < d.perOutput; i += kTileRows) {
+      float v = loadF(
+          x, base + offsetOf(i, d.reducedRank, d.reduced, d.reducedStrides));
+      acc = isMax ? NanMax()(acc, v) : acc + v;
+    }
+  }
+  partial[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && o < d.outputs) {
+    float total = partial[0][threadIdx.x];
+    for (int row = 1; row < kTileRows; ++row)
+      total = isMax ? NanMax()(total, partial[row][threadIdx.x])
+                    : total + partial[row][threadIdx.x];
+    storeF(r, o, finish(kind, total, d.perOutput));
+  }
+}
+
 } // namespace
 
 int mp::rt::cuda::reduce(const Context &ctx, Reduce kind, Ref x, Ref r,
@@ -68,9 +100,14 @@ int mp::rt::cuda::reduce(const Context &ctx, Reduce kind, Ref x, Ref r,
     return 0;
   bool contiguous =
       d.reducedRank > 0 && d.reducedStrides[d.reducedRank - 1] == 1;
-  bool perBlock = (contiguous && d.perOutput >= 32) ||
-                  (d.outputs < 512 && d.perOutput >= 1024);
-  if (perBlock && d.outputs <= 0x7fffffff)
+  bool keptInner = d.keptRank > 0 && d.keptStrides[d.keptRank - 1] == 1;
+  if (contiguous && d.perOutput >= 32)
+    blockPerOutput<<<static_cast<unsigned>(d.outputs), kThreads, 0,
+                     ctx.stream>>>(kind, x, r, d);
+  else if (keptInner && d.perOutput >= 64)
+    columnTiles<<<static_cast<unsigned>((d.outputs + 31) / 32),
+                  dim3(32, kTileRows), 0, ctx.stream>>>(kind, x, r, d);
+  else if (d.outputs < 512 && d.perOutput >= 1024)
     blockPerOutput<<<static_cast<unsigned>(d.outputs), kThreads, 0,
                      ctx.stream>>>(kind, x, r, d);
   else

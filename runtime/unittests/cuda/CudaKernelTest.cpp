@@ -406,6 +406,18 @@ Cases reductionCases() {
                {uniform(d, shape, seed++)},
                {{out, f.result}}});
         }
+  // Tall: the sum over a long leading dimension (the bias gradient), tiles
+  // of 32 results with a partial last tile.
+  for (DType d : kFloats)
+    for (const char *op :
+         {"train.reduce_sum", "train.reduce_mean", "train.reduce_max"})
+      for (bool keep : {false, true})
+        cases.push_back({nameOf(op, d, keep ? "tall_keep" : "tall"),
+                         op,
+                         {{"dims", ints({0})}, {"keep_dims", ints({keep})}},
+                         {uniform(d, {300, 45}, seed++)},
+                         {{d, keep ? std::vector<int64_t>{1, 45}
+                                   : std::vector<int64_t>{45}}}});
   // A long reduction: one block per result.
   cases.push_back({"train.reduce_sum/f32/long",
                    "train.reduce_sum",
