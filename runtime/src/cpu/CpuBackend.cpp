@@ -22,6 +22,7 @@
 #include "cpu/Elementwise.h"
 #include "cpu/OneDnn.h"
 #include "cpu/RowParallel.h"
+#include "cpu/Softmax.h"
 #include "cpu/VectorMath.h"
 #endif
 
@@ -52,8 +53,9 @@ public:
     return std::string("cpu (") + cpu::oneDnnDescription() +
            "; matmul and conv2d (forward and backward) on oneDNN; casts, relu, relu_grad, "
            "bias_add, leading-dimension sums and the optimizers on own loops, " +
-           "exp/erf/tanh on " + cpu::vectorMathName() +
-           ", softmax, layer_norm and pooling as reference kernels split by "
+           "exp/erf/tanh (and softmax along the last axis) on " +
+           cpu::vectorMathName() +
+           ", other softmax axes, layer_norm and pooling as reference kernels split by "
            "rows, " +
            std::to_string(cpuThreads()) +
            " threads; other ops on the reference kernels)";
@@ -86,6 +88,9 @@ public:
     } else {
       bool handled = false;
       MP_RETURN_IF_ERROR(cpu::runOwnKernel(kernel, inputs, outputs, handled));
+      if (handled)
+        return Status::ok();
+      cpu::runSoftmaxLastAxis(kernel, inputs, outputs, handled);
       if (handled)
         return Status::ok();
       MP_RETURN_IF_ERROR(
