@@ -21,6 +21,7 @@
 #include "cpu/Cast.h"
 #include "cpu/Elementwise.h"
 #include "cpu/OneDnn.h"
+#include "cpu/Normalization.h"
 #include "cpu/RowParallel.h"
 #include "cpu/Softmax.h"
 #include "cpu/VectorMath.h"
@@ -55,7 +56,8 @@ public:
            "bias_add, leading-dimension sums and the optimizers on own loops, " +
            "exp/erf/tanh (and softmax along the last axis) on " +
            cpu::vectorMathName() +
-           ", other softmax axes, layer_norm and pooling as reference kernels split by "
+           ", layer_norm_grad on own rows and columns, other softmax axes, "
+           "layer_norm and pooling as reference kernels split by "
            "rows, " +
            std::to_string(cpuThreads()) +
            " threads; other ops on the reference kernels)";
@@ -91,6 +93,8 @@ public:
       if (handled)
         return Status::ok();
       cpu::runSoftmaxLastAxis(kernel, inputs, outputs, handled);
+      if (!handled)
+        cpu::runLayerNormGrad(kernel, inputs, outputs, handled);
       if (handled)
         return Status::ok();
       MP_RETURN_IF_ERROR(

@@ -1,6 +1,8 @@
 //===- Elementwise.cpp - the cpu backend's own fused loops ----------------===//
 #include "cpu/Elementwise.h"
 
+#include "mp/runtime/Backend.h"
+
 #include "cpu/Cast.h"
 #include "cpu/Parallel.h"
 #include "cpu/VectorMath.h"
@@ -366,6 +368,94 @@ bool reduceLeading(const KernelDesc &kernel, bool mean,
   return true;
 }
 
+/// train.fill of a float tensor: the reference encodes the value (f32 or
+/// round-to-odd for 16 bits) into element 0; the rest are copies of it.
+bool fill(const KernelDesc &kernel, const std::vector<TensorView> &in,
+          const std::vector<TensorView> &out) {
+  if (!in.empty() || out.size() != 1 || !isFloat(out[0].dtype))
+    return false;
+  int64_t n = out[0].numElements();
+  if (n < kGrain) // small fills: the reference kernel is as fast
+    return false;
+  TensorView first = out[0];
+  first.shape = {1};
+  // One element through the reference kernel: its encoding, exactly.
+  Status status = createReferenceBackend()->run(kernel, {}, {first});
+  if (!status.isOk())
+    return false;
+  size_t size = dtypeSize(out[0].dtype);
+  parallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
+    if (size == 4) {
+      uint32_t v = *out[0].as<const uint32_t>();
+      std::fill(out[0].as<uint32_t>() + std::max<int64_t>(begin, 1),
+                out[0].as<uint32_t>() + end, v);
+    } else {
+      uint16_t v = *out[0].as<const uint16_t>();
+      std::fill(out[0].as<uint16_t>() + std::max<int64_t>(begin, 1),
+                out[0].as<uint16_t>() + end, v);
+    }
+  });
+  return true;
+}
+
+/// train.transpose that keeps the last dimension in place (splitting and
+/// merging attention heads: [B, S, H, D] <-> [B, H, S, D]): whole rows of
+/// the last dimension are copied, rows split over the threads.
+bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) {
+  if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
+    return false;
+  const std::vector<int64_t> *perm = kernel.getInts("permutation");
+  const std::vector<int64_t> &shape = in[0].shape;
+  size_t rank = shape.size();
+  if (!perm || perm->size() != rank || rank < 2 ||
+      (*perm)[rank - 1] != static_cast<int64_t>(rank - 1))
+    return false;
+  std::vector<bool> seen(rank, false);
+  std::vector<int64_t> expected;
+  for (int64_t p : *perm) {
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p])
+      return false;
+    seen[p] = true;
+    expected.push_back(shape[p]);
+  }
+  if (out[0].shape != expected || in[0].numElements() == 0)
+    return false;
+  // Element strides of the input, and for each result row (all dims but the
+  // last, in result order) the input offset of its first element.
+  std::vector<int64_t> strides(rank, 1);
+  for (size_t d = rank - 1; d-- > 0;)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  int64_t rowLength = shape[rank - 1];
+  int64_t rows = in[0].numElements() / rowLength;
+  size_t rowBytes = static_cast<size_t>(rowLength) * dtypeSize(in[0].dtype);
+  const char *src = static_cast<const char *>(in[0].data);
+  char *dst = static_cast<char *>(out[0].data);
+  parallelFor(rows, std::max<int64_t>(1, kGrain / rowLength),
+              [&](int64_t begin, int64_t end) {
+                // The result index of row `begin`, digit by digit.
+                std::vector<int64_t> index(rank - 1, 0);
+                int64_t r = begin;
+                for (size_t d = rank - 1; d-- > 0;) {
+                  index[d] = r % expected[d];
+                  r /= expected[d];
+                }
+                for (int64_t row = begin; row < end; ++row) {
+                  int64_t offset = 0;
+                  for (size_t d = 0; d + 1 < rank; ++d)
+                    offset += index[d] * strides[(*perm)[d]];
+                  std::memcpy(dst + row * rowBytes,
+                              src + offset * dtypeSize(in[0].dtype), rowBytes);
+                  for (size_t d = rank - 1; d-- > 0;) {
+                    if (++index[d] < expected[d])
+                      break;
+                    index[d] = 0;
+                  }
+                }
+              });
+  return true;
+}
+
 Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
                  const std::vector<TensorView> &out, bool &handled) {
   const std::string &op = kernel.op;
@@ -430,6 +520,10 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
   const std::string &op = kernel.op;
   if (ElementwiseFn fn = elementwiseKernel(kernel))
     handled = fn(inputs, outputs);
+  else if (op == "train.fill")
+    handled = fill(kernel, inputs, outputs);
+  else if (op == "train.transpose")
+    handled = transposeRows(kernel, inputs, outputs);
   else if (op == "train.bias_add")
     handled = biasAdd(kernel, inputs, outputs);
   else if (op == "train.reduce_sum" || op == "train.reduce_mean")

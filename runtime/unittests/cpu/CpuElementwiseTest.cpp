@@ -360,6 +360,27 @@ TEST_F(CpuElementwiseTest, RowOpsMatchTheReference) {
                  {Tensor(dtype, shape), Tensor(DType::F32, rows),
                   Tensor(DType::F32, rows)},
                  "layer_norm " + dt + " axis " + std::to_string(axis));
+      // layer_norm_grad (cpu/Normalization.cpp): bitwise as well. Its
+      // statistics come from the forward kernel, as in a step.
+      std::vector<Tensor> stats = {Tensor(dtype, shape),
+                                   Tensor(DType::F32, rows),
+                                   Tensor(DType::F32, rows)};
+      std::vector<TensorView> forwardOut;
+      for (Tensor &t : stats)
+        forwardOut.push_back(t.view);
+      ASSERT_TRUE(reference
+                      ->run(kernel, {in[0].view, in[1].view, in[2].view},
+                            forwardOut)
+                      .isOk());
+      KernelDesc grad;
+      grad.op = "train.layer_norm_grad";
+      grad.attrs["axis"] = ints({axis});
+      std::vector<Tensor> gradIn = {randomTensor(dtype, shape, 32), in[0],
+                                    in[1], stats[1], stats[2]};
+      expectSame(grad, gradIn,
+                 {Tensor(dtype, shape), Tensor(dtype, normalized),
+                  Tensor(dtype, normalized)},
+                 "layer_norm_grad " + dt + " axis " + std::to_string(axis));
     }
     for (bool nhwc : {false, true}) {
       std::string what = dt + (nhwc ? " NHWC" : " NCHW");
@@ -404,6 +425,41 @@ TEST_F(CpuElementwiseTest, RowOpsMatchTheReference) {
       std::vector<Tensor> ggin = {randomTensor(dtype, {9, 5}, 31)};
       expectSame(global, ggin, {Tensor(dtype, xs)},
                  "global_avg_pool2d_grad " + what);
+    }
+  }
+}
+
+/// train.fill (large tensors) and train.transpose keeping the last
+/// dimension run on own threaded copies: the same bytes.
+TEST_F(CpuElementwiseTest, FillAndTransposeAreBitwiseTheReference) {
+  for (DType dtype : kFloatTypes) {
+    for (double value : {0.125, 1.0 / 3.0, -7e-3, 1e10}) {
+      KernelDesc kernel;
+      kernel.op = "train.fill";
+      kernel.attrs["value"] = floats(value);
+      std::vector<Tensor> none;
+      expectSame(kernel, none, {Tensor(dtype, {3, 70001})},
+                 std::string("fill ") + dtypeName(dtype) + " " +
+                     std::to_string(value));
+    }
+    struct Case {
+      std::vector<int64_t> shape, perm;
+    };
+    const Case cases[] = {{{4, 128, 8, 64}, {0, 2, 1, 3}},
+                          {{3, 5, 7, 9}, {2, 0, 1, 3}},
+                          {{70, 3, 2049}, {1, 0, 2}},
+                          {{6, 7, 8}, {0, 2, 1}}}; // last one: reference
+    for (const Case &c : cases) {
+      KernelDesc kernel;
+      kernel.op = "train.transpose";
+      kernel.attrs["permutation"] = ints(c.perm);
+      std::vector<int64_t> result;
+      for (int64_t p : c.perm)
+        result.push_back(c.shape[p]);
+      std::vector<Tensor> in = {randomTensor(dtype, c.shape, 40)};
+      expectSame(kernel, in, {Tensor(dtype, result)},
+                 std::string("transpose ") + dtypeName(dtype) + " " +
+                     formatShape(c.shape));
     }
   }
 }

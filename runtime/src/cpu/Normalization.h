@@ -1,0 +1,28 @@
+//===- Normalization.h - layer_norm_grad on the backend's threads -*- C++ -*-===//
+//
+// layer_norm_grad in two passes that each split over the threads: grad_x
+// row by row (each row needs only its own sums), then grad_scale and
+// grad_offset column by column (each column sums its rows in row order).
+// Every value is computed with the reference kernel's expressions in the
+// reference's order, so the results are bitwise the reference's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_CPU_NORMALIZATION_H
+#define MP_RUNTIME_CPU_NORMALIZATION_H
+
+#include "mp/runtime/Plan.h"
+#include "mp/runtime/Tensor.h"
+
+#include <vector>
+
+namespace mp::rt::cpu {
+
+/// Runs train.layer_norm_grad when the views make a valid problem
+/// (`handled` = true); otherwise leaves it to the reference kernel.
+void runLayerNormGrad(const KernelDesc &kernel,
+                      const std::vector<TensorView> &inputs,
+                      const std::vector<TensorView> &outputs, bool &handled);
+
+} // namespace mp::rt::cpu
+
+#endif // MP_RUNTIME_CPU_NORMALIZATION_H
