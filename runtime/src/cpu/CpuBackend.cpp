@@ -22,7 +22,9 @@
 #include "cpu/Elementwise.h"
 #include "cpu/OneDnn.h"
 #include "cpu/Normalization.h"
+#include "cpu/Parallel.h"
 #include "cpu/RowParallel.h"
+#include "reference/Normalization.h"
 #include "cpu/Softmax.h"
 #include "cpu/VectorMath.h"
 #endif
@@ -56,7 +58,9 @@ public:
            "bias_add, leading-dimension sums and the optimizers on own loops, " +
            "exp/erf/tanh (and softmax along the last axis) on " +
            cpu::vectorMathName() +
-           ", layer_norm_grad on own rows and columns, other softmax axes, "
+           ", layer_norm_grad on own rows and columns, batch_norm (+grad) "
+           "as the reference kernel with channels over the threads, other "
+           "softmax axes, "
            "layer_norm and pooling as reference kernels split by "
            "rows, " +
            std::to_string(cpuThreads()) +
@@ -83,6 +87,11 @@ public:
       MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
       if (handled)
         return Status::ok();
+    } else if (kernel.op == "train.batch_norm") {
+      return ref::runBatchNormWith(kernel, inputs, outputs, cpu::parallelFor);
+    } else if (kernel.op == "train.batch_norm_grad") {
+      return ref::runBatchNormGradWith(kernel, inputs, outputs,
+                                       cpu::parallelFor);
     } else if (kernel.op == "mp.cast") {
       if (inputs.size() == 1 && outputs.size() == 1 &&
           cpu::castFast(inputs[0], outputs[0]))

@@ -6,6 +6,7 @@
 // have another dtype than x; each is widened and rounded on its own.
 //
 //===----------------------------------------------------------------------===//
+#include "reference/Normalization.h"
 #include "reference/KernelSupport.h"
 
 #include <cmath>
@@ -87,8 +88,9 @@ static Status checkBatchNorm(const KernelDesc &k, const Views &in,
   return Status::ok();
 }
 
-static Status runBatchNorm(const KernelDesc &k, const Views &in,
-                           const Views &out) {
+Status ref::runBatchNormWith(const KernelDesc &k, const Views &in,
+                             const Views &out, const ParallelFor &parallel) {
+  MP_RETURN_IF_ERROR(checkBatchNorm(k, in, out));
   Split s;
   MP_RETURN_IF_ERROR(getFeatureSplit(k, in[0], s));
   float epsilon = static_cast<float>(k.getFloat("epsilon", 1e-5));
@@ -97,30 +99,32 @@ static Status runBatchNorm(const KernelDesc &k, const Views &in,
   FloatOut y(out[0]), newMean(out[1]), newVar(out[2]), savedMean(out[3]),
       savedInvStd(out[4]);
   float count = static_cast<float>(s.count());
-  for (int64_t c = 0; c < s.features; ++c) {
-    float sum = 0;
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i)
-        sum += x[s.at(o, c, i)];
-    float mean = sum / count;
-    float squares = 0;
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        float d = x[s.at(o, c, i)] - mean;
-        squares += d * d;
-      }
-    float var = squares / count;
-    float invStd = 1.0f / std::sqrt(var + epsilon);
-    float a = scale[c] * invStd;
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i)
-        y[s.at(o, c, i)] = (x[s.at(o, c, i)] - mean) * a + offset[c];
-    float unbiased = squares / (count - 1);
-    newMean[c] = (1 - momentum) * runMean[c] + momentum * mean;
-    newVar[c] = (1 - momentum) * runVar[c] + momentum * unbiased;
-    savedMean[c] = mean;
-    savedInvStd[c] = invStd;
-  }
+  parallel(s.features, 1, [&](int64_t cBegin, int64_t cEnd) {
+    for (int64_t c = cBegin; c < cEnd; ++c) {
+      float sum = 0;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i)
+          sum += x[s.at(o, c, i)];
+      float mean = sum / count;
+      float squares = 0;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          float d = x[s.at(o, c, i)] - mean;
+          squares += d * d;
+        }
+      float var = squares / count;
+      float invStd = 1.0f / std::sqrt(var + epsilon);
+      float a = scale[c] * invStd;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i)
+          y[s.at(o, c, i)] = (x[s.at(o, c, i)] - mean) * a + offset[c];
+      float unbiased = squares / (count - 1);
+      newMean[c] = (1 - momentum) * runMean[c] + momentum * mean;
+      newVar[c] = (1 - momentum) * runVar[c] + momentum * unbiased;
+      savedMean[c] = mean;
+      savedInvStd[c] = invStd;
+    }
+  });
   for (FloatOut *o : {&y, &newMean, &newVar, &savedMean, &savedInvStd})
     o->finish();
   return Status::ok();
@@ -145,32 +149,36 @@ static Status checkBatchNormGrad(const KernelDesc &k, const Views &in,
 /// With xhat = (x - mean) * inv_std over the n values of a feature:
 ///   grad_offset = sum(dy), grad_scale = sum(dy * xhat),
 ///   grad_x = scale * inv_std * (dy - grad_offset / n - xhat * grad_scale / n).
-static Status runBatchNormGrad(const KernelDesc &k, const Views &in,
-                               const Views &out) {
+Status ref::runBatchNormGradWith(const KernelDesc &k, const Views &in,
+                                 const Views &out,
+                                 const ParallelFor &parallel) {
+  MP_RETURN_IF_ERROR(checkBatchNormGrad(k, in, out));
   Split s;
   MP_RETURN_IF_ERROR(getFeatureSplit(k, in[1], s));
   FloatIn dy(in[0]), x(in[1]), scale(in[2]), mean(in[3]), invStd(in[4]);
   FloatOut dx(out[0]), dscale(out[1]), doffset(out[2]);
   float count = static_cast<float>(s.count());
-  for (int64_t c = 0; c < s.features; ++c) {
-    float sumDy = 0, sumDyXhat = 0;
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        int64_t e = s.at(o, c, i);
-        sumDy += dy[e];
-        sumDyXhat += dy[e] * (x[e] - mean[c]) * invStd[c];
-      }
-    float a = scale[c] * invStd[c];
-    float meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        int64_t e = s.at(o, c, i);
-        float xhat = (x[e] - mean[c]) * invStd[c];
-        dx[e] = a * (dy[e] - meanDy - xhat * meanDyXhat);
-      }
-    dscale[c] = sumDyXhat;
-    doffset[c] = sumDy;
-  }
+  parallel(s.features, 1, [&](int64_t cBegin, int64_t cEnd) {
+    for (int64_t c = cBegin; c < cEnd; ++c) {
+      float sumDy = 0, sumDyXhat = 0;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          int64_t e = s.at(o, c, i);
+          sumDy += dy[e];
+          sumDyXhat += dy[e] * (x[e] - mean[c]) * invStd[c];
+        }
+      float a = scale[c] * invStd[c];
+      float meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          int64_t e = s.at(o, c, i);
+          float xhat = (x[e] - mean[c]) * invStd[c];
+          dx[e] = a * (dy[e] - meanDy - xhat * meanDyXhat);
+        }
+      dscale[c] = sumDyXhat;
+      doffset[c] = sumDy;
+    }
+  });
   for (FloatOut *o : {&dx, &dscale, &doffset})
     o->finish();
   return Status::ok();
@@ -300,6 +308,15 @@ static Status runLayerNormGrad(const KernelDesc &k, const Views &in,
   for (FloatOut *o : {&dx, &dscale, &doffset})
     o->finish();
   return Status::ok();
+}
+
+static Status runBatchNorm(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  return runBatchNormWith(k, in, out, serialFor);
+}
+static Status runBatchNormGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  return runBatchNormGradWith(k, in, out, serialFor);
 }
 
 void ref::addNormalizationKernels(KernelTable &table) {

@@ -464,6 +464,49 @@ TEST_F(CpuElementwiseTest, FillAndTransposeAreBitwiseTheReference) {
   }
 }
 
+/// batch_norm and batch_norm_grad: the reference's code with the channels
+/// split over the threads: the same bytes.
+TEST_F(CpuElementwiseTest, BatchNormIsBitwiseTheReference) {
+  for (DType dtype : kFloatTypes)
+    for (bool nhwc : {false, true}) {
+      std::vector<int64_t> shape = nhwc ? std::vector<int64_t>{8, 9, 10, 24}
+                                        : std::vector<int64_t>{8, 24, 9, 10};
+      std::string what = std::string(dtypeName(dtype)) +
+                         (nhwc ? " NHWC" : " NCHW");
+      KernelDesc bn;
+      bn.op = "train.batch_norm";
+      bn.attrs["feature_dim"] = ints({nhwc ? 3 : 1});
+      bn.attrs["epsilon"] = floats(1e-5);
+      bn.attrs["momentum"] = floats(0.1);
+      std::vector<Tensor> in = {
+          randomTensor(dtype, shape, 50, -2, 2, false),
+          randomTensor(DType::F32, {24}, 51), randomTensor(DType::F32, {24}, 52),
+          randomTensor(DType::F32, {24}, 53),
+          randomTensor(DType::F32, {24}, 54, 0.5, 2, false)};
+      std::vector<Tensor> outs = {Tensor(dtype, shape), Tensor(DType::F32, {24}),
+                                  Tensor(DType::F32, {24}),
+                                  Tensor(DType::F32, {24}),
+                                  Tensor(DType::F32, {24})};
+      expectSame(bn, in, outs, "batch_norm " + what);
+      std::vector<TensorView> outViews;
+      for (Tensor &t : outs)
+        outViews.push_back(t.view);
+      std::vector<TensorView> inViews;
+      for (Tensor &t : in)
+        inViews.push_back(t.view);
+      ASSERT_TRUE(reference->run(bn, inViews, outViews).isOk());
+      KernelDesc grad;
+      grad.op = "train.batch_norm_grad";
+      grad.attrs["feature_dim"] = bn.attrs["feature_dim"];
+      std::vector<Tensor> gradIn = {randomTensor(dtype, shape, 55), in[0], in[1],
+                                    outs[3], outs[4]};
+      expectSame(grad, gradIn,
+                 {Tensor(dtype, shape), Tensor(DType::F32, {24}),
+                  Tensor(DType::F32, {24})},
+                 "batch_norm_grad " + what);
+    }
+}
+
 /// A bad hyper-parameter is the reference's error, not a run.
 TEST_F(CpuElementwiseTest, BadHyperParametersAreReported) {
   KernelDesc sgd;
