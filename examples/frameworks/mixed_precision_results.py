@@ -21,7 +21,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, "..", ".."))
 
 CASES = [("torch", "mlp"), ("torch", "cnn"), ("torch", "transformer"),
-         ("tf", "mlp"), ("tf", "cnn"), ("torch", "mlp_underflow")]
+         ("tf", "mlp"), ("tf", "cnn"), ("tf", "transformer"), ("torch", "mlp_underflow")]
 CONFIGS = [("fp32", "policy=float32"),
            ("bf16", "policy=mixed_bfloat16"),
            ("fp16 + loss scaling", "policy=mixed_float16 loss-scale=dynamic"),

@@ -11,7 +11,7 @@ reference mp's training must match.
       loads an mp-run checkpoint back into the Keras model and prints its
       test loss and accuracy as JSON
 
-MODEL is mlp or cnn (examples/frameworks/tf_models.py).
+MODEL is mlp, cnn or transformer (examples/frameworks/tf_models.py).
 """
 import argparse
 import json

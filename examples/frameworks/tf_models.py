@@ -35,4 +35,47 @@ def build_cnn(batch=32, seed=0):
     return model, opt, (lambda x: x.reshape(x.shape[0], 28, 28, 1))
 
 
-MODELS = {"mlp": build_mlp, "cnn": build_cnn}
+class TransformerBlock(tf.keras.layers.Layer):
+    """The 28 image rows as 28 tokens: embed to d=32, one pre-norm block
+    (4-head self-attention written with matmuls, GELU MLP), mean over
+    tokens (the classifier head follows). Written with tf ops rather than
+    Keras' MultiHeadAttention, whose Einsum the exporter does not map."""
+
+    def __init__(self, d=32, heads=4, hidden=64, **kw):
+        super().__init__(**kw)
+        self.d, self.heads = d, heads
+        self.embed = L.Dense(d, name="embed")
+        self.ln1 = L.LayerNormalization(epsilon=1e-5, name="ln1")
+        self.qkv = L.Dense(3 * d, name="qkv")
+        self.proj = L.Dense(d, name="proj")
+        self.ln2 = L.LayerNormalization(epsilon=1e-5, name="ln2")
+        self.fc1 = L.Dense(hidden, name="fc1")
+        self.fc2 = L.Dense(d, name="fc2")
+
+    def call(self, x):
+        b, s = x.shape[0], x.shape[1]
+        d, h = self.d, self.heads
+        dh = d // h
+        x = self.embed(x)
+        q, k, v = tf.split(self.qkv(self.ln1(x)), 3, axis=-1)
+
+        def heads(t):
+            return tf.transpose(tf.reshape(t, [b, s, h, dh]), [0, 2, 1, 3])
+        q, k, v = heads(q), heads(k), heads(v)
+        att = tf.nn.softmax(tf.matmul(q, k, transpose_b=True) / (dh ** 0.5), axis=-1)
+        o = tf.reshape(tf.transpose(tf.matmul(att, v), [0, 2, 1, 3]), [b, s, d])
+        x = x + self.proj(o)
+        x = x + self.fc2(tf.nn.gelu(self.fc1(self.ln2(x))))
+        return tf.reduce_mean(x, axis=1)
+
+
+def build_transformer(batch=32, seed=0):
+    tf.keras.utils.set_random_seed(seed)
+    inputs = tf.keras.Input((28, 28), batch_size=batch)
+    h = TransformerBlock(name="block")(inputs)
+    model = tf.keras.Model(inputs, L.Dense(10, name="head")(h), name="transformer")
+    opt = tf.keras.optimizers.legacy.SGD(0.02, momentum=0.9)
+    return model, opt, (lambda x: x.reshape(x.shape[0], 28, 28))
+
+
+MODELS = {"mlp": build_mlp, "cnn": build_cnn, "transformer": build_transformer}

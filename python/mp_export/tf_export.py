@@ -310,6 +310,44 @@ class _Mapper:
             lhs = self.broadcast_to(self.val(ins[0]), shape[0])
             rhs = self.broadcast_to(self.val(ins[1]), shape[0])
             put(b.op(_BINARY[t], [lhs, rhs], [shape]))
+        elif t == "Split":
+            x = self.val(ins[1])
+            dim = int(self.const(ins[0])) % len(x.shape)
+            start = 0
+            for i, o in enumerate(op.outputs):
+                shape = self.out(index=i)
+                offsets = [0] * len(x.shape)
+                offsets[dim] = start
+                put(b.op("train.slice", [x], [shape], {"offsets": offsets}), i)
+                start += shape[0][dim]
+        elif t in ("RsqrtGrad", "SqrtGrad"):
+            # RsqrtGrad(y, dy) = dy * -0.5 * y^3; SqrtGrad(y, dy) = dy * 0.5 / y.
+            y, dy = self.val(ins[0]), self.val(ins[1])
+            shape = self.out()
+            if t == "RsqrtGrad":
+                y2 = b.op("train.mul", [y, y], [shape])
+                y3 = b.op("train.mul", [y2, y], [shape])
+                scaled = b.op("train.mul", [y3, self.const_value(np.full(shape[0], -0.5, np.float32))], [shape])
+                put(b.op("train.mul", [dy, scaled], [shape]))
+            else:
+                half = b.op("train.mul", [dy, self.const_value(np.full(shape[0], 0.5, np.float32))], [shape])
+                put(b.op("train.div", [half, y], [shape]))
+        elif t == "AddN":
+            shape = self.out()
+            acc = self.broadcast_to(self.val(ins[0]), shape[0])
+            for x in ins[1:]:
+                acc = b.op("train.add", [acc, self.broadcast_to(self.val(x), shape[0])], [shape])
+            put(acc)
+        elif t == "ConcatV2":
+            parts = [self.val(p) for p in ins[:-1]]
+            dim = int(self.const(ins[-1])) % len(parts[0].shape)
+            put(b.op("train.concat", parts, [self.out()], {"dim": dim}))
+        elif t in ("SquaredDifference", "Square"):
+            shape = self.out()
+            d = self.broadcast_to(self.val(ins[0]), shape[0])
+            if t == "SquaredDifference":
+                d = b.op("train.sub", [d, self.broadcast_to(self.val(ins[1]), shape[0])], [shape])
+            put(b.op("train.mul", [d, d], [shape]))
         elif t in ("Sum", "Mean", "Max"):
             x = self.val(ins[0])
             dims = sorted(set(int(d) % len(x.shape) for d in np.ravel(self.const(ins[1])))) \
@@ -543,6 +581,7 @@ _FOLD = {
     "Range": _range, "BroadcastGradientArgs": _bga, "StridedSlice": _strided_slice,
     "GatherV2": lambda m, a: np.take(a[0], a[1], axis=int(a[2])),
     "Identity": lambda m, a: a[0],
+    "InvertPermutation": lambda m, a: np.argsort(a[0]),
 }
 
 
