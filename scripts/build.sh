@@ -20,10 +20,17 @@ else
   onednn=(-DMP_ENABLE_ONEDNN=OFF)
 fi
 
+# The CUDA backend builds where CMake finds nvcc (docs/runtime-cuda.md); the
+# toolkit's usual place is not always on PATH.
+if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+
 if [[ ! -f $build/build.ninja ]]; then
   launcher=()
   if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+              -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   fi
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "${launcher[@]}" "${onednn[@]}"
