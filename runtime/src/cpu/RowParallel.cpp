@@ -27,6 +27,18 @@ static bool rowIndependent(const KernelDesc &kernel,
   if (op == "train.softmax" || op == "train.log_softmax" ||
       op == "train.softmax_grad" || op == "train.log_softmax_grad")
     return axisOf(kernel, rank) > 0;
+  if (op == "train.reduce_sum" || op == "train.reduce_mean" ||
+      op == "train.reduce_max") {
+    // Reductions that keep dimension 0: each result row folds only its own
+    // input row (leading-dimension sums are cpu/Elementwise.cpp's).
+    const std::vector<int64_t> *dims = kernel.getInts("dims");
+    if (!dims || dims->empty())
+      return false;
+    for (int64_t d : *dims)
+      if (d == 0 || d == -rank || d < -rank || d >= rank)
+        return false;
+    return true;
+  }
   return op == "train.max_pool2d" || op == "train.avg_pool2d" ||
          op == "train.max_pool2d_grad" || op == "train.avg_pool2d_grad" ||
          op == "train.global_avg_pool2d" ||

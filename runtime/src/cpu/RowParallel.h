@@ -2,7 +2,8 @@
 //
 // Ops whose every row (along dimension 0) is computed from that row alone:
 // softmax, log_softmax and their gradients (axis not 0), layer_norm (axis
-// not 0), and the pooling ops (one image per row). The cpu backend runs the
+// not 0), reductions that keep dimension 0 (a mean over the sequence), and
+// the pooling ops (one image per row). The cpu backend runs the
 // reference kernel on contiguous row ranges on its threads: each row is
 // computed by exactly the reference's code, so the result is bitwise the
 // reference's whatever the thread count, and large 16-bit operands are

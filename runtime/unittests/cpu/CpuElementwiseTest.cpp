@@ -228,7 +228,7 @@ TEST_F(CpuElementwiseTest, BiasAddIsBitwiseTheReference) {
     }
 }
 
-TEST_F(CpuElementwiseTest, LeadingReductionsAreBitwiseTheReference) {
+TEST_F(CpuElementwiseTest, ReductionsAreBitwiseTheReference) {
   struct Case {
     std::vector<int64_t> shape, dims, result;
     bool keep;
@@ -239,8 +239,11 @@ TEST_F(CpuElementwiseTest, LeadingReductionsAreBitwiseTheReference) {
       {{4, 16, 64}, {1, 0}, {1, 1, 64}, true},
       {{300, 2049}, {-2}, {2049}, false},
       {{33, 5}, {0}, {1, 5}, true},
-      // Not a leading run: the reference kernel runs it, same bytes.
+      // Not a leading run, dimension 0 kept: the reference kernel on row
+      // slices, same bytes.
       {{4, 16, 64}, {1}, {4, 64}, false},
+      {{16, 128, 72}, {1}, {16, 1, 72}, true},
+      {{16, 128, 72}, {2, 1}, {16}, false},
   };
   for (DType dtype : kFloatTypes)
     for (DType result : {dtype, DType::F32})
