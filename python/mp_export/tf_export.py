@@ -730,6 +730,9 @@ def load_checkpoint(model, path, optimizer=None):
             v.assign(tensors[name])
         else:
             missing.append(name)
+    if model.variables and len(missing) == len(model.variables):
+        raise ValueError("%s has none of the model's variable paths (%s, ...): "
+                         "a checkpoint of another model?" % (path, missing[0]))
     if optimizer is not None:
         lr = float(tf.keras.backend.get_value(optimizer.learning_rate))
         for v in model.trainable_variables:

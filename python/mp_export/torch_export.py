@@ -662,6 +662,9 @@ def load_checkpoint(model, path, optimizer=None):
             state[name] = value
         else:
             missing.append(name)
+    if len(missing) == len(state):
+        raise ValueError("%s has none of the model's state_dict names (%s, ...): "
+                         "a checkpoint of another model?" % (path, next(iter(state), "")))
     model.load_state_dict(state)
     if optimizer is not None:
         named = dict(model.named_parameters())

@@ -87,6 +87,17 @@ def torch_cases():
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "s",
         loss_fn=lambda o, t: F.cross_entropy(o, t, reduction="sum")),
         "nll_loss_forward", "reduction other than 'mean'")
+    # A checkpoint of another model is refused, not half-loaded.
+    wrong = os.path.join(out, "wrong.safetensors")
+    write_safetensors(wrong, {"conv.weight": np.zeros((2, 2), np.float32)})
+    try:
+        torch_export.load_checkpoint(Plain(), wrong)
+        ok, text = False, "loaded without an error"
+    except ValueError as e:
+        ok, text = "another model" in str(e), str(e)
+    print("%s: torch load_checkpoint of another model's file: %s" % ("ok" if ok else "FAIL", text))
+    results.append(ok)
+
     m = Plain().half()
     check("torch float16 model", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x.half(), y, out, "h"),
