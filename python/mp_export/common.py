@@ -19,6 +19,7 @@ class ExportError(Exception):
 
     def __init__(self, framework, op, where, why, todo):
         self.framework, self.op, self.where = framework, op, where
+        self.why, self.todo = why, todo
         super().__init__(
             "%s op '%s' at %s: %s. %s" % (framework, op, where, why, todo))
 

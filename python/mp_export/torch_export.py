@@ -449,6 +449,41 @@ _BINARY = {aten.add.Tensor: "train.add", aten.sub.Tensor: "train.sub",
            aten.pow.Tensor_Scalar: "train.pow"}
 
 
+def _modules_calling(model, tensors, example_x, op):
+    """The modules whose forward calls aten `op` (str), found by running the
+    forward once more under a dispatch mode with a module stack: make_fx in
+    PyTorch 1.13 does not record module paths."""
+    try:
+        from torch.utils._python_dispatch import TorchDispatchMode
+    except ImportError:
+        return None
+    stack, found, handles = [], [], []
+
+    class Mode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if str(func) == op and stack and stack[-1] not in found:
+                found.append(stack[-1])
+            return func(*args, **(kwargs or {}))
+
+    for name, module in model.named_modules():
+        label = "'%s' (%s)" % (name, type(module).__name__) if name else \
+            "the model's own forward (%s)" % type(module).__name__
+        # Hooks must return None: a value would replace the input/output.
+        handles.append(module.register_forward_pre_hook(
+            lambda m, i, label=label: stack.append(label)))
+        handles.append(module.register_forward_hook(lambda m, i, o: [stack.pop()] and None))
+    try:
+        with torch.no_grad(), Mode():
+            _functional_call(model, {k: v.detach().clone() for k, v in tensors.items()},
+                             (example_x,))
+    except Exception:  # noqa: BLE001 - best effort: the error says where it can
+        return None
+    finally:
+        for h in handles:
+            h.remove()
+    return found
+
+
 class _ShapeRecorder(torch.fx.Interpreter):
     def __init__(self, gm):
         super().__init__(gm)
@@ -605,7 +640,19 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                               "the traced step reads a tensor it does not take as an input "
                               "(a constant or a module attribute)",
                               "Register tensors as parameters or buffers.")
-        mapper.map_node(node)
+        try:
+            mapper.map_node(node)
+        except ExportError as e:
+            if e.framework != "aten":
+                raise
+            tensors = dict(params)
+            tensors.update(buffers)
+            modules = _modules_calling(model, tensors, example_x, str(node.target))
+            if modules is None:
+                raise
+            where = e.where + (", called by module %s" % ", ".join(modules) if modules
+                               else ", in the backward pass or the loss")
+            raise ExportError("aten", e.op, where, e.why, e.todo) from None
 
     outs = output.args[0]
     loss = mapper.v(outs[0])
