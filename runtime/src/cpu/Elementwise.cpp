@@ -90,8 +90,12 @@ template <float (*F)(float)> bool unary(const Views &in, const Views &out) {
     return false;
   mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
                     [](const float *const *x, float *const *y, int64_t len) {
+                      const float *a = x[0];
+                      float *r = y[0];
+                      // Outputs never alias inputs (Backend::run).
+#pragma GCC ivdep
                       for (int64_t j = 0; j < len; ++j)
-                        y[0][j] = F(x[0][j]);
+                        r[j] = F(a[j]);
                     });
   return true;
 }
@@ -105,8 +109,11 @@ bool binary(const Views &in, const Views &out) {
     return false;
   mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(),
                     [](const float *const *x, float *const *y, int64_t len) {
+                      const float *a = x[0], *b = x[1];
+                      float *r = y[0];
+#pragma GCC ivdep
                       for (int64_t j = 0; j < len; ++j)
-                        y[0][j] = F(x[0][j], x[1][j]);
+                        r[j] = F(a[j], b[j]);
                     });
   return true;
 }

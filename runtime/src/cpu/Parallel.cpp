@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cstdlib>
 #include <system_error>
 #include <thread>
@@ -35,9 +37,107 @@ int mp::rt::cpuThreads() {
   return threads > 0 ? threads : defaultThreads();
 }
 
+namespace {
+/// Worker threads kept for the life of the process: starting a thread per
+/// call costs tens of microseconds, and a kept thread keeps its scratch
+/// buffers (reference/KernelSupport.h) warm. One job at a time; the caller
+/// works on it too.
+class WorkerPool {
+public:
+  static WorkerPool &get() {
+    static WorkerPool pool;
+    return pool;
+  }
+
+  /// Runs body(part) once for every part in [0, parts), on the caller and
+  /// the workers. False, with nothing run, when the pool is busy with
+  /// another caller's job or the caller is a worker (a nested call).
+  bool run(int parts, const std::function<void(int)> &body) {
+    if (inWorker)
+      return false;
+    std::unique_lock<std::mutex> job(jobLock_, std::try_to_lock);
+    if (!job.owns_lock())
+      return false;
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      while (static_cast<int>(workers_.size()) < parts - 1) {
+        try {
+          workers_.emplace_back([this] { work(); });
+        } catch (const std::system_error &) {
+          break; // fewer workers: the caller takes more parts
+        }
+      }
+      body_ = &body;
+      parts_ = parts;
+      next_ = 0;
+      remaining_ = parts;
+      ++generation_;
+    }
+    wake_.notify_all();
+    take();
+    std::unique_lock<std::mutex> hold(lock_);
+    done_.wait(hold, [this] { return remaining_ == 0; });
+    body_ = nullptr;
+    return true;
+  }
+
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread &t : workers_)
+      t.join();
+  }
+
+private:
+  /// Runs parts until none is left.
+  void take() {
+    for (;;) {
+      int part = next_.fetch_add(1);
+      if (part >= parts_)
+        return;
+      (*body_)(part);
+      std::lock_guard<std::mutex> hold(lock_);
+      if (--remaining_ == 0)
+        done_.notify_all();
+    }
+  }
+
+  void work() {
+    inWorker = true;
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> hold(lock_);
+        wake_.wait(hold, [&] { return stop_ || generation_ != seen; });
+        if (stop_)
+          return;
+        seen = generation_;
+      }
+      take();
+    }
+  }
+
+  static thread_local bool inWorker;
+  std::mutex jobLock_, lock_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  const std::function<void(int)> *body_ = nullptr;
+  int parts_ = 0;
+  std::atomic<int> next_{0};
+  int remaining_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+thread_local bool WorkerPool::inWorker = false;
+} // namespace
+
 void cpu::parallelFor(int64_t n, int64_t grain,
                       const std::function<void(int64_t, int64_t)> &fn) {
-  int64_t parts = std::min<int64_t>(cpuThreads(), n / std::max<int64_t>(grain, 1));
+  int64_t parts =
+      std::min<int64_t>(cpuThreads(), n / std::max<int64_t>(grain, 1));
   if (parts <= 1) {
     fn(0, n);
     return;
@@ -45,18 +145,13 @@ void cpu::parallelFor(int64_t n, int64_t grain,
   // Boundaries on 64-element multiples: no two threads write one cache line
   // of a 4-byte tensor.
   int64_t step = ((n + parts - 1) / parts + 63) / 64 * 64;
-  std::vector<std::thread> others;
-  others.reserve(static_cast<size_t>(parts - 1));
-  int64_t begin = step;
-  for (; begin < n; begin += step) {
-    int64_t end = std::min(n, begin + step);
-    try {
-      others.emplace_back([&fn, begin, end] { fn(begin, end); });
-    } catch (const std::system_error &) { // no thread: this one does it
+  parts = (n + step - 1) / step;
+  auto part = [&](int index) {
+    int64_t begin = index * step, end = std::min(n, begin + step);
+    if (begin < end)
       fn(begin, end);
-    }
-  }
-  fn(0, std::min(n, step));
-  for (std::thread &t : others)
-    t.join();
+  };
+  if (!WorkerPool::get().run(static_cast<int>(parts), part))
+    for (int index = 0; index < parts; ++index) // busy or nested: in order
+      part(index);
 }

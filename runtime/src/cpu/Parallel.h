@@ -17,8 +17,10 @@ namespace mp::rt::cpu {
 
 /// Runs fn(begin, end) over [0, n) in contiguous parts, one per thread, as
 /// many parts as the thread count allows with at least `grain` elements
-/// each; part boundaries are multiples of 64 elements. Runs on the calling
-/// thread alone when one part is all there is (or no thread can be had).
+/// each; part boundaries are multiples of 64 elements. The parts run on the
+/// caller and on worker threads kept for the life of the process; on the
+/// caller alone, in order, when one part is all there is, when called from
+/// a worker (nested), or while another caller's job has the workers.
 void parallelFor(int64_t n, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn);
 

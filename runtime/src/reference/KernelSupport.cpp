@@ -127,14 +127,35 @@ Shape ref::stridesOf(const Shape &shape) {
   return strides;
 }
 
+namespace {
+/// This thread's buffers, in use up to `depth`.
+struct ScratchPool {
+  std::vector<std::vector<float>> buffers;
+  size_t depth = 0;
+};
+thread_local ScratchPool scratchPool;
+} // namespace
+
+ScratchFloats::ScratchFloats(int64_t n) {
+  ScratchPool &pool = scratchPool;
+  if (pool.depth == pool.buffers.size())
+    pool.buffers.emplace_back();
+  std::vector<float> &buffer = pool.buffers[pool.depth++];
+  if (buffer.size() < static_cast<size_t>(n))
+    buffer.resize(static_cast<size_t>(n));
+  data_ = buffer.data();
+}
+
+ScratchFloats::~ScratchFloats() { --scratchPool.depth; }
+
 FloatIn::FloatIn(const TensorView &view) {
   if (view.dtype == DType::F32) {
     data_ = view.as<const float>();
     return;
   }
-  copy_.resize(view.numElements());
-  loadFloats(view, copy_.data());
-  data_ = copy_.data();
+  copy_.emplace(view.numElements());
+  loadFloats(view, copy_->data());
+  data_ = copy_->data();
 }
 
 FloatOut::FloatOut(const TensorView &view, bool zeroed) : view_(view) {
@@ -145,12 +166,14 @@ FloatOut::FloatOut(const TensorView &view, bool zeroed) : view_(view) {
       std::fill(data_, data_ + n, 0.0f);
     return;
   }
-  copy_.assign(n, 0.0f);
-  data_ = copy_.data();
+  copy_.emplace(n);
+  data_ = copy_->data();
+  // Kernels may leave elements unwritten (they start at 0 either way).
+  std::fill(data_, data_ + n, 0.0f);
 }
 
 void FloatOut::finish() {
   if (view_.dtype == DType::F32)
     return;
-  storeFloats(view_, copy_.data());
+  storeFloats(view_, copy_->data());
 }

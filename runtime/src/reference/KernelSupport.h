@@ -13,6 +13,7 @@
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Tensor.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,22 @@ int64_t product(const Shape &shape, size_t begin, size_t end);
 /// Row-major strides (in elements) of `shape`.
 Shape stridesOf(const Shape &shape);
 
+/// A widening buffer of this thread, reused by later kernels: a fresh
+/// tensor-size allocation per call is fresh pages (a page fault per 4 KiB)
+/// every time. Buffers are taken and given back in LIFO order (FloatIn /
+/// FloatOut are locals), and each thread keeps its high-water mark.
+class ScratchFloats {
+public:
+  explicit ScratchFloats(int64_t n);
+  ~ScratchFloats();
+  ScratchFloats(const ScratchFloats &) = delete;
+  ScratchFloats &operator=(const ScratchFloats &) = delete;
+  float *data() { return data_; }
+
+private:
+  float *data_;
+};
+
 /// The elements of a float tensor as f32: the tensor's own memory when it is
 /// f32, otherwise a widened copy (exact for bf16 and f16).
 class FloatIn {
@@ -94,7 +111,7 @@ public:
   float operator[](int64_t i) const { return data_[i]; }
 
 private:
-  std::vector<float> copy_;
+  std::optional<ScratchFloats> copy_;
   const float *data_;
 };
 
@@ -111,7 +128,7 @@ public:
 
 private:
   TensorView view_;
-  std::vector<float> copy_;
+  std::optional<ScratchFloats> copy_;
   float *data_;
 };
 
