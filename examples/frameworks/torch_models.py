@@ -109,7 +109,9 @@ def build_mlp_underflow(batch=32, seed=0):
 def build_cnn(batch=32, seed=0):
     torch.manual_seed(seed)
     model = CNN()
-    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    # lr 0.05 trains as well but amplifies rounding differences: two float32
+    # runs (PyTorch's, mp's) drift 0.03 apart in loss by step 200.
+    opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9)
     return model, opt, (lambda x: x.reshape(x.shape[0], 1, 28, 28)), F.cross_entropy
 
 

@@ -211,8 +211,17 @@ class _Mapper:
                    aten.reshape.default, aten.unsqueeze.default,
                    aten.squeeze.dim, aten.squeeze.default, aten.flatten.using_ints):
             x = self.v(a[0])
-            self.env[node] = x if x.shape == shape else b.op(
-                "train.reshape", [x], [(shape, elem)])
+            src = x.op
+            if (src is not None and src.name.startswith("train.reduce_") and
+                    src.props.get("keep_dims") and shape == tuple(
+                        d for i, d in enumerate(x.shape) if i not in src.props["dims"])):
+                # sum(keepdim=True) + view: one reduction without keep_dims
+                # (the keep_dims one is left dead and dropped).
+                props = {k: v for k, v in src.props.items() if k != "keep_dims"}
+                self.env[node] = b.op(src.name, src.operands, [(shape, elem)], props)
+            else:
+                self.env[node] = x if x.shape == shape else b.op(
+                    "train.reshape", [x], [(shape, elem)])
         elif t == aten.expand.default:
             self.env[node] = self.broadcast_to(self.v(a[0]), shape)
         elif t in (aten.mm.default, aten.bmm.default):
