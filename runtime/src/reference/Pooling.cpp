@@ -61,17 +61,49 @@ template <typename F> static void forEachTap(const PoolGeometry &g, F f) {
         }
 }
 
-/// For each output element, the x offset of the first maximum of its window
-/// (the first NaN if there is one). Padding is smaller than the window, so
-/// every window has a real element.
-static std::vector<int64_t> argMax(const PoolGeometry &g, const float *x) {
-  int64_t outputs = g.y.n * g.y.c * g.y.h * g.y.w;
-  std::vector<int64_t> best(outputs, -1);
-  forEachTap(g, [&](int64_t in, int64_t out) {
-    int64_t &b = best[out];
-    if (b < 0 || (!std::isnan(x[b]) && (x[in] > x[b] || std::isnan(x[in]))))
-      b = in;
-  });
+/// Calls `f(n, c, oh, ow, offset in y)` for every output element, in memory
+/// order of the result (NCHW or NHWC).
+template <typename F> static void forEachOutput(const PoolGeometry &g, F f) {
+  const Image &y = g.y;
+  if (y.sc < y.sw) { // NHWC
+    for (int64_t n = 0; n < y.n; ++n)
+      for (int64_t oh = 0; oh < y.h; ++oh)
+        for (int64_t ow = 0; ow < y.w; ++ow)
+          for (int64_t c = 0; c < y.c; ++c)
+            f(n, c, oh, ow, y.at(n, c, oh, ow));
+    return;
+  }
+  for (int64_t n = 0; n < y.n; ++n)
+    for (int64_t c = 0; c < y.c; ++c)
+      for (int64_t oh = 0; oh < y.h; ++oh)
+        for (int64_t ow = 0; ow < y.w; ++ow)
+          f(n, c, oh, ow, y.at(n, c, oh, ow));
+}
+
+/// The x offset of the first maximum of the window of output (n, c, oh,
+/// ow) (the first NaN if there is one), taps in row-major window order.
+/// Padding is smaller than the window, so every window has a real element.
+static int64_t windowArgMax(const PoolGeometry &g, const float *x, int64_t n,
+                            int64_t c, int64_t oh, int64_t ow) {
+  const Window &w = g.window;
+  int64_t best = -1;
+  float bestValue = 0;
+  for (int64_t kh = 0; kh < w.sizeH; ++kh) {
+    int64_t ih = oh * w.strideH - w.padTop + kh;
+    if (ih < 0 || ih >= g.x.h)
+      continue;
+    for (int64_t kw = 0; kw < w.sizeW; ++kw) {
+      int64_t iw = ow * w.strideW - w.padLeft + kw;
+      if (iw < 0 || iw >= g.x.w)
+        continue;
+      int64_t in = g.x.at(n, c, ih, iw);
+      float v = x[in];
+      bool take = best < 0 || (!std::isnan(bestValue) &&
+                               (v > bestValue || std::isnan(v)));
+      best = take ? in : best;
+      bestValue = take ? v : bestValue;
+    }
+  }
   return best;
 }
 
@@ -94,9 +126,10 @@ static Status runMaxPool(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(getPoolGeometry(k, in[0], out[0], "x", "result", g));
   FloatIn x(in[0]);
   FloatOut y(out[0]);
-  std::vector<int64_t> best = argMax(g, x.data());
-  for (size_t o = 0; o < best.size(); ++o)
-    y[o] = x[best[o]];
+  forEachOutput(g, [&](int64_t n, int64_t c, int64_t oh, int64_t ow,
+                       int64_t o) {
+    y[o] = x[windowArgMax(g, x.data(), n, c, oh, ow)];
+  });
   y.finish();
   return Status::ok();
 }
@@ -131,9 +164,12 @@ static Status runMaxPoolGrad(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(getPoolGeometry(k, in[1], in[0], "x", "grad", g));
   FloatIn grad(in[0]), x(in[1]);
   FloatOut dx(out[0], /*zeroed=*/true);
-  std::vector<int64_t> best = argMax(g, x.data());
-  for (size_t o = 0; o < best.size(); ++o)
-    dx[best[o]] += grad[o];
+  // Routed in the result's memory order, so that overlapping windows add
+  // into an element in a fixed order.
+  forEachOutput(g, [&](int64_t n, int64_t c, int64_t oh, int64_t ow,
+                       int64_t o) {
+    dx[windowArgMax(g, x.data(), n, c, oh, ow)] += grad[o];
+  });
   dx.finish();
   return Status::ok();
 }
