@@ -20,6 +20,7 @@
 # with oneDNN:
 #   MP_COMPILER_BIN=build/bin MP_RUNTIME_BIN=build/bin bench/cpu_bench.sh OUT_DIR
 # MP_BENCH_QUICK=1: one run each and fewer steps (a smoke test).
+# bench/cpu_tables.py OUT_DIR renders the JSON as docs/benchmarks.md's tables.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cbin=${MP_COMPILER_BIN:-$root/build/bin}
