@@ -58,8 +58,8 @@ public:
            "bias_add, leading-dimension sums and the optimizers on own loops, " +
            "exp/erf/tanh (and softmax along the last axis) on " +
            cpu::vectorMathName() +
-           ", layer_norm_grad on own rows and columns, batch_norm (+grad) "
-           "as the reference kernel with channels over the threads, other "
+           ", layer_norm_grad and batch_norm (+grad) on own rows, columns "
+           "and channels, other "
            "softmax axes, "
            "layer_norm and pooling as reference kernels split by "
            "rows, " +
@@ -87,11 +87,17 @@ public:
       MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
       if (handled)
         return Status::ok();
-    } else if (kernel.op == "train.batch_norm") {
-      return ref::runBatchNormWith(kernel, inputs, outputs, cpu::parallelFor);
-    } else if (kernel.op == "train.batch_norm_grad") {
-      return ref::runBatchNormGradWith(kernel, inputs, outputs,
-                                       cpu::parallelFor);
+    } else if (kernel.op == "train.batch_norm" ||
+               kernel.op == "train.batch_norm_grad") {
+      bool handled = false;
+      MP_RETURN_IF_ERROR(cpu::runBatchNorm(kernel, inputs, outputs, handled));
+      if (handled)
+        return Status::ok();
+      return kernel.op == "train.batch_norm"
+                 ? ref::runBatchNormWith(kernel, inputs, outputs,
+                                         cpu::parallelFor)
+                 : ref::runBatchNormGradWith(kernel, inputs, outputs,
+                                             cpu::parallelFor);
     } else if (kernel.op == "mp.cast") {
       if (inputs.size() == 1 && outputs.size() == 1 &&
           cpu::castFast(inputs[0], outputs[0]))

@@ -2,6 +2,9 @@
 #include "cpu/Normalization.h"
 
 #include "cpu/Parallel.h"
+#include "reference/Normalization.h"
+
+#include <cmath>
 
 #include <algorithm>
 
@@ -109,4 +112,140 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
                 }
               });
   handled = true;
+}
+
+namespace {
+/// Writes one f32 value into element `index` of a float tensor, rounded
+/// once like a reference FloatOut.
+void storeOne(const TensorView &v, int64_t index, float value) {
+  fromFloats(&value, v.dtype, const_cast<char *>(at(v, index)), 1);
+}
+
+/// x seen as [outer, features, inner] around `feature_dim`.
+struct FeatureSplit {
+  int64_t outer = 1, features = 1, inner = 1;
+};
+bool featureSplit(const KernelDesc &kernel, const TensorView &x,
+                  FeatureSplit &s) {
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t dim = kernel.getInt("feature_dim", 1);
+  if (dim < 0)
+    dim += rank;
+  if (rank < 2 || dim < 0 || dim >= rank)
+    return false;
+  for (int64_t d = 0; d < dim; ++d)
+    s.outer *= x.shape[d];
+  s.features = x.shape[dim];
+  for (int64_t d = dim + 1; d < rank; ++d)
+    s.inner *= x.shape[d];
+  return true;
+}
+
+/// Calls body(run of `inner` f32 values, index of its first element) for
+/// every run of feature `c`, outer index ascending, widened through `buf`.
+template <typename Body>
+void forEachRun(const TensorView &x, const FeatureSplit &s, int64_t c,
+                float *buf, Body body) {
+  for (int64_t o = 0; o < s.outer; ++o)
+    for (int64_t i = 0; i < s.inner; i += kChunk) {
+      int64_t n = std::min(kChunk, s.inner - i);
+      int64_t first = (o * s.features + c) * s.inner + i;
+      toFloats(x.dtype, at(x, first), buf, n);
+      body(buf, n, first);
+    }
+}
+} // namespace
+
+Status cpu::runBatchNorm(const KernelDesc &kernel,
+                         const std::vector<TensorView> &in,
+                         const std::vector<TensorView> &out, bool &handled) {
+  handled = false;
+  bool isGrad = kernel.op == "train.batch_norm_grad";
+  if (kernel.op != "train.batch_norm" && !isGrad)
+    return Status::ok();
+  MP_RETURN_IF_ERROR(isGrad ? ref::checkBatchNormGradKernel(kernel, in, out)
+                            : ref::checkBatchNormKernel(kernel, in, out));
+  const TensorView &x = isGrad ? in[1] : in[0];
+  FeatureSplit s;
+  if (!featureSplit(kernel, x, s) || s.inner < 64)
+    return Status::ok();
+  for (const TensorView &v : in)
+    if (v.numElements() && !v.data)
+      return Status::ok();
+  for (const TensorView &v : out)
+    if (v.numElements() && !v.data)
+      return Status::ok();
+  float count = static_cast<float>(s.outer * s.inner);
+  if (!isGrad) {
+    float epsilon = static_cast<float>(kernel.getFloat("epsilon", 1e-5));
+    float momentum = static_cast<float>(kernel.getFloat("momentum", 0.1));
+    std::vector<float> scale = widen(in[1]), offset = widen(in[2]),
+                       runMean = widen(in[3]), runVar = widen(in[4]);
+    parallelFor(s.features, 1, [&](int64_t begin, int64_t end) {
+      float buf[kChunk], y[kChunk];
+      for (int64_t c = begin; c < end; ++c) {
+        float sum = 0;
+        forEachRun(x, s, c, buf, [&](const float *v, int64_t n, int64_t) {
+          for (int64_t j = 0; j < n; ++j)
+            sum += v[j];
+        });
+        float mean = sum / count;
+        float squares = 0;
+        forEachRun(x, s, c, buf, [&](const float *v, int64_t n, int64_t) {
+          for (int64_t j = 0; j < n; ++j) {
+            float d = v[j] - mean;
+            squares += d * d;
+          }
+        });
+        float var = squares / count;
+        float invStd = 1.0f / std::sqrt(var + epsilon);
+        float a = scale[c] * invStd;
+        forEachRun(x, s, c, buf,
+                   [&](const float *v, int64_t n, int64_t first) {
+                     for (int64_t j = 0; j < n; ++j)
+                       y[j] = (v[j] - mean) * a + offset[c];
+                     fromFloats(y, out[0].dtype,
+                                const_cast<char *>(at(out[0], first)), n);
+                   });
+        float unbiased = squares / (count - 1);
+        storeOne(out[1], c, (1 - momentum) * runMean[c] + momentum * mean);
+        storeOne(out[2], c, (1 - momentum) * runVar[c] + momentum * unbiased);
+        storeOne(out[3], c, mean);
+        storeOne(out[4], c, invStd);
+      }
+    });
+    handled = true;
+    return Status::ok();
+  }
+  // grad: dy, x, scale, saved mean, saved inv_std -> dx, dscale, doffset.
+  const TensorView &dy = in[0];
+  std::vector<float> scale = widen(in[2]), mean = widen(in[3]),
+                     invStd = widen(in[4]);
+  parallelFor(s.features, 1, [&](int64_t begin, int64_t end) {
+    float xb[kChunk], gb[kChunk], dx[kChunk];
+    for (int64_t c = begin; c < end; ++c) {
+      float sumDy = 0, sumDyXhat = 0;
+      forEachRun(x, s, c, xb, [&](const float *v, int64_t n, int64_t first) {
+        toFloats(dy.dtype, at(dy, first), gb, n);
+        for (int64_t j = 0; j < n; ++j) {
+          sumDy += gb[j];
+          sumDyXhat += gb[j] * (v[j] - mean[c]) * invStd[c];
+        }
+      });
+      float a = scale[c] * invStd[c];
+      float meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
+      forEachRun(x, s, c, xb, [&](const float *v, int64_t n, int64_t first) {
+        toFloats(dy.dtype, at(dy, first), gb, n);
+        for (int64_t j = 0; j < n; ++j) {
+          float xhat = (v[j] - mean[c]) * invStd[c];
+          dx[j] = a * (gb[j] - meanDy - xhat * meanDyXhat);
+        }
+        fromFloats(dx, out[0].dtype, const_cast<char *>(at(out[0], first)), n);
+      });
+      storeOne(out[1], c, sumDyXhat);
+      storeOne(out[2], c, sumDy);
+    }
+  });
+  handled = true;
+  return Status::ok();
 }

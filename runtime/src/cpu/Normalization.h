@@ -2,9 +2,10 @@
 //
 // layer_norm_grad in two passes that each split over the threads: grad_x
 // row by row (each row needs only its own sums), then grad_scale and
-// grad_offset column by column (each column sums its rows in row order).
-// Every value is computed with the reference kernel's expressions in the
-// reference's order, so the results are bitwise the reference's.
+// grad_offset column by column (each column sums its rows in row order);
+// batch_norm and its gradient channel by channel. Every value is computed
+// with the reference kernel's expressions in the reference's order, so the
+// results are bitwise the reference's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MP_RUNTIME_CPU_NORMALIZATION_H
@@ -22,6 +23,16 @@ namespace mp::rt::cpu {
 void runLayerNormGrad(const KernelDesc &kernel,
                       const std::vector<TensorView> &inputs,
                       const std::vector<TensorView> &outputs, bool &handled);
+
+/// batch_norm / batch_norm_grad with the features before contiguous runs of
+/// at least 64 elements (NCHW images): each channel on one thread, its runs
+/// widened a chunk at a time (no tensor-size f32 copies), the reference's
+/// expressions in the reference's order: bitwise its results. Other
+/// layouts (`handled` false) take the reference kernel with the channels
+/// over the threads. Invalid views or attributes: the reference's error.
+Status runBatchNorm(const KernelDesc &kernel,
+                    const std::vector<TensorView> &inputs,
+                    const std::vector<TensorView> &outputs, bool &handled);
 
 } // namespace mp::rt::cpu
 

@@ -310,6 +310,15 @@ static Status runLayerNormGrad(const KernelDesc &k, const Views &in,
   return Status::ok();
 }
 
+Status ref::checkBatchNormKernel(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  return checkBatchNorm(k, in, out);
+}
+Status ref::checkBatchNormGradKernel(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  return checkBatchNormGrad(k, in, out);
+}
+
 static Status runBatchNorm(const KernelDesc &k, const Views &in,
                            const Views &out) {
   return runBatchNormWith(k, in, out, serialFor);

@@ -26,6 +26,13 @@ inline void serialFor(int64_t n, int64_t,
   body(0, n);
 }
 
+/// The reference's checks of batch_norm / batch_norm_grad views and
+/// attributes (for kernels of other backends that compute the same).
+Status checkBatchNormKernel(const KernelDesc &k, const Views &in,
+                            const Views &out);
+Status checkBatchNormGradKernel(const KernelDesc &k, const Views &in,
+                                const Views &out);
+
 /// Check and run, as the reference backend does.
 Status runBatchNormWith(const KernelDesc &k, const Views &in,
                         const Views &out, const ParallelFor &parallel);
