@@ -23,6 +23,7 @@
 #include "cpu/OneDnn.h"
 #include "cpu/Normalization.h"
 #include "cpu/Parallel.h"
+#include "cpu/Pooling.h"
 #include "cpu/RowParallel.h"
 #include "reference/Normalization.h"
 #include "cpu/Softmax.h"
@@ -59,7 +60,7 @@ public:
            "exp/erf/tanh (and softmax along the last axis) on " +
            cpu::vectorMathName() +
            ", layer_norm_grad and batch_norm (+grad) on own rows, columns "
-           "and channels, other "
+           "and channels, NCHW max pooling on own planes, other "
            "softmax axes, "
            "layer_norm and pooling as reference kernels split by "
            "rows, " +
@@ -110,6 +111,8 @@ public:
       cpu::runSoftmaxLastAxis(kernel, inputs, outputs, handled);
       if (!handled)
         cpu::runLayerNormGrad(kernel, inputs, outputs, handled);
+      if (!handled)
+        cpu::runMaxPool(kernel, inputs, outputs, handled);
       if (handled)
         return Status::ok();
       MP_RETURN_IF_ERROR(

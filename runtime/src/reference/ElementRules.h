@@ -132,6 +132,17 @@ inline float geluGradTanhF(float g, float x) {
 }
 
 //===----------------------------------------------------------------------===//
+// Max pooling
+//===----------------------------------------------------------------------===//
+
+/// Whether tap value `v` replaces the window's maximum so far (`best`; none
+/// yet when `first`): the first maximum in tap order wins, and the first NaN
+/// wins over everything (torch.max_pool2d propagates NaN).
+inline bool maxPoolTakes(bool first, float best, float v) {
+  return first || (!std::isnan(best) && (v > best || std::isnan(v)));
+}
+
+//===----------------------------------------------------------------------===//
 // Optimizer updates
 //===----------------------------------------------------------------------===//
 

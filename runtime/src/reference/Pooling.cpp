@@ -7,6 +7,7 @@
 // of its window, found by the same scan as the forward op.
 //
 //===----------------------------------------------------------------------===//
+#include "reference/ElementRules.h"
 #include "reference/Window.h"
 
 #include <cmath>
@@ -98,8 +99,7 @@ static int64_t windowArgMax(const PoolGeometry &g, const float *x, int64_t n,
         continue;
       int64_t in = g.x.at(n, c, ih, iw);
       float v = x[in];
-      bool take = best < 0 || (!std::isnan(bestValue) &&
-                               (v > bestValue || std::isnan(v)));
+      bool take = maxPoolTakes(best < 0, bestValue, v);
       best = take ? in : best;
       bestValue = take ? v : bestValue;
     }
