@@ -202,7 +202,11 @@ class _Mapper:
         # folds to a Const for a static shape.
         if t == "OnesLike" or op.name.split("/")[-1] == SEED_NAME:
             src = getattr(self, "loss", None)
-            if src is None or src.shape != () or (t == "OnesLike" and self.get(ins[0]) is not src):
+            if src is None:
+                raise self.err("the loss is not the batch mean of a sparse softmax "
+                               "cross-entropy (mp's steps end in train.sparse_cross_entropy)",
+                               "Use SparseCategoricalCrossentropy(from_logits=True).")
+            if src.shape != () or (t == "OnesLike" and self.get(ins[0]) is not src):
                 raise self.err("ones_like of something other than the loss",
                                "Only the seed of the backward pass maps.")
             put(_Pending("seed", value=b.op("train.grad_seed", [src], [((), src.elem)],
@@ -243,6 +247,11 @@ class _Mapper:
             res = self.get(ins[0])
             if res.kind == "hyper":
                 put(np.asarray(res.value))
+            elif res.kind == "iterations":
+                raise self.err("the step reads the optimizer's step counter ('iterations', "
+                               "e.g. for Adam's bias correction), which is not exported",
+                               "Use tf.keras.optimizers.legacy.SGD (with or without "
+                               "momentum); legacy Adam (ResourceApplyAdam) is not mapped.")
             else:
                 put(self.state[res.name])
             return
@@ -590,6 +599,14 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     """Exports `step` (default: make_step(model, optimizer, loss_fn)) for
     batches shaped like example_x / example_y. Writes
     OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
+    legacy = getattr(getattr(tf.keras.optimizers, "legacy", None), "Optimizer", None)
+    if legacy is not None and not isinstance(optimizer, legacy):
+        name = type(optimizer).__name__
+        raise ExportError("Keras", name, "the optimizer",
+                          "Keras' new optimizers update variables through generic "
+                          "assignments, which the exporter does not map",
+                          "Use tf.keras.optimizers.legacy.%s (SGD, with or without "
+                          "momentum, is supported)." % name)
     step = step or make_step(model, optimizer, loss_fn)
     x_spec = tf.TensorSpec(example_x.shape, tf.float32, name="x")
     y_spec = tf.TensorSpec(example_y.shape, tf.int64, name="y")
@@ -686,7 +703,14 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
         stack.extend(i.op for i in op.inputs)
     for op in graph.get_operations():
         if op.name in needed and op.type != "Placeholder" and op.type != "NoOp":
-            mapper.map_op(op)
+            try:
+                mapper.map_op(op)
+            except ExportError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a bug or an unforeseen graph
+                raise ExportError("TensorFlow", op.type, "node '%s'" % op.name,
+                                  "the exporter failed on it (%s: %s)" % (type(e).__name__, e),
+                                  "Report this graph; it is not exported.") from e
 
     loss = mapper.val(cf.outputs[0])
     builder.result(loss, "loss")

@@ -182,8 +182,9 @@ class _Mapper:
             shape, elem = self.meta(node)
         b = self.b
 
-        if t in (aten.t.default,):
-            self.env[node] = self.transpose(self.v(a[0]), [1, 0][:len(self.v(a[0]).shape)] or [])
+        if t == aten.t.default:
+            x = self.v(a[0])  # t() of a rank < 2 tensor is the tensor itself
+            self.env[node] = self.transpose(x, [1, 0]) if len(x.shape) == 2 else x
         elif t == aten.transpose.int:
             x = self.v(a[0])
             perm = list(range(len(x.shape)))
@@ -650,7 +651,14 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                               "(a constant or a module attribute)",
                               "Register tensors as parameters or buffers.")
         try:
-            mapper.map_node(node)
+            try:
+                mapper.map_node(node)
+            except ExportError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a bug or an unforeseen graph
+                raise ExportError("aten", str(node.target), "node '%s'" % node.name,
+                                  "the exporter failed on it (%s: %s)" % (type(e).__name__, e),
+                                  "Report this graph; it is not exported.") from e
         except ExportError as e:
             if e.framework != "aten":
                 raise

@@ -142,12 +142,16 @@ def tf_cases():
     m = tf.keras.Sequential([L.Dense(4, name="fc", input_shape=(8,))], name="newopt")
     check("tf non-legacy optimizer", lambda: tf_export.export(
         m, tf.keras.optimizers.SGD(0.1), x, y, out, "n"),
-        "TensorFlow op", "node '")
+        "Keras op 'SGD'", "tf.keras.optimizers.legacy.SGD")
+    m = tf.keras.Sequential([L.Dense(4, name="fc", input_shape=(8,))], name="adam")
+    check("tf legacy Adam", lambda: tf_export.export(
+        m, tf.keras.optimizers.legacy.Adam(0.1), x, y, out, "a"),
+        "iterations", "ResourceApplyAdam")
     m = tf.keras.Sequential([L.Dense(4, name="fc", input_shape=(8,))], name="msq")
     check("tf other loss", lambda: tf_export.export(
         m, tf.keras.optimizers.legacy.SGD(0.1), x, y, out, "m",
         loss_fn=lambda t, o: tf.reduce_mean(tf.square(o))),
-        "TensorFlow op", "node '")
+        "mp_grad_seed", "not the batch mean of a sparse softmax cross-entropy")
 
 
 safetensors_round_trip()
