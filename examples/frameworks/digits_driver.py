@@ -5,6 +5,8 @@
       OUT/PREFIX_MODEL.reference.json (per-step losses, final test loss and
       accuracy of the framework's own float32 training for N steps, batches
       in file order, the partial last batch dropped, as mp-run --no-shuffle)
+      and OUT/PREFIX_MODEL.reference-stepK.safetensors (its state after
+      K = --state-at steps, under the exported names)
   load MODEL CHECKPOINT --data DATA [--batch B]
       loads an mp-run checkpoint back into the model and prints its test
       loss and accuracy as JSON
@@ -12,7 +14,8 @@
 A framework plugs in with an object that has `name`, `version`, `prefix`,
 `models` (name -> builder) and the methods `export(built, x, y, out, stem,
 description)` (returns a step function: batch -> float loss),
-`evaluate(built, x, y, batch)` -> (loss, accuracy) and
+`evaluate(built, x, y, batch)` -> (loss, accuracy),
+`state(built)` -> {exported name: array} and
 `load_checkpoint(built, path)` -> names not in the file.
 """
 import argparse
@@ -20,6 +23,7 @@ import json
 import os
 
 import numpy as np
+from mp_export.common import write_safetensors
 
 
 def load(data, split):
@@ -37,6 +41,7 @@ def main(framework, doc):
     e.add_argument("--out", required=True)
     e.add_argument("--batch", type=int, default=32)
     e.add_argument("--steps", type=int, default=20)
+    e.add_argument("--state-at", type=int, default=20)
     l = sub.add_parser("load")
     l.add_argument("model", choices=sorted(framework.models))
     l.add_argument("checkpoint")
@@ -65,6 +70,9 @@ def main(framework, doc):
     for s in range(args.steps):
         i = s % per_epoch
         losses.append(step(x[i * b:(i + 1) * b], y[i * b:(i + 1) * b]))
+        if s + 1 == args.state_at:
+            write_safetensors(os.path.join(args.out, "%s.reference-step%d.safetensors" % (
+                stem, args.state_at)), framework.state(built))
     test_loss, test_acc = framework.evaluate(built, tx, ty, b)
     with open(os.path.join(args.out, stem + ".reference.json"), "w") as f:
         json.dump({"framework": framework.name, "version": framework.version,

@@ -56,6 +56,10 @@ class TensorFlow:
         return float(np.mean(losses)), correct / n
 
     @staticmethod
+    def state(built):
+        return tf_export.state_tensors(built[0], built[1])
+
+    @staticmethod
     def load_checkpoint(built, path):
         return tf_export.load_checkpoint(built[0], path)
 

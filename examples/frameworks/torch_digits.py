@@ -62,6 +62,10 @@ class PyTorch:
         return float(np.mean(losses)), correct / n
 
     @staticmethod
+    def state(built):
+        return torch_export.state_tensors(built[0], built[1])
+
+    @staticmethod
     def load_checkpoint(built, path):
         return torch_export.load_checkpoint(built[0], path)
 

@@ -8,6 +8,12 @@ step) with a framework's reference losses (the exporter example's
 Without --final-tol: the first N losses must agree to rtol (relative).
 With --final-tol: the mean of mp's last 10 logged losses must be within T
 (absolute) of the mean of the reference's last 10 (the 16-bit policies).
+
+    python -m mp_export.compare --state REFERENCE.safetensors CHECKPOINT [--rtol R]
+
+compares state instead: every tensor of the framework's state (params,
+buffers such as batch-norm running statistics, optimizer state) must be in
+the checkpoint with max |mp - framework| <= R * max |framework|.
 Prints one line per check and exits non-zero on a failure.
 """
 import argparse
@@ -26,6 +32,33 @@ def read_metrics(path):
     return [losses[s] for s in sorted(losses)]
 
 
+def compare_state(reference, checkpoint, rtol, label):
+    import numpy as np
+    from .common import read_safetensors
+    ref, _ = read_safetensors(reference)
+    mp, _ = read_safetensors(checkpoint)
+    worst, worst_name, bad = 0.0, None, []
+    for name in sorted(ref):
+        if name not in mp:
+            bad.append("%s missing from the checkpoint" % name)
+            continue
+        a, b = np.asarray(mp[name], np.float64), np.asarray(ref[name], np.float64)
+        if a.shape != b.shape:
+            bad.append("%s: shape %s vs %s" % (name, a.shape, b.shape))
+            continue
+        err = float(np.max(np.abs(a - b))) / max(float(np.max(np.abs(b))), 1e-30) \
+            if b.size else 0.0
+        if err > worst:
+            worst, worst_name = err, name
+        if not err <= rtol:
+            bad.append("%s: relative error %.2e" % (name, err))
+    ok = not bad
+    print("%s%s: %d state tensors match the framework's to %.2e relative (worst: %s; "
+          "tolerance %.0e)%s" % (label, "ok" if ok else "FAIL", len(ref), worst, worst_name,
+                                 rtol, "".join("\n  " + b for b in bad)))
+    return 0 if ok else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reference")
@@ -34,11 +67,14 @@ def main(argv=None):
     parser.add_argument("--rtol", type=float, default=1e-4)
     parser.add_argument("--final-tol", type=float, default=None)
     parser.add_argument("--label", default="")
+    parser.add_argument("--state", action="store_true")
     args = parser.parse_args(argv)
+    label = args.label + ": " if args.label else ""
+    if args.state:
+        return compare_state(args.reference, args.metrics, args.rtol, label)
     with open(args.reference) as f:
         ref = json.load(f)["losses"]
     mp = read_metrics(args.metrics)
-    label = args.label + ": " if args.label else ""
     if args.final_tol is not None:
         if len(mp) < 10 or len(ref) < 10:
             print("%sFAIL: fewer than 10 losses (mp %d, reference %d)" % (label, len(mp), len(ref)))

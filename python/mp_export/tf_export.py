@@ -738,6 +738,22 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     return write_export(out_dir, stem, builder, header, init, manifest)
 
 
+def state_tensors(model, optimizer=None):
+    """The model's (and a legacy SGD optimizer's momentum) state as numpy
+    arrays under the names the export gives them; momentum slots converted
+    to PyTorch's convention (b = -a / lr), as the export keeps them."""
+    out = {variable_name(v): v.numpy().copy() for v in model.variables}
+    if optimizer is not None and "momentum" in getattr(optimizer, "get_slot_names", list)():
+        lr = float(tf.keras.backend.get_value(optimizer.learning_rate))
+        for v in model.trainable_variables:
+            try:
+                slot = optimizer.get_slot(v, "momentum")
+            except (KeyError, ValueError):
+                continue
+            out[variable_name(v) + "/momentum"] = -slot.numpy() / lr
+    return out
+
+
 def load_checkpoint(model, path, optimizer=None):
     """Loads an mp-run checkpoint (or any safetensors file with Keras
     variable paths) into `model`; returns the variable names not in the file.

@@ -708,6 +708,22 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     return write_export(out_dir, stem, builder, header, init, manifest)
 
 
+def state_tensors(model, optimizer=None):
+    """The model's (and optimizer's) state as numpy arrays under the names
+    the export gives them: what an mp-run checkpoint of the same training
+    holds (num_batches_tracked aside)."""
+    out = {n: t.detach().cpu().numpy().copy() for n, t in model.state_dict().items()
+           if not n.endswith("num_batches_tracked")}
+    if optimizer is not None:
+        for name, p in model.named_parameters():
+            for key, value in optimizer.state.get(p, {}).items():
+                if key in ("momentum_buffer", "exp_avg", "exp_avg_sq", "step") and value is not None:
+                    out["%s.%s" % (name, key)] = np.asarray(
+                        value.detach().cpu().numpy() if torch.is_tensor(value) else value,
+                        dtype=np.float32)
+    return out
+
+
 def load_checkpoint(model, path, optimizer=None):
     """Loads an mp-run checkpoint (or any safetensors file with state_dict
     names) into `model`; returns the names it did not find in the file (e.g.

@@ -8,6 +8,12 @@
 #     relative;
 #   - mixed_bfloat16 / mixed_float16: the mean loss of the last 10 of STEPS
 #     steps is within FINAL_TOL of the framework's float32 one;
+#   - after 20 float32 steps every state tensor (params, batch-norm running
+#     statistics, optimizer state) matches the framework's to 3e-2 of its
+#     largest magnitude (measured: 3e-7 on the MLPs, 1e-2 on the CNNs, whose
+#     batch-norm and conv1 gradients are sums with heavy cancellation that
+#     momentum accumulates; 2e-4 after one step); a convention slip (momentum
+#     buffer sign or scale, batch-norm momentum) is off by 0.1 to 1;
 #   - the float32 checkpoint loads back into the framework (state_dict names
 #     or Keras variable paths) and gives mp-run's test loss and accuracy.
 #
@@ -70,6 +76,16 @@ for policy in float32 mixed_bfloat16 mixed_float16; do
       "$work/metrics.$policy.jsonl" --final-tol "$final_tol" --label "$stem $policy" || status=1
   fi
 done
+
+# State after 20 float32 steps (params, batch-norm running statistics,
+# optimizer state) against the framework's: what losses cannot see.
+"$bin/mp-run" "$work/$stem.float32.mpplan" --plain --no-shuffle --steps 20 \
+  --train-x "$data/train_x.npy" --train-y "$data/train_y.npy" \
+  --init-params "$work/$stem.init.safetensors" \
+  --checkpoint "$work/$stem.step20.safetensors" > /dev/null 2>&1
+"$python" -m mp_export.compare --state "$work/$stem.reference-step20.safetensors" \
+  "$work/$stem.step20.safetensors" --rtol 3e-2 \
+  --label "$stem float32 state after 20 steps" || status=1
 
 # The trained float32 checkpoint, loaded back into the framework.
 "$python" "$src/examples/frameworks/${framework}_digits.py" load "$model" \
