@@ -46,7 +46,11 @@ if ! "$python" -c "import $module" >/dev/null 2>&1; then
 fi
 export PYTHONPATH=$src/python${PYTHONPATH:+:$PYTHONPATH}
 
-python3 "$src/data/get_digits.py" "$work/data" --cache "$build/e2e/cache" >/dev/null
+# The exporter tests share one wheel cache, fetched once under a lock (ctest
+# runs them in parallel); the other e2e tests keep theirs.
+cache=$build/e2e/cache-exporters
+mkdir -p "$cache"
+flock "$cache.lock" python3 "$src/data/get_digits.py" "$work/data" --cache "$cache" >/dev/null
 data=$work/data
 stem=${framework}_$model
 
