@@ -510,6 +510,44 @@ TEST_F(CpuElementwiseTest, BatchNormIsBitwiseTheReference) {
     }
 }
 
+/// The loss scaler's kernels: mp.scale, mp.unscale_and_check (16-bit
+/// gradients to f32, as the compiler fuses it with the widening cast) and
+/// mp.all_finite, with and without non-finite values: the same bytes.
+TEST_F(CpuElementwiseTest, LossScalingKernelsAreBitwiseTheReference) {
+  Tensor scaleValue(DType::F32, {});
+  storeFloat(scaleValue.view, 0, 3.0f * 1024);
+  for (DType dtype : kFloatTypes)
+    for (bool specials : {false, true})
+      for (int64_t n : {int64_t(5), int64_t(70001)}) {
+        std::string what = std::string(dtypeName(dtype)) + " x " +
+                           std::to_string(n) +
+                           (specials ? " with inf/NaN" : " finite");
+        KernelDesc scale;
+        scale.op = "mp.scale";
+        std::vector<Tensor> scaleIn = {
+            randomTensor(dtype, {n}, 60, -1, 1, specials), scaleValue};
+        expectSame(scale, scaleIn, {Tensor(dtype, {n})}, "scale " + what);
+
+        KernelDesc unscale;
+        unscale.op = "mp.unscale_and_check";
+        std::vector<Tensor> unscaleIn = {
+            scaleValue, randomTensor(dtype, {n}, 61, -1, 1, false),
+            randomTensor(dtype, {n, 3}, 62, -1, 1, specials)};
+        expectSame(unscale, unscaleIn,
+                   {Tensor(DType::F32, {n}), Tensor(DType::F32, {n, 3}),
+                    Tensor(DType::I1, {})},
+                   "unscale_and_check " + what);
+
+        KernelDesc check;
+        check.op = "mp.all_finite";
+        std::vector<Tensor> checkIn = {
+            randomTensor(dtype, {n}, 63, -1, 1, false),
+            randomTensor(dtype, {7, n}, 64, -1, 1, specials)};
+        expectSame(check, checkIn, {Tensor(DType::I1, {})},
+                   "all_finite " + what);
+      }
+}
+
 /// A bad hyper-parameter is the reference's error, not a run.
 TEST_F(CpuElementwiseTest, BadHyperParametersAreReported) {
   KernelDesc sgd;
