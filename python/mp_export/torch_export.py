@@ -13,6 +13,8 @@ update it already names.
 Safetensors names are `state_dict()` keys, so a trained checkpoint loads back
 with `load_checkpoint(model, path)`.
 """
+import operator
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -153,17 +155,18 @@ class _Mapper:
         t = node.target
         a = node.args
         name = getattr(t, "__name__", str(t))
-        self.where = "node '%s' (%s)" % (node.name, node.meta.get("stack_trace", "").strip().splitlines()[-1].strip()
-                                         if node.meta.get("stack_trace") else name)
-        if t is __import__("operator").getitem:
+        trace = node.meta.get("stack_trace")
+        self.where = "node '%s' (%s)" % (
+            node.name, trace.strip().splitlines()[-1].strip() if trace else name)
+        if t is operator.getitem:
             src = self.env[a[0]]
             self.env[node] = src[a[1]] if isinstance(src, (list, tuple)) else src
             return
         if not node.users:
             # Unused: nothing to map (e.g. batch norm's empty "reserve"
             # tensor) unless it mutates state.
-            if name.endswith("_") and not self.names.get(a[0], "").endswith(
-                    "num_batches_tracked"):
+            in_place = name.split(".")[0].endswith("_")  # add_.Tensor
+            if in_place and not self.names.get(a[0], "").endswith("num_batches_tracked"):
                 raise self.err(name, "an in-place update whose result is unused",
                                "Only batch norm's own buffer updates map.")
             return
@@ -476,7 +479,7 @@ def _modules_calling(model, tensors, example_x, op):
             return func(*args, **(kwargs or {}))
 
     for name, module in model.named_modules():
-        label = "'%s' (%s)" % (name, type(module).__name__) if name else \
+        label = "module '%s' (%s)" % (name, type(module).__name__) if name else \
             "the model's own forward (%s)" % type(module).__name__
         # Hooks must return None: a value would replace the input/output.
         handles.append(module.register_forward_pre_hook(
@@ -667,7 +670,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
             modules = _modules_calling(model, tensors, example_x, str(node.target))
             if modules is None:
                 raise
-            where = e.where + (", called by module %s" % ", ".join(modules) if modules
+            where = e.where + (", called by %s" % ", ".join(modules) if modules
                                else ", in the backward pass or the loss")
             raise ExportError("aten", e.op, where, e.why, e.todo) from None
 

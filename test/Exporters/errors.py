@@ -71,6 +71,16 @@ def torch_cases():
         def forward(self, x):
             return self.fc(x)
 
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 4)
+            self.register_buffer("calls", torch.zeros(()))
+
+        def forward(self, x):
+            self.calls.add_(1)
+            return self.fc(x)
+
     x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
     out = tempfile.mkdtemp()
 
@@ -78,6 +88,10 @@ def torch_cases():
     check("torch dropout", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "d"),
         "aten op", "bernoulli", "random numbers", "Export without dropout")
+    m = Counter()
+    check("torch in-place buffer update", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "c"),
+        "add_.Tensor", "in-place update")
     m = Plain()
     check("torch RMSprop", lambda: torch_export.export(
         m, torch.optim.RMSprop(m.parameters(), lr=0.1), x, y, out, "r"),
