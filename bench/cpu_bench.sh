@@ -14,7 +14,9 @@
 #      of the step: activations, parameter copies, gradients), both from
 #      mp-run --verbose (rt::planMemoryStats);
 #   4. the examples (examples/mlp.mlir, cnn.mlir) on the reference and the
-#      cpu backend.
+#      cpu backend;
+#   5. PyTorch's step of the same MLP, float32 and autocast bf16
+#      (bench/torch_steps.py), where .venv has torch.
 # Best of 3 runs each. JSON in OUT_DIR (gemm.json, conv.json, steps.json).
 # Needs mp-compile (a compiler build) and mp-run / mp-bench-* from a build
 # with oneDNN:
@@ -138,3 +140,14 @@ for model in mlp cnn; do
     done
   done
 done
+
+# PyTorch on the same machine, same MLP step (bench/torch_steps.py), where
+# scripts/setup.sh's .venv has torch (the exporters' environment).
+py=$root/.venv/bin/python
+if [[ -x $py ]] && "$py" -c 'import torch' 2>/dev/null; then
+  echo "== PyTorch, the same MLP step (JSON in $out/torch.json)"
+  "$py" "$root/bench/torch_steps.py" --runs "$runs" --threads "$(nproc)" \
+    | tee "$out/torch.json" | sed 's/^/  /'
+else
+  echo "== PyTorch: not measured ($py has no torch; scripts/setup.sh makes it)"
+fi
