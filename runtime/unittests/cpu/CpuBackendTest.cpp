@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../core/TestPlans.h"
+#include "OwnedTensor.h"
 #include "cpu/Cast.h"
 #include "cpu/OneDnn.h"
 #include "mp/runtime/Backend.h"
@@ -36,17 +37,7 @@ using namespace mp::rt;
 
 namespace {
 
-/// A tensor with its own memory.
-struct Host {
-  TensorView view;
-  std::vector<uint8_t> bytes;
-  Host(DType dtype, std::vector<int64_t> shape) {
-    view.dtype = dtype;
-    view.shape = std::move(shape);
-    bytes.assign(view.numElements() * dtypeSize(dtype), 0);
-    view.data = bytes.data();
-  }
-};
+using Host = test::OwnedTensor;
 
 /// Uniform in [-1, 1), rounded to `dtype` so both backends see exact values.
 Host randomTensor(DType dtype, std::vector<int64_t> shape, uint32_t seed) {

@@ -10,6 +10,7 @@
 // threads.
 //
 //===----------------------------------------------------------------------===//
+#include "OwnedTensor.h"
 #include "mp/runtime/Backend.h"
 #include "mp/runtime/Tensor.h"
 
@@ -26,26 +27,7 @@ using namespace mp::rt;
 
 namespace {
 
-struct Tensor {
-  TensorView view;
-  std::vector<uint8_t> bytes;
-  Tensor(DType dtype, std::vector<int64_t> shape) {
-    view.dtype = dtype;
-    view.shape = std::move(shape);
-    bytes.assign(view.numElements() * dtypeSize(dtype), 0);
-    view.data = bytes.data();
-  }
-  // Copies own their bytes: the view follows them.
-  Tensor(const Tensor &other) : view(other.view), bytes(other.bytes) {
-    view.data = bytes.data();
-  }
-  Tensor &operator=(const Tensor &other) {
-    view = other.view;
-    bytes = other.bytes;
-    view.data = bytes.data();
-    return *this;
-  }
-};
+using Tensor = test::OwnedTensor;
 
 /// Uniform in [lo, hi) with every 97th element special (NaN, +-inf, +-0).
 Tensor randomTensor(DType dtype, std::vector<int64_t> shape, uint32_t seed,
