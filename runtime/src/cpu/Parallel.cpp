@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <cstdlib>
 #include <system_error>
@@ -55,9 +56,12 @@ public:
   bool run(int parts, const std::function<void(int)> &body) {
     if (inWorker)
       return false;
-    std::unique_lock<std::mutex> job(jobLock_, std::try_to_lock);
-    if (!job.owns_lock())
+    std::unique_lock<std::mutex> busy(jobLock_, std::try_to_lock);
+    if (!busy.owns_lock())
       return false;
+    // Each job has its own counters: a worker that wakes late for an old
+    // job finds that job's parts all taken and never touches a newer one.
+    auto job = std::make_shared<Job>(body, parts);
     {
       std::lock_guard<std::mutex> hold(lock_);
       while (static_cast<int>(workers_.size()) < parts - 1) {
@@ -67,17 +71,12 @@ public:
           break; // fewer workers: the caller takes more parts
         }
       }
-      body_ = &body;
-      parts_ = parts;
-      next_ = 0;
-      remaining_ = parts;
-      ++generation_;
+      job_ = job;
     }
     wake_.notify_all();
-    take();
-    std::unique_lock<std::mutex> hold(lock_);
-    done_.wait(hold, [this] { return remaining_ == 0; });
-    body_ = nullptr;
+    job->take();
+    std::unique_lock<std::mutex> hold(job->lock);
+    job->done.wait(hold, [&] { return job->remaining == 0; });
     return true;
   }
 
@@ -92,43 +91,47 @@ public:
   }
 
 private:
-  /// Runs parts until none is left.
-  void take() {
-    for (;;) {
-      int part = next_.fetch_add(1);
-      if (part >= parts_)
-        return;
-      (*body_)(part);
-      std::lock_guard<std::mutex> hold(lock_);
-      if (--remaining_ == 0)
-        done_.notify_all();
+  struct Job {
+    Job(const std::function<void(int)> &body, int parts)
+        : body(body), parts(parts), remaining(parts) {}
+    /// Runs parts until none is left.
+    void take() {
+      for (int part; (part = next.fetch_add(1)) < parts;) {
+        body(part);
+        std::lock_guard<std::mutex> hold(lock);
+        if (--remaining == 0)
+          done.notify_all();
+      }
     }
-  }
+    const std::function<void(int)> &body;
+    const int parts;
+    std::atomic<int> next{0};
+    int remaining; ///< guarded by `lock`
+    std::mutex lock;
+    std::condition_variable done;
+  };
 
   void work() {
     inWorker = true;
-    uint64_t seen = 0;
+    std::shared_ptr<Job> seen;
     for (;;) {
+      std::shared_ptr<Job> job;
       {
         std::unique_lock<std::mutex> hold(lock_);
-        wake_.wait(hold, [&] { return stop_ || generation_ != seen; });
+        wake_.wait(hold, [&] { return stop_ || job_ != seen; });
         if (stop_)
           return;
-        seen = generation_;
+        job = seen = job_;
       }
-      take();
+      job->take();
     }
   }
 
   static thread_local bool inWorker;
   std::mutex jobLock_, lock_;
-  std::condition_variable wake_, done_;
+  std::condition_variable wake_;
   std::vector<std::thread> workers_;
-  const std::function<void(int)> *body_ = nullptr;
-  int parts_ = 0;
-  std::atomic<int> next_{0};
-  int remaining_ = 0;
-  uint64_t generation_ = 0;
+  std::shared_ptr<Job> job_; ///< the latest job, guarded by `lock_`
   bool stop_ = false;
 };
 thread_local bool WorkerPool::inWorker = false;
