@@ -16,6 +16,7 @@
 #ifdef MP_HAVE_CUDA
 #include "cuda/Gemm.h"
 #include "cuda/Launch.h"
+#include "reference/ElementRules.h"
 #include "reference/Window.h"
 
 #include <cuda_runtime.h>
@@ -71,22 +72,6 @@ int64_t resolve(int64_t dim, size_t rank) {
   return dim < 0 ? dim + static_cast<int64_t>(rank) : dim;
 }
 
-/// f32 round-to-odd of a double, so that rounding it to bf16/f16 again gives
-/// the correctly rounded value (as the reference's train.fill).
-float roundToOdd(double value) {
-  float f = static_cast<float>(value);
-  if (!std::isfinite(f) || static_cast<double>(f) == value)
-    return f;
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  if ((bits & 1) == 0) {
-    bool overshot = std::fabs(static_cast<double>(f)) > std::fabs(value);
-    bits = overshot ? bits - 1 : bits + 1;
-    std::memcpy(&f, &bits, sizeof(f));
-  }
-  return f;
-}
-
 /// The bits of `value` stored in `dtype` (fill, grad_seed).
 uint64_t bitsOf(DType dtype, double value) {
   switch (dtype) {
@@ -97,9 +82,9 @@ uint64_t bitsOf(DType dtype, double value) {
     return bits;
   }
   case DType::BF16:
-    return floatToBFloat16(roundToOdd(value));
+    return floatToBFloat16(ref::roundToOdd(value));
   case DType::F16:
-    return floatToHalf(roundToOdd(value));
+    return floatToHalf(ref::roundToOdd(value));
   default:
     return static_cast<uint64_t>(static_cast<int64_t>(value));
   }

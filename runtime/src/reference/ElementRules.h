@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace mp::rt::ref {
 
@@ -129,6 +130,30 @@ inline float geluGradExactF(float g, float x) {
 }
 inline float geluGradTanhF(float g, float x) {
   return g * geluTanhDerivative(x);
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+/// Rounds a double to f32 with round-to-odd. f32 has more than two bits
+/// beyond bf16's and f16's precision, so rounding this result to nearest
+/// even again gives the correctly rounded 16-bit value: no double rounding
+/// (train.fill's value into a 16-bit tensor).
+inline float roundToOdd(double value) {
+  float f = static_cast<float>(value);
+  if (!std::isfinite(f) || static_cast<double>(f) == value)
+    return f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 1) == 0) {
+    // f is even and inexact: step one ulp towards `value`, to the odd
+    // neighbour (towards zero when f overshot in magnitude).
+    bool overshot = std::fabs(static_cast<double>(f)) > std::fabs(value);
+    bits = overshot ? bits - 1 : bits + 1;
+    std::memcpy(&f, &bits, sizeof(f));
+  }
+  return f;
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,7 @@
 // element reads x at base + sum(index * step).
 //
 //===----------------------------------------------------------------------===//
+#include "reference/ElementRules.h"
 #include "reference/KernelSupport.h"
 
 #include <cmath>
@@ -277,25 +278,6 @@ static Status runConcat(const KernelDesc &k, const Views &in,
 //===----------------------------------------------------------------------===//
 // fill and grad_seed
 //===----------------------------------------------------------------------===//
-
-/// Rounds a double to f32 with round-to-odd. f32 has more than two bits
-/// beyond bf16's and f16's precision, so rounding this result to nearest
-/// even again gives the correctly rounded 16-bit value: no double rounding.
-static float roundToOdd(double value) {
-  float f = static_cast<float>(value);
-  if (!std::isfinite(f) || static_cast<double>(f) == value)
-    return f;
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  if ((bits & 1) == 0) {
-    // f is even and inexact: step one ulp towards `value`, to the odd
-    // neighbour (towards zero when f overshot in magnitude).
-    bool overshot = std::fabs(static_cast<double>(f)) > std::fabs(value);
-    bits = overshot ? bits - 1 : bits + 1;
-    std::memcpy(&f, &bits, sizeof(f));
-  }
-  return f;
-}
 
 static Status checkFill(const KernelDesc &k, const Views &in,
                         const Views &out) {
