@@ -2,7 +2,6 @@
 #include "cpu/Pooling.h"
 
 #include "cpu/Parallel.h"
-#include "reference/ElementRules.h"
 #include "reference/Window.h"
 
 #include <algorithm>
@@ -39,47 +38,30 @@ void cpu::runMaxPool(const KernelDesc &kernel,
   char *result = static_cast<char *>(out[0].data);
   parallelFor(planes, std::max<int64_t>(1, (int64_t(1) << 14) / (h * wd)),
               [&](int64_t begin, int64_t end) {
-    std::vector<float> plane(h * wd), pooled(oh * ow), grad(isGrad ? oh * ow : 0);
+    // Per part: one widened x plane, and the pooled plane (forward) or the
+    // output gradient and dx planes (grad).
+    std::vector<float> plane(h * wd), pooled(isGrad ? 0 : oh * ow),
+        grad(isGrad ? oh * ow : 0), dx(isGrad ? h * wd : 0);
+    auto planeOffset = [wd](int64_t ih, int64_t iw) { return ih * wd + iw; };
     for (int64_t p = begin; p < end; ++p) {
       toFloats(x.dtype, xs + p * h * wd * size, plane.data(), h * wd);
       if (isGrad) {
         toFloats(y.dtype, ys + p * oh * ow * size, grad.data(), oh * ow);
-        std::fill(plane.begin(), plane.end(), 0.0f); // becomes dx below
+        std::fill(dx.begin(), dx.end(), 0.0f);
       }
-      // The reference's window walk: taps in row-major window order,
-      // padded taps skipped; outputs in memory order.
-      std::vector<float> source;
-      const float *values = plane.data();
-      if (isGrad) { // dx accumulates into `plane`; read x from a copy
-        source.resize(h * wd);
-        toFloats(x.dtype, xs + p * h * wd * size, source.data(), h * wd);
-        values = source.data();
-      }
+      // The reference's window scan (ref::maxPoolArgMax); outputs in
+      // memory order, as the reference routes gradients.
       for (int64_t i = 0; i < oh; ++i)
         for (int64_t j = 0; j < ow; ++j) {
-          int64_t best = -1;
-          float bestValue = 0;
-          for (int64_t kh = 0; kh < w.sizeH; ++kh) {
-            int64_t ih = i * w.strideH - w.padTop + kh;
-            if (ih < 0 || ih >= h)
-              continue;
-            for (int64_t kw = 0; kw < w.sizeW; ++kw) {
-              int64_t iw = j * w.strideW - w.padLeft + kw;
-              if (iw < 0 || iw >= wd)
-                continue;
-              float v = values[ih * wd + iw];
-              bool take = ref::maxPoolTakes(best < 0, bestValue, v);
-              best = take ? ih * wd + iw : best;
-              bestValue = take ? v : bestValue;
-            }
-          }
+          int64_t best =
+              ref::maxPoolArgMax(w, h, wd, i, j, plane.data(), planeOffset);
           if (isGrad)
-            plane[best] += grad[i * ow + j];
+            dx[best] += grad[i * ow + j];
           else
-            pooled[i * ow + j] = bestValue;
+            pooled[i * ow + j] = plane[best];
         }
       if (isGrad)
-        fromFloats(plane.data(), x.dtype, result + p * h * wd * size, h * wd);
+        fromFloats(dx.data(), x.dtype, result + p * h * wd * size, h * wd);
       else
         fromFloats(pooled.data(), x.dtype, result + p * oh * ow * size,
                    oh * ow);

@@ -7,7 +7,6 @@
 // of its window, found by the same scan as the forward op.
 //
 //===----------------------------------------------------------------------===//
-#include "reference/ElementRules.h"
 #include "reference/Window.h"
 
 #include <cmath>
@@ -82,29 +81,13 @@ template <typename F> static void forEachOutput(const PoolGeometry &g, F f) {
 }
 
 /// The x offset of the first maximum of the window of output (n, c, oh,
-/// ow) (the first NaN if there is one), taps in row-major window order.
-/// Padding is smaller than the window, so every window has a real element.
+/// ow) (the first NaN if there is one).
 static int64_t windowArgMax(const PoolGeometry &g, const float *x, int64_t n,
                             int64_t c, int64_t oh, int64_t ow) {
-  const Window &w = g.window;
-  int64_t best = -1;
-  float bestValue = 0;
-  for (int64_t kh = 0; kh < w.sizeH; ++kh) {
-    int64_t ih = oh * w.strideH - w.padTop + kh;
-    if (ih < 0 || ih >= g.x.h)
-      continue;
-    for (int64_t kw = 0; kw < w.sizeW; ++kw) {
-      int64_t iw = ow * w.strideW - w.padLeft + kw;
-      if (iw < 0 || iw >= g.x.w)
-        continue;
-      int64_t in = g.x.at(n, c, ih, iw);
-      float v = x[in];
-      bool take = maxPoolTakes(best < 0, bestValue, v);
-      best = take ? in : best;
-      bestValue = take ? v : bestValue;
-    }
-  }
-  return best;
+  return maxPoolArgMax(g.window, g.x.h, g.x.w, oh, ow, x,
+                       [&](int64_t ih, int64_t iw) {
+                         return g.x.at(n, c, ih, iw);
+                       });
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,6 +7,7 @@
 #ifndef MP_RUNTIME_REFERENCE_WINDOW_H
 #define MP_RUNTIME_REFERENCE_WINDOW_H
 
+#include "reference/ElementRules.h"
 #include "reference/KernelSupport.h"
 
 namespace mp::rt::ref {
@@ -61,6 +62,35 @@ Status getPoolWindow(const KernelDesc &kernel, Window &window);
 Status windowOutputShape(const KernelDesc &kernel, const Shape &input,
                          Layout layout, int64_t channels, const Window &window,
                          Shape &output);
+
+/// The tap of window (oh, ow) over an h x w image that max pooling picks:
+/// taps in row-major window order, padded ones skipped, maxPoolTakes's rule
+/// (the first maximum; the first NaN). `offset(ih, iw)` is where tap (ih,
+/// iw) is in `x`; the result is that offset. Padding is smaller than the
+/// window, so every window has a real element. The reference kernels and
+/// the cpu backend's planes both scan with this, so they pick the same tap.
+template <typename Offset>
+int64_t maxPoolArgMax(const Window &w, int64_t h, int64_t wd, int64_t oh,
+                      int64_t ow, const float *x, Offset offset) {
+  int64_t best = -1;
+  float bestValue = 0;
+  for (int64_t kh = 0; kh < w.sizeH; ++kh) {
+    int64_t ih = oh * w.strideH - w.padTop + kh;
+    if (ih < 0 || ih >= h)
+      continue;
+    for (int64_t kw = 0; kw < w.sizeW; ++kw) {
+      int64_t iw = ow * w.strideW - w.padLeft + kw;
+      if (iw < 0 || iw >= wd)
+        continue;
+      int64_t at = offset(ih, iw);
+      float v = x[at];
+      bool take = maxPoolTakes(best < 0, bestValue, v);
+      best = take ? at : best;
+      bestValue = take ? v : bestValue;
+    }
+  }
+  return best;
+}
 
 } // namespace mp::rt::ref
 
