@@ -4,7 +4,8 @@
 // problem (shapes, dtypes, transposes or window) and cached; mp.cast between
 // f32 and bf16 / f16 on own vectorized loops (cpu/Cast.cpp); ReLU and its
 // gradient, bias_add, bias-gradient sums and the optimizer updates on own
-// chunked, threaded loops (cpu/Elementwise.cpp); softmax, layer_norm and
+// chunked, threaded loops (cpu/Elementwise.cpp); softmax cross-entropy and
+// its gradient on own rows (cpu/Loss.cpp); softmax, layer_norm and
 // pooling as reference kernels on row slices in parallel
 // (cpu/RowParallel.cpp); every other op,
 // and any problem oneDNN declines, runs on the reference kernels, so this
@@ -20,6 +21,7 @@
 #ifdef MP_HAVE_ONEDNN
 #include "cpu/Cast.h"
 #include "cpu/Elementwise.h"
+#include "cpu/Loss.h"
 #include "cpu/OneDnn.h"
 #include "cpu/Normalization.h"
 #include "cpu/Parallel.h"
@@ -57,7 +59,8 @@ public:
     return std::string("cpu (") + cpu::oneDnnDescription() +
            "; matmul and conv2d (forward and backward) on oneDNN; casts, relu, relu_grad, "
            "bias_add, leading-dimension sums and the optimizers on own loops, " +
-           "exp/erf/tanh (and softmax along the last axis) on " +
+           "exp/erf/tanh (and softmax along the last axis, softmax "
+           "cross-entropy and its gradient) on " +
            cpu::vectorMathName() +
            ", layer_norm_grad and batch_norm (+grad) on own rows, columns "
            "and channels, NCHW max pooling on own planes, other "
@@ -109,6 +112,8 @@ public:
       if (handled)
         return Status::ok();
       cpu::runSoftmaxLastAxis(kernel, inputs, outputs, handled);
+      if (!handled)
+        cpu::runCrossEntropy(kernel, inputs, outputs, handled);
       if (!handled)
         cpu::runLayerNormGrad(kernel, inputs, outputs, handled);
       if (!handled)

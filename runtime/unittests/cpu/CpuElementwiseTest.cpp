@@ -295,6 +295,61 @@ Attr text(const char *value) {
   return a;
 }
 
+/// Softmax cross-entropy and its gradient (cpu/Loss.cpp): exponentials from
+/// the vector math library, so within a few ulp of the reference; the loss
+/// of every row summed in row order whatever the thread count. Rows with an
+/// infinity or NaN give NaN on both backends.
+TEST_F(CpuElementwiseTest, CrossEntropyMatchesTheReference) {
+  for (DType dtype : kFloatTypes) {
+    std::string dt = dtypeName(dtype);
+    Close close{dtype == DType::F32    ? 4e-6
+                : dtype == DType::BF16 ? std::ldexp(1.0, -7)
+                                       : std::ldexp(1.0, -10),
+                1e-6};
+    for (DType labelType : {DType::I32, DType::I64})
+      for (std::vector<int64_t> shape :
+           {std::vector<int64_t>{37, 1000}, {300, 10}, {1, 7}}) {
+        bool specials = shape[0] == 300;
+        std::string what = dt + " " + std::to_string(shape[0]) + "x" +
+                           std::to_string(shape[1]) + " " +
+                           dtypeName(labelType) + " labels";
+        Tensor labels(labelType, {shape[0]});
+        for (int64_t n = 0; n < shape[0]; ++n)
+          storeInt(labels.view, n, (n * 7919) % shape[1]);
+        KernelDesc loss;
+        loss.op = "train.sparse_cross_entropy";
+        for (DType lossType : {dtype, DType::F32}) {
+          std::vector<Tensor> in = {
+              randomTensor(dtype, shape, 40, -8, 8, specials), labels};
+          expectSame(loss, in, {Tensor(lossType, {})},
+                     "sparse_cross_entropy " + what + " -> " +
+                         dtypeName(lossType),
+                     &close);
+        }
+        KernelDesc grad;
+        grad.op = "train.sparse_cross_entropy_grad";
+        Tensor seed(dtype, {});
+        storeFloat(seed.view, 0, 1024.0f);
+        std::vector<Tensor> in = {
+            randomTensor(dtype, shape, 41, -8, 8, specials), labels, seed};
+        expectSame(grad, in, {Tensor(dtype, shape)},
+                   "sparse_cross_entropy_grad " + what, &close);
+      }
+  }
+  // A label out of range is the reference's error, naming the row.
+  KernelDesc loss;
+  loss.op = "train.sparse_cross_entropy";
+  Tensor logits = randomTensor(DType::F32, {4, 3}, 42);
+  Tensor labels(DType::I64, {4});
+  storeInt(labels.view, 2, 3);
+  Tensor out(DType::F32, {});
+  Status status = cpu->run(loss, {logits.view, labels.view}, {out.view});
+  EXPECT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("label 3 in row 2 is outside [0, 3)"),
+            std::string::npos)
+      << status.message();
+}
+
 /// softmax / log_softmax and their gradients, layer_norm and the pooling
 /// ops run as the reference kernel on row slices: the same bytes (softmax
 /// along the last axis on its own loop: within a few ulp).
