@@ -2,8 +2,9 @@
 //
 // Everything that can fail is done in create(): validation, the backend's
 // check of every kernel, all allocations, the views of every tensor. A
-// step then only runs kernels and copies persistent results into place, so
-// its only failures are the kernels' own.
+// step then only runs kernels and puts persistent results into place (a
+// flip between two slots, or a copy), so its only failures are the
+// kernels' own.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Session.h"
@@ -151,10 +152,11 @@ Status Session::initialize() {
     constants = constants_.get();
   }
 
-  views_.resize(tensors.size());
+  std::vector<TensorView> &views = views_[0];
+  views.resize(tensors.size());
   for (uint32_t t = 0; t < tensors.size(); ++t) {
     const TensorDesc &desc = tensors[t];
-    TensorView &view = views_[t];
+    TensorView &view = views[t];
     view.dtype = desc.dtype;
     view.shape = desc.shape;
     if (desc.kind == TensorKind::Scratch)
@@ -174,44 +176,85 @@ Status Session::initialize() {
     }
   }
 
-  for (const KernelDesc &kernel : plan_.kernels) {
-    std::vector<TensorView> inputs, outputs;
-    for (uint32_t id : kernel.inputs)
-      inputs.push_back(views_[id]);
-    for (uint32_t id : kernel.outputs)
-      outputs.push_back(views_[id]);
-    kernelInputs_.push_back(std::move(inputs));
-    kernelOutputs_.push_back(std::move(outputs));
-  }
-
-  // Persistent updates. A value that is itself the state another result
-  // replaces is staged first, so that the copies' order does not matter.
+  // Persistent updates. Double-buffered where the value is a scratch
+  // tensor computed by the step and read by nothing after it (no other
+  // result names it) and the state is no other result's value: then the
+  // value's kernels write the state's second slot and the step ends with a
+  // flip instead of a copy. The rest is copied; a value that is itself the
+  // state another result replaces is staged first, so that the copies'
+  // order does not matter.
+  std::vector<int> valueUses(tensors.size(), 0);
   std::vector<bool> replaced(tensors.size(), false);
-  for (const ResultDesc &result : plan_.results)
+  for (const ResultDesc &result : plan_.results) {
+    ++valueUses[result.value];
     if (result.role != ResultRole::Loss && result.role != ResultRole::Output)
       replaced[result.state] = true;
-  uint64_t stagingSize = 0;
-  std::vector<bool> staged;
-  for (const ResultDesc &result : plan_.results) {
-    if (result.role == ResultRole::Loss || result.role == ResultRole::Output ||
-        result.value == result.state)
-      continue;
-    size_t bytes = tensors[result.state].byteSize();
-    copies_.push_back(
-        {storageOf(result.value), storageOf(result.state), bytes, nullptr});
-    staged.push_back(replaced[result.value]);
-    if (staged.back())
-      stagingSize += alignUp(bytes);
   }
+  auto isUpdate = [](const ResultDesc &result) {
+    return result.role != ResultRole::Loss &&
+           result.role != ResultRole::Output && result.value != result.state;
+  };
+  std::vector<const ResultDesc *> flipped, copied;
+  for (const ResultDesc &result : plan_.results) {
+    if (!isUpdate(result))
+      continue;
+    bool flip = tensors[result.value].kind == TensorKind::Scratch &&
+                valueUses[result.value] == 1 && valueUses[result.state] == 0;
+    (flip ? flipped : copied).push_back(&result);
+  }
+  uint64_t alternateSize = 0;
+  for (const ResultDesc *result : flipped)
+    alternateSize += alignUp(tensors[result->state].byteSize());
+  StatusOr<Memory> alternate =
+      allocate(alternateSize, "the second slots of double-buffered state");
+  if (!alternate.isOk())
+    return alternate.status();
+  alternate_ = std::move(*alternate);
+  doubleBufferedBytes_ = alternateSize;
+  views_[1] = views;
+  uint64_t offset = 0;
+  for (const ResultDesc *result : flipped) {
+    uint8_t *own = views[result->state].as<uint8_t>();
+    uint8_t *second = alternate_.get() + offset;
+    offset += alignUp(tensors[result->state].byteSize());
+    views_[0][result->value].data = second;
+    views_[1][result->state].data = second;
+    views_[1][result->value].data = own;
+  }
+
+  for (int parity : {0, 1})
+    for (const KernelDesc &kernel : plan_.kernels) {
+      std::vector<TensorView> inputs, outputs;
+      for (uint32_t id : kernel.inputs)
+        inputs.push_back(views_[parity][id]);
+      for (uint32_t id : kernel.outputs)
+        outputs.push_back(views_[parity][id]);
+      kernelInputs_[parity].push_back(std::move(inputs));
+      kernelOutputs_[parity].push_back(std::move(outputs));
+    }
+
+  uint64_t stagingSize = 0;
+  for (const ResultDesc *result : copied)
+    if (replaced[result->value])
+      stagingSize += alignUp(tensors[result->state].byteSize());
   StatusOr<Memory> staging = allocate(stagingSize, "staged state updates");
   if (!staging.isOk())
     return staging.status();
   staging_ = std::move(*staging);
-  for (size_t c = 0, offset = 0; c < copies_.size(); ++c)
-    if (staged[c]) {
-      copies_[c].stage = staging_.get() + offset;
-      offset += alignUp(copies_[c].bytes);
+  for (int parity : {0, 1}) {
+    offset = 0;
+    for (const ResultDesc *result : copied) {
+      size_t bytes = tensors[result->state].byteSize();
+      uint8_t *stage = nullptr;
+      if (replaced[result->value]) {
+        stage = staging_.get() + offset;
+        offset += alignUp(bytes);
+      }
+      copies_[parity].push_back(
+          {views_[parity][result->value].as<uint8_t>(),
+           views_[parity][result->state].as<uint8_t>(), bytes, stage});
     }
+  }
 
   // Names: settable tensors first, then the step's results.
   for (uint32_t t = 0; t < tensors.size(); ++t) {
@@ -338,6 +381,13 @@ Status Session::copyIn(uint32_t tensor, const void *data, size_t bytes) {
   return Status::ok();
 }
 
+Status Session::copyBetween(uint8_t *to, const uint8_t *from, size_t bytes) {
+  if (device_)
+    return device_->copyOnDevice(to, from, bytes);
+  std::memcpy(to, from, bytes);
+  return Status::ok();
+}
+
 Status Session::copyOut(uint32_t tensor, void *data, size_t bytes) const {
   if (device_)
     return device_->copyToHost(data, storageOf(tensor), bytes);
@@ -362,7 +412,8 @@ Status Session::runStep(float *outLoss) {
     if (profiling_)
       began = Clock::now();
     Status status =
-        backend_->run(plan_.kernels[k], kernelInputs_[k], kernelOutputs_[k]);
+        backend_->run(plan_.kernels[k], kernelInputs_[parity_][k],
+                      kernelOutputs_[parity_][k]);
     // A device backend only queues the kernel: profiling waits for it.
     if (status.isOk() && profiling_ && device_)
       status = device_->finishStep();
@@ -388,8 +439,8 @@ Status Session::runStep(float *outLoss) {
   // a plan returns a state tensor as either.
   uint8_t loss[8] = {}, allFinite = 1;
   MP_RETURN_IF_ERROR(
-      copyOut(lossTensor_, loss, dtypeSize(views_[lossTensor_].dtype)));
-  lastLoss_ = loadFloat({views_[lossTensor_].dtype, {}, loss}, 0);
+      copyOut(lossTensor_, loss, dtypeSize(views_[0][lossTensor_].dtype)));
+  lastLoss_ = loadFloat({views_[0][lossTensor_].dtype, {}, loss}, 0);
   if (allFiniteTensor_ >= 0)
     MP_RETURN_IF_ERROR(copyOut(allFiniteTensor_, &allFinite, 1));
   if (allFinite == 0) {
@@ -399,18 +450,13 @@ Status Session::runStep(float *outLoss) {
   Clock::time_point copyBegan;
   if (profiling_)
     copyBegan = Clock::now();
-  auto move = [&](uint8_t *to, const uint8_t *from, size_t bytes) {
-    if (device_)
-      return device_->copyOnDevice(to, from, bytes);
-    std::memcpy(to, from, bytes);
-    return Status::ok();
-  };
-  for (const StateCopy &copy : copies_)
+  for (const StateCopy &copy : copies_[parity_])
     if (copy.stage)
-      MP_RETURN_IF_ERROR(move(copy.stage, copy.value, copy.bytes));
-  for (const StateCopy &copy : copies_)
-    MP_RETURN_IF_ERROR(
-        move(copy.state, copy.stage ? copy.stage : copy.value, copy.bytes));
+      MP_RETURN_IF_ERROR(copyBetween(copy.stage, copy.value, copy.bytes));
+  for (const StateCopy &copy : copies_[parity_])
+    MP_RETURN_IF_ERROR(copyBetween(
+        copy.state, copy.stage ? copy.stage : copy.value, copy.bytes));
+  parity_ ^= 1;
   if (profiling_) {
     copySeconds_ +=
         std::chrono::duration<double>(Clock::now() - copyBegan).count();
@@ -434,7 +480,7 @@ std::vector<Session::ProfileEntry> Session::profile() const {
     entries[it->second].seconds += kernelSeconds_[k];
     entries[it->second].calls += profiledSteps_;
   }
-  if (profiledSteps_ > 0)
+  if (profiledSteps_ > 0 && !copies_[0].empty())
     entries.push_back({"(state copy)", copySeconds_, profiledSteps_});
   return entries;
 }
@@ -447,7 +493,7 @@ ScalerStats Session::scalerStats() const {
   stats.stepsSkipped = stepsSkipped_;
   stats.lastOverflowStep = lastOverflowStep_;
   uint8_t scale[8] = {};
-  DType dtype = lossScaleTensor_ >= 0 ? views_[lossScaleTensor_].dtype
+  DType dtype = lossScaleTensor_ >= 0 ? views_[0][lossScaleTensor_].dtype
                                       : DType::F32;
   if (lossScaleTensor_ >= 0 &&
       copyOut(lossScaleTensor_, scale, dtypeSize(dtype)).isOk())

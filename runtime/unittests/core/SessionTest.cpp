@@ -198,6 +198,24 @@ TEST(SessionFailureTest, FailedStepChangesNoState) {
   // The session goes on.
   ASSERT_TRUE(session.runStep().isOk());
   EXPECT_EQ(session.scalerStats().stepsRun, 2);
+
+  // The updates are double-buffered (no copy after a step): a failure
+  // leaves the state in place whichever slot holds it. Step 2 reads the
+  // slots step 0 read; step 1 read the others.
+  EXPECT_GT(session.doubleBufferedBytes(), 0u);
+  w = readTensor<float>(session, "w");
+  m = readTensor<float>(session, "w.momentum_buffer");
+  count = readTensor<int64_t>(session, "loss_scale.growth_count");
+  fake->failAtRun = static_cast<int64_t>(4 * kernels - 3);
+  Status failed = session.runStep();
+  ASSERT_FALSE(failed.isOk());
+  EXPECT_EQ(failed.message(), "step 2, kernel #" + std::to_string(kernels - 2) +
+                                  " (mp.select): injected failure");
+  EXPECT_EQ(readTensor<float>(session, "w"), w);
+  EXPECT_EQ(readTensor<float>(session, "w.momentum_buffer"), m);
+  EXPECT_EQ(readTensor<int64_t>(session, "loss_scale.growth_count"), count);
+  ASSERT_TRUE(session.runStep().isOk());
+  EXPECT_NE(readTensor<float>(session, "w"), w);
 }
 
 TEST(SessionCreateTest, RejectsInvalidPlans) {

@@ -121,6 +121,9 @@ public:
     int64_t calls = 0;
   };
   void setProfiling(bool on) { profiling_ = on; }
+  /// Bytes of the second slots of double-buffered persistent tensors (see
+  /// below): what the session holds beyond the plan's state and arena.
+  uint64_t doubleBufferedBytes() const { return doubleBufferedBytes_; }
   std::vector<ProfileEntry> profile() const;
 
   /// Sets the step counters (when a checkpoint is loaded).
@@ -130,8 +133,9 @@ public:
 private:
   Session(Plan plan, std::unique_ptr<Backend> backend);
   Status initialize();
+  /// Where `tensor` lives now (a double-buffered state: its current slot).
   uint8_t *storageOf(uint32_t tensor) const {
-    return views_[tensor].as<uint8_t>();
+    return views_[parity_][tensor].as<uint8_t>();
   }
 
   /// Memory aligned for any kernel's vector loads, freed with the session;
@@ -148,6 +152,8 @@ private:
   /// Bytes into / out of a tensor's storage, wherever it lives.
   Status copyIn(uint32_t tensor, const void *data, size_t bytes);
   Status copyOut(uint32_t tensor, void *data, size_t bytes) const;
+  /// Copies session memory to session memory (host or device).
+  Status copyBetween(uint8_t *to, const uint8_t *from, size_t bytes);
 
   /// value -> state after a step; through `stage` when another result
   /// overwrites the value first.
@@ -162,10 +168,19 @@ private:
   std::unique_ptr<Backend> backend_;
   DeviceMemory *device_ = nullptr; ///< backend_'s, or null: host memory
   uint64_t planHash_ = 0;
-  Memory state_, arena_, staging_, constants_;
-  std::vector<TensorView> views_; ///< per tensor id
-  std::vector<std::vector<TensorView>> kernelInputs_, kernelOutputs_;
-  std::vector<StateCopy> copies_;
+  Memory state_, arena_, staging_, constants_, alternate_;
+  /// Double-buffered state: a persistent tensor S replaced by a value V
+  /// that nothing else reads after the step has two slots, its own and one
+  /// in alternate_. A step reads S from one slot and its kernels write V
+  /// into the other; a completed step flips `parity_`, so V becomes S
+  /// without a copy, and a failed one leaves S untouched. Every view below
+  /// exists once per parity; they differ only for such S and V.
+  int parity_ = 0;
+  std::vector<TensorView> views_[2]; ///< per tensor id
+  std::vector<std::vector<TensorView>> kernelInputs_[2], kernelOutputs_[2];
+  /// Persistent updates that are not double-buffered: copied after a step.
+  std::vector<StateCopy> copies_[2];
+  uint64_t doubleBufferedBytes_ = 0;
   std::vector<TensorInfo> infos_;
   std::unordered_map<std::string, size_t> byName_;
   std::vector<uint32_t> unbound_; ///< inputs and labels never set
