@@ -11,6 +11,7 @@
 
 #include "mp/runtime/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <chrono>
 #include <cstring>
@@ -222,6 +223,8 @@ Status Session::initialize() {
     views_[1][result->value].data = own;
   }
 
+  MP_RETURN_IF_ERROR(hoistWeightCasts(flipped));
+
   for (int parity : {0, 1})
     for (const KernelDesc &kernel : plan_.kernels) {
       std::vector<TensorView> inputs, outputs;
@@ -232,6 +235,9 @@ Status Session::initialize() {
       kernelInputs_[parity].push_back(std::move(inputs));
       kernelOutputs_[parity].push_back(std::move(outputs));
     }
+
+  for (const HoistedCast &cast : hoisted_)
+    MP_RETURN_IF_ERROR(refreshCasts(cast.state));
 
   uint64_t stagingSize = 0;
   for (const ResultDesc *result : copied)
@@ -302,6 +308,75 @@ Status Session::initialize() {
                            "' must be one float element, not " +
                            dtypeName(tensors[lossScaleTensor_].dtype) +
                            formatShape(tensors[lossScaleTensor_].shape));
+  return Status::ok();
+}
+
+Status Session::hoistWeightCasts(
+    const std::vector<const ResultDesc *> &flipped) {
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+  const std::vector<KernelDesc> &kernels = plan_.kernels;
+  std::vector<int64_t> writer(tensors.size(), -1), newValue(tensors.size(), -1);
+  std::vector<int> resultUses(tensors.size(), 0);
+  for (size_t k = 0; k < kernels.size(); ++k)
+    for (uint32_t t : kernels[k].outputs)
+      writer[t] = static_cast<int64_t>(k);
+  for (const ResultDesc *result : flipped)
+    newValue[result->state] = result->value;
+  for (const ResultDesc &result : plan_.results)
+    ++resultUses[result.value];
+  castsAfter_.assign(kernels.size(), {});
+  isHoisted_.assign(kernels.size(), false);
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const KernelDesc &kernel = kernels[k];
+    if (kernel.op != "mp.cast" || kernel.inputs.size() != 1 ||
+        kernel.outputs.size() != 1)
+      continue;
+    uint32_t state = kernel.inputs[0], copy = kernel.outputs[0];
+    if (newValue[state] < 0 || tensors[copy].kind != TensorKind::Scratch ||
+        resultUses[copy] != 0)
+      continue;
+    uint32_t value = static_cast<uint32_t>(newValue[state]);
+    int64_t producer = writer[value];
+    if (producer < 0)
+      continue;
+    const std::vector<uint32_t> &outs = kernels[producer].outputs;
+    size_t output = std::find(outs.begin(), outs.end(), value) - outs.begin();
+    castsAfter_[producer].push_back(hoisted_.size());
+    isHoisted_[k] = true;
+    hoisted_.push_back({static_cast<uint32_t>(k), state, copy,
+                        static_cast<uint32_t>(producer), output});
+  }
+  uint64_t size = 0;
+  for (const HoistedCast &cast : hoisted_)
+    size += 2 * alignUp(tensors[cast.copy].byteSize());
+  StatusOr<Memory> slots = allocate(size, "the hoisted weight casts");
+  if (!slots.isOk())
+    return slots.status();
+  castSlots_ = std::move(*slots);
+  doubleBufferedBytes_ += size;
+  uint64_t offset = 0;
+  for (const HoistedCast &cast : hoisted_)
+    for (int parity : {0, 1}) {
+      views_[parity][cast.copy].data = castSlots_.get() + offset;
+      offset += alignUp(tensors[cast.copy].byteSize());
+    }
+  return Status::ok();
+}
+
+Status Session::refreshCasts(uint32_t state) {
+  for (const HoistedCast &cast : hoisted_) {
+    if (cast.state != state)
+      continue;
+    Status status =
+        backend_->run(plan_.kernels[cast.kernel], {views_[parity_][state]},
+                      {views_[parity_][cast.copy]});
+    if (status.isOk() && device_)
+      status = device_->finishStep();
+    if (!status.isOk())
+      return Status(status.code(), "casting '" + plan_.tensors[state].name +
+                                       "' for the next step: " +
+                                       status.message());
+  }
   return Status::ok();
 }
 
@@ -376,9 +451,10 @@ const void *Session::tensorData(const TensorInfo &info) const {
 
 Status Session::copyIn(uint32_t tensor, const void *data, size_t bytes) {
   if (device_)
-    return device_->copyToDevice(storageOf(tensor), data, bytes);
-  std::memcpy(storageOf(tensor), data, bytes);
-  return Status::ok();
+    MP_RETURN_IF_ERROR(device_->copyToDevice(storageOf(tensor), data, bytes));
+  else
+    std::memcpy(storageOf(tensor), data, bytes);
+  return refreshCasts(tensor);
 }
 
 Status Session::copyBetween(uint8_t *to, const uint8_t *from, size_t bytes) {
@@ -395,6 +471,27 @@ Status Session::copyOut(uint32_t tensor, void *data, size_t bytes) const {
   return Status::ok();
 }
 
+Status Session::runKernel(size_t k) {
+  const KernelDesc &kernel = plan_.kernels[k];
+  const std::vector<TensorView> &in = kernelInputs_[parity_][k],
+                                &out = kernelOutputs_[parity_][k];
+  const std::vector<size_t> &casts = castsAfter_[k];
+  if (casts.empty())
+    return backend_->run(kernel, in, out);
+  // The hoisted casts write the slots the next step reads.
+  const HoistedCast &first = hoisted_[casts[0]];
+  MP_RETURN_IF_ERROR(backend_->runThenCast(
+      kernel, in, out, first.output, plan_.kernels[first.kernel],
+      views_[parity_ ^ 1][first.copy]));
+  for (size_t c = 1; c < casts.size(); ++c) {
+    const HoistedCast &cast = hoisted_[casts[c]];
+    MP_RETURN_IF_ERROR(backend_->run(plan_.kernels[cast.kernel],
+                                     {out[cast.output]},
+                                     {views_[parity_ ^ 1][cast.copy]}));
+  }
+  return Status::ok();
+}
+
 Status Session::runStep(float *outLoss) {
   if (!unbound_.empty()) {
     std::string names;
@@ -408,12 +505,12 @@ Status Session::runStep(float *outLoss) {
   if (profiling_)
     kernelSeconds_.resize(plan_.kernels.size(), 0.0);
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    if (isHoisted_[k])
+      continue;
     Clock::time_point began;
     if (profiling_)
       began = Clock::now();
-    Status status =
-        backend_->run(plan_.kernels[k], kernelInputs_[parity_][k],
-                      kernelOutputs_[parity_][k]);
+    Status status = runKernel(k);
     // A device backend only queues the kernel: profiling waits for it.
     if (status.isOk() && profiling_ && device_)
       status = device_->finishStep();
@@ -473,7 +570,12 @@ std::vector<Session::ProfileEntry> Session::profile() const {
   std::vector<ProfileEntry> entries;
   std::unordered_map<std::string, size_t> byOp;
   for (size_t k = 0; k < kernelSeconds_.size(); ++k) {
-    const std::string &op = plan_.kernels[k].op;
+    if (isHoisted_[k])
+      continue;
+    // A kernel that also makes the next step's 16-bit weight copies.
+    std::string op = plan_.kernels[k].op;
+    if (!castsAfter_[k].empty())
+      op += "+mp.cast";
     auto [it, inserted] = byOp.try_emplace(op, entries.size());
     if (inserted)
       entries.push_back({op, 0, 0});

@@ -128,6 +128,21 @@ public:
     return reference_->run(kernel, inputs, outputs);
   }
 
+  /// The optimizers write the new weight's 16-bit copy in the same pass.
+  Status runThenCast(const KernelDesc &kernel,
+                     const std::vector<TensorView> &inputs,
+                     const std::vector<TensorView> &outputs, size_t output,
+                     const KernelDesc &cast,
+                     const TensorView &castOut) override {
+    bool handled = false;
+    MP_RETURN_IF_ERROR(cpu::runOptimizerThenCast(kernel, inputs, outputs,
+                                                 output, castOut, handled));
+    if (handled)
+      return Status::ok();
+    return Backend::runThenCast(kernel, inputs, outputs, output, cast,
+                                castOut);
+  }
+
 private:
   std::unique_ptr<Backend> reference_;
   cpu::MatmulCache matmuls_;

@@ -29,14 +29,20 @@ char *elementAt(const TensorView &view, int64_t index) {
          index * static_cast<int64_t>(dtypeSize(view.dtype));
 }
 
+/// Nothing to do after a chunk.
+struct NoPost {
+  void operator()(int64_t, const float *const *, int64_t) const {}
+};
+
 /// out[o][j] = body(in[.][j]) over n elements: each operand a float tensor
 /// of n elements (checked by the caller). f32 operands are read and written
 /// in place; 16-bit ones through chunk buffers. An output may be one of the
-/// inputs (each element is read before it is written).
-template <size_t NIn, size_t NOut, typename Body>
+/// inputs (each element is read before it is written). post(first, out,
+/// len) sees each chunk's results as floats while they are in L1.
+template <size_t NIn, size_t NOut, typename Body, typename Post = NoPost>
 void mapElements(const std::array<const TensorView *, NIn> &in,
                  const std::array<const TensorView *, NOut> &out, int64_t n,
-                 const Body &body) {
+                 const Body &body, const Post &post = Post()) {
   parallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
     float inBuf[NIn][kChunk], outBuf[NOut][kChunk];
     const float *ip[NIn];
@@ -55,6 +61,7 @@ void mapElements(const std::array<const TensorView *, NIn> &in,
         op[o] = out[o]->dtype == DType::F32 ? out[o]->template as<float>() + c
                                             : outBuf[o];
       body(ip, op, len);
+      post(c, op, len);
       for (size_t o = 0; o < NOut; ++o)
         if (out[o]->dtype != DType::F32)
           fromFloats(outBuf[o], out[o]->dtype, elementAt(*out[o], c), len);
@@ -559,10 +566,24 @@ bool unscaleAndCheck(const std::vector<TensorView> &in,
   return true;
 }
 
+/// The optimizers; with `castOut`, also castOut = output #`castOutput`
+/// (f32) narrowed to castOut's dtype, chunk by chunk: mp.cast's result
+/// fused into the update.
 Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
-                 const std::vector<TensorView> &out, bool &handled) {
+                 const std::vector<TensorView> &out, bool &handled,
+                 const TensorView *castOut = nullptr, size_t castOutput = 0) {
   const std::string &op = kernel.op;
   int64_t n = in.empty() ? 0 : in[0].numElements();
+  if (castOut &&
+      (castOutput >= out.size() || out[castOutput].dtype != DType::F32 ||
+       castOut->numElements() != n || !isFloat(castOut->dtype) ||
+       castOut->dtype == DType::F32 || (n && !castOut->data)))
+    return Status::ok();
+  auto post = [&](int64_t first, const float *const *y, int64_t len) {
+    if (castOut)
+      fromFloats(y[castOutput], castOut->dtype, elementAt(*castOut, first),
+                 len);
+  };
   if (op == "train.sgd" || op == "train.sgd_momentum") {
     bool momentum = op == "train.sgd_momentum";
     if (!sameFloat(in, out, momentum ? 3 : 2, momentum ? 2 : 1))
@@ -576,14 +597,16 @@ Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
                           for (int64_t j = 0; j < len; ++j)
                             rule.withMomentum(x[0][j], x[1][j], x[2][j],
                                               y[0][j], y[1][j]);
-                        });
+                        },
+                        post);
     else
       mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, n,
                         [&](const float *const *x, float *const *y,
                             int64_t len) {
                           for (int64_t j = 0; j < len; ++j)
                             y[0][j] = rule.plain(x[0][j], x[1][j]);
-                        });
+                        },
+                        post);
     handled = true;
     return Status::ok();
   }
@@ -608,7 +631,8 @@ Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
                       for (int64_t j = 0; j < len; ++j)
                         rule.apply(x[0][j], x[1][j], x[2][j], x[3][j], y[0][j],
                                    y[1][j], y[2][j]);
-                    });
+                    },
+                    post);
   handled = true;
   return Status::ok();
 }
@@ -639,4 +663,17 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
            op == "train.adam" || op == "train.adamw")
     return optimizer(kernel, inputs, outputs, handled);
   return Status::ok();
+}
+
+Status cpu::runOptimizerThenCast(const KernelDesc &kernel,
+                                 const std::vector<TensorView> &inputs,
+                                 const std::vector<TensorView> &outputs,
+                                 size_t output, const TensorView &castOut,
+                                 bool &handled) {
+  handled = false;
+  const std::string &op = kernel.op;
+  if (op != "train.sgd" && op != "train.sgd_momentum" && op != "train.adam" &&
+      op != "train.adamw")
+    return Status::ok();
+  return optimizer(kernel, inputs, outputs, handled, &castOut, output);
 }

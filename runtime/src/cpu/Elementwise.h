@@ -29,6 +29,16 @@ Status runOwnKernel(const KernelDesc &kernel,
                     const std::vector<TensorView> &inputs,
                     const std::vector<TensorView> &outputs, bool &handled);
 
+/// An optimizer update (sgd, sgd_momentum, adam, adamw) whose f32 output
+/// #`output` is also narrowed into `castOut` (bf16 / f16) as each chunk is
+/// written: the update and mp.cast of the new weight in one pass, bitwise
+/// the two kernels. Leaves anything else untouched (`handled` = false).
+Status runOptimizerThenCast(const KernelDesc &kernel,
+                            const std::vector<TensorView> &inputs,
+                            const std::vector<TensorView> &outputs,
+                            size_t output, const TensorView &castOut,
+                            bool &handled);
+
 } // namespace mp::rt::cpu
 
 #endif // MP_RUNTIME_CPU_ELEMENTWISE_H

@@ -314,6 +314,82 @@ TEST(SessionStateTest, SwappedStateIsStaged) {
   EXPECT_EQ(stats.scale, 1.0f);
 }
 
+/// w's bf16 copy, made by an mp.cast at the start of the step, is hoisted
+/// after the optimizer: each step must still read bf16(w) of the w it
+/// starts with, also after setTensor and after a step that failed once the
+/// update (and the next copy) had been written.
+TEST(SessionStateTest, HoistedWeightCastReadsTheCurrentWeights) {
+  TestPlanBuilder b;
+  const DType f32 = DType::F32;
+  uint32_t x = b.tensor(TensorKind::Input, f32, {4}, "x");
+  uint32_t logits = b.tensor(TensorKind::Input, f32, {1, 3}, "logits");
+  uint32_t labels = b.tensor(TensorKind::Label, DType::I64, {1}, "labels");
+  uint32_t w = b.tensor(TensorKind::Param, f32, {4}, "w");
+  uint32_t wb = b.scratch(DType::BF16, {4}), wf = b.scratch(f32, {4});
+  uint32_t p = b.scratch(f32, {4}), loss = b.scratch(f32, {});
+  uint32_t nw = b.scratch(f32, {4}), ce = b.scratch(f32, {});
+  b.kernel("mp.cast", {w}, {wb});
+  b.kernel("mp.cast", {wb}, {wf});
+  b.kernel("train.mul", {wf, x}, {p});
+  b.kernel("train.reduce_sum", {p}, {loss}, {{"dims", ints({0})}});
+  b.kernel("train.sgd", {w, x}, {nw}, {{"lr", floats({0.25})}});
+  // After the update: fails for a label out of range.
+  b.kernel("train.sparse_cross_entropy", {logits, labels}, {ce});
+  b.result(ResultRole::Loss, loss, "loss");
+  b.result(ResultRole::Output, ce, "ce");
+  b.result(ResultRole::Param, nw, "w", w);
+  auto session = createTestSession(b.finish(), "reference");
+  ASSERT_TRUE(session);
+  session->setProfiling(true);
+
+  // sum(bf16(w) * x) with x = 1: values with bits below bf16's mantissa.
+  auto bf16Sum = [](const std::vector<float> &values) {
+    float sum = 0;
+    for (float v : values) {
+      uint16_t bits;
+      storeFloat({DType::BF16, {}, &bits}, 0, v);
+      sum += loadFloat({DType::BF16, {}, &bits}, 0);
+    }
+    return sum;
+  };
+  std::vector<float> ws = {1.00390625f + 0.001f, 2.0078125f + 0.002f,
+                           -3.015625f - 0.003f, 0.5f + 1e-4f};
+  std::vector<float> ones(4, 1.0f), z(3, 0.0f);
+  int64_t label = 1;
+  ASSERT_TRUE(session->setTensor("w", f32, {4}, ws.data(), 16).isOk());
+  ASSERT_TRUE(session->setTensor("x", f32, {4}, ones.data(), 16).isOk());
+  ASSERT_TRUE(session->setTensor("logits", f32, {1, 3}, z.data(), 12).isOk());
+  ASSERT_TRUE(session->setTensor("labels", DType::I64, {1}, &label, 8).isOk());
+  for (int step = 0; step < 3; ++step) {
+    float got;
+    ASSERT_TRUE(session->runStep(&got).isOk());
+    EXPECT_EQ(got, bf16Sum(ws)) << "step " << step;
+    for (float &v : ws)
+      v -= 0.25f;
+    EXPECT_EQ(readTensor<float>(*session, "w"), ws);
+  }
+  // A failed step (after the update wrote the next copy) changes nothing.
+  label = 3;
+  ASSERT_TRUE(session->setTensor("labels", DType::I64, {1}, &label, 8).isOk());
+  ASSERT_FALSE(session->runStep().isOk());
+  EXPECT_EQ(readTensor<float>(*session, "w"), ws);
+  label = 0;
+  ASSERT_TRUE(session->setTensor("labels", DType::I64, {1}, &label, 8).isOk());
+  float got;
+  ASSERT_TRUE(session->runStep(&got).isOk());
+  EXPECT_EQ(got, bf16Sum(ws));
+  // Weights set from outside are what the next step casts.
+  ws = {0.1f, 0.2f, 0.3f, 0.4f};
+  ASSERT_TRUE(session->setTensor("w", f32, {4}, ws.data(), 16).isOk());
+  ASSERT_TRUE(session->runStep(&got).isOk());
+  EXPECT_EQ(got, bf16Sum(ws));
+  EXPECT_GT(session->doubleBufferedBytes(), 0u);
+  bool fused = false;
+  for (const Session::ProfileEntry &entry : session->profile())
+    fused |= entry.name == "train.sgd+mp.cast";
+  EXPECT_TRUE(fused);
+}
+
 TEST(SessionStateTest, RestoreCountersChecksConsistency) {
   auto session = createTestSession(makeLeastSquaresPlan(), "fake");
   ASSERT_TRUE(session);

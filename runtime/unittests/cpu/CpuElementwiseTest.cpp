@@ -288,6 +288,79 @@ TEST_F(CpuElementwiseTest, OptimizersAreBitwiseTheReference) {
     }
 }
 
+/// runThenCast: an f32 optimizer update and mp.cast of one of its outputs
+/// to bf16 / f16 in one pass (the session's hoisted weight cast) give the
+/// bytes of the reference's two kernels, for every thread count; an output
+/// that is not f32 takes the unfused path, with the same result.
+TEST_F(CpuElementwiseTest, OptimizerThenCastIsBitwiseTheTwoKernels) {
+  auto check = [&](const KernelDesc &kernel, std::vector<Tensor> &inputs,
+                   DType dtype, size_t numOut, size_t output, DType castType,
+                   const std::string &what) {
+    int64_t n = inputs[0].view.numElements();
+    std::vector<TensorView> in;
+    for (Tensor &t : inputs)
+      in.push_back(t.view);
+    std::vector<Tensor> want(numOut, Tensor(dtype, {n}));
+    std::vector<TensorView> wantViews;
+    for (Tensor &t : want)
+      wantViews.push_back(t.view);
+    Tensor wantCast(castType, {n});
+    KernelDesc cast;
+    cast.op = "mp.cast";
+    ASSERT_TRUE(reference->run(kernel, in, wantViews).isOk()) << what;
+    ASSERT_TRUE(
+        reference->run(cast, {wantViews[output]}, {wantCast.view}).isOk());
+    for (int threads : {1, 2, 3}) {
+      setCpuThreads(threads);
+      std::vector<Tensor> got(numOut, Tensor(dtype, {n}));
+      std::vector<TensorView> out;
+      for (Tensor &t : got)
+        out.push_back(t.view);
+      Tensor gotCast(castType, {n});
+      Status status =
+          cpu->runThenCast(kernel, in, out, output, cast, gotCast.view);
+      ASSERT_TRUE(status.isOk()) << what << ": " << status.message();
+      for (size_t o = 0; o < numOut; ++o)
+        EXPECT_EQ(got[o].bytes, want[o].bytes)
+            << what << ", output " << o << ", " << threads << " threads";
+      EXPECT_EQ(gotCast.bytes, wantCast.bytes)
+          << what << ", cast, " << threads << " threads";
+    }
+  };
+  for (DType dtype : {DType::F32, DType::BF16})
+    for (DType castType : {DType::BF16, DType::F16})
+      for (int64_t n : {int64_t(1), int64_t(2049), int64_t(300001)}) {
+        std::string what = std::string(dtypeName(dtype)) + " x " +
+                           std::to_string(n) + " -> " + dtypeName(castType);
+        KernelDesc sgd;
+        sgd.op = "train.sgd";
+        sgd.attrs["lr"] = floats(0.1);
+        std::vector<Tensor> in = {randomTensor(dtype, {n}, 30),
+                                  randomTensor(dtype, {n}, 31)};
+        check(sgd, in, dtype, 1, 0, castType, "sgd " + what);
+        KernelDesc momentum;
+        momentum.op = "train.sgd_momentum";
+        momentum.attrs["lr"] = floats(0.05);
+        momentum.attrs["momentum"] = floats(0.9);
+        in = {randomTensor(dtype, {n}, 32), randomTensor(dtype, {n}, 33),
+              randomTensor(dtype, {n}, 34)};
+        for (size_t output : {0, 1})
+          check(momentum, in, dtype, 2, output, castType,
+                "sgd_momentum output " + std::to_string(output) + " " + what);
+        for (const char *op : {"train.adam", "train.adamw"}) {
+          KernelDesc adam;
+          adam.op = op;
+          adam.attrs["lr"] = floats(1e-3);
+          Tensor step(DType::I64, {});
+          storeInt(step.view, 0, 3);
+          in = {randomTensor(dtype, {n}, 35), randomTensor(dtype, {n}, 36),
+                randomTensor(dtype, {n}, 37),
+                randomTensor(dtype, {n}, 38, 0, 1, /*specials=*/false), step};
+          check(adam, in, dtype, 3, 0, castType, std::string(op) + " " + what);
+        }
+      }
+}
+
 Attr text(const char *value) {
   Attr a;
   a.kind = Attr::Kind::String;

@@ -37,6 +37,22 @@ public:
                      const std::vector<TensorView> &inputs,
                      const std::vector<TensorView> &outputs) = 0;
 
+  /// Runs `kernel`, then `cast` (an mp.cast) from its output #`output` into
+  /// `castOut`: the session's hoisted cast of an updated weight (the
+  /// 16-bit copy the next step reads, made as the optimizer writes the
+  /// weight). A backend may fuse the two; the result must be what the two
+  /// kernels give one after the other, which is what this default does.
+  virtual Status runThenCast(const KernelDesc &kernel,
+                             const std::vector<TensorView> &inputs,
+                             const std::vector<TensorView> &outputs,
+                             size_t output, const KernelDesc &cast,
+                             const TensorView &castOut) {
+    Status status = run(kernel, inputs, outputs);
+    if (!status.isOk())
+      return status;
+    return run(cast, {outputs[output]}, {castOut});
+  }
+
   /// Non-null when the kernels run on device memory: the session then
   /// allocates and copies every tensor through it (DeviceMemory.h), and the
   /// views run() gets point into device memory.

@@ -181,6 +181,26 @@ private:
   /// Persistent updates that are not double-buffered: copied after a step.
   std::vector<StateCopy> copies_[2];
   uint64_t doubleBufferedBytes_ = 0;
+  /// A cast of a double-buffered weight (an mp.cast reading state S and
+  /// writing scratch C, the 16-bit copy the forward pass uses) is hoisted:
+  /// C gets two slots like S, and the cast runs right after the kernel
+  /// that writes S's new value (Backend::runThenCast, fused by the cpu
+  /// backend into the optimizer's pass), into the slot the next step
+  /// reads. Setting S from outside (init, setTensor, a checkpoint) makes
+  /// the copy again (refreshCasts).
+  struct HoistedCast {
+    uint32_t kernel;      ///< the mp.cast, no longer run in its place
+    uint32_t state, copy; ///< S and C
+    uint32_t producer;    ///< the kernel writing S's new value
+    size_t output;        ///< which of its outputs that is
+  };
+  std::vector<HoistedCast> hoisted_;
+  std::vector<std::vector<size_t>> castsAfter_; ///< per kernel: hoisted_ ids
+  std::vector<bool> isHoisted_;                 ///< per kernel
+  Memory castSlots_;
+  Status refreshCasts(uint32_t state);
+  Status hoistWeightCasts(const std::vector<const ResultDesc *> &flipped);
+  Status runKernel(size_t k);
   std::vector<TensorInfo> infos_;
   std::unordered_map<std::string, size_t> byName_;
   std::vector<uint32_t> unbound_; ///< inputs and labels never set
