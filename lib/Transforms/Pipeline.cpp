@@ -57,12 +57,17 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
   report.summary = options.summary;
   report.jsonFile = options.report;
   pm.addPass(createPrecisionReport(report));
+
+  // After the report: it describes the precision decisions, made on the
+  // train ops; fusion is the first lowering step and changes no dtype.
+  if (options.fuseEpilogues)
+    pm.addPass(createFuseEpilogues());
 }
 
 void mp::registerMixedPrecisionPipeline() {
   PassPipelineRegistration<MixedPrecisionOptions>(
       "mp-mixed-precision",
       "The whole mixed-precision pipeline: assign precision, insert casts, "
-      "loss scaling, fold casts, canonicalize, report",
+      "loss scaling, fold casts, canonicalize, report, fuse epilogues",
       buildMixedPrecisionPipeline);
 }

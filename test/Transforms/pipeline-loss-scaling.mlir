@@ -17,8 +17,8 @@
 // RUN: grep 'func.func' %t.mlp.f16.mlir | sed -e 's/, %%arg[0-9]*: tensor<f32> {mp.initial_value[^}]*}, %%arg[0-9]*: tensor<i64> {mp.initial_value[^}]*}//' -e 's/, tensor<f32> {train.name = "loss_scale"[^}]*}, tensor<i64> {train.name = "loss_scale.growth_count"[^}]*}//' -e 's/ attributes.*//' | diff %t.mlp.sig -
 // RUN: FileCheck %s --check-prefix=DYN --implicit-check-not='mp.scale ' --implicit-check-not=mp.unscale_and_check --implicit-check-not='mp.select ' --implicit-check-not=mp.update_scale < %t.mlp.f16.mlir
 // RUN: not grep -E 'train\.(sgd|sgd_momentum|adam|adamw) %%arg[0-9]+, %%[^u]' %t.mlp.f16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16> -> ' %t.mlp.f16.mlir | FileCheck %s --check-prefix=MLP-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.mlp.f16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.mlp.f16.mlir | FileCheck %s --check-prefix=MLP-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.mlp.f16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.mlp.f16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.mlp.f16.mlir
 // RUN: mp-opt %t.mlp.f16.mlir --mp-mixed-precision="policy=mixed_float16" | diff %t.mlp.f16.mlir -
@@ -30,8 +30,8 @@
 // RUN: grep 'func.func' %t.cnn.f16.mlir | sed -e 's/, %%arg[0-9]*: tensor<f32> {mp.initial_value[^}]*}, %%arg[0-9]*: tensor<i64> {mp.initial_value[^}]*}//' -e 's/, tensor<f32> {train.name = "loss_scale"[^}]*}, tensor<i64> {train.name = "loss_scale.growth_count"[^}]*}//' -e 's/ attributes.*//' | diff %t.cnn.sig -
 // RUN: FileCheck %s --check-prefix=DYN --implicit-check-not='mp.scale ' --implicit-check-not=mp.unscale_and_check --implicit-check-not='mp.select ' --implicit-check-not=mp.update_scale < %t.cnn.f16.mlir
 // RUN: not grep -E 'train\.(sgd|sgd_momentum|adam|adamw) %%arg[0-9]+, %%[^u]' %t.cnn.f16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16> -> ' %t.cnn.f16.mlir | FileCheck %s --check-prefix=CNN-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.cnn.f16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.cnn.f16.mlir | FileCheck %s --check-prefix=CNN-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.cnn.f16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.cnn.f16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.cnn.f16.mlir
 // RUN: mp-opt %t.cnn.f16.mlir --mp-mixed-precision="policy=mixed_float16" | diff %t.cnn.f16.mlir -
@@ -43,8 +43,8 @@
 // RUN: grep 'func.func' %t.transformer.f16.mlir | sed -e 's/, %%arg[0-9]*: tensor<f32> {mp.initial_value[^}]*}, %%arg[0-9]*: tensor<i64> {mp.initial_value[^}]*}//' -e 's/, tensor<f32> {train.name = "loss_scale"[^}]*}, tensor<i64> {train.name = "loss_scale.growth_count"[^}]*}//' -e 's/ attributes.*//' | diff %t.transformer.sig -
 // RUN: FileCheck %s --check-prefix=DYN --implicit-check-not='mp.scale ' --implicit-check-not=mp.unscale_and_check --implicit-check-not='mp.select ' --implicit-check-not=mp.update_scale < %t.transformer.f16.mlir
 // RUN: not grep -E 'train\.(sgd|sgd_momentum|adam|adamw) %%arg[0-9]+, %%[^u]' %t.transformer.f16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16> -> ' %t.transformer.f16.mlir | FileCheck %s --check-prefix=TF-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.transformer.f16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.transformer.f16.mlir | FileCheck %s --check-prefix=TF-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.transformer.f16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.transformer.f16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.transformer.f16.mlir
 // RUN: mp-opt %t.transformer.f16.mlir --mp-mixed-precision="policy=mixed_float16" | diff %t.transformer.f16.mlir -

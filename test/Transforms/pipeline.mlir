@@ -7,7 +7,9 @@
 //   - the function signature is unchanged (params and results keep f32);
 //   - no loss-scaling ops or scaler state;
 //   - under the mixed policies every train.matmul / conv2d /
-//     conv2d_backward_* reads two 16-bit operands (none reads an f32 one),
+//     conv2d_backward_* and mp.matmul_epilogue (mp-fuse-epilogues, on by
+//     default) reads two 16-bit operands (none reads an f32 one; an
+//     epilogue's bias may be f32),
 //     softmax, log_softmax, the loss gradient, grad_seed and the optimizer
 //     ops see no 16-bit value, and the loss, reduce_sum / reduce_mean and
 //     global_avg_pool2d produce f32 (they may read a 16-bit operand
@@ -27,8 +29,8 @@
 // RUN: grep 'func.func' %t.mlp.bf16.mlir | sed -e 's/ attributes.*//' | diff %t.mlp.sig -
 // RUN: FileCheck %s --check-prefix=BF16 < %t.mlp.bf16.mlir
 // RUN: not grep -E 'mp\.(scale|unscale_and_check|select|update_scale)|scaler_state' %t.mlp.bf16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xbf16>, tensor<[0-9x]+xbf16> -> ' %t.mlp.bf16.mlir | FileCheck %s --check-prefix=MLP-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.mlp.bf16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xbf16>, tensor<[0-9x]+xbf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.mlp.bf16.mlir | FileCheck %s --check-prefix=MLP-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.mlp.bf16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.mlp.bf16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.mlp.bf16.mlir
 // RUN: mp-opt %t.mlp.bf16.mlir --mp-mixed-precision="policy=mixed_bfloat16" | diff %t.mlp.bf16.mlir -
@@ -36,8 +38,8 @@
 // RUN: grep 'func.func' %t.mlp.f16.mlir | sed -e 's/ attributes.*//' | diff %t.mlp.sig -
 // RUN: FileCheck %s --check-prefix=F16 < %t.mlp.f16.mlir
 // RUN: not grep -E 'mp\.(scale|unscale_and_check|select|update_scale)|scaler_state' %t.mlp.f16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16> -> ' %t.mlp.f16.mlir | FileCheck %s --check-prefix=MLP-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.mlp.f16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.mlp.f16.mlir | FileCheck %s --check-prefix=MLP-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.mlp.f16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.mlp.f16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.mlp.f16.mlir
 // RUN: mp-opt %t.mlp.f16.mlir --mp-mixed-precision="policy=mixed_float16 loss-scale=none" | diff %t.mlp.f16.mlir -
@@ -54,8 +56,8 @@
 // RUN: grep 'func.func' %t.cnn.bf16.mlir | sed -e 's/ attributes.*//' | diff %t.cnn.sig -
 // RUN: FileCheck %s --check-prefixes=BF16,CNN < %t.cnn.bf16.mlir
 // RUN: not grep -E 'mp\.(scale|unscale_and_check|select|update_scale)|scaler_state' %t.cnn.bf16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xbf16>, tensor<[0-9x]+xbf16> -> ' %t.cnn.bf16.mlir | FileCheck %s --check-prefix=CNN-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.cnn.bf16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xbf16>, tensor<[0-9x]+xbf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.cnn.bf16.mlir | FileCheck %s --check-prefix=CNN-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.cnn.bf16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.cnn.bf16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.cnn.bf16.mlir
 // RUN: mp-opt %t.cnn.bf16.mlir --mp-mixed-precision="policy=mixed_bfloat16" | diff %t.cnn.bf16.mlir -
@@ -63,8 +65,8 @@
 // RUN: grep 'func.func' %t.cnn.f16.mlir | sed -e 's/ attributes.*//' | diff %t.cnn.sig -
 // RUN: FileCheck %s --check-prefixes=F16,CNN < %t.cnn.f16.mlir
 // RUN: not grep -E 'mp\.(scale|unscale_and_check|select|update_scale)|scaler_state' %t.cnn.f16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16> -> ' %t.cnn.f16.mlir | FileCheck %s --check-prefix=CNN-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.cnn.f16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.cnn.f16.mlir | FileCheck %s --check-prefix=CNN-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.cnn.f16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.cnn.f16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.cnn.f16.mlir
 // RUN: mp-opt %t.cnn.f16.mlir --mp-mixed-precision="policy=mixed_float16 loss-scale=none" | diff %t.cnn.f16.mlir -
@@ -81,8 +83,8 @@
 // RUN: grep 'func.func' %t.transformer.bf16.mlir | sed -e 's/ attributes.*//' | diff %t.transformer.sig -
 // RUN: FileCheck %s --check-prefixes=BF16,TF < %t.transformer.bf16.mlir
 // RUN: not grep -E 'mp\.(scale|unscale_and_check|select|update_scale)|scaler_state' %t.transformer.bf16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xbf16>, tensor<[0-9x]+xbf16> -> ' %t.transformer.bf16.mlir | FileCheck %s --check-prefix=TF-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.transformer.bf16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xbf16>, tensor<[0-9x]+xbf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.transformer.bf16.mlir | FileCheck %s --check-prefix=TF-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.transformer.bf16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.transformer.bf16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.transformer.bf16.mlir
 // RUN: mp-opt %t.transformer.bf16.mlir --mp-mixed-precision="policy=mixed_bfloat16" | diff %t.transformer.bf16.mlir -
@@ -90,8 +92,8 @@
 // RUN: grep 'func.func' %t.transformer.f16.mlir | sed -e 's/ attributes.*//' | diff %t.transformer.sig -
 // RUN: FileCheck %s --check-prefixes=F16,TF < %t.transformer.f16.mlir
 // RUN: not grep -E 'mp\.(scale|unscale_and_check|select|update_scale)|scaler_state' %t.transformer.f16.mlir
-// RUN: grep -cE 'train\.(matmul|conv2d[a-z_]*) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16> -> ' %t.transformer.f16.mlir | FileCheck %s --check-prefix=TF-NALLOW
-// RUN: not grep -E 'train\.(matmul|conv2d[a-z_]*) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>) -> ' %t.transformer.f16.mlir
+// RUN: grep -cE '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : tensor<[0-9x]+xf16>, tensor<[0-9x]+xf16>(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.transformer.f16.mlir | FileCheck %s --check-prefix=TF-NALLOW
+// RUN: not grep -E '(train\.(matmul|conv2d[a-z_]*)|mp\.matmul_epilogue) .* : (tensor<[0-9x]+xf32>, tensor<[0-9x]+x[a-z0-9]+>|tensor<[0-9x]+x[a-z0-9]+>, tensor<[0-9x]+xf32>)(, tensor<[0-9]+x[a-z0-9]+>)? -> ' %t.transformer.f16.mlir
 // RUN: not grep -E 'train\.(softmax|softmax_grad|log_softmax|log_softmax_grad|sparse_cross_entropy_grad|grad_seed|sgd|sgd_momentum|adam|adamw) .*f16>' %t.transformer.f16.mlir
 // RUN: not grep -E 'train\.(sparse_cross_entropy|reduce_sum|reduce_mean|global_avg_pool2d) .*-> tensor<[0-9x]*b?f16>' %t.transformer.f16.mlir
 // RUN: mp-opt %t.transformer.f16.mlir --mp-mixed-precision="policy=mixed_float16 loss-scale=none" | diff %t.transformer.f16.mlir -

@@ -78,6 +78,11 @@ struct MixedPrecisionOptions
       llvm::cl::desc("fold widening casts into the f32-accumulating ops "
                      "that produce or consume them (mp-fold-casts)"),
       llvm::cl::init(true)};
+  Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("fuse matmul + bias_add (+ relu) into "
+                     "mp.matmul_epilogue (mp-fuse-epilogues)"),
+      llvm::cl::init(true)};
   Option<std::string> report{*this, "report",
                              llvm::cl::desc("write the JSON report here")};
   Option<bool> summary{*this, "summary",
@@ -86,7 +91,8 @@ struct MixedPrecisionOptions
 };
 
 /// assign precision, insert casts, loss scaling (per `loss-scale`), fold
-/// casts (per `fold-casts`), canonicalize + cse, report.
+/// casts (per `fold-casts`), canonicalize + cse, report, fuse epilogues
+/// (per `fuse-epilogues`).
 void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,
                                  const MixedPrecisionOptions &options);
 void registerMixedPrecisionPipeline();

@@ -71,6 +71,23 @@ def FoldCasts : Pass<"mp-fold-casts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
+def FuseEpilogues : Pass<"mp-fuse-epilogues", "::mlir::ModuleOp"> {
+  let summary = "Fuses a matmul's bias add and ReLU into one mp.matmul_epilogue";
+  let description = [{
+    `train.matmul` -> `train.bias_add` on the last dimension (the matmul's
+    only user) -> `train.relu` becomes `mp.matmul_epilogue` with the bias
+    and `activation = "relu"`: the product is accumulated in f32, the bias
+    added and the ReLU applied in f32, and the result rounded once. A bias
+    that is an `mp.cast` of an f32 tensor to 16 bits is read in f32
+    directly (one rounding fewer). The ReLU is folded when the pre-activation's only other
+    users are `train.relu_grad` ops that read it as the forward input: they
+    read the ReLU's output instead, which is exact (relu(z) > 0 iff z > 0,
+    NaN included). A matmul followed by ReLU alone fuses too; a bias on
+    another dimension, or a matmul result with other users, does not.
+  }];
+  let dependentDialects = ["::mp::mpd::MPDialect"];
+}
+
 def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
   let summary = "Scales the backward seed and guards the optimizer updates";
   let description = [{

@@ -79,7 +79,7 @@ public:
 
   Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs) override {
-    if (kernel.op == "train.matmul") {
+    if (kernel.op == "train.matmul" || kernel.op == "mp.matmul_epilogue") {
       bool handled = false;
       MP_RETURN_IF_ERROR(matmuls_.run(kernel, inputs, outputs, handled));
       if (handled)

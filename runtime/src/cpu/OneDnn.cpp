@@ -166,15 +166,16 @@ struct TieHash {
   }
 };
 
-/// One matmul problem: what a primitive is specialized on.
+/// One matmul problem: what a primitive is specialized on. The epilogue
+/// of mp.matmul_epilogue (a bias of dtype `bias`, a ReLU) is part of it.
 struct MatmulKey {
   int64_t batch, m, n, k;
-  DType in, out;
-  bool transposeLhs, transposeRhs, sharedRhs;
+  DType in, out, bias;
+  bool transposeLhs, transposeRhs, sharedRhs, hasBias, relu;
 
   auto tie() const {
-    return std::make_tuple(batch, m, n, k, in, out, transposeLhs,
-                           transposeRhs, sharedRhs);
+    return std::make_tuple(batch, m, n, k, in, out, bias, transposeLhs,
+                           transposeRhs, sharedRhs, hasBias, relu);
   }
   bool operator==(const MatmulKey &other) const {
     return tie() == other.tie();
@@ -186,7 +187,7 @@ struct MatmulKey {
 struct MatmulEntry {
   bool supported = false;
   dnnl::matmul primitive;
-  dnnl::memory::desc src, weights, dst;
+  dnnl::memory::desc src, weights, dst, bias;
   std::string implementation;
 };
 } // namespace
@@ -235,8 +236,19 @@ static bool isAccumulatorOf(DType in, DType out) {
 static bool matmulKey(const KernelDesc &kernel,
                       const std::vector<TensorView> &in,
                       const std::vector<TensorView> &out, MatmulKey &key) {
-  if (in.size() != 2 || out.size() != 1)
+  bool epilogue = kernel.op == "mp.matmul_epilogue";
+  if (!(in.size() == 2 || (epilogue && in.size() == 3)) || out.size() != 1)
     return false;
+  key.hasBias = in.size() == 3;
+  key.bias = key.hasBias ? in[2].dtype : DType::F32;
+  key.relu = false;
+  if (epilogue) {
+    // An activation the reference does not know is its error to report.
+    const std::string *activation = kernel.getString("activation");
+    if (activation && *activation != "none" && *activation != "relu")
+      return false;
+    key.relu = activation && *activation == "relu";
+  }
   const std::vector<int64_t> &l = in[0].shape, &r = in[1].shape;
   size_t lr = l.size(), rr = r.size();
   if (lr < 2 || rr < 2 || (rr != 2 && rr != lr))
@@ -258,6 +270,10 @@ static bool matmulKey(const KernelDesc &kernel,
   expected.push_back(key.n);
   key.in = in[0].dtype;
   key.out = out[0].dtype;
+  if (key.hasBias &&
+      (in[2].shape != std::vector<int64_t>{key.n} ||
+       (key.bias != DType::F32 && key.bias != key.out)))
+    return false;
   return rhsK == key.k && out[0].shape == expected && in[1].dtype == key.in &&
          isAccumulatorOf(key.in, key.out);
 }
@@ -279,6 +295,8 @@ static MatmulEntry createMatmul(const dnnl::engine &engine,
     entry.weights = dnnl::memory::desc(
         {k, n}, inType, key.transposeRhs ? dims{1, k} : dims{n, 1});
     entry.dst = dnnl::memory::desc({rows, n}, outType, dims{n, 1});
+    if (key.hasBias)
+      entry.bias = dnnl::memory::desc({1, n}, toDnnl(key.bias), dims{n, 1});
   } else {
     entry.src = dnnl::memory::desc({b, m, k}, inType,
                                    key.transposeLhs ? dims{m * k, 1, m}
@@ -289,14 +307,29 @@ static MatmulEntry createMatmul(const dnnl::engine &engine,
                                        key.transposeRhs ? dims{k * n, 1, k}
                                                         : dims{k * n, n, 1});
     entry.dst = dnnl::memory::desc({b, m, n}, outType, dims{m * n, n, 1});
+    if (key.hasBias)
+      entry.bias =
+          dnnl::memory::desc({1, 1, n}, toDnnl(key.bias), dims{n, n, 1});
   }
   dnnl::primitive_attr attr;
   // Strict: f32 stays f32 (no implicit bf16/tf32 down-conversion, whatever
   // ONEDNN_DEFAULT_FPMATH_MODE says); 16-bit inputs accumulate in f32.
   attr.set_fpmath_mode(dnnl::fpmath_mode::strict);
+  // The epilogue: oneDNN adds the bias to the f32 accumulator, applies the
+  // post-op to it, and converts to the destination dtype once.
+  if (key.relu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
   try {
-    dnnl::matmul::primitive_desc pd(engine, entry.src, entry.weights, entry.dst,
-                                    attr);
+    dnnl::matmul::primitive_desc pd =
+        key.hasBias ? dnnl::matmul::primitive_desc(engine, entry.src,
+                                                   entry.weights, entry.bias,
+                                                   entry.dst, attr)
+                    : dnnl::matmul::primitive_desc(engine, entry.src,
+                                                   entry.weights, entry.dst,
+                                                   attr);
     entry.implementation = pd.impl_info_str();
     entry.primitive = dnnl::matmul(pd);
     entry.supported = true;
@@ -336,9 +369,12 @@ Status MatmulCache::run(const KernelDesc &kernel,
     dnnl::memory src(entry.src, state.engine, inputs[0].data);
     dnnl::memory weights(entry.weights, state.engine, inputs[1].data);
     dnnl::memory dst(entry.dst, state.engine, outputs[0].data);
-    entry.primitive.execute(impl_->stream, {{DNNL_ARG_SRC, src},
-                                            {DNNL_ARG_WEIGHTS, weights},
-                                            {DNNL_ARG_DST, dst}});
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    if (key.hasBias)
+      args.emplace(DNNL_ARG_BIAS,
+                   dnnl::memory(entry.bias, state.engine, inputs[2].data));
+    entry.primitive.execute(impl_->stream, args);
     impl_->stream.wait();
     impl_->last = entry.implementation;
   } catch (const dnnl::error &e) {

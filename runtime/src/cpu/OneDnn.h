@@ -23,8 +23,10 @@ Status oneDnnStatus();
 /// "oneDNN 3.13.2, ISA avx10_1_512_amx, threading TBB": for describe().
 std::string oneDnnDescription();
 
-/// train.matmul on oneDNN matmul primitives, one per problem (batch, M, N,
-/// K, dtypes, transposes, shared rhs), created on first use and kept.
+/// train.matmul and mp.matmul_epilogue on oneDNN matmul primitives, one
+/// per problem (batch, M, N, K, dtypes, transposes, shared rhs, bias dtype,
+/// ReLU), created on first use and kept. The epilogue is oneDNN's bias
+/// argument and an eltwise_relu post-op, applied to the f32 accumulator.
 class MatmulCache {
 public:
   MatmulCache();

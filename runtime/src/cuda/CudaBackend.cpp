@@ -140,6 +140,11 @@ private:
   Status runActivationGrad(const KernelDesc &, const Views &, const Views &);
   Status runBiasAdd(const KernelDesc &, const Views &, const Views &);
   Status runMatmul(const KernelDesc &, const Views &, const Views &);
+  Status runMatmulEpilogue(const KernelDesc &, const Views &, const Views &);
+  /// The GEMM of a train.matmul (or the product of an epilogue op) from
+  /// the operands `in[0]`, `in[1]` into `out` of dtype `outType`.
+  Status gemmInto(const KernelDesc &, const Views &in, void *out,
+                  DType outType);
   Status runCast(const KernelDesc &, const Views &, const Views &);
   Status runScale(const KernelDesc &, const Views &, const Views &);
   Status runUnscale(const KernelDesc &, const Views &, const Views &);
@@ -217,6 +222,7 @@ const std::unordered_map<std::string, OpEntry> &CudaBackend::ops() {
       {"train.gelu_grad", {&B::runActivationGrad, 2, 1}},
       {"train.bias_add", {&B::runBiasAdd, 2, 1}},
       {"train.matmul", {&B::runMatmul, 2, 1}},
+      {"mp.matmul_epilogue", {&B::runMatmulEpilogue, 2, 1}},
       {"mp.cast", {&B::runCast, 1, 1}},
       {"mp.scale", {&B::runScale, 2, 1}},
       {"mp.unscale_and_check", {&B::runUnscale, 2, 2}},
@@ -468,6 +474,14 @@ Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
   if (largest > kMaxBlocks && kernel.op != "train.reshape")
     return unimplemented(kernel.op + " on the cuda backend takes tensors of "
                                      "at most 2^31 - 1 elements");
+  // A 16-bit epilogue result: the product is first stored in f32.
+  if (kernel.op == "mp.matmul_epilogue" &&
+      plan.tensors[kernel.outputs[0]].dtype != DType::F32)
+    workspaceNeeded_ = std::max<uint64_t>(
+        workspaceNeeded_,
+        sizeof(float) *
+            std::max<int64_t>(plan.tensors[kernel.outputs[0]].numElements(),
+                              1));
   if (kernel.op == "train.sparse_cross_entropy")
     workspaceNeeded_ = std::max<uint64_t>(
         workspaceNeeded_,
@@ -582,6 +596,46 @@ Status CudaBackend::runCast(const KernelDesc &k, const Views &in,
 
 Status CudaBackend::runMatmul(const KernelDesc &k, const Views &in,
                               const Views &out) {
+  return gemmInto(k, in, out[0].data, out[0].dtype);
+}
+
+/// The GEMM stores its f32 accumulator (in the output itself when that is
+/// f32, else in the workspace), then one kernel adds the bias, applies the
+/// ReLU and rounds once: the reference's semantics, whatever cuBLASLt's
+/// epilogue support for the dtypes and bias types would be.
+Status CudaBackend::runMatmulEpilogue(const KernelDesc &k, const Views &in,
+                                      const Views &out) {
+  const std::string *activation = k.getString("activation");
+  if (activation && *activation != "none" && *activation != "relu")
+    return invalidArgument(k.op + " expects activation \"none\" or \"relu\"");
+  bool relu = activation && *activation == "relu";
+  const std::vector<int64_t> &shape = out[0].shape;
+  if (shape.size() < 2)
+    return invalidArgument(k.op + " expects a result of rank >= 2");
+  int64_t n = shape.back();
+  int64_t total = out[0].numElements();
+  Ref bias{nullptr, 0};
+  if (in.size() == 3) {
+    if (in[2].numElements() != n)
+      return invalidArgument(k.op + " expects a bias of " + std::to_string(n) +
+                             " elements");
+    bias = ref(in[2]);
+  }
+  float *acc = out[0].as<float>();
+  if (out[0].dtype != DType::F32) {
+    MP_RETURN_IF_ERROR(ensureWorkspace(sizeof(float) *
+                                       std::max<int64_t>(total, 1)));
+    acc = static_cast<float *>(workspace_);
+  }
+  MP_RETURN_IF_ERROR(gemmInto(k, in, acc, DType::F32));
+  if (total == 0)
+    return Status::ok();
+  return launched(k, matmulEpilogue(context(), acc, bias, relu, ref(out[0]),
+                                    total / n, n));
+}
+
+Status CudaBackend::gemmInto(const KernelDesc &k, const Views &in, void *out,
+                             DType outType) {
   const std::vector<int64_t> &l = in[0].shape, &r = in[1].shape;
   if (l.size() < 2 || r.size() < 2)
     return invalidArgument(k.op + " expects operands of rank >= 2");
@@ -602,8 +656,8 @@ Status CudaBackend::runMatmul(const KernelDesc &k, const Views &in,
   if (batch > 0x7fffffff)
     return unimplemented(k.op + ": a batch of more than 2^31 - 1 matmuls");
   p.inType = static_cast<int32_t>(in[0].dtype);
-  p.outType = static_cast<int32_t>(out[0].dtype);
-  size_t inSize = dtypeSize(in[0].dtype), outSize = dtypeSize(out[0].dtype);
+  p.outType = static_cast<int32_t>(outType);
+  size_t inSize = dtypeSize(in[0].dtype), outSize = dtypeSize(outType);
   // A shared rhs under a transposed lhs: one GEMM per batch entry rather
   // than a batch stride of 0, which not every cuBLASLt algorithm takes.
   int64_t calls = sharedRhs && batch > 1 ? batch : 1;
@@ -622,11 +676,11 @@ Status CudaBackend::runMatmul(const KernelDesc &k, const Views &in,
   };
   p.alignA = aligned(in[0].data, p.strideA, inSize);
   p.alignB = aligned(in[1].data, p.strideB, inSize);
-  p.alignC = aligned(out[0].data, p.strideC, outSize);
+  p.alignC = aligned(out, p.strideC, outSize);
   for (int64_t b = 0; b < calls; ++b) {
     Status status =
         gemm_->run(p, in[0].as<const char>() + b * p.strideA * inSize,
-                   in[1].data, out[0].as<char>() + b * p.strideC * outSize);
+                   in[1].data, static_cast<char *>(out) + b * p.strideC * outSize);
     if (!status.isOk())
       return Status(status.code(), k.op + ": " + status.message());
   }

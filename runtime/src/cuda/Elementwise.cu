@@ -195,6 +195,16 @@ __global__ void biasAddKernel(Ref x, Ref bias, Ref r, int64_t channels,
   }
 }
 
+__global__ void matmulEpilogueKernel(const float *acc, Ref bias, bool relu,
+                                     Ref out, int64_t cols, int64_t n) {
+  MP_GRID_STRIDE(i, n) {
+    float v = acc[i];
+    if (bias.data)
+      v += loadF(bias, i % cols);
+    storeF(out, i, relu && v < 0.0f ? 0.0f : v); // the reference's ReLU
+  }
+}
+
 __global__ void castKernel(Ref in, Ref out, int64_t n) {
   MP_GRID_STRIDE(i, n) storeF(out, i, loadF(in, i));
 }
@@ -246,6 +256,15 @@ int mp::rt::cuda::biasAdd(const Context &ctx, Ref x, Ref bias, Ref r,
   int64_t n = outer * channels * inner;
   biasAddKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(x, bias, r, channels,
                                                            inner, n);
+  return lastError();
+}
+
+int mp::rt::cuda::matmulEpilogue(const Context &ctx, const float *acc,
+                                 Ref bias, bool relu, Ref out, int64_t rows,
+                                 int64_t n) {
+  int64_t total = rows * n;
+  matmulEpilogueKernel<<<blocksFor(total), kThreads, 0, ctx.stream>>>(
+      acc, bias, relu, out, n, total);
   return lastError();
 }
 

@@ -88,6 +88,12 @@ int select(const Context &ctx, const uint8_t *cond, const void *a,
 /// x as [outer, channels, inner]; r = x + bias[c].
 int biasAdd(const Context &ctx, Ref x, Ref bias, Ref r, int64_t outer,
             int64_t channels, int64_t inner);
+/// The epilogue of mp.matmul_epilogue on an f32 product `acc` of `rows`
+/// rows of `n`: out = relu?(acc + bias[col]) in f32, rounded once into
+/// `out`'s dtype (`out` may be `acc` itself when it is f32). `bias.data`
+/// may be null (no bias).
+int matmulEpilogue(const Context &ctx, const float *acc, Ref bias, bool relu,
+                   Ref out, int64_t rows, int64_t n);
 /// Widening or rounding (to nearest even) float conversion.
 int cast(const Context &ctx, Ref in, Ref out, int64_t n);
 /// Writes `n` elements of `size` bytes, each the low bytes of `bits`.

@@ -1,4 +1,5 @@
-//===- Matmul.cpp - train.matmul ------------------------------------------===//
+//===- Matmul.cpp - train.matmul, mp.matmul_epilogue ----------------------===//
+#include "reference/ElementRules.h"
 #include "reference/Gemm.h"
 #include "reference/KernelSupport.h"
 
@@ -53,12 +54,9 @@ static Status checkMatmul(const KernelDesc &k, const Views &in,
   return getMatmulDims(k, in, out, dims);
 }
 
-static Status runMatmul(const KernelDesc &k, const Views &in,
-                        const Views &out) {
-  MatmulDims d;
-  MP_RETURN_IF_ERROR(getMatmulDims(k, in, out, d));
-  FloatIn lhs(in[0]), rhs(in[1]);
-  FloatOut result(out[0]);
+/// The f32 product of a matmul into `result` (not yet rounded).
+static void multiply(const MatmulDims &d, const FloatIn &lhs,
+                     const FloatIn &rhs, FloatOut &result) {
   if (d.sharedRhs && !d.transposeLhs) {
     // A linear layer: the batch rows stack into one [B*M, K] matrix.
     gemm(false, d.transposeRhs, d.batch * d.m, d.n, d.k, lhs.data(), rhs.data(),
@@ -70,10 +68,84 @@ static Status runMatmul(const KernelDesc &k, const Views &in,
            rhs.data() + (d.sharedRhs ? 0 : b * d.k * d.n),
            result.data() + b * d.m * d.n, false);
   }
+}
+
+static Status runMatmul(const KernelDesc &k, const Views &in,
+                        const Views &out) {
+  MatmulDims d;
+  MP_RETURN_IF_ERROR(getMatmulDims(k, in, out, d));
+  FloatIn lhs(in[0]), rhs(in[1]);
+  FloatOut result(out[0]);
+  multiply(d, lhs, rhs, result);
+  result.finish();
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// mp.matmul_epilogue: the product, + bias, ReLU, all in f32, one rounding.
+//===----------------------------------------------------------------------===//
+
+static Status getActivation(const KernelDesc &k, bool &relu) {
+  const std::string *activation = k.getString("activation");
+  std::string name = activation ? *activation : "none";
+  if (name != "none" && name != "relu")
+    return kernelError(k, "expects activation \"none\" or \"relu\" but got \"" +
+                              name + "\"");
+  relu = name == "relu";
+  return Status::ok();
+}
+
+static Status checkMatmulEpilogue(const KernelDesc &k, const Views &in,
+                                  const Views &out) {
+  if (in.size() != 2 && in.size() != 3)
+    return kernelError(k, "expects 2 inputs (lhs, rhs) or 3 (lhs, rhs, "
+                          "bias) but got " +
+                              std::to_string(in.size()));
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, in.size(), 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "lhs"));
+  MP_RETURN_IF_ERROR(checkDType(k, in[1], in[0].dtype, "rhs"));
+  MP_RETURN_IF_ERROR(checkAccumulator(k, in[0], out[0]));
+  MatmulDims dims;
+  MP_RETURN_IF_ERROR(getMatmulDims(k, in, out, dims));
+  if (in.size() == 3) {
+    if (in[2].dtype != DType::F32 && in[2].dtype != out[0].dtype)
+      return unimplemented(k.op + ": expects a bias of dtype f32 or " +
+                           dtypeName(out[0].dtype) + " but got " +
+                           dtypeName(in[2].dtype));
+    MP_RETURN_IF_ERROR(checkShape(k, in[2], {dims.n}, "bias"));
+  }
+  bool relu;
+  return getActivation(k, relu);
+}
+
+static Status runMatmulEpilogue(const KernelDesc &k, const Views &in,
+                                const Views &out) {
+  MP_RETURN_IF_ERROR(checkMatmulEpilogue(k, in, out));
+  MatmulDims d;
+  MP_RETURN_IF_ERROR(getMatmulDims(k, in, out, d));
+  bool relu;
+  MP_RETURN_IF_ERROR(getActivation(k, relu));
+  FloatIn lhs(in[0]), rhs(in[1]);
+  FloatOut result(out[0]);
+  multiply(d, lhs, rhs, result);
+  std::optional<FloatIn> bias;
+  if (in.size() == 3)
+    bias.emplace(in[2]);
+  float *acc = result.data();
+  int64_t rows = d.batch * d.m;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < d.n; ++j) {
+      float v = acc[i * d.n + j];
+      if (bias)
+        v += (*bias)[j];
+      acc[i * d.n + j] = relu ? reluF(v) : v;
+    }
   result.finish();
   return Status::ok();
 }
 
 void ref::addMatmulKernels(KernelTable &table) {
   table.push_back({"train.matmul", checkMatmul, runMatmul});
+  table.push_back(
+      {"mp.matmul_epilogue", checkMatmulEpilogue, runMatmulEpilogue});
 }

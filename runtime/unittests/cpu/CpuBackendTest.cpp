@@ -226,6 +226,128 @@ TEST_F(CpuBackendTest, MatmulPrimitivesAreCreatedOncePerProblem) {
   EXPECT_FALSE(cache.lastImplementation().empty());
 }
 
+/// mp.matmul_epilogue: the same forms and dtypes with a bias (f32 or the
+/// result's dtype) and / or a ReLU. Both backends add the bias to their f32
+/// accumulator and round that sum once (u * |sum| each), and ReLU is
+/// 1-Lipschitz, so the matmul bound plus 2u * (sum |a b| + |bias|) holds.
+TEST_F(CpuBackendTest, MatmulEpilogueMatchesReference) {
+  std::unique_ptr<Backend> reference = createReferenceBackend();
+  cpu::MatmulCache cache;
+  struct Epilogue {
+    int bias; ///< 0: none, 1: f32, 2: the result's dtype
+    bool relu;
+  };
+  const Epilogue epilogues[] = {{1, true}, {2, false}, {0, true}, {2, true}};
+  uint32_t seed = 1000;
+  size_t handledCount = 0, cases = 0;
+  for (const MatmulForm &form : matmulForms()) {
+    for (DTypePair dt : kDTypes) {
+      for (Epilogue ep : epilogues) {
+        SCOPED_TRACE(form.name + " " + dtypeName(dt.in) + " -> " +
+                     dtypeName(dt.out) + " bias " + std::to_string(ep.bias) +
+                     (ep.relu ? " relu" : ""));
+        Host a = randomTensor(dt.in, form.lhs, seed++);
+        Host b = randomTensor(dt.in, form.rhs, seed++);
+        std::vector<int64_t> shape = resultShape(form);
+        Host bias = randomTensor(ep.bias == 1 ? DType::F32 : dt.out,
+                                 {shape.back()}, seed++);
+        Host expected(dt.out, shape), got(dt.out, shape);
+        KernelDesc kernel = matmulKernel(form.transposeLhs, form.transposeRhs);
+        kernel.op = "mp.matmul_epilogue";
+        Attr activation;
+        activation.kind = Attr::Kind::String;
+        activation.str = ep.relu ? "relu" : "none";
+        kernel.attrs["activation"] = activation;
+        std::vector<TensorView> inputs = {a.view, b.view};
+        if (ep.bias) {
+          inputs.push_back(bias.view);
+          kernel.inputs.push_back(3);
+        }
+        Status checked = reference->run(kernel, inputs, {expected.view});
+        ASSERT_TRUE(checked.isOk()) << checked.message();
+        bool handled = false;
+        Status status = cache.run(kernel, inputs, {got.view}, handled);
+        ASSERT_TRUE(status.isOk()) << status.message();
+        ++cases;
+        if (!handled) {
+          EXPECT_NE(dt.out, DType::F32);
+          continue;
+        }
+        ++handledCount;
+        std::vector<double> abs = absoluteProducts(form, a, b);
+        int64_t k = form.transposeLhs ? form.lhs[form.lhs.size() - 2]
+                                      : form.lhs.back();
+        int64_t n = shape.back();
+        double u = std::ldexp(1.0, -24);
+        double gamma = 2 * k * u / (1 - k * u);
+        double ulp = dt.out == DType::BF16  ? std::ldexp(1.0, -7)
+                     : dt.out == DType::F16 ? std::ldexp(1.0, -10)
+                                            : 0;
+        int failures = 0;
+        for (int64_t i = 0; i < got.view.numElements() && failures < 5; ++i) {
+          double e = loadFloat(expected.view, i), g = loadFloat(got.view, i);
+          double biasAbs = ep.bias ? std::fabs(loadFloat(bias.view, i % n)) : 0;
+          double tol = gamma * abs[i] + 2 * u * (abs[i] + biasAbs) +
+                       ulp * std::fabs(e) + 1e-30;
+          if (!(std::fabs(e - g) <= tol) || (ep.relu && !(g >= 0))) {
+            ADD_FAILURE() << "element " << i << ": cpu " << g
+                          << ", reference " << e << ", tolerance " << tol
+                          << " (" << cache.lastImplementation() << ")";
+            ++failures;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(handledCount, cases * 3 / 5);
+  std::printf("cpu matmul epilogue: %zu of %zu cases on oneDNN, %zu "
+              "primitives\n",
+              handledCount, cases, cache.primitivesCreated());
+}
+
+TEST_F(CpuBackendTest, MatmulEpiloguePrimitivesAreCachedPerEpilogue) {
+  StatusOr<std::unique_ptr<Backend>> cpu = createCpuBackend();
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().message();
+  cpu::MatmulCache cache;
+  KernelDesc kernel = matmulKernel(false, false);
+  kernel.op = "mp.matmul_epilogue";
+  kernel.inputs = {0, 1, 3};
+  Host a = randomTensor(DType::F32, {8, 16}, 1);
+  Host b = randomTensor(DType::F32, {16, 24}, 2);
+  Host bias = randomTensor(DType::F32, {24}, 3);
+  Host c(DType::F32, {8, 24});
+  for (int i = 0; i < 2; ++i) {
+    bool handled = false;
+    ASSERT_TRUE(
+        cache.run(kernel, {a.view, b.view, bias.view}, {c.view}, handled)
+            .isOk());
+    EXPECT_TRUE(handled);
+  }
+  EXPECT_EQ(cache.primitivesCreated(), 1u);
+  // A ReLU is another primitive; so is the plain matmul.
+  Attr relu;
+  relu.kind = Attr::Kind::String;
+  relu.str = "relu";
+  kernel.attrs["activation"] = relu;
+  bool handled = false;
+  ASSERT_TRUE(
+      cache.run(kernel, {a.view, b.view, bias.view}, {c.view}, handled)
+          .isOk());
+  EXPECT_EQ(cache.primitivesCreated(), 2u);
+  for (int64_t i = 0; i < c.view.numElements(); ++i)
+    EXPECT_GE(loadFloat(c.view, i), 0.0f);
+  ASSERT_TRUE(cache
+                  .run(matmulKernel(false, false), {a.view, b.view}, {c.view},
+                       handled)
+                  .isOk());
+  EXPECT_EQ(cache.primitivesCreated(), 3u);
+  // An unknown activation is left to the reference kernel, which rejects it.
+  relu.str = "gelu";
+  kernel.attrs["activation"] = relu;
+  Status status = (*cpu)->run(kernel, {a.view, b.view, bias.view}, {c.view});
+  EXPECT_EQ(status.code(), StatusCode::InvalidArgument) << status.message();
+}
+
 TEST_F(CpuBackendTest, EmptyMatmulsRunOnTheReferenceKernel) {
   StatusOr<std::unique_ptr<Backend>> cpu = createCpuBackend();
   ASSERT_TRUE(cpu.isOk()) << cpu.status().message();

@@ -218,6 +218,52 @@ Cases matmulCases() {
   return cases;
 }
 
+/// mp.matmul_epilogue: plain, transposed, batched and shared-rhs forms,
+/// each with a bias (f32 or the result's dtype) and / or a ReLU; results in
+/// the input dtype (the f32 product goes through the workspace) and in f32.
+Cases matmulEpilogueCases() {
+  Cases cases;
+  const int64_t m = 13, k = 37, n = 19;
+  uint32_t seed = 150;
+  for (DType d : kFloats)
+    for (DType out : widening(d)) {
+      struct Form {
+        const char *name;
+        std::vector<int64_t> lhs, rhs, result;
+        bool tl, tr;
+      };
+      const Form forms[] = {
+          {"rank2", {m, k}, {k, n}, {m, n}, false, false},
+          {"rank2_tl_tr", {k, m}, {n, k}, {m, n}, true, true},
+          {"batch3_tr", {3, m, k}, {3, n, k}, {3, m, n}, false, true},
+          {"shared2x2", {2, 2, m, k}, {k, n}, {2, 2, m, n}, false, false},
+          {"shared3_tl", {3, k, m}, {k, n}, {3, m, n}, true, false},
+      };
+      for (const Form &f : forms)
+        for (int bias = 0; bias < 3; ++bias) // none, f32, the result's dtype
+          for (bool relu : {false, true}) {
+            if (!bias && !relu)
+              continue;
+            std::vector<Host> inputs = {uniform(d, f.lhs, seed++),
+                                        uniform(d, f.rhs, seed++)};
+            if (bias)
+              inputs.push_back(
+                  uniform(bias == 1 ? DType::F32 : out, {n}, seed++));
+            std::string suffix = std::string(f.name) + "_to_" +
+                                 dtypeName(out) + "_bias" +
+                                 std::to_string(bias) + (relu ? "_relu" : "");
+            cases.push_back({nameOf("mp.matmul_epilogue", d, suffix),
+                             "mp.matmul_epilogue",
+                             {{"transpose_lhs", ints({f.tl})},
+                              {"transpose_rhs", ints({f.tr})},
+                              {"activation", str(relu ? "relu" : "none")}},
+                             std::move(inputs),
+                             {{out, f.result}}});
+          }
+    }
+  return cases;
+}
+
 Cases mixedPrecisionCases() {
   Cases cases;
   uint32_t seed = 200;
@@ -660,7 +706,8 @@ Cases windowCases() {
 Cases allCases() {
   Cases all;
   for (Cases (*family)() :
-       {elementwiseCases, matmulCases, mixedPrecisionCases, optimizerCases,
+       {elementwiseCases, matmulCases, matmulEpilogueCases,
+        mixedPrecisionCases, optimizerCases,
         softmaxCases, reductionCases, normalizationCases, shapeCases,
         embeddingCases, windowCases}) {
     Cases cases = family();
@@ -718,6 +765,10 @@ TEST(CudaKernels, Elementwise) {
 TEST(CudaKernels, Matmul) {
   MP_REQUIRE_GPU();
   runAll(matmulCases());
+}
+TEST(CudaKernels, MatmulEpilogue) {
+  MP_REQUIRE_GPU();
+  runAll(matmulEpilogueCases());
 }
 TEST(CudaKernels, MixedPrecision) {
   MP_REQUIRE_GPU();

@@ -305,3 +305,71 @@ func.func @bogus_attribute(%x: tensor<4xf32>) -> tensor<4xbf16> {
   %0 = mp.cast %x {bogus} : tensor<4xf32> to tensor<4xbf16>
   return %0 : tensor<4xbf16>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// mp.matmul_epilogue
+//===----------------------------------------------------------------------===//
+
+func.func @epilogue_mixed_operands(%a: tensor<4x8xbf16>, %b: tensor<8x3xf32>) {
+  // expected-error @+1 {{expects lhs and rhs of one element type but got 'bf16' and 'f32'}}
+  %0 = mp.matmul_epilogue %a, %b : tensor<4x8xbf16>, tensor<8x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @epilogue_narrow_result(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) {
+  // expected-error @+1 {{expects a result of element type 'f32' or f32 (the accumulator) but got 'bf16'}}
+  %0 = mp.matmul_epilogue %a, %b : tensor<4x8xf32>, tensor<8x3xf32> -> tensor<4x3xbf16>
+  return
+}
+
+// -----
+
+func.func @epilogue_contraction(%a: tensor<4x8xf32>, %b: tensor<7x3xf32>) {
+  // expected-error @+1 {{contracts lhs dimension of size 8 with rhs dimension of size 7}}
+  %0 = mp.matmul_epilogue %a, %b : tensor<4x8xf32>, tensor<7x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @epilogue_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x3xf32>) {
+  // expected-error @+1 {{expects rhs batch dimensions [2] (or a rank-2 rhs) but got [3]}}
+  %0 = mp.matmul_epilogue %a, %b : tensor<2x4x8xf32>, tensor<3x8x3xf32> -> tensor<2x4x3xf32>
+  return
+}
+
+// -----
+
+func.func @epilogue_result_shape(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) {
+  // expected-error @+1 {{expects a result of shape [4, 3] but got [3, 4]}}
+  %0 = mp.matmul_epilogue %a, %b : tensor<4x8xf32>, tensor<8x3xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @epilogue_bias_shape(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{expects a bias of shape [3] (the result's last dimension) but got [4]}}
+  %0 = mp.matmul_epilogue %a, %b bias %c : tensor<4x8xf32>, tensor<8x3xf32>, tensor<4xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @epilogue_bias_type(%a: tensor<4x8xbf16>, %b: tensor<8x3xbf16>, %c: tensor<3xf16>) {
+  // expected-error @+1 {{expects a bias of element type f32 or 'bf16' (the result's) but got 'f16'}}
+  %0 = mp.matmul_epilogue %a, %b bias %c : tensor<4x8xbf16>, tensor<8x3xbf16>, tensor<3xf16> -> tensor<4x3xbf16>
+  return
+}
+
+// -----
+
+func.func @epilogue_activation(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) {
+  // expected-error @+1 {{expects activation "none" or "relu" but got "gelu"}}
+  %0 = mp.matmul_epilogue %a, %b {activation = "gelu"} : tensor<4x8xf32>, tensor<8x3xf32> -> tensor<4x3xf32>
+  return
+}

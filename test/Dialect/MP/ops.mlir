@@ -119,3 +119,13 @@ func.func @loss_scaling_step(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %s: tenso
   %s2, %c2 = mp.update_scale %s, %c, %ok : tensor<i32>
   return %w2, %s2, %c2 : tensor<8x2xf32>, tensor<f32>, tensor<i32>
 }
+
+// CHECK-LABEL: func.func @matmul_epilogue(
+// CHECK-SAME: [[A:%[^:]+]]: tensor<2x4x8xbf16>, [[B:%[^:]+]]: tensor<3x8xbf16>, [[C:%[^:]+]]: tensor<3xf32>)
+// CHECK-NEXT: mp.matmul_epilogue [[A]], [[B]] bias [[C]] {activation = "relu", transpose_rhs} : tensor<2x4x8xbf16>, tensor<3x8xbf16>, tensor<3xf32> -> tensor<2x4x3xbf16>
+// CHECK-NEXT: mp.matmul_epilogue [[A]], [[B]] {transpose_rhs} : tensor<2x4x8xbf16>, tensor<3x8xbf16> -> tensor<2x4x3xf32>
+func.func @matmul_epilogue(%a: tensor<2x4x8xbf16>, %b: tensor<3x8xbf16>, %c: tensor<3xf32>) -> (tensor<2x4x3xbf16>, tensor<2x4x3xf32>) {
+  %0 = mp.matmul_epilogue %a, %b bias %c {activation = "relu", transpose_rhs} : tensor<2x4x8xbf16>, tensor<3x8xbf16>, tensor<3xf32> -> tensor<2x4x3xbf16>
+  %1 = mp.matmul_epilogue %a, %b {activation = "none", transpose_rhs} : tensor<2x4x8xbf16>, tensor<3x8xbf16> -> tensor<2x4x3xf32>
+  return %0, %1 : tensor<2x4x3xbf16>, tensor<2x4x3xf32>
+}

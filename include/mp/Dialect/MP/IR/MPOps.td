@@ -137,4 +137,29 @@ def MP_UpdateScaleOp : MP_Op<"update_scale", [
   let hasVerifier = 1;
 }
 
+def MP_MatmulEpilogueOp : MP_Op<"matmul_epilogue"> {
+  let summary = "matmul with its bias and activation fused as an epilogue";
+  let description = [{
+    What `mp-fuse-epilogues` makes of `train.matmul` -> `train.bias_add`
+    (on the last dimension) -> `train.relu`. `lhs`, `rhs`, `transpose_lhs`
+    and `transpose_rhs` are `train.matmul`'s (batched, or a rank-2 rhs
+    shared by every batch). `bias`, when present, is rank-1 of size N, of
+    element type f32 or the result's. Semantics, per element: acc = the
+    product accumulated in f32; acc += f32(bias[n]); acc = relu(acc) when
+    `activation` is "relu" (ReLU in f32, NaN kept); then ONE rounding to
+    the result's element type (the lhs's, or f32). A graph framework rounds
+    after each of the three ops; a graph compiler rounds once.
+  }];
+  let arguments = (ins MP_FloatTensor:$lhs, MP_FloatTensor:$rhs,
+                       Optional<MP_FloatTensor>:$bias,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                       DefaultValuedStrAttr<StrAttr, "none">:$activation);
+  let results = (outs MP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`bias` $bias^)? attr-dict `:` type($lhs) `,` type($rhs)
+    (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MP_DIALECT_MP_IR_MPOPS_TD
