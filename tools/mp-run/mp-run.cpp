@@ -309,9 +309,12 @@ int main(int argc, char **argv) {
     rt::PlanMemoryStats memory = rt::planMemoryStats(plan);
     std::fprintf(stderr,
                  "mp-run: memory: arena %llu bytes, activations saved for "
-                 "the backward pass %llu bytes\n",
+                 "the backward pass %llu bytes, second slots of "
+                 "double-buffered state %llu bytes\n",
                  static_cast<unsigned long long>(memory.arenaBytes),
-                 static_cast<unsigned long long>(memory.savedActivationBytes));
+                 static_cast<unsigned long long>(memory.savedActivationBytes),
+                 static_cast<unsigned long long>(
+                     session->doubleBufferedBytes()));
     std::fprintf(stderr, "mp-run: backend: %s\nmp-run: CPU features: %s\n",
                  session->backendDescription().c_str(),
                  rt::cpuFeatures().c_str());

@@ -224,6 +224,7 @@ Status Session::initialize() {
   }
 
   MP_RETURN_IF_ERROR(hoistWeightCasts(flipped));
+  aliasReshapes();
 
   for (int parity : {0, 1})
     for (const KernelDesc &kernel : plan_.kernels) {
@@ -325,7 +326,7 @@ Status Session::hoistWeightCasts(
   for (const ResultDesc &result : plan_.results)
     ++resultUses[result.value];
   castsAfter_.assign(kernels.size(), {});
-  isHoisted_.assign(kernels.size(), false);
+  skipped_.assign(kernels.size(), false);
   for (size_t k = 0; k < kernels.size(); ++k) {
     const KernelDesc &kernel = kernels[k];
     if (kernel.op != "mp.cast" || kernel.inputs.size() != 1 ||
@@ -342,7 +343,7 @@ Status Session::hoistWeightCasts(
     const std::vector<uint32_t> &outs = kernels[producer].outputs;
     size_t output = std::find(outs.begin(), outs.end(), value) - outs.begin();
     castsAfter_[producer].push_back(hoisted_.size());
-    isHoisted_[k] = true;
+    skipped_[k] = true;
     hoisted_.push_back({static_cast<uint32_t>(k), state, copy,
                         static_cast<uint32_t>(producer), output});
   }
@@ -361,6 +362,49 @@ Status Session::hoistWeightCasts(
       offset += alignUp(tensors[cast.copy].byteSize());
     }
   return Status::ok();
+}
+
+void Session::aliasReshapes() {
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+  const std::vector<KernelDesc> &kernels = plan_.kernels;
+  size_t end = kernels.size();
+  std::vector<size_t> lastUse(tensors.size(), 0);
+  std::vector<bool> isResult(tensors.size(), false);
+  for (size_t k = 0; k < end; ++k)
+    for (uint32_t t : kernels[k].inputs)
+      lastUse[t] = k;
+  for (const ResultDesc &result : plan_.results)
+    isResult[result.value] = true;
+  auto overlaps = [](const TensorView &a, size_t aBytes, const TensorView &b,
+                     size_t bBytes) {
+    const uint8_t *p = a.as<uint8_t>(), *q = b.as<uint8_t>();
+    return p < q + bBytes && q < p + aBytes;
+  };
+  for (size_t k = 0; k < end; ++k) {
+    const KernelDesc &kernel = kernels[k];
+    if (kernel.op != "train.reshape" || kernel.inputs.size() != 1 ||
+        kernel.outputs.size() != 1)
+      continue;
+    uint32_t x = kernel.inputs[0], y = kernel.outputs[0];
+    size_t bytes = tensors[x].byteSize();
+    // A result keeps its own bytes until the step's end; a view of a
+    // double-buffered or hoisted slot is fine (the same parity's views).
+    if (tensors[y].kind != TensorKind::Scratch || isResult[y] ||
+        tensors[y].byteSize() != bytes || tensors[y].dtype != tensors[x].dtype)
+      continue;
+    bool safe = true;
+    for (int parity : {0, 1})
+      for (size_t j = k + 1; safe && j <= lastUse[y]; ++j)
+        for (uint32_t o : kernels[j].outputs)
+          if (overlaps(views_[parity][o], tensors[o].byteSize(),
+                       views_[parity][x], bytes))
+            safe = false;
+    if (!safe)
+      continue;
+    for (int parity : {0, 1})
+      views_[parity][y].data = views_[parity][x].data;
+    skipped_[k] = true;
+  }
 }
 
 Status Session::refreshCasts(uint32_t state) {
@@ -505,7 +549,7 @@ Status Session::runStep(float *outLoss) {
   if (profiling_)
     kernelSeconds_.resize(plan_.kernels.size(), 0.0);
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    if (isHoisted_[k])
+    if (skipped_[k])
       continue;
     Clock::time_point began;
     if (profiling_)
@@ -570,7 +614,7 @@ std::vector<Session::ProfileEntry> Session::profile() const {
   std::vector<ProfileEntry> entries;
   std::unordered_map<std::string, size_t> byOp;
   for (size_t k = 0; k < kernelSeconds_.size(); ++k) {
-    if (isHoisted_[k])
+    if (skipped_[k])
       continue;
     // A kernel that also makes the next step's 16-bit weight copies.
     std::string op = plan_.kernels[k].op;

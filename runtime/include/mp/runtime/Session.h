@@ -196,11 +196,15 @@ private:
   };
   std::vector<HoistedCast> hoisted_;
   std::vector<std::vector<size_t>> castsAfter_; ///< per kernel: hoisted_ ids
-  std::vector<bool> isHoisted_;                 ///< per kernel
+  /// Per kernel: not run in its place (a hoisted cast, an aliased reshape).
+  std::vector<bool> skipped_;
   Memory castSlots_;
   Status refreshCasts(uint32_t state);
   Status hoistWeightCasts(const std::vector<const ResultDesc *> &flipped);
   Status runKernel(size_t k);
+  /// A train.reshape whose input's bytes no kernel overwrites while its
+  /// result is read makes its result a view of the input: not run.
+  void aliasReshapes();
   std::vector<TensorInfo> infos_;
   std::unordered_map<std::string, size_t> byName_;
   std::vector<uint32_t> unbound_; ///< inputs and labels never set
