@@ -75,14 +75,15 @@ static const std::set<std::string> kDialectOps = {
     "mp.unscale_and_check",
     "mp.all_finite",
     "mp.select",
-    "mp.update_scale"};
+    "mp.update_scale",
+    "mp.matmul_epilogue"};
 
 TEST(ReferenceBackend, RunsEveryDialectOp) {
   const std::vector<std::string> &ops = referenceBackendOps();
   std::set<std::string> registered(ops.begin(), ops.end());
   EXPECT_EQ(registered.size(), ops.size()) << "an op is registered twice";
   EXPECT_EQ(registered, kDialectOps);
-  EXPECT_EQ(kDialectOps.size(), 66u); // 60 train ops + 6 mp ops
+  EXPECT_EQ(kDialectOps.size(), 67u); // 60 train ops + 7 mp ops
   EXPECT_STREQ(createReferenceBackend()->name(), "reference");
 }
 
