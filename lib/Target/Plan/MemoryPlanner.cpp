@@ -99,8 +99,24 @@ void mp::planMemory(rt::Plan &plan, uint64_t alignment) {
       last[t] = std::max(last[t], k);
   }
   // The step's results are read after the last kernel: never freed.
-  for (const rt::ResultDesc &result : plan.results)
+  std::vector<bool> isResult(plan.tensors.size(), false);
+  for (const rt::ResultDesc &result : plan.results) {
     last[result.value] = numKernels;
+    isResult[result.value] = true;
+  }
+  // A reshape's result (not a result of the step) is a view of its scratch
+  // input: the same bytes, which stay live while either is read. The
+  // runtime then skips the kernel (rt::reshapeAliases).
+  std::vector<uint32_t> root(plan.tensors.size());
+  for (uint32_t t = 0; t < root.size(); ++t)
+    root[t] = t;
+  for (const rt::KernelDesc &kernel : plan.kernels) {
+    if (!rt::isReshapeView(plan, kernel) || isResult[kernel.outputs[0]])
+      continue;
+    uint32_t y = kernel.outputs[0], r = root[kernel.inputs[0]];
+    root[y] = r;
+    last[r] = std::max(last[r], last[y]);
+  }
 
   FreeList arena;
   // (last reader, tensor) of the live scratch tensors, soonest first.
@@ -118,6 +134,10 @@ void mp::planMemory(rt::Plan &plan, uint64_t alignment) {
       if (tensor.kind != rt::TensorKind::Scratch || !written[t])
         continue;
       written[t] = false; // place each tensor once
+      if (root[t] != t) {
+        tensor.offset = plan.tensors[root[t]].offset;
+        continue;
+      }
       tensor.offset = arena.allocate(alignUp(tensor.byteSize(), alignment));
       live.push({last[t], t});
     }

@@ -122,3 +122,15 @@ mp::rt::checkedByteSize(const std::vector<int64_t> &shape, DType dtype) {
     return std::nullopt;
   return static_cast<uint64_t>(count) * size;
 }
+
+bool mp::rt::isReshapeView(const Plan &plan, const KernelDesc &kernel) {
+  if (kernel.op != "train.reshape" || kernel.inputs.size() != 1 ||
+      kernel.outputs.size() != 1 || kernel.inputs[0] >= plan.tensors.size() ||
+      kernel.outputs[0] >= plan.tensors.size())
+    return false;
+  const TensorDesc &x = plan.tensors[kernel.inputs[0]],
+                   &y = plan.tensors[kernel.outputs[0]];
+  return x.kind == TensorKind::Scratch && y.kind == TensorKind::Scratch &&
+         x.dtype == y.dtype && x.numElements() == y.numElements() &&
+         x.offset == y.offset;
+}

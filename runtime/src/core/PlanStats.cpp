@@ -45,9 +45,21 @@ PlanMemoryStats mp::rt::planMemoryStats(const Plan &plan) {
     for (uint32_t t : plan.kernels[k].outputs)
       if (t < numTensors)
         writtenBefore[t] = true;
+  // A reshape view shares its input's bytes: counted once, as the input,
+  // which is saved when either is read later.
+  // Backwards, so that a chain of views reaches its first buffer.
+  std::vector<bool> isView(numTensors, false);
+  for (size_t k = plan.kernels.size(); k-- > 0;) {
+    const KernelDesc &kernel = plan.kernels[k];
+    if (!isReshapeView(plan, kernel))
+      continue;
+    isView[kernel.outputs[0]] = true;
+    readLater[kernel.inputs[0]] =
+        readLater[kernel.inputs[0]] || readLater[kernel.outputs[0]];
+  }
   for (size_t t = 0; t < numTensors; ++t)
     if (plan.tensors[t].kind == TensorKind::Scratch && writtenBefore[t] &&
-        fromData[t] && readLater[t])
+        fromData[t] && readLater[t] && !isView[t])
       stats.savedActivationBytes += plan.tensors[t].byteSize();
   return stats;
 }

@@ -263,13 +263,24 @@ private:
       int64_t first, last;
       uint32_t id;
     };
+    // A reshape view (isReshapeView) is its input's buffer: one span for
+    // the chain, live until the last read of any of them.
+    std::vector<uint32_t> root(plan.tensors.size());
+    std::vector<int64_t> last = lastUse;
+    for (uint32_t id = 0; id < root.size(); ++id)
+      root[id] = id;
+    for (const KernelDesc &kernel : plan.kernels)
+      if (isReshapeView(plan, kernel))
+        root[kernel.outputs[0]] = root[kernel.inputs[0]];
+    for (uint32_t id = 0; id < root.size(); ++id)
+      last[root[id]] = std::max(last[root[id]], lastUse[id]);
     std::vector<Span> spans;
     for (uint32_t id = 0; id < plan.tensors.size(); ++id)
       if (plan.tensors[id].kind == TensorKind::Scratch && definedBy[id] >= 0 &&
-          sizes[id] > 0)
+          sizes[id] > 0 && root[id] == id)
         spans.push_back({plan.tensors[id].offset,
                          plan.tensors[id].offset + sizes[id], definedBy[id],
-                         lastUse[id], id});
+                         last[id], id});
     std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
       return a.begin != b.begin ? a.begin < b.begin : a.id < b.id;
     });

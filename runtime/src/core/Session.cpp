@@ -386,6 +386,14 @@ void Session::aliasReshapes() {
         kernel.outputs.size() != 1)
       continue;
     uint32_t x = kernel.inputs[0], y = kernel.outputs[0];
+    if (isReshapeView(plan_, kernel)) {
+      // Laid out as a view by the plan: it follows its input wherever the
+      // session put it (a double-buffered or hoisted slot).
+      for (int parity : {0, 1})
+        views_[parity][y].data = views_[parity][x].data;
+      skipped_[k] = true;
+      continue;
+    }
     size_t bytes = tensors[x].byteSize();
     // A result keeps its own bytes until the step's end; a view of a
     // double-buffered or hoisted slot is fine (the same parity's views).

@@ -215,6 +215,40 @@ TEST(PlanTest, DeadScratchTensorsMayShareBytes) {
   EXPECT_FALSE(plan.validate().isOk());
 }
 
+/// A reshape's result at its input's offset is a view: one buffer, live
+/// until the last read of either; another tensor may take the bytes only
+/// after that.
+TEST(PlanTest, ReshapeViewsShareTheirInputsBytes) {
+  TestPlanBuilder b;
+  const DType f32 = DType::F32;
+  uint32_t x = b.tensor(TensorKind::Input, f32, {2, 3}, "x");
+  uint32_t a = b.scratch(f32, {2, 3}), y = b.scratch(f32, {6});
+  uint32_t c = b.scratch(f32, {2, 3}), d = b.scratch(f32, {6});
+  uint32_t loss = b.scratch(f32, {});
+  b.kernel("train.mul", {x, x}, {a});     // #0
+  b.kernel("train.reshape", {a}, {y});    // #1: a dies, y lives on
+  b.kernel("train.add", {x, x}, {c});     // #2
+  b.kernel("train.reshape", {c}, {d});    // #3
+  b.kernel("train.add", {y, d}, {loss}); // #4 (a scalar would do; shapes
+  b.result(ResultRole::Loss, loss, "loss"); //  are not checked here)
+  Plan plan = b.finish();
+  plan.tensors[y].offset = plan.tensors[a].offset;
+  ASSERT_TRUE(isReshapeView(plan, plan.kernels[1]));
+  EXPECT_FALSE(isReshapeView(plan, plan.kernels[3]));
+  Status status = plan.validate();
+  EXPECT_TRUE(status.isOk()) << status.message();
+  // c would overwrite a's bytes while y, their view, is still to be read.
+  plan.tensors[c].offset = plan.tensors[a].offset;
+  status = plan.validate();
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("share arena bytes"), std::string::npos)
+      << status.message();
+  // Not a reshape: an output never shares its input's bytes.
+  plan.tensors[c].offset = plan.tensors[d].offset;
+  plan.kernels[1].op = "train.neg";
+  EXPECT_FALSE(plan.validate().isOk());
+}
+
 TEST(PlanTest, ResultMayBeAStateTensor) {
   // A persistent result whose value is its own state: nothing to copy.
   Plan plan = makeLeastSquaresPlan();

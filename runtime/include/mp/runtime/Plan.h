@@ -125,6 +125,13 @@ StatusOr<Plan> readPlanFile(const std::string &path);
 /// A 64-bit FNV-1a hash of the serialized plan: checkpoints record it.
 uint64_t planHash(const Plan &plan);
 
+/// Whether `kernel` is a train.reshape whose result is a view of its input:
+/// both scratch tensors of one byte size at one arena offset. The memory
+/// planner lays reshapes out so (where the result is not a step result),
+/// validate() treats the two as one buffer, and the session skips the
+/// kernel.
+bool isReshapeView(const Plan &plan, const KernelDesc &kernel);
+
 /// What a step's memory plan holds.
 struct PlanMemoryStats {
   /// The scratch arena: the high-water mark of every temporary of a step

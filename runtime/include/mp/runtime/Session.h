@@ -202,8 +202,9 @@ private:
   Status refreshCasts(uint32_t state);
   Status hoistWeightCasts(const std::vector<const ResultDesc *> &flipped);
   Status runKernel(size_t k);
-  /// A train.reshape whose input's bytes no kernel overwrites while its
-  /// result is read makes its result a view of the input: not run.
+  /// A train.reshape laid out as a view by the plan (isReshapeView), or
+  /// whose input's bytes no kernel overwrites while its result is read
+  /// (the result then becomes a view), is not run.
   void aliasReshapes();
   std::vector<TensorInfo> infos_;
   std::unordered_map<std::string, size_t> byName_;
