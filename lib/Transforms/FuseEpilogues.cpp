@@ -63,8 +63,8 @@ train::ReluOp foldableRelu(Value pre) {
   if (!relu)
     return {};
   for (Operation *user : pre.getUsers())
-    if (user != relu && (user->getBlock() != relu->getBlock() ||
-                         !relu->isBeforeInBlock(user)))
+    if (user != relu &&
+        (user->getBlock() != relu->getBlock() || !relu->isBeforeInBlock(user)))
       return {};
   return relu;
 }
@@ -100,8 +100,8 @@ bool fuse(train::MatmulOp matmul) {
   OpBuilder builder(last);
   auto fused = mpd::MatmulEpilogueOp::create(
       builder, builder.getFusedLoc(locs), tail.getType(), matmul.getLhs(),
-      matmul.getRhs(), bias, matmul.getTransposeLhs(),
-      matmul.getTransposeRhs(), relu ? "relu" : "none");
+      matmul.getRhs(), bias, matmul.getTransposeLhs(), matmul.getTransposeRhs(),
+      relu ? "relu" : "none");
   if (relu) {
     // relu_grad(dy, z) == relu_grad(dy, relu(z)): only z > 0 is read.
     relu.getResult().replaceAllUsesWith(fused.getResult());

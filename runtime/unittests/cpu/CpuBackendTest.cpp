@@ -4,7 +4,7 @@
 // batches of rank 1 and 2, a rank-2 rhs shared by the batch) in every dtype
 // combination the reference runs (f32, bf16 and f16 inputs; the input dtype
 // or f32 as the result), on the cpu backend and on the reference backend,
-// from the same inputs.
+// from the same inputs; the same for mp.matmul_epilogue (bias, ReLU).
 //
 // Tolerances. Both backends widen the same (exactly representable) inputs
 // and accumulate in f32; they may only sum in a different order. For any
@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,6 +134,31 @@ std::vector<double> absoluteProducts(const MatmulForm &f, const Host &a,
   return out;
 }
 
+/// Expects every element of `got` within the matmul bound of `expected`
+/// (header comment): 2 gamma_K sum|a b| + one unit of a 16-bit result, plus
+/// `extra(i)` (the epilogue's roundings); with `nonNegative`, never < 0.
+void expectWithinMatmulBound(const Host &expected, const Host &got,
+                             const std::vector<double> &abs, int64_t k,
+                             const std::function<double(int64_t)> &extra,
+                             bool nonNegative, const std::string &impl) {
+  double u = std::ldexp(1.0, -24);
+  double gamma = 2 * k * u / (1 - k * u);
+  DType out = got.view.dtype;
+  double ulp = out == DType::BF16  ? std::ldexp(1.0, -7)
+               : out == DType::F16 ? std::ldexp(1.0, -10)
+                                   : 0;
+  int failures = 0;
+  for (int64_t i = 0; i < got.view.numElements() && failures < 5; ++i) {
+    double e = loadFloat(expected.view, i), g = loadFloat(got.view, i);
+    double tol = gamma * abs[i] + ulp * std::fabs(e) + extra(i) + 1e-30;
+    if (!(std::fabs(e - g) <= tol) || (nonNegative && !(g >= 0))) {
+      ADD_FAILURE() << "element " << i << ": cpu " << g << ", reference " << e
+                    << ", tolerance " << tol << " (" << impl << ")";
+      ++failures;
+    }
+  }
+}
+
 class CpuBackendTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -178,25 +204,11 @@ TEST_F(CpuBackendTest, MatmulMatchesReferenceInEveryFormAndDType) {
         continue;
       }
       ++handledCount;
-      std::vector<double> abs = absoluteProducts(form, a, b);
       int64_t k =
           form.transposeLhs ? form.lhs[form.lhs.size() - 2] : form.lhs.back();
-      double u = std::ldexp(1.0, -24);
-      double gamma = 2 * k * u / (1 - k * u);
-      double ulp = dt.out == DType::BF16  ? std::ldexp(1.0, -7)
-                   : dt.out == DType::F16 ? std::ldexp(1.0, -10)
-                                          : 0;
-      int failures = 0;
-      for (int64_t i = 0; i < got.view.numElements() && failures < 5; ++i) {
-        double e = loadFloat(expected.view, i), g = loadFloat(got.view, i);
-        double tol = gamma * abs[i] + ulp * std::fabs(e) + 1e-30;
-        if (!(std::fabs(e - g) <= tol)) {
-          ADD_FAILURE() << "element " << i << ": cpu " << g << ", reference "
-                        << e << ", tolerance " << tol << " ("
-                        << cache.lastImplementation() << ")";
-          ++failures;
-        }
-      }
+      expectWithinMatmulBound(
+          expected, got, absoluteProducts(form, a, b), k,
+          [](int64_t) { return 0.0; }, false, cache.lastImplementation());
     }
   }
   // oneDNN must run every f32 and every f32-result case at least.
@@ -279,23 +291,12 @@ TEST_F(CpuBackendTest, MatmulEpilogueMatchesReference) {
                                       : form.lhs.back();
         int64_t n = shape.back();
         double u = std::ldexp(1.0, -24);
-        double gamma = 2 * k * u / (1 - k * u);
-        double ulp = dt.out == DType::BF16  ? std::ldexp(1.0, -7)
-                     : dt.out == DType::F16 ? std::ldexp(1.0, -10)
-                                            : 0;
-        int failures = 0;
-        for (int64_t i = 0; i < got.view.numElements() && failures < 5; ++i) {
-          double e = loadFloat(expected.view, i), g = loadFloat(got.view, i);
+        auto epilogueRounding = [&](int64_t i) {
           double biasAbs = ep.bias ? std::fabs(loadFloat(bias.view, i % n)) : 0;
-          double tol = gamma * abs[i] + 2 * u * (abs[i] + biasAbs) +
-                       ulp * std::fabs(e) + 1e-30;
-          if (!(std::fabs(e - g) <= tol) || (ep.relu && !(g >= 0))) {
-            ADD_FAILURE() << "element " << i << ": cpu " << g
-                          << ", reference " << e << ", tolerance " << tol
-                          << " (" << cache.lastImplementation() << ")";
-            ++failures;
-          }
-        }
+          return 2 * u * (abs[i] + biasAbs);
+        };
+        expectWithinMatmulBound(expected, got, abs, k, epilogueRounding,
+                                ep.relu, cache.lastImplementation());
       }
     }
   }

@@ -1,6 +1,8 @@
 //===- MPOps.cpp - mp dialect ops -----------------------------------------===//
 #include "mp/Dialect/MP/IR/MPOps.h"
 
+#include "mp/IR/MatmulShapes.h"
+
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
 
@@ -127,13 +129,6 @@ LogicalResult UpdateScaleOp::verify() {
 // MatmulEpilogueOp
 //===----------------------------------------------------------------------===//
 
-static std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string text = "[";
-  llvm::raw_string_ostream os(text);
-  llvm::interleaveComma(shape, os);
-  return text + "]";
-}
-
 LogicalResult MatmulEpilogueOp::verify() {
   Type in = getElementTypeOrSelf(getLhs().getType());
   Type out = getElementTypeOrSelf(getType());
@@ -144,36 +139,17 @@ LogicalResult MatmulEpilogueOp::verify() {
   if (out != in && !out.isF32())
     return emitOpError() << "expects a result of element type " << in
                          << " or f32 (the accumulator) but got " << out;
-  ArrayRef<int64_t> l = getLhs().getType().getShape();
-  ArrayRef<int64_t> r = getRhs().getType().getShape();
-  if (l.size() < 2 || r.size() < 2)
-    return emitOpError() << "expects operands of rank >= 2 but got ranks "
-                         << l.size() << " and " << r.size();
-  size_t lr = l.size(), rr = r.size();
-  int64_t m = getTransposeLhs() ? l[lr - 1] : l[lr - 2];
-  int64_t k = getTransposeLhs() ? l[lr - 2] : l[lr - 1];
-  int64_t k2 = getTransposeRhs() ? r[rr - 1] : r[rr - 2];
-  int64_t n = getTransposeRhs() ? r[rr - 2] : r[rr - 1];
-  if (k != k2)
-    return emitOpError() << "contracts lhs dimension of size " << k
-                         << " with rhs dimension of size " << k2;
-  ArrayRef<int64_t> batch = l.drop_back(2);
-  if (rr != 2 && r.drop_back(2) != batch)
-    return emitOpError() << "expects rhs batch dimensions "
-                         << shapeString(batch) << " (or a rank-2 rhs) but got "
-                         << shapeString(r.drop_back(2));
-  SmallVector<int64_t> expected(batch);
-  expected.append({m, n});
-  if (getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "expects a result of shape "
-                         << shapeString(expected) << " but got "
-                         << shapeString(getType().getShape());
+  int64_t n;
+  if (failed(mp::verifyMatmulShapes(
+          *this, getLhs().getType().getShape(), getRhs().getType().getShape(),
+          getType().getShape(), getTransposeLhs(), getTransposeRhs(), n)))
+    return failure();
   if (Value bias = getBias()) {
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (biasType.getShape() != ArrayRef<int64_t>{n})
       return emitOpError() << "expects a bias of shape [" << n
                            << "] (the result's last dimension) but got "
-                           << shapeString(biasType.getShape());
+                           << mp::formatShape(biasType.getShape());
     Type b = biasType.getElementType();
     if (b != out && !b.isF32())
       return emitOpError() << "expects a bias of element type f32 or " << out

@@ -1,5 +1,6 @@
 //===- TrainOps.cpp - train dialect op verifiers --------------------------===//
 #include "mp/Dialect/Train/IR/TrainOps.h"
+#include "mp/IR/MatmulShapes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -225,26 +226,10 @@ LogicalResult MatmulOp::verify() {
   if (failed(checkSameElementType(*this, "lhs", getLhs(), "rhs", getRhs())) ||
       failed(checkAccumulatorType(*this, getLhs(), getResult())))
     return failure();
-  ArrayRef<int64_t> l = shapeOf(getLhs()), r = shapeOf(getRhs());
-  if (l.size() < 2 || r.size() < 2)
-    return emitOpError() << "expects operands of rank >= 2 but got ranks "
-                         << l.size() << " and " << r.size();
-  size_t lr = l.size(), rr = r.size();
-  int64_t m = getTransposeLhs() ? l[lr - 1] : l[lr - 2];
-  int64_t k = getTransposeLhs() ? l[lr - 2] : l[lr - 1];
-  int64_t k2 = getTransposeRhs() ? r[rr - 1] : r[rr - 2];
-  int64_t n = getTransposeRhs() ? r[rr - 2] : r[rr - 1];
-  if (k != k2)
-    return emitOpError() << "contracts lhs dimension of size " << k
-                         << " with rhs dimension of size " << k2;
-  ArrayRef<int64_t> batch = l.drop_back(2);
-  if (rr != 2 && r.drop_back(2) != batch)
-    return emitOpError() << "expects rhs batch dimensions "
-                         << shapeStr(batch) << " (or a rank-2 rhs) but got "
-                         << shapeStr(r.drop_back(2));
-  SmallVector<int64_t> expected(batch);
-  expected.append({m, n});
-  return checkShape(*this, "a result", expected, getResult());
+  int64_t n;
+  return mp::verifyMatmulShapes(*this, shapeOf(getLhs()), shapeOf(getRhs()),
+                                shapeOf(getResult()), getTransposeLhs(),
+                                getTransposeRhs(), n);
 }
 
 LogicalResult BiasAddOp::verify() {
