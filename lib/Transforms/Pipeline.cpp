@@ -62,12 +62,16 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
   // train ops; fusion is the first lowering step and changes no dtype.
   if (options.fuseEpilogues)
     pm.addPass(createFuseEpilogues());
+  // Last: a later CSE would merge the two casts again.
+  if (!float32 && options.recomputeInputCasts)
+    pm.addPass(createRecomputeInputCasts());
 }
 
 void mp::registerMixedPrecisionPipeline() {
   PassPipelineRegistration<MixedPrecisionOptions>(
       "mp-mixed-precision",
       "The whole mixed-precision pipeline: assign precision, insert casts, "
-      "loss scaling, fold casts, canonicalize, report, fuse epilogues",
+      "loss scaling, fold casts, canonicalize, report, fuse epilogues, "
+      "recompute input casts",
       buildMixedPrecisionPipeline);
 }

@@ -78,6 +78,11 @@ struct MixedPrecisionOptions
       llvm::cl::desc("fold widening casts into the f32-accumulating ops "
                      "that produce or consume them (mp-fold-casts)"),
       llvm::cl::init(true)};
+  Option<bool> recomputeInputCasts{
+      *this, "recompute-input-casts",
+      llvm::cl::desc("cast a step input again in the backward pass instead "
+                     "of keeping its 16-bit copy (mp-recompute-input-casts)"),
+      llvm::cl::init(true)};
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("fuse matmul + bias_add (+ relu) into "
@@ -92,7 +97,8 @@ struct MixedPrecisionOptions
 
 /// assign precision, insert casts, loss scaling (per `loss-scale`), fold
 /// casts (per `fold-casts`), canonicalize + cse, report, fuse epilogues
-/// (per `fuse-epilogues`).
+/// (per `fuse-epilogues`), recompute input casts (per
+/// `recompute-input-casts`).
 void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,
                                  const MixedPrecisionOptions &options);
 void registerMixedPrecisionPipeline();

@@ -88,6 +88,22 @@ def FuseEpilogues : Pass<"mp-fuse-epilogues", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
+def RecomputeInputCasts : Pass<"mp-recompute-input-casts", "::mlir::ModuleOp"> {
+  let summary = "Casts a step input again in the backward pass instead of keeping its 16-bit copy";
+  let description = [{
+    A 16-bit `mp.cast` of a step argument with role `input` that is read
+    both before and after `train.grad_seed` (the first layer's weight
+    gradient reads the input) is cloned right before its first reader
+    after the seed, and those readers use the clone. The forward copy then
+    dies with the forward pass and the backward pass casts the input again
+    from the buffer the step keeps anyway: the same values (a cast is
+    deterministic), one more pass over the input, and the 16-bit copy is
+    no longer an activation held across the step. Casts of parameters are
+    left alone (the session keeps a weight's copy; docs/runtime.md).
+  }];
+  let dependentDialects = ["::mp::mpd::MPDialect"];
+}
+
 def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
   let summary = "Scales the backward seed and guards the optimizer updates";
   let description = [{
