@@ -146,7 +146,12 @@ done
 py=$root/.venv/bin/python
 if [[ -x $py ]] && "$py" -c 'import torch' 2>/dev/null; then
   echo "== PyTorch, the same MLP step (JSON in $out/torch.json)"
-  "$py" "$root/bench/torch_steps.py" --runs "$runs" --threads "$(nproc)" \
+  # Debian's torch runs f32 GEMMs on a generic BLAS (~15 s a step): its
+  # float32 step is timed once over 2 steps, autocast bf16 like ours.
+  { "$py" "$root/bench/torch_steps.py" --runs "$runs" --steps 10 \
+      --threads "$(nproc)" --policies autocast_bfloat16
+    "$py" "$root/bench/torch_steps.py" --runs 1 --steps 2 \
+      --threads "$(nproc)" --policies float32; } \
     | tee "$out/torch.json" | sed 's/^/  /'
 else
   echo "== PyTorch: not measured ($py has no torch; scripts/setup.sh makes it)"

@@ -4,6 +4,7 @@ machine, float32 and autocast bf16, for the side-by-side row of
 docs/benchmarks.md.
 
     .venv/bin/python bench/torch_steps.py [--steps 20] [--threads 2]
+        [--policies float32,autocast_bfloat16]
 
 The same model as `bench/gen_models.py mlp` (1024-4096-4096-1000, batch
 256, ReLU, mean softmax cross-entropy, plain SGD lr 0.1), the same step
@@ -27,7 +28,13 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--policies", default="float32,autocast_bfloat16",
+                        help="comma-separated: float32, autocast_bfloat16")
     args = parser.parse_args()
+    policies = args.policies.split(",")
+    for policy in policies:
+        if policy not in ("float32", "autocast_bfloat16"):
+            parser.error(f"unknown policy '{policy}'")
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     dims = [1024, 4096, 4096, 1000]
@@ -49,7 +56,8 @@ def main():
         loss.backward()
         optimizer.step()
 
-    for policy, bf16 in (("float32", False), ("autocast_bfloat16", True)):
+    for policy in policies:
+        bf16 = policy == "autocast_bfloat16"
         best = None
         for _ in range(args.runs):
             step(bf16)  # warm-up: primitive creation

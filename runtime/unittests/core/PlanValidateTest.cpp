@@ -219,20 +219,10 @@ TEST(PlanTest, DeadScratchTensorsMayShareBytes) {
 /// until the last read of either; another tensor may take the bytes only
 /// after that.
 TEST(PlanTest, ReshapeViewsShareTheirInputsBytes) {
-  TestPlanBuilder b;
-  const DType f32 = DType::F32;
-  uint32_t x = b.tensor(TensorKind::Input, f32, {2, 3}, "x");
-  uint32_t a = b.scratch(f32, {2, 3}), y = b.scratch(f32, {6});
-  uint32_t c = b.scratch(f32, {2, 3}), d = b.scratch(f32, {6});
-  uint32_t loss = b.scratch(f32, {});
-  b.kernel("train.mul", {x, x}, {a});     // #0
-  b.kernel("train.reshape", {a}, {y});    // #1: a dies, y lives on
-  b.kernel("train.add", {x, x}, {c});     // #2
-  b.kernel("train.reshape", {c}, {d});    // #3
-  b.kernel("train.add", {y, d}, {loss}); // #4 (a scalar would do; shapes
-  b.result(ResultRole::Loss, loss, "loss"); //  are not checked here)
-  Plan plan = b.finish();
-  plan.tensors[y].offset = plan.tensors[a].offset;
+  TwoReshapesPlan made = makeTwoReshapesPlan();
+  Plan &plan = made.plan;
+  uint32_t a = made.square, c = made.twice, d = made.twiceFlat;
+  plan.tensors[made.squareFlat].offset = plan.tensors[a].offset;
   ASSERT_TRUE(isReshapeView(plan, plan.kernels[1]));
   EXPECT_FALSE(isReshapeView(plan, plan.kernels[3]));
   Status status = plan.validate();

@@ -159,6 +159,28 @@ Plan mp::rt::testing::makeLeastSquaresPlan(const LeastSquaresOptions &o) {
   return b.finish();
 }
 
+TwoReshapesPlan mp::rt::testing::makeTwoReshapesPlan() {
+  TestPlanBuilder b;
+  const DType f32 = DType::F32;
+  uint32_t x = b.tensor(TensorKind::Input, f32, {2, 3}, "x");
+  TwoReshapesPlan r;
+  r.square = b.scratch(f32, {2, 3});
+  r.squareFlat = b.scratch(f32, {6});
+  r.twice = b.scratch(f32, {2, 3});
+  r.twiceFlat = b.scratch(f32, {6});
+  uint32_t d = b.scratch(f32, {6}), loss = b.scratch(f32, {});
+  b.kernel("train.mul", {x, x}, {r.square});
+  b.kernel("train.reshape", {r.square}, {r.squareFlat});
+  b.kernel("train.add", {x, x}, {r.twice});
+  b.kernel("train.reshape", {r.twice}, {r.twiceFlat});
+  b.kernel("train.add", {r.squareFlat, r.twiceFlat}, {d});
+  b.kernel("train.reduce_sum", {d}, {loss}, {{"dims", ints({0})}});
+  b.result(ResultRole::Loss, loss, "loss");
+  b.result(ResultRole::Output, d, "d");
+  r.plan = b.finish();
+  return r;
+}
+
 std::vector<float> mp::rt::testing::leastSquaresX(int step) {
   // Uniform in [-1, 1] from a hash of (step, i): exact on every host.
   std::vector<float> x(12);

@@ -62,6 +62,15 @@ struct LeastSquaresOptions {
 };
 Plan makeLeastSquaresPlan(const LeastSquaresOptions &options = {});
 
+/// d = reshape(x * x) + reshape(x + x) (output "d"), loss = sum(d), with x
+/// the input "x" f32[2, 3]: kernels #0 (x * x), #1 (its reshape to [6]),
+/// #2 (x + x), #3 (its reshape), #4, #5. finish()'s layout: nothing shared.
+struct TwoReshapesPlan {
+  Plan plan;
+  uint32_t square, squareFlat, twice, twiceFlat; ///< tensor ids
+};
+TwoReshapesPlan makeTwoReshapesPlan();
+
 /// Inputs for step `step` of the least-squares model: x and t = x @ w*
 /// for a fixed w*, deterministic.
 std::vector<float> leastSquaresX(int step);
