@@ -63,8 +63,8 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
   if (options.fuseEpilogues)
     pm.addPass(createFuseEpilogues());
   // Last: a later CSE would merge the two casts again.
-  if (!float32 && options.recomputeInputCasts)
-    pm.addPass(createRecomputeInputCasts());
+  if (!float32 && options.recomputeCasts)
+    pm.addPass(createRecomputeCasts());
 }
 
 void mp::registerMixedPrecisionPipeline() {
@@ -72,6 +72,6 @@ void mp::registerMixedPrecisionPipeline() {
       "mp-mixed-precision",
       "The whole mixed-precision pipeline: assign precision, insert casts, "
       "loss scaling, fold casts, canonicalize, report, fuse epilogues, "
-      "recompute input casts",
+      "recompute casts",
       buildMixedPrecisionPipeline);
 }

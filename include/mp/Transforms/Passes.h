@@ -78,10 +78,10 @@ struct MixedPrecisionOptions
       llvm::cl::desc("fold widening casts into the f32-accumulating ops "
                      "that produce or consume them (mp-fold-casts)"),
       llvm::cl::init(true)};
-  Option<bool> recomputeInputCasts{
-      *this, "recompute-input-casts",
-      llvm::cl::desc("cast a step input again in the backward pass instead "
-                     "of keeping its 16-bit copy (mp-recompute-input-casts)"),
+  Option<bool> recomputeCasts{
+      *this, "recompute-casts",
+      llvm::cl::desc("cast again in the backward pass what the step keeps "
+                     "anyway, instead of holding the copy (mp-recompute-casts)"),
       llvm::cl::init(true)};
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
@@ -97,8 +97,7 @@ struct MixedPrecisionOptions
 
 /// assign precision, insert casts, loss scaling (per `loss-scale`), fold
 /// casts (per `fold-casts`), canonicalize + cse, report, fuse epilogues
-/// (per `fuse-epilogues`), recompute input casts (per
-/// `recompute-input-casts`).
+/// (per `fuse-epilogues`), recompute casts (per `recompute-casts`).
 void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,
                                  const MixedPrecisionOptions &options);
 void registerMixedPrecisionPipeline();

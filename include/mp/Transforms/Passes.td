@@ -88,18 +88,22 @@ def FuseEpilogues : Pass<"mp-fuse-epilogues", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
-def RecomputeInputCasts : Pass<"mp-recompute-input-casts", "::mlir::ModuleOp"> {
-  let summary = "Casts a step input again in the backward pass instead of keeping its 16-bit copy";
+def RecomputeCasts : Pass<"mp-recompute-casts", "::mlir::ModuleOp"> {
+  let summary = "Casts again in the backward pass what the step keeps anyway";
   let description = [{
-    A 16-bit `mp.cast` of a step argument with role `input` that is read
-    both before and after `train.grad_seed` (the first layer's weight
-    gradient reads the input) is cloned right before its first reader
-    after the seed, and those readers use the clone. The forward copy then
-    dies with the forward pass and the backward pass casts the input again
-    from the buffer the step keeps anyway: the same values (a cast is
-    deterministic), one more pass over the input, and the 16-bit copy is
-    no longer an activation held across the step. Casts of parameters are
-    left alone (the session keeps a weight's copy; docs/runtime.md).
+    An `mp.cast` before `train.grad_seed` that is read on both sides of it,
+    and whose source the step keeps past the seed regardless (a step
+    argument with role `input`, or a value that a kernel after the seed
+    reads itself), is cloned right before its first reader after the seed,
+    and those readers use the clone. The forward copy then dies with the
+    forward pass: the same values (a cast is deterministic), one more pass
+    over the source, and the copy is no longer held across the step (the
+    first layer's input, the attention probabilities kept in f32 for the
+    softmax gradient). Casts of parameters are left alone (their source is
+    not read after the seed; the session keeps a weight's copy anyway,
+    docs/runtime.md). A widening cast before the seed that only readers
+    after it use moves to right before the first of them, so that the
+    narrower source is what stays live.
   }];
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }
