@@ -96,7 +96,9 @@ struct ResultDesc {
 };
 
 struct Plan {
-  static constexpr uint32_t kVersion = 1;
+  /// 2: a train.reshape whose result has its input's arena offset is a
+  /// view (isReshapeView); version 1 had no views.
+  static constexpr uint32_t kVersion = 2;
   std::string policy; ///< float32, mixed_bfloat16, mixed_float16
   std::vector<TensorDesc> tensors;
   std::vector<KernelDesc> kernels;
