@@ -2,32 +2,13 @@
 #include "cpu/Loss.h"
 
 #include "cpu/Parallel.h"
-#include "cpu/VectorMath.h"
+#include "cpu/Softmax.h"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 using namespace mp::rt;
 
-namespace {
-/// One row of logits widened into `e`, replaced by exp(x - max); returns
-/// the row's max and writes sum(exp(x - max)) (summed in order) to `sum`.
-float expRow(DType dtype, const char *row, int64_t length, float *x, float *e,
-             float &sum) {
-  toFloats(dtype, row, x, length);
-  float max = -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < length; ++j)
-    max = std::fmax(max, x[j]);
-  for (int64_t j = 0; j < length; ++j)
-    e[j] = x[j] - max;
-  cpu::vectorExp(e, e, length);
-  sum = 0;
-  for (int64_t j = 0; j < length; ++j)
-    sum += e[j];
-  return max;
-}
-} // namespace
 
 void cpu::runCrossEntropy(const KernelDesc &kernel,
                           const std::vector<TensorView> &inputs,
@@ -41,7 +22,8 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
   const TensorView &logits = inputs[0], &labels = inputs[1], &out = outputs[0];
   if (!isFloat(logits.dtype) || logits.shape.size() != 2 ||
       (labels.dtype != DType::I32 && labels.dtype != DType::I64) ||
-      labels.shape.size() != 1 || labels.shape[0] != logits.shape[0] || !isFloat(out.dtype))
+      labels.shape.size() != 1 || labels.shape[0] != logits.shape[0] ||
+      !isFloat(out.dtype))
     return;
   int64_t rows = logits.shape[0], classes = logits.shape[1];
   if (isGrad) {
@@ -73,8 +55,8 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
         e(static_cast<size_t>(classes));
     for (int64_t n = begin; n < end; ++n) {
       float sum;
-      float max = expRow(logits.dtype, in + n * classes * size, classes,
-                         x.data(), e.data(), sum);
+      float max = cpu::expRow(logits.dtype, in + n * classes * size, classes,
+                              x.data(), e.data(), sum);
       if (!isGrad) {
         rowLoss[n] = (max - x[label[n]]) + std::log(sum);
         continue;

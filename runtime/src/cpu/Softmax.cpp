@@ -10,6 +10,21 @@
 
 using namespace mp::rt;
 
+float cpu::expRow(DType dtype, const void *row, int64_t length, float *x,
+                  float *e, float &sum) {
+  toFloats(dtype, row, x, length);
+  float max = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < length; ++j)
+    max = std::fmax(max, x[j]);
+  for (int64_t j = 0; j < length; ++j)
+    e[j] = x[j] - max;
+  vectorExp(e, e, length);
+  sum = 0;
+  for (int64_t j = 0; j < length; ++j)
+    sum += e[j];
+  return max;
+}
+
 void cpu::runSoftmaxLastAxis(const KernelDesc &kernel,
                              const std::vector<TensorView> &inputs,
                              const std::vector<TensorView> &outputs,
@@ -39,16 +54,9 @@ void cpu::runSoftmaxLastAxis(const KernelDesc &kernel,
     std::vector<float> row(static_cast<size_t>(length)),
         e(static_cast<size_t>(length));
     for (int64_t r = begin; r < end; ++r) {
-      toFloats(x.dtype, in + r * length * size, row.data(), length);
-      float max = -std::numeric_limits<float>::infinity();
-      for (int64_t j = 0; j < length; ++j)
-        max = std::fmax(max, row[j]);
-      for (int64_t j = 0; j < length; ++j)
-        e[j] = row[j] - max;
-      vectorExp(e.data(), e.data(), length);
-      float sum = 0;
-      for (int64_t j = 0; j < length; ++j)
-        sum += e[j];
+      float sum;
+      float max = expRow(x.dtype, in + r * length * size, length, row.data(),
+                         e.data(), sum);
       if (isLog) {
         float logSum = std::log(sum);
         for (int64_t j = 0; j < length; ++j)

@@ -18,6 +18,13 @@
 
 namespace mp::rt::cpu {
 
+/// One row of `length` values of `dtype` at `row`: widened into `x`, and
+/// `e` = exp(x - max) (the vector math library), summed in order into
+/// `sum`; returns the row's max. The reference's arithmetic (softmax and
+/// the cross-entropy loss, cpu/Loss.cpp).
+float expRow(DType dtype, const void *row, int64_t length, float *x, float *e,
+             float &sum);
+
 /// Runs train.softmax / train.log_softmax along the last axis
 /// (`handled` = true); leaves anything else untouched.
 void runSoftmaxLastAxis(const KernelDesc &kernel,

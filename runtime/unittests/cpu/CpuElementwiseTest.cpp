@@ -244,6 +244,31 @@ TEST_F(CpuElementwiseTest, ReductionsAreBitwiseTheReference) {
         }
 }
 
+KernelDesc momentumKernel(bool nesterov) {
+  KernelDesc momentum;
+  momentum.op = "train.sgd_momentum";
+  momentum.attrs["lr"] = floats(0.05);
+  momentum.attrs["momentum"] = floats(0.9);
+  if (nesterov)
+    momentum.attrs["nesterov"] = ints({1});
+  return momentum;
+}
+
+/// train.adam / train.adamw at step 3 on n elements: the kernel and its
+/// five inputs (param, grad, exp_avg, exp_avg_sq >= 0, step), from `seed`.
+KernelDesc adamKernel(const char *op, DType dtype, int64_t n, uint32_t seed,
+                      std::vector<Tensor> &in) {
+  KernelDesc adam;
+  adam.op = op;
+  adam.attrs["lr"] = floats(1e-3);
+  Tensor step(DType::I64, {});
+  storeInt(step.view, 0, 3);
+  in = {randomTensor(dtype, {n}, seed), randomTensor(dtype, {n}, seed + 1),
+        randomTensor(dtype, {n}, seed + 2),
+        randomTensor(dtype, {n}, seed + 3, 0, 1, /*specials=*/false), step};
+  return adam;
+}
+
 TEST_F(CpuElementwiseTest, OptimizersAreBitwiseTheReference) {
   for (DType dtype : kFloatTypes)
     for (int64_t n : {int64_t(1), int64_t(2049), int64_t(300001)}) {
@@ -258,12 +283,7 @@ TEST_F(CpuElementwiseTest, OptimizersAreBitwiseTheReference) {
       expectSame(sgd, sgdIn, {Tensor(dtype, {n})}, "sgd " + what);
 
       for (bool nesterov : {false, true}) {
-        KernelDesc momentum;
-        momentum.op = "train.sgd_momentum";
-        momentum.attrs["lr"] = floats(0.05);
-        momentum.attrs["momentum"] = floats(0.9);
-        if (nesterov)
-          momentum.attrs["nesterov"] = ints({1});
+        KernelDesc momentum = momentumKernel(nesterov);
         std::vector<Tensor> in = {randomTensor(dtype, {n}, 9),
                                   randomTensor(dtype, {n}, 10),
                                   randomTensor(dtype, {n}, 11)};
@@ -272,15 +292,8 @@ TEST_F(CpuElementwiseTest, OptimizersAreBitwiseTheReference) {
       }
 
       for (const char *op : {"train.adam", "train.adamw"}) {
-        KernelDesc adam;
-        adam.op = op;
-        adam.attrs["lr"] = floats(1e-3);
-        Tensor step(DType::I64, {});
-        storeInt(step.view, 0, 3);
-        std::vector<Tensor> in = {
-            randomTensor(dtype, {n}, 12), randomTensor(dtype, {n}, 13),
-            randomTensor(dtype, {n}, 14),
-            randomTensor(dtype, {n}, 15, 0, 1, /*specials=*/false), step};
+        std::vector<Tensor> in;
+        KernelDesc adam = adamKernel(op, dtype, n, 12, in);
         expectSame(adam, in,
                    {Tensor(dtype, {n}), Tensor(dtype, {n}), Tensor(dtype, {n})},
                    std::string(op) + " " + what);
@@ -338,24 +351,14 @@ TEST_F(CpuElementwiseTest, OptimizerThenCastIsBitwiseTheTwoKernels) {
         std::vector<Tensor> in = {randomTensor(dtype, {n}, 30),
                                   randomTensor(dtype, {n}, 31)};
         check(sgd, in, dtype, 1, 0, castType, "sgd " + what);
-        KernelDesc momentum;
-        momentum.op = "train.sgd_momentum";
-        momentum.attrs["lr"] = floats(0.05);
-        momentum.attrs["momentum"] = floats(0.9);
+        KernelDesc momentum = momentumKernel(false);
         in = {randomTensor(dtype, {n}, 32), randomTensor(dtype, {n}, 33),
               randomTensor(dtype, {n}, 34)};
         for (size_t output : {0, 1})
           check(momentum, in, dtype, 2, output, castType,
                 "sgd_momentum output " + std::to_string(output) + " " + what);
         for (const char *op : {"train.adam", "train.adamw"}) {
-          KernelDesc adam;
-          adam.op = op;
-          adam.attrs["lr"] = floats(1e-3);
-          Tensor step(DType::I64, {});
-          storeInt(step.view, 0, 3);
-          in = {randomTensor(dtype, {n}, 35), randomTensor(dtype, {n}, 36),
-                randomTensor(dtype, {n}, 37),
-                randomTensor(dtype, {n}, 38, 0, 1, /*specials=*/false), step};
+          KernelDesc adam = adamKernel(op, dtype, n, 35, in);
           check(adam, in, dtype, 3, 0, castType, std::string(op) + " " + what);
         }
       }
