@@ -46,6 +46,21 @@ Shape withMatrix(Shape batch, int64_t rows, int64_t cols) {
   return batch;
 }
 
+/// Operands of case `c` in [-1, 1], laid out as its transposes say.
+HostTensor randomLhs(const MatmulCase &c, DType dtype, unsigned seed) {
+  return randomTensor(dtype,
+                      withMatrix(c.batch, c.transposeLhs ? c.k : c.m,
+                                 c.transposeLhs ? c.m : c.k),
+                      -1, 1, seed);
+}
+HostTensor randomRhs(const MatmulCase &c, DType dtype, unsigned seed) {
+  return randomTensor(dtype,
+                      withMatrix(c.sharedRhs ? Shape{} : c.batch,
+                                 c.transposeRhs ? c.n : c.k,
+                                 c.transposeRhs ? c.k : c.n),
+                      -1, 1, seed);
+}
+
 /// The product plus the bias (when given), then ReLU (when asked), in double.
 Values withEpilogue(Values product, const HostTensor *bias, bool relu,
                     int64_t n) {
@@ -72,16 +87,8 @@ TEST_P(MatmulTest, MatchesDoubleReference) {
   };
   unsigned seed = 1;
   for (const MatmulCase &c : cases) {
-    HostTensor lhs =
-        randomTensor(dtype,
-                     withMatrix(c.batch, c.transposeLhs ? c.k : c.m,
-                                c.transposeLhs ? c.m : c.k),
-                     -1, 1, seed++);
-    HostTensor rhs = randomTensor(dtype,
-                                  withMatrix(c.sharedRhs ? Shape{} : c.batch,
-                                             c.transposeRhs ? c.n : c.k,
-                                             c.transposeRhs ? c.k : c.n),
-                                  -1, 1, seed++);
+    HostTensor lhs = randomLhs(c, dtype, seed++);
+    HostTensor rhs = randomRhs(c, dtype, seed++);
     AttrMap attrs = {{"transpose_lhs", intsAttr({c.transposeLhs})},
                      {"transpose_rhs", intsAttr({c.transposeRhs})}};
     Values want = referenceMatmul(lhs, rhs, c);
@@ -135,16 +142,8 @@ TEST_P(MatmulEpilogueTest, MatchesDoubleReference) {
   unsigned seed = 11;
   int checked = 0;
   for (const MatmulCase &c : cases) {
-    HostTensor lhs =
-        randomTensor(dtype,
-                     withMatrix(c.batch, c.transposeLhs ? c.k : c.m,
-                                c.transposeLhs ? c.m : c.k),
-                     -1, 1, seed++);
-    HostTensor rhs = randomTensor(dtype,
-                                  withMatrix(c.sharedRhs ? Shape{} : c.batch,
-                                             c.transposeRhs ? c.n : c.k,
-                                             c.transposeRhs ? c.k : c.n),
-                                  -1, 1, seed++);
+    HostTensor lhs = randomLhs(c, dtype, seed++);
+    HostTensor rhs = randomRhs(c, dtype, seed++);
     for (DType result : {dtype, DType::F32})
       for (int biasKind = 0; biasKind < 3; ++biasKind) // none, f32, result's
         for (bool relu : {false, true}) {
