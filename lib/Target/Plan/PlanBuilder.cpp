@@ -119,7 +119,7 @@ public:
     if (failed(addResults(terminator, logits)))
       return failure();
 
-    planMemory(plan);
+    rt::planMemory(plan);
     rt::Status valid = plan.validate();
     if (!valid.isOk())
       return step.emitOpError() << "produced an invalid plan: "

@@ -123,7 +123,7 @@ mp::rt::checkedByteSize(const std::vector<int64_t> &shape, DType dtype) {
   return static_cast<uint64_t>(count) * size;
 }
 
-bool mp::rt::isReshapeView(const Plan &plan, const KernelDesc &kernel) {
+bool mp::rt::isScratchReshape(const Plan &plan, const KernelDesc &kernel) {
   if (kernel.op != "train.reshape" || kernel.inputs.size() != 1 ||
       kernel.outputs.size() != 1 || kernel.inputs[0] >= plan.tensors.size() ||
       kernel.outputs[0] >= plan.tensors.size())
@@ -131,6 +131,11 @@ bool mp::rt::isReshapeView(const Plan &plan, const KernelDesc &kernel) {
   const TensorDesc &x = plan.tensors[kernel.inputs[0]],
                    &y = plan.tensors[kernel.outputs[0]];
   return x.kind == TensorKind::Scratch && y.kind == TensorKind::Scratch &&
-         x.dtype == y.dtype && x.numElements() == y.numElements() &&
-         x.offset == y.offset;
+         x.dtype == y.dtype && x.numElements() == y.numElements();
+}
+
+bool mp::rt::isReshapeView(const Plan &plan, const KernelDesc &kernel) {
+  return isScratchReshape(plan, kernel) &&
+         plan.tensors[kernel.inputs[0]].offset ==
+             plan.tensors[kernel.outputs[0]].offset;
 }

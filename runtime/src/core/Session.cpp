@@ -120,10 +120,50 @@ Status Session::initialize() {
   }
   planHash_ = mp::rt::planHash(plan_);
   device_ = backend_->deviceMemory();
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+
+  // Persistent updates. Double-buffered where the value is a scratch
+  // tensor computed by the step and read by nothing after it (no other
+  // result names it) and the state is no other result's value: then the
+  // value's kernels write the state's second slot and the step ends with a
+  // flip instead of a copy. The rest is copied; a value that is itself the
+  // state another result replaces is staged first, so that the copies'
+  // order does not matter.
+  std::vector<int> valueUses(tensors.size(), 0);
+  std::vector<bool> replaced(tensors.size(), false);
+  for (const ResultDesc &result : plan_.results) {
+    ++valueUses[result.value];
+    if (result.role != ResultRole::Loss && result.role != ResultRole::Output)
+      replaced[result.state] = true;
+  }
+  auto isUpdate = [](const ResultDesc &result) {
+    return result.role != ResultRole::Loss &&
+           result.role != ResultRole::Output && result.value != result.state;
+  };
+  std::vector<const ResultDesc *> flipped, copied;
+  for (const ResultDesc &result : plan_.results) {
+    if (!isUpdate(result))
+      continue;
+    bool flip = tensors[result.value].kind == TensorKind::Scratch &&
+                valueUses[result.value] == 1 && valueUses[result.state] == 0;
+    (flip ? flipped : copied).push_back(&result);
+  }
+  decideHoistedCasts(flipped);
+
+  // What the session keeps outside the arena (the double-buffered values,
+  // the hoisted casts' copies) needs no arena bytes: plan the arena again
+  // without them (the same planner as mp-compile's).
+  if (!flipped.empty() || !hoisted_.empty()) {
+    std::vector<bool> outside(plan_.tensors.size(), false);
+    for (const ResultDesc *result : flipped)
+      outside[result->value] = true;
+    for (const HoistedCast &cast : hoisted_)
+      outside[cast.copy] = true;
+    planMemory(plan_, kAlignment, outside);
+  }
 
   // Persistent tensors, inputs and labels share one block; scratch tensors
   // live in the arena at the plan's offsets; constants in the plan's blob.
-  const std::vector<TensorDesc> &tensors = plan_.tensors;
   std::vector<uint64_t> stateOffsets(tensors.size());
   uint64_t stateSize = 0;
   for (uint32_t t = 0; t < tensors.size(); ++t) {
@@ -177,32 +217,6 @@ Status Session::initialize() {
     }
   }
 
-  // Persistent updates. Double-buffered where the value is a scratch
-  // tensor computed by the step and read by nothing after it (no other
-  // result names it) and the state is no other result's value: then the
-  // value's kernels write the state's second slot and the step ends with a
-  // flip instead of a copy. The rest is copied; a value that is itself the
-  // state another result replaces is staged first, so that the copies'
-  // order does not matter.
-  std::vector<int> valueUses(tensors.size(), 0);
-  std::vector<bool> replaced(tensors.size(), false);
-  for (const ResultDesc &result : plan_.results) {
-    ++valueUses[result.value];
-    if (result.role != ResultRole::Loss && result.role != ResultRole::Output)
-      replaced[result.state] = true;
-  }
-  auto isUpdate = [](const ResultDesc &result) {
-    return result.role != ResultRole::Loss &&
-           result.role != ResultRole::Output && result.value != result.state;
-  };
-  std::vector<const ResultDesc *> flipped, copied;
-  for (const ResultDesc &result : plan_.results) {
-    if (!isUpdate(result))
-      continue;
-    bool flip = tensors[result.value].kind == TensorKind::Scratch &&
-                valueUses[result.value] == 1 && valueUses[result.state] == 0;
-    (flip ? flipped : copied).push_back(&result);
-  }
   uint64_t alternateSize = 0;
   for (const ResultDesc *result : flipped)
     alternateSize += alignUp(tensors[result->state].byteSize());
@@ -223,7 +237,7 @@ Status Session::initialize() {
     views_[1][result->value].data = own;
   }
 
-  MP_RETURN_IF_ERROR(hoistWeightCasts(flipped));
+  MP_RETURN_IF_ERROR(placeHoistedCasts());
   aliasReshapes();
 
   for (int parity : {0, 1})
@@ -312,7 +326,7 @@ Status Session::initialize() {
   return Status::ok();
 }
 
-Status Session::hoistWeightCasts(
+void Session::decideHoistedCasts(
     const std::vector<const ResultDesc *> &flipped) {
   const std::vector<TensorDesc> &tensors = plan_.tensors;
   const std::vector<KernelDesc> &kernels = plan_.kernels;
@@ -347,6 +361,10 @@ Status Session::hoistWeightCasts(
     hoisted_.push_back({static_cast<uint32_t>(k), state, copy,
                         static_cast<uint32_t>(producer), output});
   }
+}
+
+Status Session::placeHoistedCasts() {
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
   uint64_t size = 0;
   for (const HoistedCast &cast : hoisted_)
     size += 2 * alignUp(tensors[cast.copy].byteSize());

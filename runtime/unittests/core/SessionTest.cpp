@@ -261,14 +261,31 @@ TEST(SessionCreateTest, BackendsByName) {
 }
 
 TEST(SessionCreateTest, HugeArenaIsAnErrorNotACrash) {
-  Plan plan = makeLeastSquaresPlan();
+  // No persistent updates: the session takes the plan's arena as it is.
+  Plan plan = makeTwoReshapesPlan().plan;
   plan.arenaSize = uint64_t(1) << 55;
   StatusOr<std::unique_ptr<Session>> session =
-      Session::create(std::move(plan), std::make_unique<FakeBackend>());
+      Session::create(std::move(plan), "reference");
   ASSERT_FALSE(session.isOk());
   EXPECT_EQ(session.status().code(), StatusCode::Internal);
   EXPECT_NE(session.status().message().find("out of memory"),
             std::string::npos);
+}
+
+/// With double-buffered updates the session plans the arena again without
+/// the values it keeps in the state's second slots: a plan's oversized
+/// arena is not what it allocates.
+TEST(SessionCreateTest, ArenaIsPlannedWithoutTheDoubleBufferedValues) {
+  Plan plan = makeLeastSquaresPlan();
+  Plan everything = plan; // every scratch tensor in the arena
+  planMemory(everything);
+  uint64_t compiled = everything.arenaSize;
+  plan.arenaSize = uint64_t(1) << 55;
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(std::move(plan), std::make_unique<FakeBackend>());
+  ASSERT_TRUE(session.isOk()) << session.status().message();
+  EXPECT_LT((*session)->plan().arenaSize, compiled);
+  EXPECT_GT((*session)->doubleBufferedBytes(), 0u);
 }
 
 TEST(SessionCreateTest, MeaningfulNamesMustLookThePart) {

@@ -29,12 +29,6 @@ struct PlanOptions {
 mlir::FailureOr<rt::Plan> buildPlan(mlir::FunctionOpInterface step,
                                     const PlanOptions &options);
 
-/// Assigns arena offsets to the scratch tensors of `plan` so that tensors
-/// whose lifetimes (first kernel writing them .. last kernel reading them,
-/// or the end of the step for results) overlap never share bytes; sets
-/// plan.arenaSize. Offsets are aligned to `alignment` bytes.
-void planMemory(rt::Plan &plan, uint64_t alignment = 64);
-
 } // namespace mp
 
 #endif // MP_TARGET_PLAN_PLANBUILDER_H

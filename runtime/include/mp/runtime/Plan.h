@@ -133,6 +133,19 @@ uint64_t planHash(const Plan &plan);
 /// validate() treats the two as one buffer, and the session skips the
 /// kernel.
 bool isReshapeView(const Plan &plan, const KernelDesc &kernel);
+/// Whether `kernel` is a train.reshape that can be laid out as a view:
+/// scratch input and result of one dtype and element count.
+bool isScratchReshape(const Plan &plan, const KernelDesc &kernel);
+
+/// Assigns arena offsets to the scratch tensors of `plan` so that tensors
+/// whose lifetimes (first kernel writing them .. last kernel reading them,
+/// or the end of the step for results) overlap never share bytes, and lays
+/// each scratch reshape that is not a step result out as a view of its
+/// input; sets plan.arenaSize. Offsets are aligned to `alignment` bytes.
+/// Tensors marked in `outside` get no arena bytes (their offsets are left
+/// as they are: the session keeps them elsewhere).
+void planMemory(Plan &plan, uint64_t alignment = 64,
+                const std::vector<bool> &outside = {});
 
 /// What a step's memory plan holds.
 struct PlanMemoryStats {

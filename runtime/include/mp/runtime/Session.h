@@ -200,7 +200,8 @@ private:
   std::vector<bool> skipped_;
   Memory castSlots_;
   Status refreshCasts(uint32_t state);
-  Status hoistWeightCasts(const std::vector<const ResultDesc *> &flipped);
+  void decideHoistedCasts(const std::vector<const ResultDesc *> &flipped);
+  Status placeHoistedCasts();
   Status runKernel(size_t k);
   /// A train.reshape laid out as a view by the plan (isReshapeView), or
   /// whose input's bytes no kernel overwrites while its result is read

@@ -6,17 +6,19 @@
 // free block at the top of the arena grows when nothing fits). Freed
 // neighbours merge. O(n log n) in the number of tensors: training steps keep
 // activations alive until the backward pass, so anything that scans the live
-// set per tensor is quadratic on big graphs.
+// set per tensor is quadratic on big graphs. The compiler plans every plan
+// (mp-compile); the session plans again when it keeps some scratch tensors
+// outside the arena (double-buffered state, hoisted casts).
 //
 //===----------------------------------------------------------------------===//
-#include "mp/Target/Plan/PlanBuilder.h"
+#include "mp/runtime/Plan.h"
 
 #include <algorithm>
 #include <map>
 #include <queue>
 #include <set>
 
-using namespace mp;
+using namespace mp::rt;
 
 static uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -86,7 +88,8 @@ private:
 };
 } // namespace
 
-void mp::planMemory(rt::Plan &plan, uint64_t alignment) {
+void mp::rt::planMemory(Plan &plan, uint64_t alignment,
+                         const std::vector<bool> &outside) {
   size_t numKernels = plan.kernels.size();
   std::vector<size_t> last(plan.tensors.size(), 0);
   std::vector<bool> written(plan.tensors.size(), false);
@@ -100,18 +103,18 @@ void mp::planMemory(rt::Plan &plan, uint64_t alignment) {
   }
   // The step's results are read after the last kernel: never freed.
   std::vector<bool> isResult(plan.tensors.size(), false);
-  for (const rt::ResultDesc &result : plan.results) {
+  for (const ResultDesc &result : plan.results) {
     last[result.value] = numKernels;
     isResult[result.value] = true;
   }
   // A reshape's result (not a result of the step) is a view of its scratch
   // input: the same bytes, which stay live while either is read. The
-  // runtime then skips the kernel (rt::reshapeAliases).
+  // runtime then skips the kernel (isReshapeView).
   std::vector<uint32_t> root(plan.tensors.size());
   for (uint32_t t = 0; t < root.size(); ++t)
     root[t] = t;
-  for (const rt::KernelDesc &kernel : plan.kernels) {
-    if (!rt::isReshapeView(plan, kernel) || isResult[kernel.outputs[0]])
+  for (const KernelDesc &kernel : plan.kernels) {
+    if (!isScratchReshape(plan, kernel) || isResult[kernel.outputs[0]])
       continue;
     uint32_t y = kernel.outputs[0], r = root[kernel.inputs[0]];
     root[y] = r;
@@ -130,8 +133,9 @@ void mp::planMemory(rt::Plan &plan, uint64_t alignment) {
                     alignUp(plan.tensors[t].byteSize(), alignment));
     }
     for (uint32_t t : plan.kernels[k].outputs) {
-      rt::TensorDesc &tensor = plan.tensors[t];
-      if (tensor.kind != rt::TensorKind::Scratch || !written[t])
+      TensorDesc &tensor = plan.tensors[t];
+      if (tensor.kind != TensorKind::Scratch || !written[t] ||
+          (t < outside.size() && outside[t]))
         continue;
       written[t] = false; // place each tensor once
       if (root[t] != t) {
