@@ -148,7 +148,7 @@ Status Session::initialize() {
                 valueUses[result.value] == 1 && valueUses[result.state] == 0;
     (flip ? flipped : copied).push_back(&result);
   }
-  decideHoistedCasts(flipped);
+  decideHoistedCasts(flipped, valueUses);
 
   // What the session keeps outside the arena (the double-buffered values,
   // the hoisted casts' copies) needs no arena bytes: plan the arena again
@@ -238,7 +238,7 @@ Status Session::initialize() {
   }
 
   MP_RETURN_IF_ERROR(placeHoistedCasts());
-  aliasReshapes();
+  aliasReshapes(valueUses);
 
   for (int parity : {0, 1})
     for (const KernelDesc &kernel : plan_.kernels) {
@@ -326,19 +326,16 @@ Status Session::initialize() {
   return Status::ok();
 }
 
-void Session::decideHoistedCasts(
-    const std::vector<const ResultDesc *> &flipped) {
+void Session::decideHoistedCasts(const std::vector<const ResultDesc *> &flipped,
+                                 const std::vector<int> &valueUses) {
   const std::vector<TensorDesc> &tensors = plan_.tensors;
   const std::vector<KernelDesc> &kernels = plan_.kernels;
   std::vector<int64_t> writer(tensors.size(), -1), newValue(tensors.size(), -1);
-  std::vector<int> resultUses(tensors.size(), 0);
   for (size_t k = 0; k < kernels.size(); ++k)
     for (uint32_t t : kernels[k].outputs)
       writer[t] = static_cast<int64_t>(k);
   for (const ResultDesc *result : flipped)
     newValue[result->state] = result->value;
-  for (const ResultDesc &result : plan_.results)
-    ++resultUses[result.value];
   castsAfter_.assign(kernels.size(), {});
   skipped_.assign(kernels.size(), false);
   for (size_t k = 0; k < kernels.size(); ++k) {
@@ -348,7 +345,7 @@ void Session::decideHoistedCasts(
       continue;
     uint32_t state = kernel.inputs[0], copy = kernel.outputs[0];
     if (newValue[state] < 0 || tensors[copy].kind != TensorKind::Scratch ||
-        resultUses[copy] != 0)
+        valueUses[copy] != 0)
       continue;
     uint32_t value = static_cast<uint32_t>(newValue[state]);
     int64_t producer = writer[value];
@@ -382,17 +379,14 @@ Status Session::placeHoistedCasts() {
   return Status::ok();
 }
 
-void Session::aliasReshapes() {
+void Session::aliasReshapes(const std::vector<int> &valueUses) {
   const std::vector<TensorDesc> &tensors = plan_.tensors;
   const std::vector<KernelDesc> &kernels = plan_.kernels;
   size_t end = kernels.size();
   std::vector<size_t> lastUse(tensors.size(), 0);
-  std::vector<bool> isResult(tensors.size(), false);
   for (size_t k = 0; k < end; ++k)
     for (uint32_t t : kernels[k].inputs)
       lastUse[t] = k;
-  for (const ResultDesc &result : plan_.results)
-    isResult[result.value] = true;
   auto overlaps = [](const TensorView &a, size_t aBytes, const TensorView &b,
                      size_t bBytes) {
     const uint8_t *p = a.as<uint8_t>(), *q = b.as<uint8_t>();
@@ -415,7 +409,7 @@ void Session::aliasReshapes() {
     size_t bytes = tensors[x].byteSize();
     // A result keeps its own bytes until the step's end; a view of a
     // double-buffered or hoisted slot is fine (the same parity's views).
-    if (tensors[y].kind != TensorKind::Scratch || isResult[y] ||
+    if (tensors[y].kind != TensorKind::Scratch || valueUses[y] != 0 ||
         tensors[y].byteSize() != bytes || tensors[y].dtype != tensors[x].dtype)
       continue;
     bool safe = true;

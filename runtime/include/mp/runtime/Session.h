@@ -200,13 +200,15 @@ private:
   std::vector<bool> skipped_;
   Memory castSlots_;
   Status refreshCasts(uint32_t state);
-  void decideHoistedCasts(const std::vector<const ResultDesc *> &flipped);
+  /// `valueUses`: per tensor, how many results name it as their value.
+  void decideHoistedCasts(const std::vector<const ResultDesc *> &flipped,
+                          const std::vector<int> &valueUses);
   Status placeHoistedCasts();
   Status runKernel(size_t k);
   /// A train.reshape laid out as a view by the plan (isReshapeView), or
   /// whose input's bytes no kernel overwrites while its result is read
   /// (the result then becomes a view), is not run.
-  void aliasReshapes();
+  void aliasReshapes(const std::vector<int> &valueUses);
   std::vector<TensorInfo> infos_;
   std::unordered_map<std::string, size_t> byName_;
   std::vector<uint32_t> unbound_; ///< inputs and labels never set
