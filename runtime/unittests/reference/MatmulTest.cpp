@@ -46,6 +46,24 @@ Shape withMatrix(Shape batch, int64_t rows, int64_t cols) {
   return batch;
 }
 
+/// Every form: plain and transposed operands, batches, a rank-2 rhs shared
+/// by the batch, the 1x1x1 edge.
+const std::vector<MatmulCase> &matmulCases() {
+  static const std::vector<MatmulCase> cases = {
+      {{}, 5, 3, 40, false, false, true},
+      {{}, 5, 3, 40, true, false, true},
+      {{}, 5, 3, 40, false, true, true},
+      {{}, 5, 3, 40, true, true, true},
+      {{2, 3}, 4, 6, 9, false, false, false},
+      {{2, 3}, 4, 6, 9, true, true, false},
+      {{3}, 4, 6, 9, false, false, true}, // a linear layer on a sequence
+      {{3}, 4, 6, 9, true, false, true},
+      {{3}, 4, 6, 9, true, true, true},
+      {{}, 1, 1, 1, false, false, true},
+  };
+  return cases;
+}
+
 /// Operands of case `c` in [-1, 1], laid out as its transposes say.
 HostTensor randomLhs(const MatmulCase &c, DType dtype, unsigned seed) {
   return randomTensor(dtype,
@@ -74,17 +92,7 @@ Values withEpilogue(Values product, const HostTensor *bias, bool relu,
 
 TEST_P(MatmulTest, MatchesDoubleReference) {
   DType dtype = GetParam();
-  const MatmulCase cases[] = {
-      {{}, 5, 3, 40, false, false, true},
-      {{}, 5, 3, 40, true, false, true},
-      {{}, 5, 3, 40, false, true, true},
-      {{}, 5, 3, 40, true, true, true},
-      {{2, 3}, 4, 6, 9, false, false, false},
-      {{2, 3}, 4, 6, 9, true, true, false},
-      {{3}, 4, 6, 9, false, false, true}, // a linear layer on a sequence
-      {{3}, 4, 6, 9, true, true, true},
-      {{}, 1, 1, 1, false, false, true},
-  };
+  const std::vector<MatmulCase> &cases = matmulCases();
   unsigned seed = 1;
   for (const MatmulCase &c : cases) {
     HostTensor lhs = randomLhs(c, dtype, seed++);
@@ -129,16 +137,7 @@ INSTANTIATE_TEST_SUITE_P(DTypes, MatmulTest, ::testing::ValuesIn(floatDTypes()),
 
 TEST_P(MatmulEpilogueTest, MatchesDoubleReference) {
   DType dtype = GetParam();
-  const MatmulCase cases[] = {
-      {{}, 5, 3, 40, false, false, true},
-      {{}, 5, 3, 40, true, false, true},
-      {{}, 5, 3, 40, false, true, true},
-      {{}, 5, 3, 40, true, true, true},
-      {{2, 3}, 4, 6, 9, false, false, false},
-      {{2, 3}, 4, 6, 9, true, true, false},
-      {{3}, 4, 6, 9, false, false, true}, // a linear layer on a sequence
-      {{3}, 4, 6, 9, true, false, true},
-  };
+  const std::vector<MatmulCase> &cases = matmulCases();
   unsigned seed = 11;
   int checked = 0;
   for (const MatmulCase &c : cases) {
@@ -172,7 +171,8 @@ TEST_P(MatmulEpilogueTest, MatchesDoubleReference) {
           ++checked;
         }
   }
-  EXPECT_EQ(checked, 8 * 2 * 3 * 2);
+  // Every case, result dtype, bias kind and activation.
+  EXPECT_EQ(checked, static_cast<int>(cases.size()) * 2 * 3 * 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(DTypes, MatmulEpilogueTest,
