@@ -134,6 +134,28 @@ std::vector<double> absoluteProducts(const MatmulForm &f, const Host &a,
   return out;
 }
 
+/// The length of form `f`'s sums (K).
+int64_t contractionLength(const MatmulForm &f) {
+  return f.transposeLhs ? f.lhs[f.lhs.size() - 2] : f.lhs.back();
+}
+
+/// Runs `kernel` on the reference backend into `expected` and on `cache`
+/// into `got`. `handled` is false where oneDNN has no implementation (the
+/// backend would run the reference kernel): only 16-bit results may lack
+/// one.
+void runOnBoth(Backend &reference, cpu::MatmulCache &cache,
+               const KernelDesc &kernel, const std::vector<TensorView> &inputs,
+               Host &expected, Host &got, bool &handled) {
+  handled = false;
+  Status checked = reference.run(kernel, inputs, {expected.view});
+  ASSERT_TRUE(checked.isOk()) << checked.message();
+  Status status = cache.run(kernel, inputs, {got.view}, handled);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  if (!handled) {
+    EXPECT_NE(got.view.dtype, DType::F32);
+  }
+}
+
 /// Expects every element of `got` within the matmul bound of `expected`
 /// (header comment): 2 gamma_K sum|a b| + one unit of a 16-bit result, plus
 /// `extra(i)` (the epilogue's roundings); with `nonNegative`, never < 0.
@@ -191,23 +213,16 @@ TEST_F(CpuBackendTest, MatmulMatchesReferenceInEveryFormAndDType) {
       Host b = randomTensor(dt.in, form.rhs, seed++);
       Host expected(dt.out, resultShape(form)), got(dt.out, resultShape(form));
       KernelDesc kernel = matmulKernel(form.transposeLhs, form.transposeRhs);
-      ASSERT_TRUE(
-          reference->run(kernel, {a.view, b.view}, {expected.view}).isOk());
-      bool handled = false;
-      Status status = cache.run(kernel, {a.view, b.view}, {got.view}, handled);
-      ASSERT_TRUE(status.isOk()) << status.message();
+      bool handled;
+      runOnBoth(*reference, cache, kernel, {a.view, b.view}, expected, got,
+                handled);
+      ASSERT_FALSE(HasFatalFailure());
       ++cases;
-      if (!handled) {
-        // oneDNN has no implementation here: the backend would run the
-        // reference kernel. Only 16-bit results may lack one.
-        EXPECT_NE(dt.out, DType::F32);
+      if (!handled)
         continue;
-      }
       ++handledCount;
-      int64_t k =
-          form.transposeLhs ? form.lhs[form.lhs.size() - 2] : form.lhs.back();
       expectWithinMatmulBound(
-          expected, got, absoluteProducts(form, a, b), k,
+          expected, got, absoluteProducts(form, a, b), contractionLength(form),
           [](int64_t) { return 0.0; }, false, cache.lastImplementation());
     }
   }
@@ -275,27 +290,22 @@ TEST_F(CpuBackendTest, MatmulEpilogueMatchesReference) {
           inputs.push_back(bias.view);
           kernel.inputs.push_back(3);
         }
-        Status checked = reference->run(kernel, inputs, {expected.view});
-        ASSERT_TRUE(checked.isOk()) << checked.message();
-        bool handled = false;
-        Status status = cache.run(kernel, inputs, {got.view}, handled);
-        ASSERT_TRUE(status.isOk()) << status.message();
+        bool handled;
+        runOnBoth(*reference, cache, kernel, inputs, expected, got, handled);
+        ASSERT_FALSE(HasFatalFailure());
         ++cases;
-        if (!handled) {
-          EXPECT_NE(dt.out, DType::F32);
+        if (!handled)
           continue;
-        }
         ++handledCount;
         std::vector<double> abs = absoluteProducts(form, a, b);
-        int64_t k = form.transposeLhs ? form.lhs[form.lhs.size() - 2]
-                                      : form.lhs.back();
         int64_t n = shape.back();
         double u = std::ldexp(1.0, -24);
         auto epilogueRounding = [&](int64_t i) {
           double biasAbs = ep.bias ? std::fabs(loadFloat(bias.view, i % n)) : 0;
           return 2 * u * (abs[i] + biasAbs);
         };
-        expectWithinMatmulBound(expected, got, abs, k, epilogueRounding,
+        expectWithinMatmulBound(expected, got, abs, contractionLength(form),
+                                epilogueRounding,
                                 ep.relu, cache.lastImplementation());
       }
     }
