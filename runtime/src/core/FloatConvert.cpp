@@ -3,14 +3,16 @@
 // The bulk conversions every kernel uses to widen its 16-bit operands and
 // round its results (loadFloats / storeFloats, toFloats / fromFloats): the
 // arithmetic of floatToBFloat16 / bfloat16ToFloat (Tensor.cpp) with selects
-// instead of branches so that the loops vectorize, in AVX-512 / AVX2 clones
-// where the CPU has them, and f32 <-> f16 on the F16C instructions. Bitwise
+// instead of branches so that the loops vectorize, in AVX-512 / AVX2
+// versions where the CPU has them (and MP_MAX_CPU_ISA allows), and f32 <->
+// f16 on the F16C instructions. Bitwise
 // equal to the scalar conversions (tested on every 16-bit pattern and
-// random f32 ones). Not oneDNN's reorder: its f32 -> bf16 conversion may
+// random f32 ones, under every instruction set the CPU has). Not oneDNN's reorder: its f32 -> bf16 conversion may
 // use vcvtneps2bf16, which treats subnormal inputs as zero (Intel SDM), and
 // the reference keeps them.
 //
 //===----------------------------------------------------------------------===//
+#include "mp/runtime/CpuFeatures.h"
 #include "mp/runtime/Tensor.h"
 
 #include <cstring>
@@ -22,17 +24,14 @@
 
 using namespace mp::rt;
 
-/// AVX-512 / AVX2 clones where the CPU has them (the build targets baseline
-/// x86-64): 16 or 8 elements per instruction instead of 4.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define MP_VECTOR_CLONES                                                       \
-  __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define MP_VECTOR_CLONES
-#endif
-
-MP_VECTOR_CLONES static void f32ToBf16(const uint32_t *in, uint16_t *out,
-                                       int64_t n) {
+namespace {
+/// The loop bodies: written once, compiled for AVX-512, AVX2 and the
+/// baseline by the wrappers below (each inlines them under its target), and
+/// chosen at run time from cpuFeatureSet(), which honours MP_MAX_CPU_ISA:
+/// 16 or 8 elements per instruction instead of 4 where the CPU has them.
+inline __attribute__((always_inline)) void f32ToBf16Body(const uint32_t *in,
+                                                         uint16_t *out,
+                                                         int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     uint32_t bits = in[i];
     // Round to nearest even on the low half; carries into the exponent up
@@ -44,8 +43,9 @@ MP_VECTOR_CLONES static void f32ToBf16(const uint32_t *in, uint16_t *out,
   }
 }
 
-MP_VECTOR_CLONES static void bf16ToF32(const uint16_t *in, uint32_t *out,
-                                       int64_t n) {
+inline __attribute__((always_inline)) void bf16ToF32Body(const uint16_t *in,
+                                                         uint32_t *out,
+                                                         int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     uint32_t wide = static_cast<uint32_t>(in[i]) << 16;
     bool isNan = (wide & 0x7fffffffu) > 0x7f800000u;
@@ -53,6 +53,63 @@ MP_VECTOR_CLONES static void bf16ToF32(const uint16_t *in, uint32_t *out,
         isNan ? wide | 0x400000u : wide; // a signalling NaN comes out quiet
   }
 }
+
+using F32ToBf16 = void (*)(const uint32_t *, uint16_t *, int64_t);
+using Bf16ToF32 = void (*)(const uint16_t *, uint32_t *, int64_t);
+
+void f32ToBf16Baseline(const uint32_t *in, uint16_t *out, int64_t n) {
+  f32ToBf16Body(in, out, n);
+}
+void bf16ToF32Baseline(const uint16_t *in, uint32_t *out, int64_t n) {
+  bf16ToF32Body(in, out, n);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) void f32ToBf16Avx2(const uint32_t *in,
+                                                    uint16_t *out, int64_t n) {
+  f32ToBf16Body(in, out, n);
+}
+__attribute__((target("avx2"))) void bf16ToF32Avx2(const uint16_t *in,
+                                                    uint32_t *out, int64_t n) {
+  bf16ToF32Body(in, out, n);
+}
+__attribute__((target("avx512f,avx512bw"))) void
+f32ToBf16Avx512(const uint32_t *in, uint16_t *out, int64_t n) {
+  f32ToBf16Body(in, out, n);
+}
+__attribute__((target("avx512f,avx512bw"))) void
+bf16ToF32Avx512(const uint16_t *in, uint32_t *out, int64_t n) {
+  bf16ToF32Body(in, out, n);
+}
+#endif
+
+void f32ToBf16(const uint32_t *in, uint16_t *out, int64_t n) {
+  static const F32ToBf16 fn = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+    const CpuFeatureSet &f = cpuFeatureSet();
+    if (f.avx512)
+      return &f32ToBf16Avx512;
+    if (f.avx2)
+      return &f32ToBf16Avx2;
+#endif
+    return &f32ToBf16Baseline;
+  }();
+  fn(in, out, n);
+}
+
+void bf16ToF32(const uint16_t *in, uint32_t *out, int64_t n) {
+  static const Bf16ToF32 fn = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+    const CpuFeatureSet &f = cpuFeatureSet();
+    if (f.avx512)
+      return &bf16ToF32Avx512;
+    if (f.avx2)
+      return &bf16ToF32Avx2;
+#endif
+    return &bf16ToF32Baseline;
+  }();
+  fn(in, out, n);
+}
+} // namespace
 
 #ifdef MP_HAVE_F16C_PATH
 /// f32 <-> f16 with the F16C conversions (8 per instruction), which round
@@ -81,11 +138,7 @@ f16ToF32(const uint16_t *in, float *out, int64_t n) {
     out[i] = halfToFloat(in[i]);
 }
 
-static bool haveF16c() {
-  static const bool have =
-      __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
-  return have;
-}
+static bool haveF16c() { return cpuFeatureSet().f16c; }
 #endif
 
 void mp::rt::toFloats(DType dtype, const void *in, float *out,

@@ -321,7 +321,8 @@ bool biasAdd(const KernelDesc &kernel, const std::vector<TensorView> &in,
 }
 
 /// reduce_sum / reduce_mean over a leading run of dimensions [0, k): each
-/// result column sums its rows in row order, as the reference walks them.
+/// result column sums its rows in row order in f64, as the reference walks
+/// them (bitwise its result).
 bool reduceLeading(const KernelDesc &kernel, bool mean,
                    const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) {
@@ -355,14 +356,15 @@ bool reduceLeading(const KernelDesc &kernel, bool mean,
       expected.push_back(1);
   if (out[0].shape != expected || rows == 0 || cols == 0)
     return false;
-  float count = static_cast<float>(rows);
+  double count = mean ? static_cast<double>(rows) : 1.0;
   DType inType = in[0].dtype, outType = out[0].dtype;
   int64_t colGrain = std::max<int64_t>(64, kGrain / rows);
   parallelFor(cols, colGrain, [&](int64_t begin, int64_t end) {
-    float acc[kChunk], buf[kChunk];
+    double acc[kChunk];
+    float buf[kChunk];
     for (int64_t c = begin; c < end; c += kChunk) {
       int64_t n = std::min(kChunk, end - c);
-      std::fill(acc, acc + n, 0.0f);
+      std::fill(acc, acc + n, 0.0);
       for (int64_t r = 0; r < rows; ++r) {
         const float *x;
         if (inType == DType::F32) {
@@ -374,10 +376,9 @@ bool reduceLeading(const KernelDesc &kernel, bool mean,
         for (int64_t j = 0; j < n; ++j)
           acc[j] += x[j];
       }
-      if (mean)
-        for (int64_t j = 0; j < n; ++j)
-          acc[j] /= count;
-      fromFloats(acc, outType, elementAt(out[0], c), n);
+      for (int64_t j = 0; j < n; ++j)
+        buf[j] = static_cast<float>(acc[j] / count);
+      fromFloats(buf, outType, elementAt(out[0], c), n);
     }
   });
   return true;

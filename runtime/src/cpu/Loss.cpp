@@ -67,10 +67,11 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
     }
   });
   if (!isGrad) {
-    float total = 0;
+    // In row order, in f64: the reference's sum.
+    double total = 0;
     for (int64_t n = 0; n < rows; ++n)
       total += rowLoss[n];
-    storeFloat(out, 0, total / static_cast<float>(rows));
+    storeFloat(out, 0, static_cast<float>(total / static_cast<double>(rows)));
   }
   handled = true;
 }

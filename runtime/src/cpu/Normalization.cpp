@@ -1,7 +1,8 @@
-//===- Normalization.cpp - layer_norm_grad on the backend's threads -------===//
+//===- Normalization.cpp - batch norm and layer_norm_grad, threaded -------===//
 #include "cpu/Normalization.h"
 
 #include "cpu/Parallel.h"
+#include "reference/Accumulate.h"
 #include "reference/Normalization.h"
 
 #include <cmath>
@@ -60,7 +61,7 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
   std::vector<float> scaleF = widen(scale), meanF = widen(mean),
                      invStdF = widen(invStd);
   DType dtype = x.dtype;
-  float size = static_cast<float>(d);
+  double size = static_cast<double>(d);
 
   // Pass 1: grad_x, row by row.
   parallelFor(rows, std::max<int64_t>(1, (int64_t(1) << 15) / d),
@@ -70,17 +71,16 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
                   toFloats(dtype, at(dy, r * d), g.data(), d);
                   toFloats(dtype, at(x, r * d), xr.data(), d);
                   float m = meanF[r], s = invStdF[r];
-                  float sumG = 0, sumGXhat = 0;
+                  for (int64_t j = 0; j < d; ++j)
+                    g[j] = g[j] * scaleF[j];
+                  double sumG = ref::sumOf(g.data(), d);
+                  double sumGXhat =
+                      ref::sumOfProducts(g.data(), xr.data(), d, m) * s;
+                  float meanG = static_cast<float>(sumG / size),
+                        meanGXhat = static_cast<float>(sumGXhat / size);
                   for (int64_t j = 0; j < d; ++j) {
                     float xhat = (xr[j] - m) * s;
-                    float gj = g[j] * scaleF[j];
-                    sumG += gj;
-                    sumGXhat += gj * xhat;
-                  }
-                  float meanG = sumG / size, meanGXhat = sumGXhat / size;
-                  for (int64_t j = 0; j < d; ++j) {
-                    float xhat = (xr[j] - m) * s;
-                    dx[j] = s * (g[j] * scaleF[j] - meanG - xhat * meanGXhat);
+                    dx[j] = s * (g[j] - meanG - xhat * meanGXhat);
                   }
                   fromFloats(dx.data(), dtype,
                              const_cast<char *>(at(out[0], r * d)), d);
@@ -90,24 +90,29 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
   // Pass 2: grad_scale and grad_offset, column by column, rows in order.
   parallelFor(d, std::max<int64_t>(64, (int64_t(1) << 15) / rows),
               [&](int64_t begin, int64_t end) {
-                float g[kChunk], xr[kChunk], ds[kChunk], doff[kChunk];
+                float g[kChunk], xr[kChunk];
+                double ds[kChunk], doff[kChunk];
                 for (int64_t c = begin; c < end; c += kChunk) {
                   int64_t n = std::min(kChunk, end - c);
-                  std::fill(ds, ds + n, 0.0f);
-                  std::fill(doff, doff + n, 0.0f);
+                  std::fill(ds, ds + n, 0.0);
+                  std::fill(doff, doff + n, 0.0);
                   for (int64_t r = 0; r < rows; ++r) {
                     toFloats(dtype, at(dy, r * d + c), g, n);
                     toFloats(dtype, at(x, r * d + c), xr, n);
                     float m = meanF[r], s = invStdF[r];
                     for (int64_t j = 0; j < n; ++j) {
                       float xhat = (xr[j] - m) * s;
-                      ds[j] += g[j] * xhat;
+                      ds[j] += static_cast<double>(g[j]) * xhat;
                       doff[j] += g[j];
                     }
                   }
-                  fromFloats(ds, out[1].dtype,
+                  for (int64_t j = 0; j < n; ++j) {
+                    g[j] = static_cast<float>(ds[j]);
+                    xr[j] = static_cast<float>(doff[j]);
+                  }
+                  fromFloats(g, out[1].dtype,
                              const_cast<char *>(at(out[1], c)), n);
-                  fromFloats(doff, out[2].dtype,
+                  fromFloats(xr, out[2].dtype,
                              const_cast<char *>(at(out[2], c)), n);
                 }
               });
@@ -142,17 +147,125 @@ bool featureSplit(const KernelDesc &kernel, const TensorView &x,
 }
 
 /// Calls body(run of `inner` f32 values, index of its first element) for
-/// every run of feature `c`, outer index ascending, widened through `buf`.
+/// every run of feature `c`, outer index ascending, widened through `buf`
+/// (s.inner floats): whole runs, as the reference sums them.
 template <typename Body>
 void forEachRun(const TensorView &x, const FeatureSplit &s, int64_t c,
                 float *buf, Body body) {
-  for (int64_t o = 0; o < s.outer; ++o)
-    for (int64_t i = 0; i < s.inner; i += kChunk) {
-      int64_t n = std::min(kChunk, s.inner - i);
-      int64_t first = (o * s.features + c) * s.inner + i;
-      toFloats(x.dtype, at(x, first), buf, n);
-      body(buf, n, first);
+  for (int64_t o = 0; o < s.outer; ++o) {
+    int64_t first = (o * s.features + c) * s.inner;
+    const float *run = buf;
+    if (x.dtype == DType::F32)
+      run = static_cast<const float *>(x.data) + first;
+    else
+      toFloats(x.dtype, at(x, first), buf, s.inner);
+    body(run, s.inner, first);
+  }
+}
+
+/// batch_norm / batch_norm_grad with the features last (NHWC images, [N, C]
+/// activations): x is [rows, features]; each thread takes a block of
+/// features and walks the rows in order, one f64 accumulator per feature.
+/// The reference adds a feature's values one at a time in the same row
+/// order, so the sums (and every result) are bitwise its own.
+void batchNormColumns(const KernelDesc &kernel, bool isGrad,
+                      const std::vector<TensorView> &in,
+                      const std::vector<TensorView> &out, int64_t rows,
+                      int64_t features) {
+  double count = static_cast<double>(rows);
+  int64_t grain = std::max<int64_t>(16, (int64_t(1) << 14) / rows);
+  const TensorView &x = isGrad ? in[1] : in[0];
+  auto widenRow = [](const TensorView &v, int64_t first, int64_t n,
+                     float *buf) -> const float * {
+    if (v.dtype == DType::F32)
+      return static_cast<const float *>(v.data) + first;
+    toFloats(v.dtype, at(v, first), buf, n);
+    return buf;
+  };
+  if (!isGrad) {
+    float epsilon = static_cast<float>(kernel.getFloat("epsilon", 1e-5));
+    float momentum = static_cast<float>(kernel.getFloat("momentum", 0.1));
+    std::vector<float> scale = widen(in[1]), offset = widen(in[2]),
+                       runMean = widen(in[3]), runVar = widen(in[4]);
+    cpu::parallelFor(features, grain, [&](int64_t begin, int64_t end) {
+      int64_t n = end - begin;
+      std::vector<float> buf(n), y(n), mean(n), a(n);
+      std::vector<double> sum(n, 0.0), squares(n, 0.0), meanD(n);
+      for (int64_t r = 0; r < rows; ++r) {
+        const float *v = widenRow(x, r * features + begin, n, buf.data());
+        for (int64_t j = 0; j < n; ++j)
+          sum[j] += v[j];
+      }
+      for (int64_t j = 0; j < n; ++j)
+        meanD[j] = sum[j] / count;
+      for (int64_t r = 0; r < rows; ++r) {
+        const float *v = widenRow(x, r * features + begin, n, buf.data());
+        for (int64_t j = 0; j < n; ++j) {
+          double d = static_cast<double>(v[j]) - meanD[j];
+          squares[j] += d * d;
+        }
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t c = begin + j;
+        mean[j] = static_cast<float>(meanD[j]);
+        float invStd = static_cast<float>(
+            1.0 / std::sqrt(squares[j] / count + epsilon));
+        a[j] = scale[c] * invStd;
+        float unbiased = static_cast<float>(squares[j] / (count - 1));
+        storeOne(out[1], c, (1 - momentum) * runMean[c] + momentum * mean[j]);
+        storeOne(out[2], c, (1 - momentum) * runVar[c] + momentum * unbiased);
+        storeOne(out[3], c, mean[j]);
+        storeOne(out[4], c, invStd);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t first = r * features + begin;
+        const float *v = widenRow(x, first, n, buf.data());
+        for (int64_t j = 0; j < n; ++j)
+          y[j] = (v[j] - mean[j]) * a[j] + offset[begin + j];
+        fromFloats(y.data(), out[0].dtype,
+                   const_cast<char *>(at(out[0], first)), n);
+      }
+    });
+    return;
+  }
+  const TensorView &dy = in[0];
+  std::vector<float> scale = widen(in[2]), mean = widen(in[3]),
+                     invStd = widen(in[4]);
+  cpu::parallelFor(features, grain, [&](int64_t begin, int64_t end) {
+    int64_t n = end - begin;
+    std::vector<float> xb(n), gb(n), dx(n), meanDy(n), meanDyXhat(n);
+    std::vector<double> sumDy(n, 0.0), sumDyX(n, 0.0);
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t first = r * features + begin;
+      const float *v = widenRow(x, first, n, xb.data());
+      const float *g = widenRow(dy, first, n, gb.data());
+      for (int64_t j = 0; j < n; ++j) {
+        sumDy[j] += g[j];
+        sumDyX[j] += static_cast<double>(g[j]) *
+                     (static_cast<double>(v[j]) - mean[begin + j]);
+      }
     }
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t c = begin + j;
+      double sumDyXhat = sumDyX[j] * invStd[c];
+      meanDy[j] = static_cast<float>(sumDy[j] / count);
+      meanDyXhat[j] = static_cast<float>(sumDyXhat / count);
+      storeOne(out[1], c, static_cast<float>(sumDyXhat));
+      storeOne(out[2], c, static_cast<float>(sumDy[j]));
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t first = r * features + begin;
+      const float *v = widenRow(x, first, n, xb.data());
+      const float *g = widenRow(dy, first, n, gb.data());
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t c = begin + j;
+        float xhat = (v[j] - mean[c]) * invStd[c];
+        dx[j] = scale[c] * invStd[c] * (g[j] - meanDy[j] - xhat * meanDyXhat[j]);
+      }
+      fromFloats(dx.data(), out[0].dtype,
+                 const_cast<char *>(at(out[0], first)), n);
+    }
+  });
 }
 } // namespace
 
@@ -167,7 +280,7 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
                             : ref::checkBatchNormKernel(kernel, in, out));
   const TensorView &x = isGrad ? in[1] : in[0];
   FeatureSplit s;
-  if (!featureSplit(kernel, x, s) || s.inner < 64)
+  if (!featureSplit(kernel, x, s) || (s.inner < 64 && s.inner != 1))
     return Status::ok();
   for (const TensorView &v : in)
     if (v.numElements() && !v.data)
@@ -175,39 +288,46 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
   for (const TensorView &v : out)
     if (v.numElements() && !v.data)
       return Status::ok();
-  float count = static_cast<float>(s.outer * s.inner);
+  if (s.inner == 1) {
+    batchNormColumns(kernel, isGrad, in, out, s.outer, s.features);
+    handled = true;
+    return Status::ok();
+  }
+  // The reference's arithmetic (reference/Normalization.cpp): f64 sums of
+  // whole runs, statistics in f64 rounded once; features split over threads.
+  double count = static_cast<double>(s.outer * s.inner);
+  size_t runFloats = static_cast<size_t>(s.inner);
   if (!isGrad) {
     float epsilon = static_cast<float>(kernel.getFloat("epsilon", 1e-5));
     float momentum = static_cast<float>(kernel.getFloat("momentum", 0.1));
     std::vector<float> scale = widen(in[1]), offset = widen(in[2]),
                        runMean = widen(in[3]), runVar = widen(in[4]);
     parallelFor(s.features, 1, [&](int64_t begin, int64_t end) {
-      float buf[kChunk], y[kChunk];
+      std::vector<float> buf(runFloats), y(runFloats);
       for (int64_t c = begin; c < end; ++c) {
-        float sum = 0;
-        forEachRun(x, s, c, buf, [&](const float *v, int64_t n, int64_t) {
-          for (int64_t j = 0; j < n; ++j)
-            sum += v[j];
-        });
-        float mean = sum / count;
-        float squares = 0;
-        forEachRun(x, s, c, buf, [&](const float *v, int64_t n, int64_t) {
-          for (int64_t j = 0; j < n; ++j) {
-            float d = v[j] - mean;
-            squares += d * d;
-          }
-        });
-        float var = squares / count;
-        float invStd = 1.0f / std::sqrt(var + epsilon);
+        double sum = 0;
+        forEachRun(x, s, c, buf.data(),
+                   [&](const float *v, int64_t n, int64_t) {
+                     sum += ref::sumOf(v, n);
+                   });
+        double meanD = sum / count;
+        double squares = 0;
+        forEachRun(x, s, c, buf.data(),
+                   [&](const float *v, int64_t n, int64_t) {
+                     squares += ref::sumOfSquares(v, n, meanD);
+                   });
+        float mean = static_cast<float>(meanD);
+        float invStd =
+            static_cast<float>(1.0 / std::sqrt(squares / count + epsilon));
         float a = scale[c] * invStd;
-        forEachRun(x, s, c, buf,
+        forEachRun(x, s, c, buf.data(),
                    [&](const float *v, int64_t n, int64_t first) {
                      for (int64_t j = 0; j < n; ++j)
                        y[j] = (v[j] - mean) * a + offset[c];
-                     fromFloats(y, out[0].dtype,
+                     fromFloats(y.data(), out[0].dtype,
                                 const_cast<char *>(at(out[0], first)), n);
                    });
-        float unbiased = squares / (count - 1);
+        float unbiased = static_cast<float>(squares / (count - 1));
         storeOne(out[1], c, (1 - momentum) * runMean[c] + momentum * mean);
         storeOne(out[2], c, (1 - momentum) * runVar[c] + momentum * unbiased);
         storeOne(out[3], c, mean);
@@ -222,28 +342,31 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
   std::vector<float> scale = widen(in[2]), mean = widen(in[3]),
                      invStd = widen(in[4]);
   parallelFor(s.features, 1, [&](int64_t begin, int64_t end) {
-    float xb[kChunk], gb[kChunk], dx[kChunk];
+    std::vector<float> xb(runFloats), gb(runFloats), dx(runFloats);
     for (int64_t c = begin; c < end; ++c) {
-      float sumDy = 0, sumDyXhat = 0;
-      forEachRun(x, s, c, xb, [&](const float *v, int64_t n, int64_t first) {
-        toFloats(dy.dtype, at(dy, first), gb, n);
-        for (int64_t j = 0; j < n; ++j) {
-          sumDy += gb[j];
-          sumDyXhat += gb[j] * (v[j] - mean[c]) * invStd[c];
-        }
-      });
+      double sumDy = 0, sumDyX = 0;
+      forEachRun(x, s, c, xb.data(),
+                 [&](const float *v, int64_t n, int64_t first) {
+                   toFloats(dy.dtype, at(dy, first), gb.data(), n);
+                   sumDy += ref::sumOf(gb.data(), n);
+                   sumDyX += ref::sumOfProducts(gb.data(), v, n, mean[c]);
+                 });
+      double sumDyXhat = sumDyX * invStd[c];
       float a = scale[c] * invStd[c];
-      float meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
-      forEachRun(x, s, c, xb, [&](const float *v, int64_t n, int64_t first) {
-        toFloats(dy.dtype, at(dy, first), gb, n);
-        for (int64_t j = 0; j < n; ++j) {
-          float xhat = (v[j] - mean[c]) * invStd[c];
-          dx[j] = a * (gb[j] - meanDy - xhat * meanDyXhat);
-        }
-        fromFloats(dx, out[0].dtype, const_cast<char *>(at(out[0], first)), n);
-      });
-      storeOne(out[1], c, sumDyXhat);
-      storeOne(out[2], c, sumDy);
+      float meanDy = static_cast<float>(sumDy / count),
+            meanDyXhat = static_cast<float>(sumDyXhat / count);
+      forEachRun(x, s, c, xb.data(),
+                 [&](const float *v, int64_t n, int64_t first) {
+                   toFloats(dy.dtype, at(dy, first), gb.data(), n);
+                   for (int64_t j = 0; j < n; ++j) {
+                     float xhat = (v[j] - mean[c]) * invStd[c];
+                     dx[j] = a * (gb[j] - meanDy - xhat * meanDyXhat);
+                   }
+                   fromFloats(dx.data(), out[0].dtype,
+                              const_cast<char *>(at(out[0], first)), n);
+                 });
+      storeOne(out[1], c, static_cast<float>(sumDyXhat));
+      storeOne(out[2], c, static_cast<float>(sumDy));
     }
   });
   handled = true;

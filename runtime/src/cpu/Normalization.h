@@ -4,8 +4,9 @@
 // row by row (each row needs only its own sums), then grad_scale and
 // grad_offset column by column (each column sums its rows in row order);
 // batch_norm and its gradient channel by channel. Every value is computed
-// with the reference kernel's expressions in the reference's order, so the
-// results are bitwise the reference's.
+// with the reference kernel's expressions, its f64 sums in the reference's
+// order (reference/Accumulate.h), so the results are bitwise the
+// reference's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MP_RUNTIME_CPU_NORMALIZATION_H
@@ -26,10 +27,12 @@ void runLayerNormGrad(const KernelDesc &kernel,
 
 /// batch_norm / batch_norm_grad with the features before contiguous runs of
 /// at least 64 elements (NCHW images): each channel on one thread, its runs
-/// widened a chunk at a time (no tensor-size f32 copies), the reference's
-/// expressions in the reference's order: bitwise its results. Other
-/// layouts (`handled` false) take the reference kernel with the channels
-/// over the threads. Invalid views or attributes: the reference's error.
+/// widened one at a time (no tensor-size f32 copies); with the features
+/// last (NHWC images, [N, C] activations): blocks of features on threads,
+/// rows in order. Both use the reference's expressions in the reference's
+/// order: bitwise its results. Other layouts (`handled` false) take the
+/// reference kernel with the channels over the threads. Invalid views or
+/// attributes: the reference's error.
 Status runBatchNorm(const KernelDesc &kernel,
                     const std::vector<TensorView> &inputs,
                     const std::vector<TensorView> &outputs, bool &handled);

@@ -42,11 +42,16 @@ public:
   Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs, bool &handled);
 
-  /// How many primitives were created (tests check the caching).
+  /// How many problems got primitives (tests check the caching).
   size_t primitivesCreated() const;
   /// oneDNN's implementation name of the primitive that ran last ("brg_
-  /// matmul:avx10_1_512_amx"), or "" when the last call was not handled.
+  /// matmul:avx10_1_512_amx"), with " on f32, f16 widened ..." when the
+  /// 16-bit operands were widened (OneDnnMatmul.cpp); "" when the last
+  /// call was not handled.
   const std::string &lastImplementation() const;
+  /// Bytes of the scratch the widened problems convert into (the most any
+  /// one of them has needed so far).
+  size_t scratchBytes() const;
 
 private:
   struct Impl;
@@ -57,10 +62,11 @@ enum class ConvKind : uint8_t { Forward, BackwardData, BackwardFilter };
 
 /// train.conv2d, conv2d_backward_data and conv2d_backward_filter on oneDNN
 /// convolution primitives, NCHW with OIHW filters or NHWC with HWIO filters
-/// as the plan has them (no layout copy), one primitive per problem (op,
-/// layout, shapes, window, dtypes), created on first use and kept. Problems
-/// oneDNN only has its slow reference implementation for (`ref:any`) are
-/// left to our reference kernel.
+/// as the plan has them, one primitive per problem (op, layout, shapes,
+/// window, dtypes), created on first use and kept; 16-bit problems oneDNN
+/// has no implementation for run on the f32 primitive with their operands
+/// widened (OneDnnConv.cpp). Problems oneDNN only has its slow reference
+/// implementation for (`ref:any`) are left to our reference kernel.
 class ConvCache {
 public:
   ConvCache();
@@ -73,6 +79,8 @@ public:
              const std::vector<TensorView> &outputs, bool &handled);
   size_t primitivesCreated() const;
   const std::string &lastImplementation() const;
+  /// Bytes of the scratch the operands are reordered into.
+  size_t scratchBytes() const;
 
 private:
   struct Impl;

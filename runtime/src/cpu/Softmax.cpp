@@ -3,6 +3,7 @@
 
 #include "cpu/Parallel.h"
 #include "cpu/VectorMath.h"
+#include "reference/Accumulate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,9 +20,7 @@ float cpu::expRow(DType dtype, const void *row, int64_t length, float *x,
   for (int64_t j = 0; j < length; ++j)
     e[j] = x[j] - max;
   vectorExp(e, e, length);
-  sum = 0;
-  for (int64_t j = 0; j < length; ++j)
-    sum += e[j];
+  sum = static_cast<float>(ref::sumOf(e, length));
   return max;
 }
 

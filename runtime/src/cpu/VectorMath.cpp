@@ -1,5 +1,6 @@
 //===- VectorMath.cpp - exp / erf / tanh over arrays ----------------------===//
 #include "cpu/VectorMath.h"
+#include "mp/runtime/CpuFeatures.h"
 
 #include <cmath>
 
@@ -22,12 +23,11 @@ __m256 _ZGVdN8v_tanhf(__m256);
 namespace {
 enum class Level { None, Avx2, Avx512 };
 
+/// From cpuFeatureSet(), so that MP_MAX_CPU_ISA reaches these loops too.
 Level level() {
-  static const Level value = __builtin_cpu_supports("avx512f") ? Level::Avx512
-                             : __builtin_cpu_supports("avx2") &&
-                                     __builtin_cpu_supports("fma")
-                                 ? Level::Avx2
-                                 : Level::None;
+  static const Level value = cpuFeatureSet().avx512 ? Level::Avx512
+                             : cpuFeatureSet().avx2 ? Level::Avx2
+                                                    : Level::None;
   return value;
 }
 

@@ -98,8 +98,12 @@ inline unsigned blocksFor(int64_t n) {
 /// The error of the last launch, as the launch functions return it.
 inline int lastError() { return static_cast<int>(cudaGetLastError()); }
 
+/// Sums: every reduction accumulates in double (reference/Accumulate.h),
+/// f32 terms widened as they are added.
 struct Sum {
-  __device__ float operator()(float a, float b) const { return a + b; }
+  template <typename T> __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 /// Max with NaN propagation (reduce_max, like torch.amax).
 struct NanMax {
@@ -113,10 +117,10 @@ struct FMax {
 };
 
 /// `op` over the block, starting from `identity`; every thread gets the
-/// result. `shared` holds 32 floats.
-template <typename Op>
-__device__ __forceinline__ float blockReduce(float value, float identity, Op op,
-                                             float *shared) {
+/// result. `shared` holds 32 values of T (float for max, double for sums).
+template <typename T, typename Op>
+__device__ __forceinline__ T blockReduce(T value, T identity, Op op,
+                                         T *shared) {
   for (int offset = 16; offset > 0; offset /= 2)
     value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
   int lane = threadIdx.x % 32, warp = threadIdx.x / 32;

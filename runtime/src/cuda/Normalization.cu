@@ -1,7 +1,7 @@
 //===- Normalization.cu - layer_norm, batch_norm and their grads ----------===//
 //
 // The reference's formulas (reference/Normalization.cpp), two-pass
-// statistics in f32. layer_norm: a block per row; its grad's per-feature
+// statistics with f64 sums rounded to f32 once. layer_norm: a block per row; its grad's per-feature
 // sums (grad_scale, grad_offset) tiles of 32 features, the rows split over
 // 32 rows of threads. batch_norm: a block per feature. No atomics: results are
 // reproducible.
@@ -15,20 +15,21 @@ namespace {
 
 __global__ void layerNormKernel(Ref x, Ref scale, Ref offset, Ref y, Ref mean,
                                 Ref invStd, int64_t d, float epsilon) {
-  __shared__ float shared[32];
+  __shared__ double shared[32];
   int64_t row = blockIdx.x, base = row * d;
-  float size = static_cast<float>(d);
-  float s = 0;
+  double size = static_cast<double>(d);
+  double s = 0;
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
     s += loadF(x, base + j);
-  float mu = blockReduce(s, 0.0f, Sum(), shared) / size;
-  float q = 0;
+  double muD = blockReduce(s, 0.0, Sum(), shared) / size;
+  double q = 0;
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
-    float diff = loadF(x, base + j) - mu;
+    double diff = loadF(x, base + j) - muD;
     q += diff * diff;
   }
-  float squares = blockReduce(q, 0.0f, Sum(), shared);
-  float inv = 1.0f / sqrtf(squares / size + epsilon);
+  double squares = blockReduce(q, 0.0, Sum(), shared);
+  float mu = static_cast<float>(muD);
+  float inv = static_cast<float>(1.0 / sqrt(squares / size + epsilon));
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
     storeF(y, base + j,
            (loadF(x, base + j) - mu) * inv * loadF(scale, j) +
@@ -41,19 +42,20 @@ __global__ void layerNormKernel(Ref x, Ref scale, Ref offset, Ref y, Ref mean,
 
 __global__ void layerNormGradKernel(Ref dy, Ref x, Ref scale, Ref mean,
                                     Ref invStd, Ref dx, int64_t d) {
-  __shared__ float shared[32];
+  __shared__ double shared[32];
   int64_t row = blockIdx.x, base = row * d;
   float mu = loadF(mean, row), inv = loadF(invStd, row);
-  float sg = 0, sgx = 0;
+  double sg = 0, sgx = 0;
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
-    float xhat = (loadF(x, base + j) - mu) * inv;
     float g = loadF(dy, base + j) * loadF(scale, j);
     sg += g;
-    sgx += g * xhat;
+    sgx += static_cast<double>(g) * (static_cast<double>(loadF(x, base + j)) -
+                                     static_cast<double>(mu));
   }
-  float size = static_cast<float>(d);
-  float meanG = blockReduce(sg, 0.0f, Sum(), shared) / size;
-  float meanGXhat = blockReduce(sgx, 0.0f, Sum(), shared) / size;
+  double size = static_cast<double>(d);
+  float meanG = static_cast<float>(blockReduce(sg, 0.0, Sum(), shared) / size);
+  float meanGXhat = static_cast<float>(
+      blockReduce(sgx, 0.0, Sum(), shared) * inv / size);
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     float xhat = (loadF(x, base + j) - mu) * inv;
     storeF(dx, base + j,
@@ -69,14 +71,14 @@ constexpr int kTileRows = 32;
 __global__ void layerNormParamGradKernel(Ref dy, Ref x, Ref mean, Ref invStd,
                                          Ref dscale, Ref doffset, int64_t rows,
                                          int64_t d) {
-  __shared__ float partialScale[kTileRows][33], partialOffset[kTileRows][33];
+  __shared__ double partialScale[kTileRows][33], partialOffset[kTileRows][33];
   int64_t j = blockIdx.x * static_cast<int64_t>(32) + threadIdx.x;
-  float ds = 0, db = 0;
+  double ds = 0, db = 0;
   if (j < d)
     for (int64_t r = threadIdx.y; r < rows; r += kTileRows) {
       float xhat = (loadF(x, r * d + j) - loadF(mean, r)) * loadF(invStd, r);
       float g = loadF(dy, r * d + j);
-      ds += g * xhat;
+      ds += static_cast<double>(g) * xhat;
       db += g;
     }
   partialScale[threadIdx.y][threadIdx.x] = ds;
@@ -87,8 +89,8 @@ __global__ void layerNormParamGradKernel(Ref dy, Ref x, Ref mean, Ref invStd,
       ds += partialScale[row][threadIdx.x];
       db += partialOffset[row][threadIdx.x];
     }
-    storeF(dscale, j, ds);
-    storeF(doffset, j, db);
+    storeF(dscale, j, static_cast<float>(ds));
+    storeF(doffset, j, static_cast<float>(db));
   }
 }
 
@@ -102,27 +104,28 @@ __global__ void batchNormKernel(Ref x, Ref scale, Ref offset, Ref runMean,
                                 Ref savedMean, Ref savedInvStd, int64_t outer,
                                 int64_t features, int64_t inner, float epsilon,
                                 float momentum) {
-  __shared__ float shared[32];
+  __shared__ double shared[32];
   int64_t c = blockIdx.x, n = outer * inner;
-  float count = static_cast<float>(n);
-  float s = 0;
+  double count = static_cast<double>(n);
+  double s = 0;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
     s += loadF(x, featureAt(i, c, features, inner));
-  float mean = blockReduce(s, 0.0f, Sum(), shared) / count;
-  float q = 0;
+  double meanD = blockReduce(s, 0.0, Sum(), shared) / count;
+  double q = 0;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-    float diff = loadF(x, featureAt(i, c, features, inner)) - mean;
+    double diff = loadF(x, featureAt(i, c, features, inner)) - meanD;
     q += diff * diff;
   }
-  float squares = blockReduce(q, 0.0f, Sum(), shared);
-  float invStd = 1.0f / sqrtf(squares / count + epsilon);
+  double squares = blockReduce(q, 0.0, Sum(), shared);
+  float mean = static_cast<float>(meanD);
+  float invStd = static_cast<float>(1.0 / sqrt(squares / count + epsilon));
   float a = loadF(scale, c) * invStd, b = loadF(offset, c);
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     int64_t e = featureAt(i, c, features, inner);
     storeF(y, e, (loadF(x, e) - mean) * a + b);
   }
   if (threadIdx.x == 0) {
-    float unbiased = squares / (count - 1);
+    float unbiased = static_cast<float>(squares / (count - 1));
     storeF(newMean, c, (1 - momentum) * loadF(runMean, c) + momentum * mean);
     storeF(newVar, c, (1 - momentum) * loadF(runVar, c) + momentum * unbiased);
     storeF(savedMean, c, mean);
@@ -134,29 +137,31 @@ __global__ void batchNormGradKernel(Ref dy, Ref x, Ref scale, Ref meanRef,
                                     Ref invStdRef, Ref dx, Ref dscale,
                                     Ref doffset, int64_t outer,
                                     int64_t features, int64_t inner) {
-  __shared__ float shared[32];
+  __shared__ double shared[32];
   int64_t c = blockIdx.x, n = outer * inner;
-  float count = static_cast<float>(n);
+  double count = static_cast<double>(n);
   float mean = loadF(meanRef, c), invStd = loadF(invStdRef, c);
-  float sdy = 0, sdyx = 0;
+  double sdy = 0, sdyx = 0;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     int64_t e = featureAt(i, c, features, inner);
     float g = loadF(dy, e);
     sdy += g;
-    sdyx += g * (loadF(x, e) - mean) * invStd;
+    sdyx += static_cast<double>(g) *
+            (static_cast<double>(loadF(x, e)) - static_cast<double>(mean));
   }
-  float sumDy = blockReduce(sdy, 0.0f, Sum(), shared);
-  float sumDyXhat = blockReduce(sdyx, 0.0f, Sum(), shared);
+  double sumDy = blockReduce(sdy, 0.0, Sum(), shared);
+  double sumDyXhat = blockReduce(sdyx, 0.0, Sum(), shared) * invStd;
   float a = loadF(scale, c) * invStd;
-  float meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
+  float meanDy = static_cast<float>(sumDy / count),
+        meanDyXhat = static_cast<float>(sumDyXhat / count);
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     int64_t e = featureAt(i, c, features, inner);
     float xhat = (loadF(x, e) - mean) * invStd;
     storeF(dx, e, a * (loadF(dy, e) - meanDy - xhat * meanDyXhat));
   }
   if (threadIdx.x == 0) {
-    storeF(dscale, c, sumDyXhat);
-    storeF(doffset, c, sumDy);
+    storeF(dscale, c, static_cast<float>(sumDyXhat));
+    storeF(doffset, c, static_cast<float>(sumDy));
   }
 }
 

@@ -6,8 +6,8 @@
 // tiles of 32 consecutive results split over 32 rows of threads when the
 // kept dimensions are the inner ones (the bias gradient's sum over the
 // batch: coalesced, and parallel even for a few hundred results); else a
-// thread per result. All accumulate in f32 in a fixed order: results are
-// reproducible.
+// thread per result. Sums accumulate in f64 (reference/Accumulate.h), max
+// in f32, all in a fixed order: results are reproducible.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/DeviceSupport.cuh"
@@ -27,39 +27,51 @@ __device__ __forceinline__ int64_t offsetOf(int64_t index, int32_t rank,
   return offset;
 }
 
-__device__ __forceinline__ float finish(Reduce kind, float value,
+__device__ __forceinline__ float finish(Reduce kind, double value,
                                         int64_t count) {
-  return kind == Reduce::Mean ? value / static_cast<float>(count) : value;
+  return static_cast<float>(
+      kind == Reduce::Mean ? value / static_cast<double>(count) : value);
 }
 
 __global__ void threadPerOutput(Reduce kind, Ref x, Ref r, Reduction d) {
   MP_GRID_STRIDE(o, d.outputs) {
     int64_t base = offsetOf(o, d.keptRank, d.kept, d.keptStrides);
-    float acc = kind == Reduce::Max ? -INFINITY : 0.0f;
+    float max = -INFINITY;
+    double acc = 0;
     for (int64_t i = 0; i < d.perOutput; ++i) {
       float v = loadF(
           x, base + offsetOf(i, d.reducedRank, d.reduced, d.reducedStrides));
-      acc = kind == Reduce::Max ? NanMax()(acc, v) : acc + v;
+      if (kind == Reduce::Max)
+        max = NanMax()(max, v);
+      else
+        acc += v;
     }
-    storeF(r, o, finish(kind, acc, d.perOutput));
+    storeF(r, o, kind == Reduce::Max ? max : finish(kind, acc, d.perOutput));
   }
 }
 
 __global__ void blockPerOutput(Reduce kind, Ref x, Ref r, Reduction d) {
-  __shared__ float shared[32];
+  __shared__ double shared[32];
+  __shared__ float sharedMax[32];
   int64_t o = blockIdx.x;
   int64_t base = offsetOf(o, d.keptRank, d.kept, d.keptStrides);
   bool isMax = kind == Reduce::Max;
-  float acc = isMax ? -INFINITY : 0.0f;
+  float max = -INFINITY;
+  double acc = 0;
   for (int64_t i = threadIdx.x; i < d.perOutput; i += blockDim.x) {
     float v = loadF(
         x, base + offsetOf(i, d.reducedRank, d.reduced, d.reducedStrides));
-    acc = isMax ? NanMax()(acc, v) : acc + v;
+    if (isMax)
+      max = NanMax()(max, v);
+    else
+      acc += v;
   }
-  acc = isMax ? blockReduce(acc, -INFINITY, NanMax(), shared)
-              : blockReduce(acc, 0.0f, Sum(), shared);
+  if (isMax)
+    max = blockReduce(max, -INFINITY, NanMax(), sharedMax);
+  else
+    acc = blockReduce(acc, 0.0, Sum(), shared);
   if (threadIdx.x == 0)
-    storeF(r, o, finish(kind, acc, d.perOutput));
+    storeF(r, o, isMax ? max : finish(kind, acc, d.perOutput));
 }
 
 /// A tile of 32 consecutive results per block (consecutive in memory when
@@ -69,26 +81,35 @@ __global__ void blockPerOutput(Reduce kind, Ref x, Ref r, Reduction d) {
 constexpr int kTileRows = 32;
 
 __global__ void columnTiles(Reduce kind, Ref x, Ref r, Reduction d) {
-  __shared__ float partial[kTileRows][33];
+  // Max values are held exactly in a double: one array serves both.
+  __shared__ double partial[kTileRows][33];
   bool isMax = kind == Reduce::Max;
   int64_t o = blockIdx.x * static_cast<int64_t>(32) + threadIdx.x;
-  float acc = isMax ? -INFINITY : 0.0f;
+  float max = -INFINITY;
+  double acc = 0;
   if (o < d.outputs) {
     int64_t base = offsetOf(o, d.keptRank, d.kept, d.keptStrides);
     for (int64_t i = threadIdx.y; i < d.perOutput; i += kTileRows) {
       float v = loadF(
           x, base + offsetOf(i, d.reducedRank, d.reduced, d.reducedStrides));
-      acc = isMax ? NanMax()(acc, v) : acc + v;
+      if (isMax)
+        max = NanMax()(max, v);
+      else
+        acc += v;
     }
   }
-  partial[threadIdx.y][threadIdx.x] = acc;
+  partial[threadIdx.y][threadIdx.x] = isMax ? static_cast<double>(max) : acc;
   __syncthreads();
   if (threadIdx.y == 0 && o < d.outputs) {
-    float total = partial[0][threadIdx.x];
+    double total = partial[0][threadIdx.x];
+    float totalMax = static_cast<float>(total);
     for (int row = 1; row < kTileRows; ++row)
-      total = isMax ? NanMax()(total, partial[row][threadIdx.x])
-                    : total + partial[row][threadIdx.x];
-    storeF(r, o, finish(kind, total, d.perOutput));
+      if (isMax)
+        totalMax = NanMax()(totalMax,
+                            static_cast<float>(partial[row][threadIdx.x]));
+      else
+        total += partial[row][threadIdx.x];
+    storeF(r, o, isMax ? totalMax : finish(kind, total, d.perOutput));
   }
 }
 

@@ -1,8 +1,8 @@
 //===- Softmax.cu - softmax, log_softmax, cross-entropy and grads ---------===//
 //
 // One block per row (a row is the `length` elements along the axis, `inner`
-// apart): the block reduces the row's max and sum of exp(x - max) in f32,
-// then writes the row. The cross-entropy's mean over rows is summed by one
+// apart): the block reduces the row's max (f32) and sum of exp(x - max)
+// (f64, rounded once), then writes the row. The cross-entropy's mean over rows is summed by one
 // block in a fixed order, so a step's loss is reproducible bit for bit.
 //
 //===----------------------------------------------------------------------===//
@@ -21,21 +21,28 @@ __device__ __forceinline__ int64_t rowBase(int64_t r, int64_t length,
 }
 
 /// max and sum(exp(x - max)) of the block's row.
+/// A row's scratch: 32 floats for the max, 32 doubles for the sums.
+struct RowShared {
+  float max[32];
+  double sum[32];
+};
+
+/// max and sum(exp(x - max)) of the block's row.
 __device__ void rowExpSum(Ref x, int64_t base, int64_t stride, int64_t length,
-                          float *shared, float &max, float &sum) {
+                          RowShared &shared, float &max, float &sum) {
   float m = -INFINITY;
   for (int64_t j = threadIdx.x; j < length; j += blockDim.x)
     m = fmaxf(m, loadF(x, base + j * stride));
-  max = blockReduce(m, -INFINITY, FMax(), shared);
-  float s = 0;
+  max = blockReduce(m, -INFINITY, FMax(), shared.max);
+  double s = 0;
   for (int64_t j = threadIdx.x; j < length; j += blockDim.x)
     s += expf(loadF(x, base + j * stride) - max);
-  sum = blockReduce(s, 0.0f, Sum(), shared);
+  sum = static_cast<float>(blockReduce(s, 0.0, Sum(), shared.sum));
 }
 
 __global__ void softmaxKernel(bool isLog, Ref x, Ref y, int64_t length,
                               int64_t inner) {
-  __shared__ float shared[32];
+  __shared__ RowShared shared;
   int64_t base = rowBase(blockIdx.x, length, inner);
   float max, sum;
   rowExpSum(x, base, inner, length, shared, max, sum);
@@ -49,14 +56,15 @@ __global__ void softmaxKernel(bool isLog, Ref x, Ref y, int64_t length,
 
 __global__ void softmaxGradKernel(bool isLog, Ref grad, Ref y, Ref r,
                                   int64_t length, int64_t inner) {
-  __shared__ float shared[32];
+  __shared__ double shared[32];
   int64_t base = rowBase(blockIdx.x, length, inner);
-  float s = 0;
+  double s = 0;
   for (int64_t j = threadIdx.x; j < length; j += blockDim.x) {
     int64_t e = base + j * inner;
-    s += isLog ? loadF(grad, e) : loadF(grad, e) * loadF(y, e);
+    s += isLog ? static_cast<double>(loadF(grad, e))
+               : static_cast<double>(loadF(grad, e)) * loadF(y, e);
   }
-  float sum = blockReduce(s, 0.0f, Sum(), shared);
+  float sum = static_cast<float>(blockReduce(s, 0.0, Sum(), shared));
   for (int64_t j = threadIdx.x; j < length; j += blockDim.x) {
     int64_t e = base + j * inner;
     float g = loadF(grad, e), out = loadF(y, e);
@@ -78,7 +86,7 @@ __device__ int64_t rowLabel(Ref labels, int64_t row, int64_t classes,
 __global__ void crossEntropyRowKernel(Ref logits, Ref labels, float *partial,
                                       int64_t classes, DeviceError *error,
                                       int32_t launch) {
-  __shared__ float shared[32];
+  __shared__ RowShared shared;
   int64_t row = blockIdx.x, base = row * classes;
   int64_t label = rowLabel(labels, row, classes, error, launch);
   float max, sum;
@@ -90,19 +98,19 @@ __global__ void crossEntropyRowKernel(Ref logits, Ref labels, float *partial,
 
 /// One block: the mean of `rows` partial losses, in a fixed order.
 __global__ void meanKernel(const float *partial, int64_t rows, Ref loss) {
-  __shared__ float shared[32];
-  float s = 0;
+  __shared__ double shared[32];
+  double s = 0;
   for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
     s += partial[r];
-  float total = blockReduce(s, 0.0f, Sum(), shared);
+  double total = blockReduce(s, 0.0, Sum(), shared);
   if (threadIdx.x == 0)
-    storeF(loss, 0, total / static_cast<float>(rows));
+    storeF(loss, 0, static_cast<float>(total / static_cast<double>(rows)));
 }
 
 __global__ void crossEntropyGradKernel(Ref logits, Ref labels, Ref gradLoss,
                                        Ref r, int64_t rows, int64_t classes,
                                        DeviceError *error, int32_t launch) {
-  __shared__ float shared[32];
+  __shared__ RowShared shared;
   int64_t row = blockIdx.x, base = row * classes;
   int64_t label = rowLabel(labels, row, classes, error, launch);
   float factor = loadF(gradLoss, 0) / static_cast<float>(rows);

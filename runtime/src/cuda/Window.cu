@@ -210,14 +210,14 @@ __global__ void poolGradKernel(bool isMax, Ref grad, Ref x, Ref dx,
 }
 
 __global__ void globalPoolKernel(Ref x, Ref y, ImageDesc xi, int64_t total) {
-  float area = static_cast<float>(xi.h * xi.w);
+  double area = static_cast<double>(xi.h * xi.w);
   MP_GRID_STRIDE(e, total) {
     int64_t n = e / xi.c, c = e % xi.c;
-    float sum = 0;
+    double sum = 0; // f64, as every reduction (reference/Accumulate.h)
     for (int64_t h = 0; h < xi.h; ++h)
       for (int64_t w = 0; w < xi.w; ++w)
         sum += loadF(x, at(xi, n, c, h, w));
-    storeF(y, e, sum / area);
+    storeF(y, e, static_cast<float>(sum / area));
   }
 }
 

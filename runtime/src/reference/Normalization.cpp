@@ -1,12 +1,15 @@
 //===- Normalization.cpp - batch_norm, layer_norm and their grads ---------===//
 //
-// Statistics are two-pass (mean, then the mean squared deviation) with f32
-// accumulators: the one-pass E[x^2] - E[x]^2 cancels badly when the mean is
-// large against the spread. Per-feature tensors (scale, statistics) may
-// have another dtype than x; each is widened and rounded on its own.
+// Statistics are two-pass (mean, then the mean squared deviation): the
+// one-pass E[x^2] - E[x]^2 cancels badly when the mean is large against the
+// spread. Every sum accumulates in f64 (reference/Accumulate.h), the
+// statistics are computed in f64 and rounded to f32 once. Per-feature
+// tensors (scale, statistics) may have another dtype than x; each is
+// widened and rounded on its own.
 //
 //===----------------------------------------------------------------------===//
 #include "reference/Normalization.h"
+#include "reference/Accumulate.h"
 #include "reference/KernelSupport.h"
 
 #include <cmath>
@@ -98,27 +101,24 @@ Status ref::runBatchNormWith(const KernelDesc &k, const Views &in,
   FloatIn x(in[0]), scale(in[1]), offset(in[2]), runMean(in[3]), runVar(in[4]);
   FloatOut y(out[0]), newMean(out[1]), newVar(out[2]), savedMean(out[3]),
       savedInvStd(out[4]);
-  float count = static_cast<float>(s.count());
+  double count = static_cast<double>(s.count());
   parallel(s.features, 1, [&](int64_t cBegin, int64_t cEnd) {
     for (int64_t c = cBegin; c < cEnd; ++c) {
-      float sum = 0;
+      double sum = 0;
       for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i)
-          sum += x[s.at(o, c, i)];
-      float mean = sum / count;
-      float squares = 0;
+        sum += sumOf(x.data() + s.at(o, c, 0), s.inner);
+      double meanD = sum / count;
+      double squares = 0;
       for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i) {
-          float d = x[s.at(o, c, i)] - mean;
-          squares += d * d;
-        }
-      float var = squares / count;
-      float invStd = 1.0f / std::sqrt(var + epsilon);
+        squares += sumOfSquares(x.data() + s.at(o, c, 0), s.inner, meanD);
+      float mean = static_cast<float>(meanD);
+      float invStd =
+          static_cast<float>(1.0 / std::sqrt(squares / count + epsilon));
       float a = scale[c] * invStd;
       for (int64_t o = 0; o < s.outer; ++o)
         for (int64_t i = 0; i < s.inner; ++i)
           y[s.at(o, c, i)] = (x[s.at(o, c, i)] - mean) * a + offset[c];
-      float unbiased = squares / (count - 1);
+      float unbiased = static_cast<float>(squares / (count - 1));
       newMean[c] = (1 - momentum) * runMean[c] + momentum * mean;
       newVar[c] = (1 - momentum) * runVar[c] + momentum * unbiased;
       savedMean[c] = mean;
@@ -147,7 +147,7 @@ static Status checkBatchNormGrad(const KernelDesc &k, const Views &in,
 }
 
 /// With xhat = (x - mean) * inv_std over the n values of a feature:
-///   grad_offset = sum(dy), grad_scale = sum(dy * xhat),
+///   grad_offset = sum(dy), grad_scale = inv_std * sum(dy * (x - mean)),
 ///   grad_x = scale * inv_std * (dy - grad_offset / n - xhat * grad_scale / n).
 Status ref::runBatchNormGradWith(const KernelDesc &k, const Views &in,
                                  const Views &out,
@@ -157,26 +157,28 @@ Status ref::runBatchNormGradWith(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(getFeatureSplit(k, in[1], s));
   FloatIn dy(in[0]), x(in[1]), scale(in[2]), mean(in[3]), invStd(in[4]);
   FloatOut dx(out[0]), dscale(out[1]), doffset(out[2]);
-  float count = static_cast<float>(s.count());
+  double count = static_cast<double>(s.count());
   parallel(s.features, 1, [&](int64_t cBegin, int64_t cEnd) {
     for (int64_t c = cBegin; c < cEnd; ++c) {
-      float sumDy = 0, sumDyXhat = 0;
-      for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i) {
-          int64_t e = s.at(o, c, i);
-          sumDy += dy[e];
-          sumDyXhat += dy[e] * (x[e] - mean[c]) * invStd[c];
-        }
+      double sumDy = 0, sumDyX = 0;
+      for (int64_t o = 0; o < s.outer; ++o) {
+        int64_t first = s.at(o, c, 0);
+        sumDy += sumOf(dy.data() + first, s.inner);
+        sumDyX += sumOfProducts(dy.data() + first, x.data() + first, s.inner,
+                                mean[c]);
+      }
+      double sumDyXhat = sumDyX * invStd[c];
       float a = scale[c] * invStd[c];
-      float meanDy = sumDy / count, meanDyXhat = sumDyXhat / count;
+      float meanDy = static_cast<float>(sumDy / count),
+            meanDyXhat = static_cast<float>(sumDyXhat / count);
       for (int64_t o = 0; o < s.outer; ++o)
         for (int64_t i = 0; i < s.inner; ++i) {
           int64_t e = s.at(o, c, i);
           float xhat = (x[e] - mean[c]) * invStd[c];
           dx[e] = a * (dy[e] - meanDy - xhat * meanDyXhat);
         }
-      dscale[c] = sumDyXhat;
-      doffset[c] = sumDy;
+      dscale[c] = static_cast<float>(sumDyXhat);
+      doffset[c] = static_cast<float>(sumDy);
     }
   });
   for (FloatOut *o : {&dx, &dscale, &doffset})
@@ -241,17 +243,13 @@ static Status runLayerNorm(const KernelDesc &k, const Views &in,
   FloatIn x(in[0]), scale(in[1]), offset(in[2]);
   FloatOut y(out[0]), meanOut(out[1]), invStdOut(out[2]);
   int64_t d = s.features;
-  float size = static_cast<float>(d);
+  double size = static_cast<double>(d);
   for (int64_t r = 0; r < s.outer; ++r) {
     const float *row = x.data() + r * d;
-    float sum = 0;
-    for (int64_t j = 0; j < d; ++j)
-      sum += row[j];
-    float mean = sum / size;
-    float squares = 0;
-    for (int64_t j = 0; j < d; ++j)
-      squares += (row[j] - mean) * (row[j] - mean);
-    float invStd = 1.0f / std::sqrt(squares / size + epsilon);
+    double meanD = sumOf(row, d) / size;
+    float mean = static_cast<float>(meanD);
+    float invStd = static_cast<float>(
+        1.0 / std::sqrt(sumOfSquares(row, d, meanD) / size + epsilon));
     for (int64_t j = 0; j < d; ++j)
       y[r * d + j] = (row[j] - mean) * invStd * scale[j] + offset[j];
     meanOut[r] = mean;
@@ -276,34 +274,39 @@ static Status checkLayerNormGrad(const KernelDesc &k, const Views &in,
 /// Per row, with g = dy * scale and xhat = (x - mean) * inv_std over the D
 /// normalized values:
 ///   grad_x = inv_std * (g - mean(g) - xhat * mean(g * xhat)),
-/// and grad_scale / grad_offset sum dy * xhat / dy over the rows.
+/// and grad_scale / grad_offset sum dy * xhat / dy over the rows (f64
+/// column accumulators, rows in order).
 static Status runLayerNormGrad(const KernelDesc &k, const Views &in,
                                const Views &out) {
   Split s;
   Shape normalized, rows;
   MP_RETURN_IF_ERROR(getLayerSplit(k, in[1], s, normalized, rows));
   FloatIn dy(in[0]), x(in[1]), scale(in[2]), mean(in[3]), invStd(in[4]);
-  FloatOut dx(out[0]), dscale(out[1], /*zeroed=*/true),
-      doffset(out[2], /*zeroed=*/true);
+  FloatOut dx(out[0]), dscale(out[1]), doffset(out[2]);
   int64_t d = s.features;
+  double size = static_cast<double>(d);
+  // The column sums over rows, in row order.
+  std::vector<double> sumScale(static_cast<size_t>(d)),
+      sumOffset(static_cast<size_t>(d));
+  std::vector<float> g(static_cast<size_t>(d));
   for (int64_t r = 0; r < s.outer; ++r) {
-    float sumG = 0, sumGXhat = 0;
+    const float *dyRow = dy.data() + r * d, *xRow = x.data() + r * d;
+    for (int64_t j = 0; j < d; ++j)
+      g[j] = dyRow[j] * scale[j];
+    double sumG = sumOf(g.data(), d);
+    double sumGXhat = sumOfProducts(g.data(), xRow, d, mean[r]) * invStd[r];
+    float meanG = static_cast<float>(sumG / size),
+          meanGXhat = static_cast<float>(sumGXhat / size);
     for (int64_t j = 0; j < d; ++j) {
-      int64_t e = r * d + j;
-      float xhat = (x[e] - mean[r]) * invStd[r];
-      float g = dy[e] * scale[j];
-      sumG += g;
-      sumGXhat += g * xhat;
-      dscale[j] += dy[e] * xhat;
-      doffset[j] += dy[e];
+      float xhat = (xRow[j] - mean[r]) * invStd[r];
+      dx[r * d + j] = invStd[r] * (g[j] - meanG - xhat * meanGXhat);
+      sumScale[j] += static_cast<double>(dyRow[j]) * xhat;
+      sumOffset[j] += dyRow[j];
     }
-    float size = static_cast<float>(d);
-    float meanG = sumG / size, meanGXhat = sumGXhat / size;
-    for (int64_t j = 0; j < d; ++j) {
-      int64_t e = r * d + j;
-      float xhat = (x[e] - mean[r]) * invStd[r];
-      dx[e] = invStd[r] * (dy[e] * scale[j] - meanG - xhat * meanGXhat);
-    }
+  }
+  for (int64_t j = 0; j < d; ++j) {
+    dscale[j] = static_cast<float>(sumScale[j]);
+    doffset[j] = static_cast<float>(sumOffset[j]);
   }
   for (FloatOut *o : {&dx, &dscale, &doffset})
     o->finish();

@@ -208,14 +208,14 @@ static Status runGlobalPool(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(getGlobalPool(k, in[0], out[0], "x", "result", im));
   FloatIn x(in[0]);
   FloatOut y(out[0]);
-  float area = static_cast<float>(im.h * im.w);
+  double area = static_cast<double>(im.h * im.w);
   for (int64_t n = 0; n < im.n; ++n)
     for (int64_t c = 0; c < im.c; ++c) {
-      float sum = 0;
+      double sum = 0; // f64, as every reduction (reference/Accumulate.h)
       for (int64_t h = 0; h < im.h; ++h)
         for (int64_t w = 0; w < im.w; ++w)
           sum += x[im.at(n, c, h, w)];
-      y[n * im.c + c] = sum / area;
+      y[n * im.c + c] = static_cast<float>(sum / area);
     }
   y.finish();
   return Status::ok();

@@ -1,4 +1,9 @@
 //===- Reduction.cpp - reduce_sum, reduce_mean, reduce_max ----------------===//
+//
+// Sums accumulate in f64, one accumulator per result element fed in memory
+// order, and are rounded once (reference/Accumulate.h has the bound).
+//
+//===----------------------------------------------------------------------===//
 #include "reference/KernelSupport.h"
 
 #include <cmath>
@@ -71,8 +76,9 @@ static Status runReduce(const KernelDesc &k, const Views &in,
       resultStrides[d] = keptStrides[j++];
 
   FloatIn x(in[0]);
-  FloatOut result(out[0], /*zeroed=*/true);
+  FloatOut result(out[0]);
   int64_t resultSize = out[0].numElements();
+  std::vector<double> sums(Kind == Reduce::Max ? 0 : resultSize, 0.0);
   if (Kind == Reduce::Max)
     for (int64_t i = 0; i < resultSize; ++i)
       result[i] = -std::numeric_limits<float>::infinity();
@@ -85,7 +91,7 @@ static Status runReduce(const KernelDesc &k, const Views &in,
       if (v > result[o] || std::isnan(v))
         result[o] = v;
     } else {
-      result[o] += v;
+      sums[o] += v;
     }
     for (size_t d = rank; d-- > 0;) {
       if (++index[d] < shape[d]) {
@@ -96,10 +102,12 @@ static Status runReduce(const KernelDesc &k, const Views &in,
       index[d] = 0;
     }
   }
-  if (Kind == Reduce::Mean) {
-    float count = static_cast<float>(n / (resultSize ? resultSize : 1));
+  if (Kind != Reduce::Max) {
+    double count = Kind == Reduce::Mean
+                       ? static_cast<double>(n / (resultSize ? resultSize : 1))
+                       : 1.0;
     for (int64_t i = 0; i < resultSize; ++i)
-      result[i] /= count;
+      result[i] = static_cast<float>(sums[i] / count);
   }
   result.finish();
   return Status::ok();

@@ -1,7 +1,8 @@
 //===- Softmax.cpp - softmax, log_softmax, cross-entropy and grads --------===//
 //
 // Every exponential is taken of x - max(x) along the axis, so nothing
-// overflows for large logits; sums accumulate in f32.
+// overflows for large logits; sums accumulate in f64 and are rounded to f32
+// once (reference/Accumulate.h).
 //
 //===----------------------------------------------------------------------===//
 #include "reference/KernelSupport.h"
@@ -39,9 +40,10 @@ static void rowExpSum(const float *x, int64_t base, int64_t stride,
   max = -std::numeric_limits<float>::infinity();
   for (int64_t j = 0; j < length; ++j)
     max = std::fmax(max, x[base + j * stride]);
-  sum = 0;
+  double total = 0;
   for (int64_t j = 0; j < length; ++j)
-    sum += std::exp(x[base + j * stride] - max);
+    total += std::exp(x[base + j * stride] - max);
+  sum = static_cast<float>(total);
 }
 
 //===----------------------------------------------------------------------===//
@@ -98,11 +100,13 @@ static Status runSoftmaxGrad(const KernelDesc &k, const Views &in,
   FloatOut result(out[0]);
   for (int64_t r = 0; r < rows.count(); ++r) {
     int64_t base = rows.base(r);
-    float sum = 0;
+    double total = 0;
     for (int64_t j = 0; j < rows.length; ++j) {
       int64_t e = base + j * rows.inner;
-      sum += IsLog ? grad[e] : grad[e] * y[e];
+      total += IsLog ? static_cast<double>(grad[e])
+                     : static_cast<double>(grad[e]) * y[e];
     }
+    float sum = static_cast<float>(total);
     for (int64_t j = 0; j < rows.length; ++j) {
       int64_t e = base + j * rows.inner;
       result[e] =
@@ -150,7 +154,7 @@ static Status runCrossEntropy(const KernelDesc &k, const Views &in,
                               const Views &out) {
   int64_t rows = in[0].shape[0], classes = in[0].shape[1];
   FloatIn logits(in[0]);
-  float total = 0;
+  double total = 0;
   for (int64_t n = 0; n < rows; ++n) {
     int64_t label;
     MP_RETURN_IF_ERROR(getLabel(k, in[1], n, classes, label));
@@ -158,7 +162,7 @@ static Status runCrossEntropy(const KernelDesc &k, const Views &in,
     rowExpSum(logits.data(), n * classes, 1, classes, max, sum);
     total += (max - logits[n * classes + label]) + std::log(sum);
   }
-  storeFloat(out[0], 0, total / static_cast<float>(rows));
+  storeFloat(out[0], 0, static_cast<float>(total / static_cast<double>(rows)));
   return Status::ok();
 }
 

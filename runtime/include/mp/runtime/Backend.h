@@ -8,6 +8,7 @@
 #ifndef MP_RUNTIME_BACKEND_H
 #define MP_RUNTIME_BACKEND_H
 
+#include "mp/runtime/CpuFeatures.h"
 #include "mp/runtime/DeviceMemory.h"
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Tensor.h"
@@ -75,11 +76,6 @@ StatusOr<std::unique_ptr<Backend>> createCpuBackend();
 /// Ok when createCpuBackend() succeeds; otherwise why it cannot (so that a
 /// tool can say why the default fell back to the reference backend).
 Status cpuBackendStatus();
-
-/// What this CPU offers the kernels, best first, from cpuid and the OS's
-/// enabled register state (no oneDNN needed): e.g. "AMX-BF16, AVX-512 FP16,
-/// AVX-512 BF16, AVX-512, AVX2", or "baseline (no AVX2)".
-std::string cpuFeatures();
 
 /// Threads of the cpu backend's own kernels (casts, elementwise ops,
 /// reductions, optimizer updates); results do not depend on the count.

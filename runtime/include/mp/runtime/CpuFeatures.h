@@ -1,0 +1,56 @@
+//===- CpuFeatures.h - what this CPU offers the kernels ---------*- C++ -*-===//
+//
+// Read once from cpuid and the OS's enabled register state (no oneDNN
+// needed), then capped: MP_MAX_CPU_ISA (ours) and ONEDNN_MAX_CPU_ISA
+// (oneDNN's) both lower what counts as present, so that a machine with AMX
+// can run the AVX2-only paths (the forced-ISA tests, docs/runtime-cpu.md).
+// The cpu backend hands the same cap to oneDNN, and its own vector loops
+// (conversions, exp/erf/tanh) pick their instruction set from these
+// features, so every path below the machine's best is reachable anywhere.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_CPUFEATURES_H
+#define MP_RUNTIME_CPUFEATURES_H
+
+#include <string>
+
+namespace mp::rt {
+
+struct CpuFeatureSet {
+  bool avx2 = false;       ///< AVX2 + FMA
+  bool f16c = false;       ///< f16 <-> f32 conversions (AVX, F16C)
+  bool avx512 = false;     ///< AVX-512 F/BW/VL/DQ ("avx512_core")
+  bool avx512Bf16 = false; ///< AVX512_BF16: bf16 dot products
+  bool avx512Fp16 = false; ///< AVX512_FP16: f16 arithmetic
+  bool amxBf16 = false;    ///< AMX tiles with bf16
+  bool amxFp16 = false;    ///< AMX tiles with f16
+
+  /// A matrix unit or dot-product instructions for 16-bit operands: a
+  /// bf16 / f16 GEMM then runs faster than an f32 one.
+  bool fastBf16() const { return avx512Bf16 || amxBf16; }
+  bool fastFp16() const { return avx512Fp16 || amxFp16; }
+};
+
+/// The features of this CPU after the caps (computed once per process).
+const CpuFeatureSet &cpuFeatureSet();
+
+/// "AMX-BF16, AVX-512 FP16, AVX-512 BF16, AVX-512, AVX2", best first, or
+/// "baseline (no AVX2)"; with " (capped at avx2 by MP_MAX_CPU_ISA)" when a
+/// cap removed some.
+std::string cpuFeatures();
+
+/// The cap in force as oneDNN's ISA name ("AVX2", "AVX512_CORE_BF16"), or
+/// "" when neither variable is set. The cpu backend passes it to oneDNN.
+std::string cpuIsaCapForOneDnn();
+
+/// For a plan of `policy` on this CPU: "" when the policy's 16-bit
+/// matmuls and convolutions have fast instructions here (or the policy is
+/// float32), else one line naming the missing feature and the policy that
+/// is faster here (mixed_float16 without fp16 units: mixed_bfloat16 where
+/// bf16 is fast, else float32; mixed_bfloat16 without bf16 instructions:
+/// float32).
+std::string policySpeedWarning(const std::string &policy);
+
+} // namespace mp::rt
+
+#endif // MP_RUNTIME_CPUFEATURES_H
