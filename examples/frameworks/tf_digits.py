@@ -38,6 +38,26 @@ class TensorFlow:
         return lambda xb, yb: float(step(tf.constant(to_input(xb)), tf.constant(yb)))
 
     @staticmethod
+    def float64_run(name, built, batches, state_at):
+        """The model built again with float64 variables (Keras' floatx),
+        given `built`'s current weights (widened exactly), and a fresh
+        optimizer of the same kind."""
+        tf.keras.backend.set_floatx("float64")
+        try:
+            model, opt, to_input = MODELS[name](len(batches[0][1]) if batches else 32)
+        finally:
+            tf.keras.backend.set_floatx("float32")
+        model.set_weights([w.astype(np.float64) for w in built[0].get_weights()])
+        step = tf_export.make_step(model, opt)
+        losses, states = [], {}
+        for xb, yb in batches:
+            losses.append(float(step(tf.constant(to_input(xb).astype(np.float64)),
+                                     tf.constant(yb))))
+            if len(losses) in state_at:
+                states[len(losses)] = tf_export.state_tensors(model, opt)
+        return losses, states
+
+    @staticmethod
     def evaluate(built, x, y, batch):
         """Mean loss and accuracy over the full batches, as mp-run's
         evaluation (batch statistics in batch norm, state untouched)."""

@@ -35,6 +35,28 @@ def build_cnn(batch=32, seed=0):
     return model, opt, (lambda x: x.reshape(x.shape[0], 28, 28, 1))
 
 
+def build_resnet(batch=32, seed=0):
+    """A ResNet basic block at 28x28 with 32 channels after a stem (as
+    torch_models.ResNetBlock): conv3x3(32)-BN-ReLU, then conv3x3-BN-ReLU-
+    conv3x3-BN plus the identity, ReLU, global mean, fc."""
+    tf.keras.utils.set_random_seed(seed)
+    c = 32
+    inputs = tf.keras.Input((28, 28, 1), batch_size=batch)
+    x = L.Conv2D(c, 3, padding="same", use_bias=False, name="stem")(inputs)
+    x = L.ReLU(name="relu0")(L.BatchNormalization(name="bn0")(x))
+    y = L.Conv2D(c, 3, padding="same", use_bias=False, name="conv1")(x)
+    y = L.ReLU(name="relu1")(L.BatchNormalization(name="bn1")(y))
+    y = L.Conv2D(c, 3, padding="same", use_bias=False, name="conv2")(y)
+    y = L.BatchNormalization(name="bn2")(y)
+    x = L.ReLU(name="relu2")(L.Add(name="add")([y, x]))
+    x = L.GlobalAveragePooling2D(name="gap")(x)
+    model = tf.keras.Model(inputs, L.Dense(10, name="fc")(x), name="resnet")
+    # lr 0.005, as torch_models.build_resnet: at 0.02, TensorFlow's own
+    # float32 and float64 losses are 7e-4 apart by step 20.
+    opt = tf.keras.optimizers.legacy.SGD(0.005, momentum=0.9)
+    return model, opt, (lambda x: x.reshape(x.shape[0], 28, 28, 1))
+
+
 class TransformerBlock(tf.keras.layers.Layer):
     """The 28 image rows as 28 tokens: embed to d=32, one pre-norm block
     (4-head self-attention written with matmuls, GELU MLP), mean over
@@ -78,4 +100,5 @@ def build_transformer(batch=32, seed=0):
     return model, opt, (lambda x: x.reshape(x.shape[0], 28, 28))
 
 
-MODELS = {"mlp": build_mlp, "cnn": build_cnn, "transformer": build_transformer}
+MODELS = {"mlp": build_mlp, "cnn": build_cnn, "resnet": build_resnet,
+          "transformer": build_transformer}

@@ -10,6 +10,7 @@ reference mp's training must match.
 transformer or mlp_underflow (examples/frameworks/torch_models.py); DATA
 holds train_x.npy, train_y.npy, test_x.npy, test_y.npy (data/get_digits.py).
 """
+import copy
 import os
 import sys
 
@@ -41,6 +42,24 @@ class PyTorch:
             opt.step()
             return loss.item()
         return step
+
+    @staticmethod
+    def float64_run(name, built, batches, state_at):
+        """A float64 copy of the model (its parameters and buffers widened
+        exactly) with a fresh optimizer of the same kind and settings."""
+        model, opt, to_input, loss_fn = built
+        m64 = copy.deepcopy(model).double()
+        opt64 = type(opt)(m64.parameters(), **opt.defaults)
+        losses, states = [], {}
+        for xb, yb in batches:
+            opt64.zero_grad()
+            loss = loss_fn(m64(to_input(torch.from_numpy(xb)).double()), torch.from_numpy(yb))
+            loss.backward()
+            opt64.step()
+            losses.append(loss.item())
+            if len(losses) in state_at:
+                states[len(losses)] = torch_export.state_tensors(m64, opt64)
+        return losses, states
 
     @staticmethod
     def evaluate(built, x, y, batch):

@@ -721,9 +721,10 @@ def state_tensors(model, optimizer=None):
         for name, p in model.named_parameters():
             for key, value in optimizer.state.get(p, {}).items():
                 if key in ("momentum_buffer", "exp_avg", "exp_avg_sq", "step") and value is not None:
-                    out["%s.%s" % (name, key)] = np.asarray(
+                    # A copy: the optimizer updates its tensors in place.
+                    out["%s.%s" % (name, key)] = np.array(
                         value.detach().cpu().numpy() if torch.is_tensor(value) else value,
-                        dtype=np.float32)
+                        dtype=np.float32, copy=True)
     return out
 
 
