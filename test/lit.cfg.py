@@ -28,3 +28,7 @@ tools = [ToolSubst("mp-opt", unresolved="fatal"),
          ToolSubst("mp-run", unresolved="fatal")]
 config.substitutions.append(("%python", sys.executable))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The cpu backend (oneDNN) was built: tests of what it runs and says.
+if getattr(config, "mp_have_onednn", "OFF") in ("ON", "TRUE", "1"):
+    config.available_features.add("onednn")

@@ -1,18 +1,21 @@
 //===- mp-compile.cpp - compile a training step to an executable plan -----===//
 //
 //   mp-compile step.mlir -o step.mpplan [--mixed-precision="policy=..."]
-//                        [--eval]
+//                        [--eval] [--target-cpu=native]
 //
 // Parses and verifies the module, optionally runs the mixed-precision
 // pipeline (the options of --mp-mixed-precision), and writes the plan of
 // its `train.step` function (or, with --eval, the forward-only plan that
-// returns the loss and the logits).
+// returns the loss and the logits). --target-cpu=native: warns when the
+// policy's 16-bit matmuls and convolutions have no fast instructions on
+// this CPU (the warning mp-run gives; CpuFeatures.h).
 //
 //===----------------------------------------------------------------------===//
 #include "mp/InitAll.h"
 #include "mp/Target/Plan/PlanBuilder.h"
 #include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/Transforms/Passes.h"
+#include "mp/runtime/CpuFeatures.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -43,6 +46,12 @@ static llvm::cl::opt<bool> runPipeline(
 static llvm::cl::opt<bool>
     evaluation("eval", llvm::cl::desc("write the forward-only plan"),
                llvm::cl::init(false));
+static llvm::cl::opt<std::string> targetCpu(
+    "target-cpu",
+    llvm::cl::desc("the CPU the plan will train on: 'native' (this one: warn "
+                   "when the plan's 16-bit policy cannot be faster than "
+                   "float32 on it) or 'generic' (no assumption, the default)"),
+    llvm::cl::init("generic"));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -53,6 +62,12 @@ int main(int argc, char **argv) {
   mp::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+
+  if (targetCpu != "native" && targetCpu != "generic") {
+    llvm::errs() << "mp-compile: unknown --target-cpu '" << targetCpu
+                 << "' (native or generic)\n";
+    return 1;
+  }
 
   std::string error;
   auto input = openInputFile(inputFile, &error);
@@ -101,6 +116,11 @@ int main(int argc, char **argv) {
   FailureOr<mp::rt::Plan> plan = mp::buildPlan(step, options);
   if (failed(plan))
     return 1;
+  if (targetCpu == "native") {
+    std::string warning = mp::rt::policySpeedWarning(plan->policy);
+    if (!warning.empty())
+      llvm::errs() << "mp-compile: warning: " << warning << "\n";
+  }
   mp::rt::Status written = mp::rt::writePlanFile(*plan, outputFile);
   if (!written.isOk()) {
     llvm::errs() << "mp-compile: " << written.message() << "\n";

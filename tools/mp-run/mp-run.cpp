@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 
 using namespace mp;
@@ -276,6 +277,37 @@ std::pair<double, double> evaluate(rt::Session &train, rt::Session &eval,
 
 } // namespace
 
+/// mp-run --verbose after the first step: per op kind of the plan (in plan
+/// order), what the backend ran it with, and on how many of its kernels.
+static void printImplementations(const rt::Session &session) {
+  const rt::Plan &plan = session.plan();
+  std::vector<std::string> chosen = session.kernelImplementations();
+  std::vector<std::string> ops;
+  std::map<std::string, std::vector<std::pair<std::string, int>>> byOp;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const std::string &op = plan.kernels[k].op;
+    auto &list = byOp[op];
+    if (list.empty())
+      ops.push_back(op);
+    auto it = std::find_if(list.begin(), list.end(), [&](const auto &entry) {
+      return entry.first == chosen[k];
+    });
+    if (it == list.end())
+      list.push_back({chosen[k], 1});
+    else
+      ++it->second;
+  }
+  std::fprintf(stderr, "mp-run: what ran each op in the first step (%s "
+                       "backend):\n",
+               session.backendName());
+  for (const std::string &op : ops)
+    for (const auto &[implementation, count] : byOp[op])
+      std::fprintf(stderr, "mp-run:   %-32s %s (%d kernel%s)\n", op.c_str(),
+                   implementation.empty() ? "(not run)"
+                                          : implementation.c_str(),
+                   count, count == 1 ? "" : "s");
+}
+
 int main(int argc, char **argv) {
   Options opt = parseOptions(argc, argv);
   // --backend cuda where no GPU can run it: train on the CPU, and say why.
@@ -318,6 +350,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "mp-run: backend: %s\nmp-run: CPU features: %s\n",
                  session->backendDescription().c_str(),
                  rt::cpuFeatures().c_str());
+  }
+  // A 16-bit policy on a CPU without the instructions that make it pay:
+  // one warning, naming the missing feature and the faster policy.
+  if (std::string(session->backendName()) == "cpu") {
+    std::string warning = rt::policySpeedWarning(session->plan().policy);
+    if (!warning.empty())
+      std::fprintf(stderr, "mp-run: warning: %s\n", warning.c_str());
   }
   // The default falls back to the reference backend where oneDNN does not
   // load: say so (always, not only with --verbose), with the reason.
@@ -401,6 +440,8 @@ int main(int argc, char **argv) {
     }
     feedBatch(*session, feeds, x, y, order, step % batchesPerEpoch);
     check(session->runStep(&loss));
+    if (opt.verbose && step == start)
+      printImplementations(*session);
     if (!std::isfinite(loss) && !session->scalerStats().enabled && opt.stopOnNan)
       die("the loss is " + std::to_string(loss) + " at step " +
           std::to_string(step + 1) +

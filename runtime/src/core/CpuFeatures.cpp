@@ -221,12 +221,12 @@ std::string mp::rt::policySpeedWarning(const std::string &policy) {
            "so f16 matmuls and convolutions run as f32 ones on widened "
            "operands; " +
            (f.fastBf16() ? "mixed_bfloat16 is faster here"
-                         : "float32 is as fast here and needs no loss "
-                           "scaling");
+                         : "float32 is at least as fast here and needs no "
+                           "loss scaling");
   if (policy == "mixed_bfloat16" && !f.fastBf16())
     return policy + " cannot be faster than float32 on " + cpu +
            ": it has no bf16 matrix instructions (AVX512-BF16 or AMX-BF16), "
            "so bf16 matmuls and convolutions run as f32 ones on widened "
-           "operands; float32 is as fast here and more accurate";
+           "operands; float32 is at least as fast here and more accurate";
   return "";
 }

@@ -535,6 +535,24 @@ Status Session::copyOut(uint32_t tensor, void *data, size_t bytes) const {
   return Status::ok();
 }
 
+std::vector<std::string> Session::kernelImplementations() const {
+  std::vector<std::string> out(plan_.kernels.size());
+  std::vector<bool> hoisted(plan_.kernels.size(), false);
+  for (const HoistedCast &cast : hoisted_)
+    hoisted[cast.kernel] = true;
+  for (size_t k = 0; k < out.size(); ++k) {
+    const KernelDesc &kernel = plan_.kernels[k];
+    if (hoisted[k])
+      out[k] = "after the optimizer writes the weight: " +
+               backend_->implementationOf(kernel);
+    else if (skipped_[k])
+      out[k] = "a view of its input (not run)";
+    else
+      out[k] = backend_->implementationOf(kernel);
+  }
+  return out;
+}
+
 Status Session::runKernel(size_t k) {
   const KernelDesc &kernel = plan_.kernels[k];
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],

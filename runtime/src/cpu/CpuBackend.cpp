@@ -1,7 +1,8 @@
 //===- CpuBackend.cpp - the CPU backend on oneDNN -------------------------===//
 //
 // train.matmul and the three conv2d ops run on oneDNN primitives, created once per
-// problem (shapes, dtypes, transposes or window) and cached; mp.cast between
+// problem (shapes, dtypes, transposes or window) and cached (16-bit problems
+// oneDNN has no kernel for on this CPU on f32 ones, widened); mp.cast between
 // f32 and bf16 / f16 on own vectorized loops (cpu/Cast.cpp); ReLU and its
 // gradient, bias_add, bias-gradient sums and the optimizer updates on own
 // chunked, threaded loops (cpu/Elementwise.cpp); softmax cross-entropy and
@@ -17,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Backend.h"
+
+#include <unordered_map>
 
 #ifdef MP_HAVE_ONEDNN
 #include "cpu/Cast.h"
@@ -57,18 +60,9 @@ public:
 
   std::string describe() const override {
     return std::string("cpu (") + cpu::oneDnnDescription() +
-           "; matmul and conv2d (forward and backward) on oneDNN; casts, relu, relu_grad, "
-           "bias_add, leading-dimension sums and the optimizers on own loops, " +
-           "exp/erf/tanh (and softmax along the last axis, softmax "
-           "cross-entropy and its gradient) on " +
-           cpu::vectorMathName() +
-           ", layer_norm_grad and batch_norm (+grad) on own rows, columns "
-           "and channels, NCHW max pooling on own planes, other "
-           "softmax axes, "
-           "layer_norm and pooling as reference kernels split by "
-           "rows, " +
+           "; own loops, exp/erf/tanh on " + cpu::vectorMathName() + ", " +
            std::to_string(cpuThreads()) +
-           " threads; other ops on the reference kernels)";
+           " threads; what runs each op: mp-run --verbose)";
   }
 
   /// The reference check is the contract: it validates dtypes, shapes and
@@ -79,53 +73,10 @@ public:
 
   Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs) override {
-    if (kernel.op == "train.matmul" || kernel.op == "mp.matmul_epilogue") {
-      bool handled = false;
-      MP_RETURN_IF_ERROR(matmuls_.run(kernel, inputs, outputs, handled));
-      if (handled)
-        return Status::ok();
-    } else if (kernel.op == "train.conv2d" ||
-               kernel.op == "train.conv2d_backward_data" ||
-               kernel.op == "train.conv2d_backward_filter") {
-      bool handled = false;
-      MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
-      if (handled)
-        return Status::ok();
-    } else if (kernel.op == "train.batch_norm" ||
-               kernel.op == "train.batch_norm_grad") {
-      bool handled = false;
-      MP_RETURN_IF_ERROR(cpu::runBatchNorm(kernel, inputs, outputs, handled));
-      if (handled)
-        return Status::ok();
-      return kernel.op == "train.batch_norm"
-                 ? ref::runBatchNormWith(kernel, inputs, outputs,
-                                         cpu::parallelFor)
-                 : ref::runBatchNormGradWith(kernel, inputs, outputs,
-                                             cpu::parallelFor);
-    } else if (kernel.op == "mp.cast") {
-      if (inputs.size() == 1 && outputs.size() == 1 &&
-          cpu::castFast(inputs[0], outputs[0]))
-        return Status::ok();
-    } else {
-      bool handled = false;
-      MP_RETURN_IF_ERROR(cpu::runOwnKernel(kernel, inputs, outputs, handled));
-      if (handled)
-        return Status::ok();
-      cpu::runSoftmaxLastAxis(kernel, inputs, outputs, handled);
-      if (!handled)
-        cpu::runCrossEntropy(kernel, inputs, outputs, handled);
-      if (!handled)
-        cpu::runLayerNormGrad(kernel, inputs, outputs, handled);
-      if (!handled)
-        cpu::runMaxPool(kernel, inputs, outputs, handled);
-      if (handled)
-        return Status::ok();
-      MP_RETURN_IF_ERROR(
-          cpu::runRowParallel(*reference_, kernel, inputs, outputs, handled));
-      if (handled)
-        return Status::ok();
-    }
-    return reference_->run(kernel, inputs, outputs);
+    std::string implementation;
+    Status status = dispatch(kernel, inputs, outputs, implementation);
+    record(kernel, implementation);
+    return status;
   }
 
   /// The optimizers write the new weight's 16-bit copy in the same pass.
@@ -137,16 +88,108 @@ public:
     bool handled = false;
     MP_RETURN_IF_ERROR(cpu::runOptimizerThenCast(kernel, inputs, outputs,
                                                  output, castOut, handled));
-    if (handled)
+    if (handled) {
+      record(kernel, "own loop, writing the weight's 16-bit copy too");
+      record(cast, "own loop, fused into the optimizer's pass");
       return Status::ok();
+    }
     return Backend::runThenCast(kernel, inputs, outputs, output, cast,
                                 castOut);
+  }
+
+  std::string implementationOf(const KernelDesc &kernel) const override {
+    auto it = chosen_.find(&kernel);
+    return it == chosen_.end() ? "" : it->second;
+  }
+
+private:
+  /// Runs `kernel` on the first path that takes it; `implementation` says
+  /// which.
+  Status dispatch(const KernelDesc &kernel,
+                  const std::vector<TensorView> &inputs,
+                  const std::vector<TensorView> &outputs,
+                  std::string &implementation) {
+    bool handled = false;
+    if (kernel.op == "train.matmul" || kernel.op == "mp.matmul_epilogue") {
+      MP_RETURN_IF_ERROR(matmuls_.run(kernel, inputs, outputs, handled));
+      if (handled) {
+        implementation = "oneDNN " + matmuls_.lastImplementation();
+        return Status::ok();
+      }
+    } else if (kernel.op == "train.conv2d" ||
+               kernel.op == "train.conv2d_backward_data" ||
+               kernel.op == "train.conv2d_backward_filter") {
+      MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
+      if (handled) {
+        implementation = "oneDNN " + convs_.lastImplementation();
+        return Status::ok();
+      }
+    } else if (kernel.op == "train.batch_norm" ||
+               kernel.op == "train.batch_norm_grad") {
+      MP_RETURN_IF_ERROR(cpu::runBatchNorm(kernel, inputs, outputs, handled));
+      if (handled) {
+        implementation = "own loop over channels";
+        return Status::ok();
+      }
+      implementation = "reference kernel, channels over the threads";
+      return kernel.op == "train.batch_norm"
+                 ? ref::runBatchNormWith(kernel, inputs, outputs,
+                                         cpu::parallelFor)
+                 : ref::runBatchNormGradWith(kernel, inputs, outputs,
+                                             cpu::parallelFor);
+    } else if (kernel.op == "mp.cast") {
+      if (inputs.size() == 1 && outputs.size() == 1 &&
+          cpu::castFast(inputs[0], outputs[0])) {
+        implementation = "own conversion loop";
+        return Status::ok();
+      }
+    } else {
+      MP_RETURN_IF_ERROR(cpu::runOwnKernel(kernel, inputs, outputs, handled));
+      if (handled) {
+        implementation = "own loop";
+        return Status::ok();
+      }
+      cpu::runSoftmaxLastAxis(kernel, inputs, outputs, handled);
+      if (!handled)
+        cpu::runCrossEntropy(kernel, inputs, outputs, handled);
+      if (handled) {
+        implementation = std::string("own rows, exp on ") +
+                         cpu::vectorMathName();
+        return Status::ok();
+      }
+      cpu::runLayerNormGrad(kernel, inputs, outputs, handled);
+      if (handled) {
+        implementation = "own rows and columns";
+        return Status::ok();
+      }
+      cpu::runMaxPool(kernel, inputs, outputs, handled);
+      if (handled) {
+        implementation = "own planes";
+        return Status::ok();
+      }
+      MP_RETURN_IF_ERROR(
+          cpu::runRowParallel(*reference_, kernel, inputs, outputs, handled));
+      if (handled) {
+        implementation = "reference kernel, rows over the threads";
+        return Status::ok();
+      }
+    }
+    implementation = "reference kernel";
+    return reference_->run(kernel, inputs, outputs);
+  }
+
+  void record(const KernelDesc &kernel, const std::string &implementation) {
+    std::string &slot = chosen_[&kernel];
+    if (slot != implementation)
+      slot = implementation;
   }
 
 private:
   std::unique_ptr<Backend> reference_;
   cpu::MatmulCache matmuls_;
   cpu::ConvCache convs_;
+  /// What ran each kernel last (implementationOf), by the plan's kernel.
+  std::unordered_map<const KernelDesc *, std::string> chosen_;
 };
 } // namespace
 

@@ -245,11 +245,13 @@ static MatmulEntry createMatmul(const dnnl::engine &engine,
     entry.tail = make(total % chunk);
   entry.chunk = chunk;
   entry.kind = MatmulEntry::Kind::Widened;
-  entry.implementation =
-      entry.full.implementation + " on f32, " + dtypeName(key.in) + " widened " +
-      (key.isOneGemm() ? "in " + std::to_string(chunk) + "-column panels"
-                       : "in groups of " + std::to_string(chunk) +
-                             " batches");
+  std::string chunks =
+      chunk == total ? ""
+      : key.isOneGemm()
+          ? " in " + std::to_string(chunk) + "-column panels"
+          : " in groups of " + std::to_string(chunk) + " batches";
+  entry.implementation = entry.full.implementation + " on f32, " +
+                         dtypeName(key.in) + " widened" + chunks;
   return entry;
 }
 

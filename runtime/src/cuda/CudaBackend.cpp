@@ -106,6 +106,13 @@ public:
 
   const char *name() const override { return "cuda"; }
   std::string describe() const override;
+  /// check() admits only the ops it has kernels for: matmuls on cuBLASLt,
+  /// the rest on own kernels.
+  std::string implementationOf(const KernelDesc &kernel) const override {
+    return kernel.op == "train.matmul" || kernel.op == "mp.matmul_epilogue"
+               ? "cuBLASLt"
+               : "own CUDA kernel";
+  }
   Status check(const KernelDesc &kernel, const Plan &plan) const override;
   Status run(const KernelDesc &kernel, const Views &inputs,
              const Views &outputs) override;

@@ -54,6 +54,9 @@ private:
 class ReferenceBackend final : public Backend {
 public:
   const char *name() const override { return "reference"; }
+  std::string implementationOf(const KernelDesc &) const override {
+    return "reference kernel";
+  }
 
   Status check(const KernelDesc &kernel, const Plan &plan) const override {
     const KernelEntry *entry = Registry::get().find(kernel.op);

@@ -426,6 +426,38 @@ TEST_F(CpuBackendTest, DescribesItself) {
               cpuFeatures().c_str());
 }
 
+/// implementationOf: what ran each kernel, from the backend's own decision.
+TEST_F(CpuBackendTest, ReportsWhatRanEachKernel) {
+  StatusOr<std::unique_ptr<Backend>> made = createCpuBackend();
+  ASSERT_TRUE(made.isOk()) << made.status().message();
+  Backend &cpu = **made;
+  // Kernels are known by address, as a session's plan holds them.
+  std::vector<KernelDesc> kernels(3, matmulKernel(false, false));
+  int index = 0;
+  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+    const KernelDesc &kernel = kernels[index++];
+    Host a = randomTensor(dtype, {8, 16}, 1), b = randomTensor(dtype, {16, 4}, 2);
+    Host c(DType::F32, {8, 4});
+    EXPECT_EQ(cpu.implementationOf(kernel), "") << "before it ran";
+    ASSERT_TRUE(cpu.run(kernel, {a.view, b.view}, {c.view}).isOk());
+    std::string impl = cpu.implementationOf(kernel);
+    EXPECT_EQ(impl.rfind("oneDNN ", 0), 0u) << impl;
+    EXPECT_EQ(isWidened(impl), !fastOn(dtype)) << impl;
+  }
+  // An op the backend has no own loop for; one it has.
+  KernelDesc embedding;
+  embedding.op = "train.embedding";
+  Host table = randomTensor(DType::F32, {5, 3}, 3), out(DType::F32, {2, 3});
+  Host ids(DType::I32, {2});
+  ASSERT_TRUE(cpu.run(embedding, {table.view, ids.view}, {out.view}).isOk());
+  EXPECT_EQ(cpu.implementationOf(embedding), "reference kernel");
+  KernelDesc relu;
+  relu.op = "train.relu";
+  Host x = randomTensor(DType::F32, {4096}, 4), y(DType::F32, {4096});
+  ASSERT_TRUE(cpu.run(relu, {x.view}, {y.view}).isOk());
+  EXPECT_EQ(cpu.implementationOf(relu), "own loop");
+}
+
 /// mp.cast f32 <-> bf16 / f16 on the cpu backend is bitwise the reference's: on
 /// random bit patterns (every class: normals, subnormals, inf, NaN with
 /// payloads, signalling NaN) and the edges of rounding.

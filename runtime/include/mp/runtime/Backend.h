@@ -54,6 +54,14 @@ public:
     return run(cast, {outputs[output]}, {castOut});
   }
 
+  /// What ran `kernel` the last time this backend ran it, in a few words
+  /// ("oneDNN brg_matmul:avx2 on f32, bf16 widened in 64-column panels",
+  /// "own loop", "reference kernel"): the backend's own record of its
+  /// decision, for mp-run --verbose. "" when it has not run it.
+  virtual std::string implementationOf(const KernelDesc &kernel) const {
+    return "";
+  }
+
   /// Non-null when the kernels run on device memory: the session then
   /// allocates and copies every tensor through it (DeviceMemory.h), and the
   /// views run() gets point into device memory.

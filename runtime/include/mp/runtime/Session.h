@@ -74,6 +74,11 @@ public:
   const char *backendName() const { return backend_->name(); }
   /// The backend's describe(): what it runs on (oneDNN version and ISA).
   std::string backendDescription() const { return backend_->describe(); }
+  /// For each kernel of the plan, what ran it in the last step (the
+  /// backend's record, Backend::implementationOf): "" before the first
+  /// step; the session's own decisions where the backend ran nothing (a
+  /// reshape laid out as a view, a cast fused into the optimizer's pass).
+  std::vector<std::string> kernelImplementations() const;
 
   /// Every named tensor: persistent tensors, inputs and labels in plan
   /// order, then the results (loss, outputs).
