@@ -200,6 +200,9 @@ static constexpr int64_t kChunkBudget = (int64_t(2) << 20) / 4; // 2 MiB
 
 /// Chunk width of a widened problem (file comment): a panel of the rhs
 /// that stays in cache, in multiples of 64 columns, or a group of batches.
+/// (A 16-bit result's f32 panel is not counted: narrower panels to keep it
+/// in cache made the issue-size MLP's weight gradients slower, 64-column
+/// GEMMs being less efficient than the result's cache misses cost.)
 static int64_t widenedChunk(const MatmulKey &key) {
   if (key.isOneGemm()) {
     int64_t columns = kChunkBudget / std::max<int64_t>(1, key.k);
