@@ -49,7 +49,7 @@ struct ConvKey {
 /// the forward convolution: src (image x), weights (filter), dst (image y);
 /// for the backward ops these are the gradients of the same roles.
 struct ConvEntry {
-  bool supported = false;
+  bool usable = false; ///< oneDNN runs it (supported())
   dnnl::primitive primitive;
   dnnl::memory::desc src, weights, dst; ///< as the plan stores them
   int srcArg = DNNL_ARG_SRC, weightsArg = DNNL_ARG_WEIGHTS,
@@ -73,16 +73,11 @@ struct ConvEntry {
   size_t scratchBytes = 0; ///< of all three staged copies
   bool widened = false;    ///< 16-bit problem on the f32 primitive
   std::string implementation;
+  bool supported() const { return usable; }
 };
 } // namespace
 
-struct ConvCache::Impl {
-  dnnl::stream stream;
-  std::unordered_map<ConvKey, ConvEntry, TieHash> entries;
-  size_t created = 0;
-  std::string last;
-  Scratch scratch;
-};
+struct ConvCache::Impl : PrimitiveCache<ConvKey, ConvEntry> {};
 
 ConvCache::ConvCache() : impl_(std::make_unique<Impl>()) {}
 ConvCache::~ConvCache() = default;
@@ -255,7 +250,7 @@ static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   for (int role = 0; role < 3; ++role)
     stageRole(engine, *plain[role], chosen[role], role == result,
               entry.stages[role], entry.scratchBytes);
-  entry.supported = true;
+  entry.usable = true;
   return entry;
 }
 
@@ -326,16 +321,9 @@ Status ConvCache::run(const KernelDesc &kernel,
   if (x.n == 0 || x.c == 0 || f.o == 0)
     return Status::ok();
   try {
-    auto it = impl_->entries.find(key);
-    if (it == impl_->entries.end()) {
-      it = impl_->entries.emplace(key, createConv(state.engine, key)).first;
-      impl_->created += it->second.supported;
-    }
-    const ConvEntry &entry = it->second;
-    if (!entry.supported)
+    const ConvEntry &entry = impl_->lookup(key, state.engine, createConv);
+    if (!entry.supported())
       return Status::ok();
-    if (!impl_->stream)
-      impl_->stream = dnnl::stream(state.engine);
     dnnl::memory plain[3] = {
         dnnl::memory(entry.src, state.engine, xv.data),
         dnnl::memory(entry.weights, state.engine, fv.data),

@@ -63,16 +63,11 @@ struct MatmulEntry {
   /// Widened: columns per panel (one GEMM) or batches per group (batched).
   int64_t chunk = 0;
   std::string implementation;
+  bool supported() const { return kind != Kind::Unsupported; }
 };
 } // namespace
 
-struct MatmulCache::Impl {
-  dnnl::stream stream;
-  std::unordered_map<MatmulKey, MatmulEntry, TieHash> entries;
-  size_t created = 0;
-  std::string last;
-  Scratch scratch;
-};
+struct MatmulCache::Impl : PrimitiveCache<MatmulKey, MatmulEntry> {};
 
 MatmulCache::MatmulCache() : impl_(std::make_unique<Impl>()) {}
 MatmulCache::~MatmulCache() = default;
@@ -391,17 +386,9 @@ Status MatmulCache::run(const KernelDesc &kernel,
   if (key.batch == 0 || key.m == 0 || key.n == 0 || key.k == 0)
     return Status::ok();
   try {
-    auto it = impl_->entries.find(key);
-    if (it == impl_->entries.end()) {
-      it = impl_->entries.emplace(key, createMatmul(state.engine, key)).first;
-      impl_->created +=
-          it->second.kind != MatmulEntry::Kind::Unsupported;
-    }
-    const MatmulEntry &entry = it->second;
-    if (entry.kind == MatmulEntry::Kind::Unsupported)
+    const MatmulEntry &entry = impl_->lookup(key, state.engine, createMatmul);
+    if (!entry.supported())
       return Status::ok();
-    if (!impl_->stream)
-      impl_->stream = dnnl::stream(state.engine);
     if (entry.kind == MatmulEntry::Kind::Widened) {
       MP_RETURN_IF_ERROR(runWidened(state, impl_->stream, impl_->scratch, key,
                                     entry, inputs, outputs[0]));

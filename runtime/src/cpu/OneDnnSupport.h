@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 namespace mp::rt::cpu {
 
@@ -88,6 +89,32 @@ private:
   };
   std::unique_ptr<void, Free> data_;
   size_t size_ = 0;
+};
+
+/// What a primitive cache holds (MatmulCache, ConvCache): one `Entry` per
+/// problem `Key`, made on first use by `create` (whose `supported()` says
+/// whether oneDNN runs it), the stream, the scratch and the last
+/// implementation name.
+template <typename Key, typename Entry> struct PrimitiveCache {
+  dnnl::stream stream;
+  std::unordered_map<Key, Entry, TieHash> entries;
+  size_t created = 0;
+  std::string last;
+  Scratch scratch;
+
+  /// The entry of `key`, made with create() the first time.
+  template <typename Create>
+  const Entry &lookup(const Key &key, const dnnl::engine &engine,
+                      Create create) {
+    auto it = entries.find(key);
+    if (it == entries.end()) {
+      it = entries.emplace(key, create(engine, key)).first;
+      created += it->second.supported();
+    }
+    if (!stream)
+      stream = dnnl::stream(engine);
+    return it->second;
+  }
 };
 
 /// `n` elements of a 16-bit (or f32) tensor widened into `out`, and back
