@@ -23,6 +23,7 @@
 #include "mp/runtime/Tensor.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <unordered_map>
 
 using namespace mp::rt;
@@ -169,13 +170,13 @@ static Primitive makePrimitive(const dnnl::engine &engine, const MatmulKey &key,
   // Strict: f32 stays f32 (no implicit bf16/tf32 down-conversion, whatever
   // ONEDNN_DEFAULT_FPMATH_MODE says); 16-bit inputs accumulate in f32.
   attr.set_fpmath_mode(dnnl::fpmath_mode::strict);
-  // The epilogue: oneDNN adds the bias to the f32 accumulator, applies the
-  // post-op to it, and converts to the destination dtype once.
-  if (key.relu) {
-    dnnl::post_ops ops;
-    ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(ops);
-  }
+  // The epilogue: oneDNN adds the bias to the f32 accumulator and converts
+  // to the destination dtype once. The ReLU is ours (reluInPlace), after:
+  // oneDNN's eltwise_relu post-op turns NaN into 0 (it computes a max),
+  // where the reference (and PyTorch) keep NaN, and an input NaN must not
+  // vanish in the forward pass while it poisons the backward one. ReLU
+  // commutes with the rounding to 16 bits, so applying it to the rounded
+  // result is exact.
   dnnl::matmul::primitive_desc pd =
       key.hasBias ? dnnl::matmul::primitive_desc(engine, p.src, p.weights,
                                                  p.bias, p.dst, attr)
@@ -219,7 +220,8 @@ static MatmulEntry createMatmul(const dnnl::engine &engine,
                                toDnnl(key.bias), key.n, key.batch, key.n,
                                key.transposeRhs ? key.k : key.n);
     entry.kind = MatmulEntry::Kind::Native;
-    entry.implementation = entry.full.implementation;
+    entry.implementation =
+        entry.full.implementation + (key.relu ? " + own ReLU" : "");
     return entry;
   } catch (const dnnl::error &e) {
     if (e.status != dnnl_unimplemented || key.in == DType::F32)
@@ -249,7 +251,8 @@ static MatmulEntry createMatmul(const dnnl::engine &engine,
           ? " in " + std::to_string(chunk) + "-column panels"
           : " in groups of " + std::to_string(chunk) + " batches";
   entry.implementation = entry.full.implementation + " on f32, " +
-                         dtypeName(key.in) + " widened" + chunks;
+                         dtypeName(key.in) + " widened" + chunks +
+                         (key.relu ? " + own ReLU" : "");
   return entry;
 }
 
@@ -265,6 +268,30 @@ void widenRows(DType dtype, const void *in, int64_t stride, int64_t rows,
       toFloats(dtype, static_cast<const char *>(in) + r * stride * size,
                out + r * width, width);
   });
+}
+
+/// x < 0 ? 0 : x on every element of a float tensor, in place, on its
+/// bits (the reference's reluF: NaN stays NaN, -0 stays -0): the sign bit
+/// set on a number that is not NaN becomes +0.
+void reluInPlace(DType dtype, void *data, int64_t n) {
+  auto apply = [n](auto *bits, auto signBit, auto infBits) {
+    using Bits = std::remove_reference_t<decltype(*bits)>;
+    parallelFor(n, int64_t(1) << 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        Bits v = bits[i];
+        bool negative = (v & signBit) && static_cast<Bits>(v & ~signBit) != 0 &&
+                        static_cast<Bits>(v & ~signBit) <= infBits;
+        bits[i] = negative ? Bits(0) : v;
+      }
+    });
+  };
+  if (dtype == DType::F32)
+    apply(static_cast<uint32_t *>(data), uint32_t(0x80000000u),
+          uint32_t(0x7f800000u));
+  else if (dtype == DType::BF16)
+    apply(static_cast<uint16_t *>(data), uint16_t(0x8000u), uint16_t(0x7f80u));
+  else
+    apply(static_cast<uint16_t *>(data), uint16_t(0x8000u), uint16_t(0x7c00u));
 }
 
 /// The dense [rows, width] f32 block at `in` rounded into `rows` runs of
@@ -346,9 +373,14 @@ static Status runWidened(const EngineState &state, dnnl::stream &stream,
       void *dst = outF32 ? static_cast<void *>(o + n0 * outSize)
                          : static_cast<void *>(res);
       execute(p, lhs, rhs, dst, bias + n0);
-      if (!outF32)
+      if (!outF32) {
+        if (key.relu)
+          reluInPlace(DType::F32, res, rows * width);
         narrowRows(res, rows, width, key.out, o + n0 * outSize, n);
+      }
     }
+    if (key.relu && outF32)
+      reluInPlace(DType::F32, o, rows * n);
     return Status::ok();
   }
   int64_t lhsPer = key.m * key.k, rhsPer = key.k * key.n,
@@ -364,6 +396,10 @@ static Status runWidened(const EngineState &state, dnnl::stream &stream,
     void *dst = outF32 ? static_cast<void *>(o + b0 * outPer * outSize)
                        : static_cast<void *>(res);
     execute(p, lhs, rhs, dst, bias);
+    if (key.relu)
+      reluInPlace(DType::F32, outF32 ? static_cast<void *>(o + b0 * outPer * outSize)
+                                     : static_cast<void *>(res),
+                  group * outPer);
     if (!outF32)
       narrowRows(res, 1, group * outPer, key.out, o + b0 * outPer * outSize,
                  0);
@@ -404,6 +440,8 @@ Status MatmulCache::run(const KernelDesc &kernel,
                      dnnl::memory(p.bias, state.engine, inputs[2].data));
       p.primitive.execute(impl_->stream, args);
       impl_->stream.wait();
+      if (key.relu)
+        reluInPlace(key.out, outputs[0].data, outputs[0].numElements());
     }
     impl_->last = entry.implementation;
   } catch (const std::exception &e) {

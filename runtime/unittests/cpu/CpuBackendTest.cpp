@@ -332,6 +332,54 @@ TEST_F(CpuBackendTest, MatmulEpilogueMatchesReference) {
               cases, widened, cache.primitivesCreated());
 }
 
+/// NaN and infinities through the fused matmul + bias + ReLU: the cpu
+/// backend (native and widened, every dtype, a ReLU or none) puts NaN
+/// where the reference does (a NaN in an input row or a bias makes NaN
+/// columns and rows, ReLU keeps it), the same infinities, and finite
+/// values within the epilogue bound elsewhere. oneDNN's own ReLU post-op
+/// would turn those NaN into 0.
+TEST_F(CpuBackendTest, MatmulEpiloguePropagatesNaNAndInfLikeTheReference) {
+  std::unique_ptr<Backend> reference = createReferenceBackend();
+  cpu::MatmulCache cache;
+  for (DTypePair dt : kDTypes)
+    for (bool relu : {true, false}) {
+      SCOPED_TRACE(std::string(dtypeName(dt.in)) + " -> " +
+                   dtypeName(dt.out) + (relu ? " relu" : ""));
+      // K = 4100: the widened path takes several panels.
+      Host a = randomTensor(dt.in, {6, 4100}, 7),
+           b = randomTensor(dt.in, {4100, 70}, 8);
+      Host bias = randomTensor(DType::F32, {70}, 9);
+      storeFloat(a.view, 1 * 4100 + 3, NAN);      // row 1: NaN
+      storeFloat(a.view, 2 * 4100 + 5, INFINITY); // row 2: +-inf or NaN
+      storeFloat(b.view, 11 * 70 + 40, -INFINITY);
+      storeFloat(bias.view, 66, NAN);             // column 66: NaN
+      KernelDesc kernel = matmulKernel(false, false);
+      kernel.op = "mp.matmul_epilogue";
+      kernel.inputs.push_back(3);
+      Attr activation;
+      activation.kind = Attr::Kind::String;
+      activation.str = relu ? "relu" : "none";
+      kernel.attrs["activation"] = activation;
+      Host expected(dt.out, {6, 70}), got(dt.out, {6, 70});
+      runOnBoth(*reference, cache, kernel, {a.view, b.view, bias.view},
+                expected, got);
+      ASSERT_FALSE(HasFatalFailure());
+      int nans = 0;
+      for (int64_t i = 0; i < got.view.numElements(); ++i) {
+        float e = loadFloat(expected.view, i), g = loadFloat(got.view, i);
+        nans += std::isnan(e);
+        if (std::isnan(e) || std::isinf(e)) {
+          EXPECT_TRUE(std::isnan(e) ? std::isnan(g) : g == e)
+              << "element " << i << ": cpu " << g << ", reference " << e
+              << " (" << cache.lastImplementation() << ")";
+        } else {
+          EXPECT_NEAR(g, e, 1e-2 * (1 + std::fabs(e))) << "element " << i;
+        }
+      }
+      EXPECT_GE(nans, 6 + 5) << "the NaN row and column";
+    }
+}
+
 TEST_F(CpuBackendTest, MatmulEpiloguePrimitivesAreCachedPerEpilogue) {
   StatusOr<std::unique_ptr<Backend>> cpu = createCpuBackend();
   ASSERT_TRUE(cpu.isOk()) << cpu.status().message();
