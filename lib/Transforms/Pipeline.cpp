@@ -45,6 +45,11 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
     pm.addPass(createLossScaling(scaling));
   }
 
+  // Where no loss scaling checks the gradients, the check alone (no skip:
+  // the runtime stops on a non-finite gradient instead of applying it).
+  if (options.checkFinite)
+    pm.addPass(createGuardFinite());
+
   if (!float32 && options.foldCasts)
     pm.addPass(createFoldCasts());
 
@@ -71,7 +76,8 @@ void mp::registerMixedPrecisionPipeline() {
   PassPipelineRegistration<MixedPrecisionOptions>(
       "mp-mixed-precision",
       "The whole mixed-precision pipeline: assign precision, insert casts, "
-      "loss scaling, fold casts, canonicalize, report, fuse epilogues, "
+      "loss scaling, guard finite, fold casts, canonicalize, report, fuse "
+      "epilogues, "
       "recompute casts",
       buildMixedPrecisionPipeline);
 }

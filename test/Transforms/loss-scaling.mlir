@@ -42,7 +42,7 @@
 // DYN-NEXT: train.reduce_mean [[H]]
 // DYN-NEXT: [[NBUF:%[^ ,]+]] = train.add [[BUF]],
 // DYN-NEXT: [[SEL:%[^ ,]+]]:4 = mp.select [[OK]], {{\[}}[[NW]], [[NB]], [[NM]], [[NBUF]]], {{\[}}[[W]], [[B]], [[MOM]], [[BUF]]] : tensor<4x4xf32>, tensor<4xf32>, tensor<4x4xf32>, tensor<4xf32>
-// DYN-NEXT: [[NS:%[^ ,]+]], [[NG:%[^ ,]+]] = mp.update_scale [[S]], [[G]], [[OK]] : tensor<i64>
+// DYN-NEXT: [[NS:%[^ ,]+]], [[NG:%[^ ,]+]] = mp.update_scale [[S]], [[G]], [[OK]] {min_scale = 1.000000e+00 : f64} : tensor<i64>
 // DYN-NEXT: return [[LOSS]], [[SEL]]#0, [[SEL]]#1, [[SEL]]#2, [[SEL]]#3, [[H]], [[NS]], [[NG]] : tensor<f32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<8x4xf32>, tensor<f32>, tensor<i64>
 // DYN-NOT: mp.scale
 // DYN-NOT: mp.unscale_and_check

@@ -64,7 +64,7 @@
 // DYN-NEXT: mp.scale [[SEED]], %{{[a-z0-9]+}} : tensor<f32>
 // DYN: %unscaled:{{[0-9]+}}, [[OK:%[^ ,]+]] = mp.unscale_and_check
 // DYN: mp.select [[OK]],
-// DYN: mp.update_scale {{.*}}, [[OK]] : tensor<i64>
+// DYN: mp.update_scale {{.*}}, [[OK]] {min_scale = 1.000000e+00 : f64} : tensor<i64>
 // DYN: return
 
 // STATIC: [[S:%[^ ,]+]] = train.constant dense<1.280000e+02> : tensor<f32>

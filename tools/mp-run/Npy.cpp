@@ -1,7 +1,9 @@
 //===- Npy.cpp - read .npy arrays -----------------------------------------===//
 #include "Npy.h"
 
+#include <cerrno>
 #include <cstring>
+#include <sys/stat.h>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -11,6 +13,8 @@ using namespace mp;
 using namespace mp::run;
 
 int64_t Array::rowSize() const {
+  // readNpy rejects shapes whose product of dimensions (zeros left out)
+  // overflows, so this cannot.
   int64_t n = 1;
   for (size_t i = 1; i < shape.size(); ++i)
     n *= shape[i];
@@ -41,6 +45,14 @@ static std::string headerField(const std::string &header,
 }
 
 rt::StatusOr<Array> mp::run::readNpy(const std::string &path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return rt::notFound(path + ": cannot open the file: " +
+                        std::strerror(errno));
+  if (S_ISDIR(info.st_mode))
+    return rt::invalidArgument(path + ": is a directory, not a .npy file");
+  if (!S_ISREG(info.st_mode))
+    return rt::invalidArgument(path + ": not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return rt::notFound(path + ": cannot open the file");
@@ -75,18 +87,25 @@ rt::StatusOr<Array> mp::run::readNpy(const std::string &path) {
   Array array;
   std::stringstream dims(headerField(header, "shape"));
   std::string dim;
-  int64_t count = 1;
+  // count: the elements; nonzero: the product of the dimensions but the
+  // zeros, which must fit too (rowSize() multiplies them).
+  int64_t count = 1, nonzero = 1;
   while (std::getline(dims, dim, ',')) {
     size_t first = dim.find_first_not_of(' ');
     if (first == std::string::npos)
       continue;
     char *end = nullptr;
+    errno = 0;
     long long value = std::strtoll(dim.c_str() + first, &end, 10);
     if (value < 0 || end == dim.c_str() + first)
       return fail("bad shape '" + headerField(header, "shape") + "'");
+    if (errno == ERANGE)
+      return fail("bad shape '" + headerField(header, "shape") + "'");
     array.shape.push_back(value);
-    if (value != 0 && count > std::numeric_limits<int64_t>::max() / value)
+    if (value != 0 && nonzero > std::numeric_limits<int64_t>::max() / value)
       return fail("shape too large");
+    if (value != 0)
+      nonzero *= value;
     count *= value;
   }
   if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '|'))

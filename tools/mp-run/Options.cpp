@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -35,11 +36,18 @@ state:
   --checkpoint FILE        write a checkpoint here at the end
   --checkpoint-every N     and every N steps
   --resume FILE            continue from this checkpoint
+  --resume-other-plan      let --resume take a checkpoint of the same model
+                           under another plan (another policy, a recompiled
+                           step); its loss-scaler state is dropped
 output:
   --metrics FILE           JSON lines, or CSV if FILE ends in .csv
   --log-every N            progress lines / metrics every N steps (default 50)
   --plain                  periodic lines even on a terminal
   --no-stop-on-nan         go on when the loss is not finite
+  --allow-non-finite       train on inputs with NaN or inf (refused by
+                           default, naming the file, sample and position)
+  --max-skipped-at-floor N stop after N consecutive steps skipped with the
+                           loss scale at its floor (default 10)
   --backend NAME           cpu (oneDNN), cuda (falls back to the CPU where
                            no GPU can run it) or reference (default: cpu
                            where oneDNN loads, else reference)
@@ -55,13 +63,16 @@ output:
   std::exit(1);
 }
 
+/// An integer in [min, max]: anything else (not a number, out of range,
+/// too large for int64) names the option.
 static int64_t parseInt(const std::string &option, const std::string &value,
-                        int64_t min) {
+                        int64_t min, int64_t max = INT64_MAX) {
   char *end = nullptr;
   errno = 0;
   long long v = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno == ERANGE || v < min)
+  if (value.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
     usageError(option + " takes an integer >= " + std::to_string(min) +
+               (max == INT64_MAX ? "" : " and <= " + std::to_string(max)) +
                ", got '" + value + "'");
   return v;
 }
@@ -72,12 +83,15 @@ Options mp::run::parseOptions(int argc, char **argv) {
   std::map<std::string, Setter> withValue = {
       {"--train-x", [&](auto &v) { o.trainX = v; }},
       {"--train-y", [&](auto &v) { o.trainY = v; }},
-      {"--synthetic-samples",
-       [&](auto &v) { o.syntheticSamples = parseInt("--synthetic-samples", v, 1); }},
       {"--classes", [&](auto &v) { o.classes = parseInt("--classes", v, 1); }},
       {"--steps", [&](auto &v) { o.steps = parseInt("--steps", v, 1); }},
       {"--epochs", [&](auto &v) { o.epochs = parseInt("--epochs", v, 1); }},
       {"--seed", [&](auto &v) { o.seed = parseInt("--seed", v, 0); }},
+      {"--synthetic-samples",
+       [&](auto &v) {
+         o.syntheticSamples =
+             parseInt("--synthetic-samples", v, 1, int64_t(1) << 31);
+       }},
       {"--eval-plan", [&](auto &v) { o.evalPlan = v; }},
       {"--test-x", [&](auto &v) { o.testX = v; }},
       {"--test-y", [&](auto &v) { o.testY = v; }},
@@ -90,7 +104,12 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--metrics", [&](auto &v) { o.metrics = v; }},
       {"--log-every", [&](auto &v) { o.logEvery = parseInt("--log-every", v, 1); }},
       {"--backend", [&](auto &v) { o.backend = v; }},
-      {"--threads", [&](auto &v) { o.threads = parseInt("--threads", v, 1); }},
+      {"--threads",
+       [&](auto &v) { o.threads = parseInt("--threads", v, 1, 4096); }},
+      {"--max-skipped-at-floor",
+       [&](auto &v) {
+         o.maxSkippedAtFloor = parseInt("--max-skipped-at-floor", v, 1);
+       }},
   };
   std::map<std::string, std::function<void()>> flags = {
       {"--synthetic", [&] { o.synthetic = true; }},
@@ -98,6 +117,8 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--verbose", [&] { o.verbose = true; }},
       {"--plain", [&] { o.plainProgress = true; }},
       {"--no-stop-on-nan", [&] { o.stopOnNan = false; }},
+      {"--allow-non-finite", [&] { o.allowNonFinite = true; }},
+      {"--resume-other-plan", [&] { o.resumeOtherPlan = true; }},
       {"--profile", [&] { o.profile = true; }},
   };
   for (int i = 1; i < argc; ++i) {
@@ -150,5 +171,10 @@ Options mp::run::parseOptions(int argc, char **argv) {
     usageError("--eval-every needs --eval-plan");
   if (o.checkpointEvery > 0 && o.checkpoint.empty())
     usageError("--checkpoint-every needs --checkpoint");
+  if (!o.initParams.empty() && !o.resume.empty())
+    usageError("--init-params and --resume both set the parameters; give "
+               "one (--resume continues a run, --init-params starts one)");
+  if (o.resumeOtherPlan && o.resume.empty())
+    usageError("--resume-other-plan needs --resume");
   return o;
 }

@@ -22,6 +22,11 @@ struct Options {
   std::string checkpoint;
   int64_t checkpointEvery = 0;
   std::string resume;
+  bool resumeOtherPlan = false; ///< take a checkpoint of another plan
+  bool allowNonFinite = false;  ///< train on NaN / inf inputs
+  /// Stop after this many consecutive skipped steps with the loss scale at
+  /// its floor (or static): the gradients are not finite even unscaled.
+  int64_t maxSkippedAtFloor = 10;
   std::string metrics;
   int64_t logEvery = 50;
   int64_t threads = 0; ///< 0: the runtime's default

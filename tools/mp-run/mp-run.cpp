@@ -7,9 +7,11 @@
 // Feeds batches (shuffled per epoch with a seed) to a runtime session, shows
 // progress (a bar on a terminal, periodic lines otherwise), writes metrics,
 // evaluates on a held-out split and checkpoints. `mp-run --help` lists all
-// options. See docs/mp-run.md.
+// options. See docs/mp-run.md; what it checks before the first step and
+// how a run ends on errors and signals: docs/reliability.md.
 //
 //===----------------------------------------------------------------------===//
+#include "Data.h"
 #include "Npy.h"
 #include "Options.h"
 
@@ -22,9 +24,14 @@
 #include <climits>
 #include <cstdint>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <csignal>
+#include <cstdlib>
+#include <exception>
 #include <map>
+#include <new>
 #include <unistd.h>
 
 using namespace mp;
@@ -48,164 +55,36 @@ template <typename T> T take(rt::StatusOr<T> value) {
   return std::move(*value);
 }
 
-/// The one input and the one label tensor of a plan.
-struct Feeds {
-  const rt::TensorInfo *input = nullptr, *label = nullptr;
-  int64_t batch = 0, rowSize = 0;
-};
-
-Feeds findFeeds(const rt::Session &session, const std::string &what) {
-  Feeds feeds;
-  for (const rt::TensorInfo &info : session.tensors()) {
-    if (info.isOutput)
-      continue;
-    if (info.kind == rt::TensorKind::Input) {
-      if (feeds.input)
-        die(what + " has more than one input tensor; mp-run feeds one");
-      feeds.input = &info;
-    } else if (info.kind == rt::TensorKind::Label) {
-      if (feeds.label)
-        die(what + " has more than one label tensor; mp-run feeds one");
-      feeds.label = &info;
-    }
-  }
-  if (!feeds.input || !feeds.label)
-    die(what + " needs one input and one label tensor");
-  if (feeds.input->shape.empty() || feeds.label->shape.size() != 1 ||
-      feeds.label->shape[0] != feeds.input->shape[0])
-    die(what + ": the input must be [batch, ...] and the label [batch]");
-  feeds.batch = feeds.input->shape[0];
-  feeds.rowSize = 1;
-  for (size_t i = 1; i < feeds.input->shape.size(); ++i)
-    feeds.rowSize *= feeds.input->shape[i];
-  return feeds;
-}
-
-/// Checks that a data set fits the plan's input and label tensors.
-void checkData(const Array &x, const Array &y, const Feeds &feeds,
-               const std::string &xPath, const std::string &yPath) {
-  if (!x.isFloat)
-    die(xPath + ": inputs must be floating point");
-  if (y.isFloat)
-    die(yPath + ": labels must be integers");
-  if (x.rowSize() != feeds.rowSize)
-    die(xPath + ": each sample has " + std::to_string(x.rowSize()) +
-        " values but the plan's input '" + feeds.input->name + "' takes " +
-        std::to_string(feeds.rowSize) + " per sample");
-  if (y.shape.size() != 1 || y.rows() != x.rows())
-    die(yPath + ": expected one label per sample of " + xPath + " (" +
-        std::to_string(x.rows()) + ")");
-  if (x.rows() < feeds.batch)
-    die(xPath + ": " + std::to_string(x.rows()) +
-        " samples are fewer than one batch of " +
-        std::to_string(feeds.batch));
-  // Labels must fit the plan's label dtype; say which row does not (the
-  // loss kernel also checks the class range when the batch runs).
-  int64_t hi = feeds.label->dtype == rt::DType::I32 ? INT32_MAX : INT64_MAX;
-  for (int64_t row = 0; row < y.rows(); ++row)
-    if (y.ints[row] < 0 || y.ints[row] > hi)
-      die(yPath + ": label " + std::to_string(y.ints[row]) + " in row " +
-          std::to_string(row) + " is not a class index of the plan's " +
-          rt::dtypeName(feeds.label->dtype) + " label");
-}
-
-/// A small, portable PRNG (splitmix64): the same permutation on every
-/// machine and standard library.
-struct SplitMix {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
-};
-
-/// The order of samples in `epoch`: a seeded shuffle, so a resumed run sees
-/// the same batches as an uninterrupted one.
-std::vector<int64_t> epochOrder(int64_t n, uint64_t seed, int64_t epoch,
-                                bool shuffle) {
-  std::vector<int64_t> order(n);
-  for (int64_t i = 0; i < n; ++i)
-    order[i] = i;
-  if (!shuffle)
-    return order;
-  SplitMix rng{seed * 0x100000001B3ull + static_cast<uint64_t>(epoch)};
-  for (int64_t i = n - 1; i > 0; --i)
-    std::swap(order[i], order[rng.next() % static_cast<uint64_t>(i + 1)]);
-  return order;
-}
-
-/// Copies batch `b` of `order` into the session's input and label.
-void feedBatch(rt::Session &session, const Feeds &feeds, const Array &x,
-               const Array &y, const std::vector<int64_t> &order, int64_t b) {
-  std::vector<float> xs(feeds.batch * feeds.rowSize);
-  std::vector<int64_t> ys(feeds.batch);
-  for (int64_t i = 0; i < feeds.batch; ++i) {
-    int64_t row = order[b * feeds.batch + i];
-    std::copy_n(x.floats.begin() + row * feeds.rowSize, feeds.rowSize,
-                xs.begin() + i * feeds.rowSize);
-    ys[i] = y.ints[row];
-  }
-  // Convert to the plan's dtypes.
-  std::vector<uint8_t> input(feeds.input->byteSize);
-  rt::TensorView inView{feeds.input->dtype, feeds.input->shape, input.data()};
-  if (!rt::isFloat(feeds.input->dtype))
-    die("the plan's input '" + feeds.input->name + "' is not a float tensor");
-  for (size_t i = 0; i < xs.size(); ++i)
-    rt::storeFloat(inView, i, xs[i]);
-  std::vector<uint8_t> label(feeds.label->byteSize);
-  rt::TensorView labelView{feeds.label->dtype, feeds.label->shape,
-                           label.data()};
-  if (rt::isFloat(feeds.label->dtype))
-    die("the plan's label '" + feeds.label->name + "' is not an integer tensor");
-  for (size_t i = 0; i < ys.size(); ++i)
-    rt::storeInt(labelView, i, ys[i]);
-  check(session.setTensor(feeds.input->name, feeds.input->dtype,
-                          feeds.input->shape, input.data(), input.size()));
-  check(session.setTensor(feeds.label->name, feeds.label->dtype,
-                          feeds.label->shape, label.data(), label.size()));
-}
-
-/// Random inputs (standard normal) and labels in [0, classes).
-void makeSynthetic(Array &x, Array &y, const Feeds &feeds, int64_t samples,
-                   int64_t classes, uint64_t seed) {
-  SplitMix rng{seed ^ 0x5EED5EEDull};
-  x = Array{};
-  y = Array{};
-  x.isFloat = true;
-  x.shape = {samples, feeds.rowSize};
-  x.floats.resize(samples * feeds.rowSize);
-  for (float &v : x.floats) {
-    double u1 = std::max(rng.uniform(), 1e-300), u2 = rng.uniform();
-    v = static_cast<float>(std::sqrt(-2 * std::log(u1)) *
-                           std::cos(6.283185307179586 * u2));
-  }
-  y.shape = {samples};
-  y.ints.resize(samples);
-  for (int64_t &v : y.ints)
-    v = static_cast<int64_t>(rng.next() % static_cast<uint64_t>(classes));
-}
-
 /// Writes one record per line as JSON lines, or CSV when the file name
-/// ends in .csv.
+/// ends in .csv. A write that fails (a full disk) is an error, never
+/// ignored: record() returns it.
 class Metrics {
 public:
-  explicit Metrics(const std::string &path) {
+  explicit Metrics(const std::string &path) : path(path) {
     if (path.empty())
       return;
     csv = path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
-    out.open(path, std::ios::app);
+    out = std::fopen(path.c_str(), "a");
     if (!out)
-      die(path + ": cannot open the metrics file");
-    if (csv && out.tellp() == 0)
-      out << "event,step,loss,accuracy,loss_scale,skipped,examples_per_second\n";
+      die(path + ": cannot open the metrics file: " + std::strerror(errno));
+    if (csv && std::ftell(out) == 0)
+      if (rt::Status s = write(
+              "event,step,loss,accuracy,loss_scale,skipped,examples_per_second\n");
+          !s.isOk())
+        die(s.message());
   }
-  void record(const char *event, int64_t step, double loss, double accuracy,
-              double scale, int64_t skipped, double rate) {
-    if (!out.is_open())
-      return;
+  ~Metrics() {
+    if (out)
+      std::fclose(out);
+  }
+  Metrics(const Metrics &) = delete;
+  Metrics &operator=(const Metrics &) = delete;
+
+  rt::Status record(const char *event, int64_t step, double loss,
+                    double accuracy, double scale, int64_t skipped,
+                    double rate) {
+    if (!out)
+      return rt::Status::ok();
     char line[512];
     if (csv)
       std::snprintf(line, sizeof(line), "%s,%lld,%.9g,%.9g,%.9g,%lld,%.6g\n",
@@ -219,12 +98,20 @@ public:
                     event, static_cast<long long>(step), loss,
                     std::isnan(accuracy) ? -1.0 : accuracy, scale,
                     static_cast<long long>(skipped), rate);
-    out << line;
-    out.flush();
+    return write(line);
   }
 
 private:
-  std::ofstream out;
+  rt::Status write(const char *text) {
+    if (std::fputs(text, out) < 0 || std::fflush(out) != 0 ||
+        std::ferror(out))
+      return rt::internalError(path + ": cannot write the metrics file: " +
+                               std::strerror(errno));
+    return rt::Status::ok();
+  }
+
+  std::string path;
+  std::FILE *out = nullptr;
   bool csv = false;
 };
 
@@ -236,19 +123,12 @@ std::pair<double, double> evaluate(rt::Session &train, rt::Session &eval,
   for (const rt::TensorInfo &info : eval.tensors()) {
     if (info.isOutput || !rt::isPersistent(info.kind))
       continue;
-    const rt::TensorInfo *source = train.findTensor(info.name);
-    if (!source || source->dtype != info.dtype || source->shape != info.shape)
-      die("the evaluation plan's '" + info.name +
-          "' has no twin of the same type in the training plan");
     std::vector<uint8_t> data(info.byteSize);
     check(train.getTensor(info.name, data.data(), data.size()));
     check(eval.setTensor(info.name, info.dtype, info.shape, data.data(),
                          data.size()));
   }
   const rt::TensorInfo *logits = eval.findTensor("logits");
-  if (!logits || logits->shape.size() != 2)
-    die("the evaluation plan has no [batch, classes] output 'logits' (build "
-        "it with mp-compile --eval)");
   std::vector<int64_t> order = epochOrder(x.rows(), 0, 0, false);
   int64_t batches = x.rows() / feeds.batch;
   double lossSum = 0;
@@ -257,7 +137,7 @@ std::pair<double, double> evaluate(rt::Session &train, rt::Session &eval,
   rt::TensorView view{logits->dtype, logits->shape, raw.data()};
   int64_t classes = logits->shape[1];
   for (int64_t b = 0; b < batches; ++b) {
-    feedBatch(eval, feeds, x, y, order, b);
+    check(feedBatch(eval, feeds, x, y, order, b));
     float loss = 0;
     check(eval.runStep(&loss));
     lossSum += loss;
@@ -273,6 +153,63 @@ std::pair<double, double> evaluate(rt::Session &train, rt::Session &eval,
   }
   return {lossSum / batches,
           static_cast<double>(correct) / (batches * feeds.batch)};
+}
+
+/// Checks up front that `eval` is the evaluation plan of `train`'s model:
+/// forward-only (it updates no state), every persistent tensor a twin of
+/// one of the training plan's (name, dtype, shape), a [batch, classes]
+/// output "logits".
+void checkEvalPlan(const rt::Session &train, const rt::Session &eval,
+                   const std::string &path) {
+  for (const rt::ResultDesc &result : eval.plan().results)
+    if (result.role != rt::ResultRole::Loss &&
+        result.role != rt::ResultRole::Output)
+      die(path + ": this is a training plan (it updates '" + result.name +
+          "'), not an evaluation plan; build one with mp-compile --eval");
+  for (const rt::TensorInfo &info : eval.tensors()) {
+    if (info.isOutput || !rt::isPersistent(info.kind))
+      continue;
+    const rt::TensorInfo *source = train.findTensor(info.name);
+    if (!source)
+      die(path + ": the evaluation plan's '" + info.name +
+          "' is not in the training plan: the two plans are of different "
+          "models");
+    if (source->dtype != info.dtype || source->shape != info.shape)
+      die(path + ": the evaluation plan's '" + info.name + "' is " +
+          rt::dtypeName(info.dtype) + rt::formatShape(info.shape) +
+          " but the training plan's is " + rt::dtypeName(source->dtype) +
+          rt::formatShape(source->shape) +
+          ": the two plans are of different models");
+  }
+  const rt::TensorInfo *logits = eval.findTensor("logits");
+  if (!logits || !logits->isOutput || logits->shape.size() != 2)
+    die(path + ": the evaluation plan has no [batch, classes] output "
+               "'logits' (build it with mp-compile --eval)");
+}
+
+/// The signal that asked the run to stop (SIGINT, SIGTERM, SIGHUP), 0
+/// while none did.
+volatile std::sig_atomic_t stopSignal = 0;
+extern "C" void askToStop(int signal) { stopSignal = signal; }
+
+const char *signalName(int signal) {
+  return signal == SIGINT    ? "SIGINT"
+         : signal == SIGTERM ? "SIGTERM"
+         : signal == SIGHUP  ? "SIGHUP"
+                             : "a signal";
+}
+
+/// The loss scaler's floor in the plan (mp.update_scale's min_scale), or
+/// -1 for a static scale (it never moves: every skipped step is "at the
+/// floor"), or 0 when the plan has no loss scaler.
+double lossScaleFloor(const rt::Plan &plan) {
+  bool scaled = false;
+  for (const rt::KernelDesc &kernel : plan.kernels) {
+    if (kernel.op == "mp.update_scale")
+      return kernel.getFloat("min_scale", 0.0);
+    scaled |= kernel.op == "mp.unscale_and_check";
+  }
+  return scaled ? -1 : 0;
 }
 
 } // namespace
@@ -308,7 +245,8 @@ static void printImplementations(const rt::Session &session) {
                    count, count == 1 ? "" : "s");
 }
 
-int main(int argc, char **argv) {
+/// The whole run; main() turns what escapes it into an error message.
+static int runMain(int argc, char **argv) {
   Options opt = parseOptions(argc, argv);
   // --backend cuda where no GPU can run it: train on the CPU, and say why.
   if (opt.backend == "cuda") {
@@ -328,7 +266,7 @@ int main(int argc, char **argv) {
 
   std::unique_ptr<rt::Session> session = take(
       rt::Session::create(take(rt::readPlanFile(opt.plan)), opt.backend));
-  Feeds feeds = findFeeds(*session, opt.plan);
+  Feeds feeds = take(findFeeds(*session, opt.plan));
   if (opt.verbose) {
     const rt::Plan &plan = session->plan();
     std::fprintf(stderr,
@@ -367,38 +305,75 @@ int main(int argc, char **argv) {
                  "unavailable: %s\n",
                  rt::cpuBackendStatus().message().c_str());
 
-  // Data.
+  // Everything that can be checked before the first step is. The outputs:
+  // where the checkpoint goes (made, writable, stale temporaries of an
+  // interrupted save removed) and the metrics file (opened below).
+  if (!opt.checkpoint.empty()) {
+    std::vector<std::string> made, removed;
+    check(rt::prepareCheckpointPath(opt.checkpoint, /*makeDirectories=*/true,
+                                    &made, &removed));
+    for (const std::string &dir : made)
+      std::fprintf(stderr, "mp-run: made the directory %s for --checkpoint\n",
+                   dir.c_str());
+    for (const std::string &file : removed)
+      std::fprintf(stderr,
+                   "mp-run: removed %s, left by an interrupted checkpoint "
+                   "write\n",
+                   file.c_str());
+  }
+
+  // The data: every file read and checked (sizes, labels in the plan's
+  // class range, no NaN or inf unless allowed).
   Array x, y, testX, testY;
   if (opt.synthetic) {
-    makeSynthetic(x, y, feeds, opt.syntheticSamples, opt.classes, opt.seed);
-    checkData(x, y, feeds, "--synthetic-samples", "--classes");
+    check(makeSynthetic(x, y, feeds, opt.syntheticSamples, opt.classes,
+                        opt.seed));
+    check(checkData(x, y, feeds, "--synthetic-samples", "--classes", true));
   } else {
     x = take(readNpy(opt.trainX));
     y = take(readNpy(opt.trainY));
-    checkData(x, y, feeds, opt.trainX, opt.trainY);
+    check(checkData(x, y, feeds, opt.trainX, opt.trainY, opt.allowNonFinite));
   }
-
-  // State: resume, or initialize (and optionally load initial params).
-  if (!opt.resume.empty()) {
-    check(rt::loadCheckpoint(*session, opt.resume));
-  } else {
-    check(session->initParams(opt.seed));
-    if (!opt.initParams.empty())
-      check(rt::loadParams(*session, opt.initParams));
-  }
-
   std::unique_ptr<rt::Session> eval;
   Feeds evalFeeds;
   if (!opt.evalPlan.empty()) {
     eval = take(rt::Session::create(take(rt::readPlanFile(opt.evalPlan)),
                                     opt.backend));
-    evalFeeds = findFeeds(*eval, opt.evalPlan);
+    checkEvalPlan(*session, *eval, opt.evalPlan);
+    evalFeeds = take(findFeeds(*eval, opt.evalPlan));
     testX = take(readNpy(opt.testX));
     testY = take(readNpy(opt.testY));
-    checkData(testX, testY, evalFeeds, opt.testX, opt.testY);
+    check(checkData(testX, testY, evalFeeds, opt.testX, opt.testY,
+                    opt.allowNonFinite));
+  }
+
+  // State: resume, or initialize (and optionally load initial params).
+  if (!opt.resume.empty()) {
+    rt::CheckpointLoadOptions load;
+    load.ignorePlanHash = opt.resumeOtherPlan;
+    check(rt::loadCheckpoint(*session, opt.resume, load));
+  } else {
+    check(session->initParams(opt.seed));
+    if (!opt.initParams.empty())
+      check(rt::loadParams(*session, opt.initParams));
+  }
+  double floor = lossScaleFloor(session->plan());
+  if (session->scalerStats().dynamicScale) {
+    double scale = session->scalerStats().scale;
+    if (!std::isfinite(scale) || !(scale > 0) || scale < floor)
+      die((opt.resume.empty() ? std::string("the plan's")
+                              : "'" + opt.resume + "': its") +
+          " loss scale is " + std::to_string(scale) +
+          ", which no step can recover from (it must be finite and at "
+          "least the floor " +
+          std::to_string(floor) + ")");
   }
 
   int64_t batchesPerEpoch = x.rows() / feeds.batch;
+  if (opt.epochs > 0 && opt.epochs > INT64_MAX / batchesPerEpoch)
+    die("--epochs " + std::to_string(opt.epochs) + " of " +
+        std::to_string(batchesPerEpoch) + " batches is more steps than "
+        "mp-run counts");
   int64_t totalSteps =
       opt.steps > 0 ? opt.steps : opt.epochs * batchesPerEpoch;
   int64_t start = session->scalerStats().stepsRun;
@@ -417,6 +392,33 @@ int main(int argc, char **argv) {
   std::vector<int64_t> order;
   int64_t orderEpoch = -1;
   float loss = 0;
+  int64_t skippedAtFloor = 0, lastSkipped = session->scalerStats().stepsSkipped;
+
+  // A run that ends early (an error, a signal) saves what it has: the
+  // state after the last completed step.
+  auto saveBeforeExit = [&](const char *why) {
+    if (opt.checkpoint.empty())
+      return;
+    rt::Status saved = rt::saveCheckpoint(*session, opt.checkpoint);
+    if (saved.isOk())
+      std::fprintf(stderr,
+                   "mp-run: %s; the state after step %lld is in %s\n", why,
+                   static_cast<long long>(session->scalerStats().stepsRun),
+                   opt.checkpoint.c_str());
+    else
+      std::fprintf(stderr, "mp-run: %s, and the checkpoint failed too: %s\n",
+                   why, saved.message().c_str());
+  };
+  auto stopWith = [&](const std::string &message) {
+    if (terminal)
+      std::fprintf(stderr, "\n");
+    saveBeforeExit("stopped");
+    die(message);
+  };
+  auto recordOrStop = [&](const rt::Status &written) {
+    if (!written.isOk())
+      stopWith(written.message());
+  };
 
   auto runEval = [&](int64_t step) {
     auto [evalLoss, accuracy] = evaluate(*session, *eval, evalFeeds, testX,
@@ -427,40 +429,68 @@ int main(int argc, char **argv) {
                  100 * accuracy,
                  static_cast<long long>(testX.rows() / evalFeeds.batch *
                                         evalFeeds.batch));
-    metrics.record("eval", step, evalLoss, accuracy,
-                   session->scalerStats().scale,
-                   session->scalerStats().stepsSkipped, 0);
+    recordOrStop(metrics.record("eval", step, evalLoss, accuracy,
+                                session->scalerStats().scale,
+                                session->scalerStats().stepsSkipped, 0));
   };
 
+  // SIGINT / SIGTERM / SIGHUP finish the current step, save, and exit.
+  struct sigaction action {};
+  action.sa_handler = askToStop;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP})
+    sigaction(signal, &action, nullptr);
+
+  bool checkpointFailing = false;
   for (int64_t step = start; step < totalSteps; ++step) {
     int64_t epoch = step / batchesPerEpoch;
     if (epoch != orderEpoch) {
       order = epochOrder(x.rows(), opt.seed, epoch, opt.shuffle);
       orderEpoch = epoch;
     }
-    feedBatch(*session, feeds, x, y, order, step % batchesPerEpoch);
-    check(session->runStep(&loss));
+    check(feedBatch(*session, feeds, x, y, order, step % batchesPerEpoch));
+    rt::Status ran = session->runStep(&loss);
+    if (!ran.isOk())
+      stopWith(ran.message());
     if (opt.verbose && step == start)
       printImplementations(*session);
     if (!std::isfinite(loss) && !session->scalerStats().enabled && opt.stopOnNan)
-      die("the loss is " + std::to_string(loss) + " at step " +
-          std::to_string(step + 1) +
-          " and the plan has no loss scaling (stop with --no-stop-on-nan "
-          "to go on)");
+      stopWith("the loss is " + std::to_string(loss) + " at step " +
+               std::to_string(step + 1) +
+               " and the plan has no loss scaling (stop with "
+               "--no-stop-on-nan to go on)");
     intervalLoss += loss;
     ++intervalSteps;
     int64_t done = step + 1;
+    rt::ScalerStats stats = session->scalerStats();
+    // A run of skipped steps with the scale at its floor (or static): the
+    // gradients are not finite even unscaled; more steps cannot help.
+    if (stats.stepsSkipped > lastSkipped &&
+        (floor < 0 || (floor > 0 && stats.scale <= floor)))
+      ++skippedAtFloor;
+    else
+      skippedAtFloor = 0;
+    lastSkipped = stats.stepsSkipped;
+    if (skippedAtFloor >= opt.maxSkippedAtFloor)
+      stopWith(std::to_string(skippedAtFloor) +
+               " consecutive steps (to step " + std::to_string(done) +
+               ") were skipped with the loss scale at " +
+               (floor < 0 ? "its static value " : "its floor ") +
+               std::to_string(stats.scale) +
+               ": the gradients are not finite even at that scale (a NaN or "
+               "inf in the data or the model, not an fp16 range problem); "
+               "skipped steps change no state "
+               "(--max-skipped-at-floor sets how many)");
 
     auto now = std::chrono::steady_clock::now();
     double intervalSeconds =
         std::chrono::duration<double>(now - intervalBegan).count();
     bool logNow = done % opt.logEvery == 0 || done == totalSteps;
-    rt::ScalerStats stats = session->scalerStats();
     if (logNow) {
       double rate = intervalSteps * feeds.batch / std::max(intervalSeconds, 1e-9);
       double meanLoss = intervalLoss / intervalSteps;
-      metrics.record("train", done, meanLoss, NAN, stats.scale,
-                     stats.stepsSkipped, rate);
+      recordOrStop(metrics.record("train", done, meanLoss, NAN, stats.scale,
+                                  stats.stepsSkipped, rate));
       if (!terminal)
         std::fprintf(stderr,
                      "step %lld/%lld loss %.4f scale %g skipped %lld %.0f "
@@ -488,12 +518,40 @@ int main(int argc, char **argv) {
                    static_cast<long long>(stats.stepsSkipped),
                    (done - start) * feeds.batch / std::max(total, 1e-9));
     }
+    // A periodic checkpoint that fails is reported and tried again at the
+    // next interval; the last good one stays (saves are atomic).
     if (!opt.checkpoint.empty() && opt.checkpointEvery > 0 &&
-        done % opt.checkpointEvery == 0)
-      check(rt::saveCheckpoint(*session, opt.checkpoint));
+        done % opt.checkpointEvery == 0 && done != totalSteps) {
+      rt::Status saved = rt::saveCheckpoint(*session, opt.checkpoint);
+      if (!saved.isOk())
+        std::fprintf(stderr,
+                     "%smp-run: warning: the checkpoint at step %lld failed "
+                     "(%s); the previous one stays, the next try is at step "
+                     "%lld\n",
+                     terminal ? "\n" : "", static_cast<long long>(done),
+                     saved.message().c_str(),
+                     static_cast<long long>(done + opt.checkpointEvery));
+      else if (checkpointFailing)
+        std::fprintf(stderr, "%smp-run: the checkpoint at step %lld worked\n",
+                     terminal ? "\n" : "", static_cast<long long>(done));
+      checkpointFailing = !saved.isOk();
+    }
     if (eval && opt.evalEvery > 0 && done % opt.evalEvery == 0 &&
         done != totalSteps)
       runEval(done);
+    if (stopSignal) {
+      int signal = stopSignal;
+      if (terminal)
+        std::fprintf(stderr, "\n");
+      std::string why = std::string("interrupted by ") + signalName(signal) +
+                        " after step " + std::to_string(done);
+      saveBeforeExit(why.c_str());
+      if (opt.checkpoint.empty())
+        std::fprintf(stderr, "mp-run: %s (no --checkpoint: its state is not "
+                             "saved)\n",
+                     why.c_str());
+      return 128 + signal;
+    }
   }
   if (terminal)
     std::fprintf(stderr, "\n");
@@ -536,5 +594,19 @@ int main(int argc, char **argv) {
     std::printf(" (last at step %lld)",
                 static_cast<long long>(stats.lastOverflowStep + 1));
   std::printf("\n");
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    die(std::string("cannot write the summary to stdout: ") +
+        std::strerror(errno));
   return 0;
+}
+
+int main(int argc, char **argv) {
+  try {
+    return runMain(argc, argv);
+  } catch (const std::bad_alloc &) {
+    die("out of memory (a data set, --synthetic-samples or a plan larger "
+        "than this machine holds)");
+  } catch (const std::exception &e) {
+    die(std::string("unexpected failure: ") + e.what());
+  }
 }

@@ -67,12 +67,19 @@ struct MixedPrecisionOptions
   Option<double> backoffFactor{*this, "backoff-factor",
                                llvm::cl::desc("scale back-off factor"),
                                llvm::cl::init(0.5)};
-  Option<double> minScale{*this, "min-scale",
-                          llvm::cl::desc("lower bound of the scale"),
-                          llvm::cl::init(0.0)};
+  Option<double> minScale{
+      *this, "min-scale",
+      llvm::cl::desc("lower bound of the scale (1, as Keras: a scale that "
+                     "keeps halving on non-finite gradients stops there)"),
+      llvm::cl::init(1.0)};
   Option<double> maxScale{*this, "max-scale",
                           llvm::cl::desc("upper bound of the scale"),
                           llvm::cl::init(3.4028234663852886e+38)};
+  Option<bool> checkFinite{
+      *this, "check-finite",
+      llvm::cl::desc("without loss scaling, check the gradients and fail a "
+                     "step whose gradients are not finite (mp-guard-finite)"),
+      llvm::cl::init(true)};
   Option<bool> foldCasts{
       *this, "fold-casts",
       llvm::cl::desc("fold widening casts into the f32-accumulating ops "
@@ -95,7 +102,8 @@ struct MixedPrecisionOptions
                        llvm::cl::init(false)};
 };
 
-/// assign precision, insert casts, loss scaling (per `loss-scale`), fold
+/// assign precision, insert casts, loss scaling (per `loss-scale`), the
+/// gradient check where there is no loss scaling (per `check-finite`), fold
 /// casts (per `fold-casts`), canonicalize + cse, report, fuse epilogues
 /// (per `fuse-epilogues`), recompute casts (per `recompute-casts`).
 void buildMixedPrecisionPipeline(mlir::OpPassManager &pm,

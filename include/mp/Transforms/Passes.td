@@ -129,8 +129,8 @@ def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
            "factor the scale grows by">,
     Option<"backoffFactor", "backoff-factor", "double", "0.5",
            "factor the scale shrinks by on inf/NaN">,
-    Option<"minScale", "min-scale", "double", "0.0",
-           "lower bound of the scale (0: none, as PyTorch)">,
+    Option<"minScale", "min-scale", "double", "1.0",
+           "lower bound of the scale (1, as Keras; 0: none, as PyTorch)">,
     Option<"maxScale", "max-scale", "double", "3.4028234663852886e+38",
            "upper bound of the scale">,
     Option<"optional", "optional", "bool", "false",
@@ -138,6 +138,21 @@ def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
            "failing (the pipeline's loss-scale=auto)">,
   ];
   let dependentDialects = ["::mp::mpd::MPDialect", "::mp::train::TrainDialect"];
+}
+
+def GuardFinite : Pass<"mp-guard-finite", "::mlir::ModuleOp"> {
+  let summary = "Makes a step without loss scaling check its gradients";
+  let description = [{
+    In every `train.step` function that has optimizer updates but no loss
+    scaling (no `mp.unscale_and_check`): checks every gradient the
+    optimizers read with one `mp.all_finite` and returns the verdict as a
+    result with role `check` (named `finite_gradients`). The runtime keeps
+    a step only when its checks hold: a non-finite gradient under float32
+    or mixed_bfloat16 stops training with an error naming it, and no
+    update is ever applied from it, where it would otherwise turn the
+    weights into NaN silently. Steps that already check are left alone.
+  }];
+  let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
 def PrecisionReport : Pass<"mp-precision-report", "::mlir::ModuleOp"> {

@@ -51,6 +51,7 @@ static rt::TensorKind kindOf(train::Role role) {
     return rt::TensorKind::Label;
   case train::Role::Loss:
   case train::Role::Output:
+  case train::Role::Check:
     break;
   }
   llvm_unreachable("not an argument role");
@@ -70,6 +71,8 @@ static rt::ResultRole resultRoleOf(train::Role role) {
     return rt::ResultRole::ScalerState;
   case train::Role::Output:
     return rt::ResultRole::Output;
+  case train::Role::Check:
+    return rt::ResultRole::Check;
   case train::Role::Input:
   case train::Role::Label:
     break;

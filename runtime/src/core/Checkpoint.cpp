@@ -1,6 +1,7 @@
 //===- Checkpoint.cpp - save and restore a session's state ----------------===//
 #include "mp/runtime/Checkpoint.h"
 
+#include "core/FileIO.h"
 #include "core/Hash.h"
 #include "core/Json.h"
 #include "mp/runtime/Safetensors.h"
@@ -170,12 +171,33 @@ Status mp::rt::loadCheckpoint(Session &session, const std::string &path,
   if (!file->hasChecksum)
     return dataLoss("'" + path + "': checkpoint without its checksum");
   std::string hash = hex64(session.planHash());
-  if (!options.ignorePlanHash && meta("plan_hash") != hash)
-    return invalidArgument(
-        "'" + path + "' was saved by plan " + meta("plan_hash") + " (policy '" +
-        meta("policy") + "'), but this session runs plan " + hash +
-        " (policy '" + session.plan().policy +
-        "'); load it with 'ignore plan hash' to take its tensors anyway");
+  if (!options.ignorePlanHash && meta("plan_hash") != hash) {
+    std::string plans = "'" + path + "' was saved by plan " +
+                        meta("plan_hash") + " (policy '" + meta("policy") +
+                        "'), but this session runs plan " + hash +
+                        " (policy '" + session.plan().policy + "')";
+    // The same model under another plan (another policy, a recompiled
+    // step) has this plan's tensors but for the loss scaler's; another
+    // model has not.
+    TensorMatcher same(session, *file);
+    for (const TensorInfo &info : session.tensors())
+      if (!info.isOutput && isPersistent(info.kind))
+        same.expect(info, info.kind == TensorKind::ScalerState);
+    StatusOr<JsonValue> scalerNames = parseJson(meta(kScalerStateKey));
+    if (scalerNames.isOk() && scalerNames->kind == JsonValue::Kind::Array)
+      for (const JsonValue &name : scalerNames->items)
+        same.skip(name.text);
+    Status match = same.check(path);
+    if (match.isOk())
+      return invalidArgument(
+          plans + ": the same model's tensors under another plan (another "
+                  "policy or a recompiled step). Resuming under another plan "
+                  "is allowed only when asked for "
+                  "(CheckpointLoadOptions::ignorePlanHash; mp-run "
+                  "--resume-other-plan)");
+    return invalidArgument(plans + ", and its tensors are another model's: " +
+                           match.message());
+  }
 
   int64_t step, skipped, lastOverflow;
   MP_RETURN_IF_ERROR(readCounter(*file, path, "step", step));
@@ -202,6 +224,17 @@ Status mp::rt::loadCheckpoint(Session &session, const std::string &path,
   if (!counters.isOk())
     return dataLoss("'" + path + "': " + counters.message());
   return matcher.copy();
+}
+
+Status mp::rt::prepareCheckpointPath(const std::string &path,
+                                    bool makeDirectories,
+                                    std::vector<std::string> *made,
+                                    std::vector<std::string> *removed) {
+  MP_RETURN_IF_ERROR(checkWritablePath(path, makeDirectories, made));
+  std::vector<std::string> stale = removeStaleTemporaries(path);
+  if (removed)
+    *removed = std::move(stale);
+  return Status::ok();
 }
 
 Status mp::rt::loadParams(Session &session, const std::string &path) {

@@ -1,5 +1,8 @@
 //===- FileIO.cpp - whole-file reads and crash-safe writes ----------------===//
 #include "core/FileIO.h"
+#include <cctype>
+#include <algorithm>
+#include <dirent.h>
 
 #include <cerrno>
 #include <cstring>
@@ -140,4 +143,79 @@ Status mp::rt::writeFileAtomically(const std::string &path,
   for (const FileChunk &chunk : chunks)
     MP_RETURN_IF_ERROR((*writer)->write(chunk.data, chunk.size));
   return (*writer)->commit();
+}
+
+/// The directory part and the file name part of `path`.
+static std::pair<std::string, std::string> splitPath(const std::string &path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+Status mp::rt::checkWritablePath(const std::string &path, bool makeDirectories,
+                                 std::vector<std::string> *madeDirectories) {
+  auto [dir, base] = splitPath(path);
+  if (base.empty() || base == "." || base == "..")
+    return invalidArgument("'" + path + "' names a directory, not a file");
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+    return invalidArgument("'" + path + "' is a directory, not a file");
+  if (::stat(dir.c_str(), &info) != 0) {
+    if (errno != ENOENT || !makeDirectories)
+      return ioError("cannot write", path, errno);
+    // Make the missing directories, outermost first.
+    std::vector<std::string> missing;
+    for (std::string d = dir; !d.empty() && d != "." && d != "/";
+         d = splitPath(d).first) {
+      if (::stat(d.c_str(), &info) == 0) {
+        if (!S_ISDIR(info.st_mode))
+          return invalidArgument("cannot write '" + path + "': '" + d +
+                                 "' is not a directory");
+        break;
+      }
+      missing.push_back(d);
+    }
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST)
+        return ioError("cannot make the directory for", path, errno);
+      if (madeDirectories)
+        madeDirectories->push_back(*it);
+    }
+  } else if (!S_ISDIR(info.st_mode)) {
+    return invalidArgument("cannot write '" + path + "': '" + dir +
+                           "' is not a directory");
+  }
+  std::string probe = dir + "/." + base + ".probe-XXXXXX";
+  int fd = ::mkostemp(probe.data(), O_CLOEXEC);
+  if (fd < 0)
+    return ioError("cannot create files next to", path, errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return Status::ok();
+}
+
+std::vector<std::string> mp::rt::removeStaleTemporaries(const std::string &path) {
+  auto [dir, base] = splitPath(path);
+  std::vector<std::string> removed;
+  if (base.empty())
+    return removed;
+  std::string prefix = "." + base + ".tmp-";
+  DIR *d = ::opendir(dir.c_str());
+  if (!d)
+    return removed;
+  while (struct dirent *entry = ::readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.size() != prefix.size() + 6 || name.compare(0, prefix.size(), prefix))
+      continue;
+    bool suffix = std::all_of(name.begin() + prefix.size(), name.end(),
+                              [](unsigned char c) { return std::isalnum(c); });
+    std::string full = dir + "/" + name;
+    struct stat info;
+    if (suffix && ::lstat(full.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+        ::unlink(full.c_str()) == 0)
+      removed.push_back(full);
+  }
+  ::closedir(d);
+  return removed;
 }

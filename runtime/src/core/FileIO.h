@@ -55,6 +55,19 @@ struct FileChunk {
 Status writeFileAtomically(const std::string &path,
                            const std::vector<FileChunk> &chunks);
 
+/// Checks, before anything is computed, that `path` can be written with an
+/// AtomicFileWriter: a file name (not a directory, not ending in '/') in
+/// a directory that exists (made, with its parents, when
+/// `makeDirectories`) and where a file can be created (a probe file is
+/// made and removed). The message names the path and why not.
+Status checkWritablePath(const std::string &path, bool makeDirectories,
+                         std::vector<std::string> *madeDirectories);
+
+/// Removes the temporary files that an interrupted AtomicFileWriter left
+/// next to `path` (".<name>.tmp-XXXXXX", exactly that pattern, only in
+/// that directory) and returns their names.
+std::vector<std::string> removeStaleTemporaries(const std::string &path);
+
 } // namespace mp::rt
 
 #endif // MP_RUNTIME_CORE_FILEIO_H

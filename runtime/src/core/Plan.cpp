@@ -90,6 +90,8 @@ const char *mp::rt::resultRoleName(ResultRole role) {
     return "scaler_state";
   case ResultRole::Output:
     return "output";
+  case ResultRole::Check:
+    return "check";
   }
   return "<unknown role>";
 }

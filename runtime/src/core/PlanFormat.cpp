@@ -196,7 +196,7 @@ private:
     if (!r.u32(role) || !r.u32(result.value) || !r.u32(result.state) ||
         !r.str(result.name))
       return "truncated";
-    if (role > static_cast<uint32_t>(ResultRole::Output))
+    if (role > static_cast<uint32_t>(ResultRole::Check))
       return "unknown role " + std::to_string(role);
     result.role = static_cast<ResultRole>(role);
     return "";

@@ -170,6 +170,7 @@ private:
       return kind == TensorKind::ScalerState;
     case ResultRole::Loss:
     case ResultRole::Output:
+    case ResultRole::Check:
       break;
     }
     return false;
@@ -183,7 +184,7 @@ private:
     for (size_t r = 0; r < plan.results.size(); ++r) {
       const ResultDesc &result = plan.results[r];
       if (static_cast<uint32_t>(result.role) >
-          static_cast<uint32_t>(ResultRole::Output))
+          static_cast<uint32_t>(ResultRole::Check))
         return invalidArgument(
             "result #" + std::to_string(r) + " has unknown role " +
             std::to_string(static_cast<uint32_t>(result.role)));
@@ -208,9 +209,15 @@ private:
                                  dtypeName(v.dtype) + formatShape(v.shape) +
                                  "; the loss must be one float element");
       }
+      if (result.role == ResultRole::Check &&
+          (v.dtype != DType::I1 || sizes[value] != 1))
+        return invalidArgument(what + " is " + describe(value) + " of " +
+                               dtypeName(v.dtype) + formatShape(v.shape) +
+                               "; a check must be one i1 element");
       if (result.role == ResultRole::Loss ||
-          result.role == ResultRole::Output) {
-        if (result.role == ResultRole::Output && result.name.empty())
+          result.role == ResultRole::Output ||
+          result.role == ResultRole::Check) {
+        if (result.role != ResultRole::Loss && result.name.empty())
           return invalidArgument(what + " needs a name: outputs are read by "
                                         "name");
         if (result.name.empty())

@@ -131,14 +131,17 @@ Status Session::initialize() {
   // order does not matter.
   std::vector<int> valueUses(tensors.size(), 0);
   std::vector<bool> replaced(tensors.size(), false);
+  auto isPersistentRole = [](ResultRole role) {
+    return role != ResultRole::Loss && role != ResultRole::Output &&
+           role != ResultRole::Check;
+  };
   for (const ResultDesc &result : plan_.results) {
     ++valueUses[result.value];
-    if (result.role != ResultRole::Loss && result.role != ResultRole::Output)
+    if (isPersistentRole(result.role))
       replaced[result.state] = true;
   }
-  auto isUpdate = [](const ResultDesc &result) {
-    return result.role != ResultRole::Loss &&
-           result.role != ResultRole::Output && result.value != result.state;
+  auto isUpdate = [&](const ResultDesc &result) {
+    return isPersistentRole(result.role) && result.value != result.state;
   };
   std::vector<const ResultDesc *> flipped, copied;
   for (const ResultDesc &result : plan_.results) {
@@ -293,8 +296,10 @@ Status Session::initialize() {
   for (const ResultDesc &result : plan_.results) {
     if (result.role == ResultRole::Loss)
       lossTensor_ = result.value;
-    if ((result.role != ResultRole::Loss &&
-         result.role != ResultRole::Output) ||
+    if (result.role == ResultRole::Check)
+      checkTensors_.push_back(result.value);
+    if ((result.role != ResultRole::Loss && result.role != ResultRole::Output &&
+         result.role != ResultRole::Check) ||
         result.name.empty())
       continue;
     const TensorDesc &desc = tensors[result.value];
@@ -622,6 +627,14 @@ Status Session::runStep(float *outLoss) {
   lastLoss_ = loadFloat({views_[0][lossTensor_].dtype, {}, loss}, 0);
   if (allFiniteTensor_ >= 0)
     MP_RETURN_IF_ERROR(copyOut(allFiniteTensor_, &allFinite, 1));
+  // A check that fails fails the step: nothing below (the copies, the
+  // flip) runs, so the state stays as it was before the step.
+  for (uint32_t check : checkTensors_) {
+    uint8_t holds = 1;
+    MP_RETURN_IF_ERROR(copyOut(check, &holds, 1));
+    if (holds == 0)
+      return describeFailedCheck(check);
+  }
   if (allFinite == 0) {
     ++stepsSkipped_;
     lastOverflowStep_ = stepsRun_;
@@ -646,6 +659,58 @@ Status Session::runStep(float *outLoss) {
   if (outLoss)
     *outLoss = lastLoss_;
   return Status::ok();
+}
+
+Status Session::describeFailedCheck(uint32_t check) const {
+  std::string step = "step " + std::to_string(stepsRun_ + 1);
+  const KernelDesc *producer = nullptr;
+  for (const KernelDesc &kernel : plan_.kernels)
+    if (std::find(kernel.outputs.begin(), kernel.outputs.end(), check) !=
+        kernel.outputs.end())
+      producer = &kernel;
+  std::string detail;
+  if (producer && producer->op == "mp.all_finite") {
+    // The first checked tensor that holds inf or NaN, named by the
+    // parameter an optimizer updates with it.
+    const std::vector<uint32_t> &checked = producer->inputs;
+    for (size_t i = 0; i < checked.size() && detail.empty(); ++i) {
+      uint32_t t = checked[i];
+      const TensorDesc &desc = plan_.tensors[t];
+      std::vector<uint8_t> bytes(desc.byteSize());
+      if (!copyOut(t, bytes.data(), bytes.size()).isOk())
+        continue;
+      TensorView view{desc.dtype, desc.shape, bytes.data()};
+      int64_t bad = 0, first = -1;
+      for (int64_t e = 0, n = view.numElements(); e < n; ++e)
+        if (!std::isfinite(loadFloat(view, e)) && bad++ == 0)
+          first = e;
+      if (bad == 0)
+        continue;
+      std::string name = "checked tensor #" + std::to_string(i);
+      for (const KernelDesc &kernel : plan_.kernels) {
+        if (kernel.op.rfind("train.sgd", 0) != 0 &&
+            kernel.op.rfind("train.adam", 0) != 0)
+          continue;
+        if (std::find(kernel.inputs.begin(), kernel.inputs.end(), t) ==
+            kernel.inputs.end())
+          continue;
+        for (uint32_t input : kernel.inputs)
+          if (plan_.tensors[input].kind == TensorKind::Param)
+            name = "the gradient of '" + plan_.tensors[input].name + "'";
+      }
+      detail = name + " has " + std::to_string(bad) + " non-finite value" +
+               (bad == 1 ? "" : "s") + " of " +
+               std::to_string(view.numElements()) + " (the first at element " +
+               std::to_string(first) + ")";
+    }
+  }
+  if (detail.empty())
+    detail = "a check of the step is false";
+  return invalidArgument(
+      step + ": " + detail +
+      "; the step was not applied (every parameter and optimizer state is "
+      "as it was before it). A NaN or inf in the batch, or an overflow in "
+      "the model, makes the gradients non-finite");
 }
 
 std::vector<Session::ProfileEntry> Session::profile() const {

@@ -298,13 +298,30 @@ TEST_F(CheckpointFileTest, PlanHashMismatch) {
                   "' was saved by plan " + hex64(session->planHash()) +
                       " (policy 'mixed_float16'), but this session runs plan " +
                       hex64(s->planHash()) +
-                      " (policy 'mixed_float16'); load it with 'ignore plan "
-                      "hash' to take its tensors anyway");
+                      " (policy 'mixed_float16'): the same model's tensors "
+                      "under another plan (another policy or a recompiled "
+                      "step). Resuming under another plan is allowed only "
+                      "when asked for (CheckpointLoadOptions::ignorePlanHash; "
+                      "mp-run --resume-other-plan)");
   CheckpointLoadOptions ignore;
   ignore.ignorePlanHash = true;
   Status loaded = loadCheckpoint(*s, path, ignore);
   ASSERT_TRUE(loaded.isOk()) << loaded.message();
   EXPECT_EQ(snapshot(*s), saved);
+}
+
+/// Another model's checkpoint is named as such, with its tensors' mismatch,
+/// not as the same model under another plan.
+TEST_F(CheckpointFileTest, AnotherModelsCheckpointIsNamedSo) {
+  Plan plan = makeTwoReshapesPlan().plan;
+  StatusOr<std::unique_ptr<Session>> made =
+      Session::create(std::move(plan), createTestBackend("fake"));
+  ASSERT_TRUE(made.isOk()) << made.status().message();
+  Status status = loadCheckpoint(**made, path);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_TRUE(contains(status, "and its tensors are another model's: "))
+      << status.message();
+  EXPECT_FALSE(contains(status, "the same model")) << status.message();
 }
 
 TEST_F(CheckpointFileTest, IgnorePlanHashAcrossPolicies) {

@@ -144,8 +144,10 @@ TEST(PlanFormatTest, WrongMagicAndVersion) {
   uint32_t version = Plan::kVersion + 1;
   std::memcpy(other.data() + 8, &version, 4);
   expectRejected(other, StatusCode::InvalidArgument,
-                 "test.plan: plan format version 3, but this runtime reads "
-                 "version 2; recompile the plan");
+                 "test.plan: plan format version " +
+                     std::to_string(Plan::kVersion + 1) +
+                     ", but this runtime reads version " +
+                     std::to_string(Plan::kVersion) + "; recompile the plan");
 }
 
 TEST(PlanFormatTest, ChecksumMismatchIsNamed) {

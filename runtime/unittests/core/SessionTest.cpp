@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include <cstring>
 
@@ -163,6 +165,39 @@ TEST_P(SessionTest, OutputsHoldTheLastStep) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, SessionTest,
                          ::testing::ValuesIn(testBackendNames()));
+
+/// A Check result (mp-guard-finite's finite_gradients) that is false fails
+/// the step with an error naming the non-finite gradient by its param,
+/// and the state stays as it was; on both parities of the double
+/// buffering, and on the fake and reference backends.
+TEST_P(SessionTest, FailedCheckFailsTheStepAndKeepsTheState) {
+  LeastSquaresOptions options;
+  options.lossScaling = false;
+  options.checkFinite = true;
+  auto session = createTestSession(makeLeastSquaresPlan(options), GetParam());
+  ASSERT_TRUE(session);
+  for (int parity = 0; parity < 2; ++parity) {
+    setBatch(*session, parity);
+    ASSERT_TRUE(session->runStep().isOk());
+    std::vector<float> w = readTensor<float>(*session, "w");
+    std::vector<float> m = readTensor<float>(*session, "w.momentum_buffer");
+    std::vector<float> x = leastSquaresX(parity + 1);
+    x[4] = std::numeric_limits<float>::quiet_NaN();
+    bindLeastSquaresBatch(*session, x, leastSquaresT(parity + 1));
+    Status failed = session->runStep();
+    ASSERT_FALSE(failed.isOk());
+    EXPECT_EQ(failed.code(), StatusCode::InvalidArgument);
+    EXPECT_NE(failed.message().find("step " + std::to_string(parity + 2) +
+                                    ": the gradient of 'w' has "),
+              std::string::npos)
+        << failed.message();
+    EXPECT_NE(failed.message().find("the step was not applied"),
+              std::string::npos);
+    EXPECT_EQ(readTensor<float>(*session, "w"), w);
+    EXPECT_EQ(readTensor<float>(*session, "w.momentum_buffer"), m);
+    EXPECT_EQ(session->scalerStats().stepsRun, parity + 1);
+  }
+}
 
 TEST(SessionFailureTest, FailedStepChangesNoState) {
   auto backend = std::make_unique<FakeBackend>();

@@ -122,6 +122,11 @@ Plan mp::rt::testing::makeLeastSquaresPlan(const LeastSquaresOptions &o) {
     b.kernel("mp.unscale_and_check", {scale, dw}, {unscaled, finite});
     dw = unscaled;
   }
+  uint32_t gradientsFinite = 0;
+  if (!o.lossScaling && o.checkFinite) {
+    gradientsFinite = b.scratch(DType::I1, {});
+    b.kernel("mp.all_finite", {dw}, {gradientsFinite});
+  }
   uint32_t nw = b.scratch(f32, {3, 2});
   uint32_t nm = b.scratch(f32, {3, 2});
   b.kernel("train.sgd_momentum", {w, dw, m}, {nw, nm},
@@ -155,6 +160,8 @@ Plan mp::rt::testing::makeLeastSquaresPlan(const LeastSquaresOptions &o) {
     b.result(ResultRole::ScalerState, nc, "loss_scale.growth_count", count);
     b.result(ResultRole::Output, finite, "all_finite");
   }
+  if (!o.lossScaling && o.checkFinite)
+    b.result(ResultRole::Check, gradientsFinite, "finite_gradients");
   b.result(ResultRole::Output, y, "y");
   return b.finish();
 }
@@ -281,6 +288,14 @@ void unscaleAndCheck(const KernelDesc &, const Views &in, const Views &out) {
   *out.back().as<uint8_t>() = finite;
 }
 
+void allFinite(const KernelDesc &, const Views &in, const Views &out) {
+  bool finite = true;
+  for (const TensorView &v : in)
+    for (int64_t i = 0; i < count(v); ++i)
+      finite &= std::isfinite(f(v)[i]);
+  *out[0].as<uint8_t>() = finite;
+}
+
 void sgdMomentum(const KernelDesc &k, const Views &in, const Views &out) {
   float lr = static_cast<float>(attrFloat(k, "lr", 0));
   float momentum = static_cast<float>(attrFloat(k, "momentum", 0));
@@ -328,6 +343,7 @@ const std::map<std::string, Kernel> &fakeKernels() {
       {"train.sgd_momentum", sgdMomentum},
       {"mp.scale", scale},
       {"mp.unscale_and_check", unscaleAndCheck},
+      {"mp.all_finite", allFinite},
       {"mp.select", select},
       {"mp.update_scale", updateScale},
   };

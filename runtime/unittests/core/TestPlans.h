@@ -55,6 +55,9 @@ Attr str(std::string value);
 /// and checked, the update selected by the "all_finite" output.
 struct LeastSquaresOptions {
   bool lossScaling = true;
+  /// Without loss scaling: mp-guard-finite's check of dL/dw (mp.all_finite,
+  /// a Check result "finite_gradients").
+  bool checkFinite = false;
   double initialScale = 4;
   int64_t growthInterval = 3;
   double lr = 0.01;

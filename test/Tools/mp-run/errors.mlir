@@ -31,7 +31,7 @@
 // LABELS: mp-run: error: {{.*}}y_short.npy: expected one label per sample of {{.*}}x784.npy (32)
 // CORRUPT: mp-run: error: {{.*}}corrupt.npy: not a readable .npy file
 // RANGE: mp-run: error: {{.*}}label
-// NEGATIVE: mp-run: error: {{.*}}y_neg.npy: label -1 in row 5 is not a class index of the plan's i64 label
+// NEGATIVE: mp-run: error: {{.*}}y_neg.npy: label -1 in row 5 is outside the plan's classes [0, 10)
 // SMALL: mp-run: error: --synthetic-samples: 3 samples are fewer than one batch of 32
 // HUGE: mp-run: error: --steps takes an integer >= 1, got '99999999999999999999'
 // EVALEVERY: mp-run: error: --eval-every needs --eval-plan

@@ -8,4 +8,4 @@
 // RUN: cmp %t/t1.safetensors %t/t3.safetensors
 // RUN: not mp-run %t/mlp.plan --synthetic --steps 1 --threads 0 2>&1 | FileCheck %s --check-prefix=ZERO
 // ONE: mp-run: backend: {{(cpu .* 1 threads|reference)}}
-// ZERO: mp-run: error: --threads takes an integer >= 1, got '0'
+// ZERO: mp-run: error: --threads takes an integer >= 1 and <= 4096, got '0'

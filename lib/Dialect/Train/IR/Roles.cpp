@@ -21,6 +21,7 @@ std::optional<Role> parseRole(llvm::StringRef name) {
       .Case("label", Role::Label)
       .Case("loss", Role::Loss)
       .Case("output", Role::Output)
+      .Case("check", Role::Check)
       .Default(std::nullopt);
 }
 
@@ -42,6 +43,8 @@ llvm::StringRef stringifyRole(Role role) {
     return "loss";
   case Role::Output:
     return "output";
+  case Role::Check:
+    return "check";
   }
   llvm_unreachable("unknown role");
 }
@@ -51,7 +54,7 @@ bool isPersistent(Role role) {
          role == Role::Buffer || role == Role::ScalerState;
 }
 bool isValidArgRole(Role role) {
-  return role != Role::Loss && role != Role::Output;
+  return role != Role::Loss && role != Role::Output && role != Role::Check;
 }
 bool isValidResultRole(Role role) {
   return role != Role::Input && role != Role::Label;
@@ -133,7 +136,8 @@ static InFlightDiagnostic missingRole(FunctionOpInterface fn, DictionaryAttr att
   if (role)
     return fn.emitOpError() << what << index << " has unknown role " << role
                             << " (expected one of param, opt_state, buffer, "
-                               "scaler_state, input, label, loss, output)";
+                               "scaler_state, input, label, loss, output, "
+                               "check)";
   return fn.emitOpError() << "training step " << what << index
                           << " has no 'train.role'";
 }
@@ -183,6 +187,14 @@ LogicalResult verifyTrainStep(FunctionOpInterface fn) {
           !isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()))
         return fn.emitOpError() << "the loss (result #" << i
                                 << ") must be a 0-d f32, bf16 or f16 tensor, got "
+                                << resultTypes[i];
+      continue;
+    }
+    if (*role == Role::Check) {
+      auto type = dyn_cast<RankedTensorType>(resultTypes[i]);
+      if (!type || type.getRank() != 0 || !type.getElementType().isInteger(1))
+        return fn.emitOpError() << "a check (result #" << i
+                                << ") must be a 0-d i1 tensor, got "
                                 << resultTypes[i];
       continue;
     }

@@ -13,6 +13,7 @@
 #include "mp/runtime/Session.h"
 
 #include <string>
+#include <vector>
 
 namespace mp::rt {
 
@@ -22,6 +23,16 @@ inline constexpr int kCheckpointVersion = 1;
 /// Writes the session's persistent state to `path` atomically: the previous
 /// file stays intact until the new one is complete on disk.
 Status saveCheckpoint(const Session &session, const std::string &path);
+
+/// What a training driver checks before its first step, so that a run
+/// never trains for hours and then fails to save: `path` names a file (not
+/// a directory) whose directory exists (made when `makeDirectories`, the
+/// ones made listed in `made`) and takes new files. Also removes the
+/// temporary files an interrupted save left next to `path`
+/// (".NAME.tmp-XXXXXX"), listing them in `removed`.
+Status prepareCheckpointPath(const std::string &path, bool makeDirectories,
+                             std::vector<std::string> *made = nullptr,
+                             std::vector<std::string> *removed = nullptr);
 
 struct CheckpointLoadOptions {
   /// Load a checkpoint written for another plan (another policy of the

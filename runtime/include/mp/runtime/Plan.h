@@ -84,6 +84,10 @@ enum class ResultRole : uint32_t {
   Buffer = 3,
   ScalerState = 4,
   Output = 5,
+  /// A 0-d i1 the step must compute as true for its state to be kept
+  /// (mp-guard-finite's all-finite gradients): false fails the step, and
+  /// the session keeps the state it had before it.
+  Check = 6,
 };
 
 const char *resultRoleName(ResultRole role); ///< "loss", "param", ...
@@ -97,8 +101,10 @@ struct ResultDesc {
 
 struct Plan {
   /// 2: a train.reshape whose result has its input's arena offset is a
-  /// view (isReshapeView); version 1 had no views.
-  static constexpr uint32_t kVersion = 2;
+  /// view (isReshapeView); version 1 had no views. 3: results may have the
+  /// role Check (a plan of version 2 is rejected by version, as every other:
+  /// recompile it).
+  static constexpr uint32_t kVersion = 3;
   std::string policy; ///< float32, mixed_bfloat16, mixed_float16
   std::vector<TensorDesc> tensors;
   std::vector<KernelDesc> kernels;

@@ -138,6 +138,9 @@ public:
 private:
   Session(Plan plan, std::unique_ptr<Backend> backend);
   Status initialize();
+  /// The failed step's error for a Check result that came out false: which
+  /// checked tensor holds inf / NaN, named by the param it updates.
+  Status describeFailedCheck(uint32_t check) const;
   /// Where `tensor` lives now (a double-buffered state: its current slot).
   uint8_t *storageOf(uint32_t tensor) const {
     return views_[parity_][tensor].as<uint8_t>();
@@ -219,6 +222,8 @@ private:
   std::vector<uint32_t> unbound_; ///< inputs and labels never set
   uint32_t lossTensor_ = 0;
   int64_t allFiniteTensor_ = -1, lossScaleTensor_ = -1;
+  /// Check results (ResultRole::Check): each must be true after a step.
+  std::vector<uint32_t> checkTensors_;
   bool haveResults_ = false; ///< a step has run and its results are valid
   float lastLoss_ = 0;
   bool profiling_ = false;

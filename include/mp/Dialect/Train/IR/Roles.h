@@ -24,6 +24,10 @@ enum class Role {
   Label,       ///< batch label, fed every step
   Loss,        ///< result: the scalar training loss
   Output,      ///< result: any other value the step reports (logits, metric)
+  /// result: a 0-d i1 the step must return true for its state to be kept
+  /// (the finiteness guard of mp-guard-finite); false fails the step and
+  /// the runtime keeps the state it had before it.
+  Check,
 };
 
 /// Parses a role name ("param", "opt_state", ...).
