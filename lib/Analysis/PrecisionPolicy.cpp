@@ -167,8 +167,12 @@ PrecisionPolicy::readPolicyFile(llvm::StringRef path) {
                                    "cannot read policy file '%s': %s",
                                    path.str().c_str(),
                                    buffer.getError().message().c_str());
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
+  return parsePolicyText((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<std::vector<ListEdit>>
+PrecisionPolicy::parsePolicyText(llvm::StringRef text, llvm::StringRef path) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "%s: invalid JSON: %s", path.str().c_str(),

@@ -23,6 +23,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -53,8 +55,30 @@ static llvm::cl::opt<std::string> targetCpu(
                    "float32 on it) or 'generic' (no assumption, the default)"),
     llvm::cl::init("generic"));
 
+static int compile(int argc, char **argv);
+
+/// As mp-opt: a crash of MLIR's parser on malformed input (an upstream bug,
+/// docs/reliability.md) becomes an error and exit code 1.
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::setBugReportMsg(
+      "mp-compile: MLIR crashed on this input; the stack dump below is "
+      "MLIR's (docs/reliability.md: MLIR 22's parsers crash on some "
+      "malformed IR):\n");
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext context;
+  int result = 1;
+  if (!context.RunSafely([&] { result = compile(argc, argv); })) {
+    llvm::errs() << "mp-compile: error: the input crashed MLIR while it was "
+                    "read or compiled (the error above, if any, says "
+                    "where); this is an MLIR bug on malformed input, not a "
+                    "result: fix the input\n";
+    return 1;
+  }
+  return result;
+}
+
+static int compile(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "mp-compile: training step -> plan\n");
 

@@ -58,6 +58,13 @@ rt::StatusOr<Array> mp::run::readNpy(const std::string &path) {
     return rt::notFound(path + ": cannot open the file");
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());
+  if (in.bad())
+    return rt::dataLoss(path + ": cannot read the file");
+  return parseNpy(bytes, path);
+}
+
+rt::StatusOr<Array> mp::run::parseNpy(const std::vector<uint8_t> &bytes,
+                                      const std::string &path) {
   auto fail = [&](const std::string &why) {
     return rt::dataLoss(path + ": not a readable .npy file: " + why);
   };

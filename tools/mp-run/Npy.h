@@ -24,6 +24,9 @@ struct Array {
 /// Reads a version 1/2/3 .npy file of little-endian f4/f8/f2, i1/i2/i4/i8,
 /// u1/u2/u4/u8 or b1 in C order. Errors name the file and the problem.
 rt::StatusOr<Array> readNpy(const std::string &path);
+/// The same from the file's bytes; `path` names it in errors.
+rt::StatusOr<Array> parseNpy(const std::vector<uint8_t> &bytes,
+                             const std::string &path);
 
 } // namespace mp::run
 

@@ -61,6 +61,9 @@ public:
   ///   {"allow": {"add": ["op.name"], "remove": [...]}, "deny": {...}, ...}
   static llvm::Expected<std::vector<ListEdit>>
   readPolicyFile(llvm::StringRef path);
+  /// The same from the file's text; `origin` names it in errors.
+  static llvm::Expected<std::vector<ListEdit>>
+  parsePolicyText(llvm::StringRef text, llvm::StringRef origin);
 
   /// The category of `op` under this policy: a user edit, else the target
   /// default, else the op's interface. std::nullopt: fp32, not painted

@@ -97,7 +97,7 @@ struct CpuidRegs {
 
 CpuidRegs cpuid(unsigned leaf, unsigned subleaf) {
   CpuidRegs r;
-  if (__get_cpuid_max(0, nullptr) < leaf)
+  if (static_cast<unsigned>(__get_cpuid_max(0, nullptr)) < leaf)
     return r;
   __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
   return r;

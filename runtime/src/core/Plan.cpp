@@ -105,12 +105,16 @@ bool mp::rt::isPersistent(TensorKind kind) {
 /// a hostile shape can be detected (validate() rejects both) instead of
 /// wrapping around.
 int64_t TensorDesc::numElements() const {
-  int64_t count = 1;
+  // The product of the nonzero dimensions must fit too: kernels multiply
+  // subsets of the dimensions (a row's size, a plane's), and a zero-sized
+  // tensor of [0, 2^40, 2^40, 2^40] would overflow those.
+  int64_t count = 1, nonzero = 1;
   for (int64_t dim : shape) {
-    if (dim < 0 || __builtin_mul_overflow(count, dim, &count))
+    if (dim < 0 || (dim != 0 && __builtin_mul_overflow(nonzero, dim, &nonzero)))
       return -1;
+    count = dim == 0 ? 0 : count;
   }
-  return count;
+  return count == 0 ? 0 : nonzero;
 }
 
 std::optional<uint64_t>

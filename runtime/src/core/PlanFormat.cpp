@@ -219,8 +219,10 @@ StatusOr<Plan> mp::rt::parsePlan(const std::vector<uint8_t> &bytes,
                     std::to_string(kHeaderSize));
   ByteReader header(bytes.data() + sizeof(kMagic),
                     kHeaderSize - sizeof(kMagic));
-  uint32_t version, reserved;
-  uint64_t payloadSize, checksum;
+  // Initialized: the reads cannot fail (the header's size is checked
+  // above), but the compiler cannot see that.
+  uint32_t version = 0, reserved = 0;
+  uint64_t payloadSize = 0, checksum = 0;
   header.u32(version);
   header.u32(reserved);
   header.u64(payloadSize);

@@ -519,6 +519,9 @@ const void *Session::tensorData(const TensorInfo &info) const {
 }
 
 Status Session::copyIn(uint32_t tensor, const void *data, size_t bytes) {
+  // An empty tensor copies nothing (and its data pointer may be null).
+  if (bytes == 0)
+    return refreshCasts(tensor);
   if (device_)
     MP_RETURN_IF_ERROR(device_->copyToDevice(storageOf(tensor), data, bytes));
   else
@@ -527,6 +530,8 @@ Status Session::copyIn(uint32_t tensor, const void *data, size_t bytes) {
 }
 
 Status Session::copyBetween(uint8_t *to, const uint8_t *from, size_t bytes) {
+  if (bytes == 0)
+    return Status::ok();
   if (device_)
     return device_->copyOnDevice(to, from, bytes);
   std::memcpy(to, from, bytes);
@@ -534,6 +539,8 @@ Status Session::copyBetween(uint8_t *to, const uint8_t *from, size_t bytes) {
 }
 
 Status Session::copyOut(uint32_t tensor, void *data, size_t bytes) const {
+  if (bytes == 0)
+    return Status::ok();
   if (device_)
     return device_->copyToHost(data, storageOf(tensor), bytes);
   std::memcpy(data, storageOf(tensor), bytes);

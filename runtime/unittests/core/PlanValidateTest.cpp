@@ -47,6 +47,13 @@ TEST(PlanTest, NumElements) {
   EXPECT_EQ(t.numElements(), -1);
   t.shape = {int64_t(1) << 40, int64_t(1) << 40};
   EXPECT_EQ(t.numElements(), -1); // overflow is reported, not wrapped
+  // Empty, but the other dimensions' product overflows: a kernel's row or
+  // plane size would (the window arithmetic of conv2d on such a plan did,
+  // found by fuzzing): invalid too.
+  t.shape = {0, int64_t(1) << 40, int64_t(1) << 40, int64_t(1) << 40};
+  EXPECT_EQ(t.numElements(), -1);
+  t.shape = {0, int64_t(1) << 30, int64_t(1) << 30};
+  EXPECT_EQ(t.numElements(), 0);
 }
 
 TEST(PlanTest, TestPlansAreValid) {

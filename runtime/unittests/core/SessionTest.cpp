@@ -199,6 +199,24 @@ TEST_P(SessionTest, FailedCheckFailsTheStepAndKeepsTheState) {
   }
 }
 
+/// A plan with an empty param (a [0, 4] weight): initialization, setting
+/// and reading it copy nothing, and never from a null pointer (UBSan found
+/// memcpy(p, nullptr, 0) from ParamInit through Session::copyIn).
+TEST(SessionEdgeTest, EmptyParamIsInitializedWithoutCopying) {
+  TestPlanBuilder b;
+  uint32_t w = b.tensor(TensorKind::Param, DType::F32, {0, 4}, "w");
+  uint32_t loss = b.scratch(DType::F32, {});
+  b.kernel("train.reduce_sum", {w}, {loss}, {{"dims", ints({0, 1})}});
+  b.result(ResultRole::Loss, loss, "loss");
+  auto session = createTestSession(b.finish(), "reference");
+  ASSERT_TRUE(session);
+  ASSERT_TRUE(session->initParams(3).isOk());
+  EXPECT_TRUE(session->setTensor("w", DType::F32, {0, 4}, nullptr, 0).isOk());
+  EXPECT_TRUE(session->getTensor("w", nullptr, 0).isOk());
+  ASSERT_TRUE(session->runStep().isOk());
+  EXPECT_EQ(session->lastLoss(), 0.0f);
+}
+
 TEST(SessionFailureTest, FailedStepChangesNoState) {
   auto backend = std::make_unique<FakeBackend>();
   FakeBackend *fake = backend.get();
