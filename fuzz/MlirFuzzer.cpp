@@ -21,6 +21,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+
 using namespace mlir;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -34,7 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   context.loadAllAvailableDialects();
   // Diagnostics are expected: keep them off stderr.
   context.getDiagEngine().registerHandler([](Diagnostic &) { return success(); });
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads the buffer's terminating NUL: the input is copied
+  // into a string that has one (libFuzzer's buffer does not).
+  std::string text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
   if (!module || failed(verify(*module)))
     return 0;

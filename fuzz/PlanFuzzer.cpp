@@ -4,7 +4,11 @@
 // validate()); a valid one's memory statistics and hash; and, when it is
 // small enough to run (<= 16 MiB of tensors), a reference-backend session
 // that initializes its params and runs one step on zero inputs, where the
-// kernels meet the plan's shapes and attributes.
+// kernels meet the plan's shapes and attributes. Each input is tried as it
+// is (the header's checks) and with its header rewritten for the payload
+// after it (current version, size, checksum): a mutation almost always
+// breaks the checksum, and the payload parser, the validator and the
+// kernels are what the checksum would keep the fuzzer from reaching.
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzSupport.h"
@@ -13,14 +17,38 @@
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Session.h"
 
+#include "core/Hash.h"
+
+#include <cstring>
 #include <vector>
 
 using namespace mp::rt;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  StatusOr<Plan> plan = parsePlan(mp::fuzz::bytesOf(data, size), "fuzz.plan");
+static constexpr size_t kHeaderSize = 32; // docs/plan-format.md
+
+/// The input's payload (after a 32-byte header, or all of it when shorter)
+/// under a header that is right for it.
+static std::vector<uint8_t> withValidHeader(const uint8_t *data, size_t size) {
+  const uint8_t *payload = size >= kHeaderSize ? data + kHeaderSize : data;
+  size_t length = size >= kHeaderSize ? size - kHeaderSize : size;
+  std::vector<uint8_t> out(kHeaderSize + length);
+  const char magic[8] = {'M', 'P', 'P', 'L', 'A', 'N', 0, 0};
+  uint32_t version = Plan::kVersion, reserved = 0;
+  uint64_t bytes = length, checksum = fnv1a64(payload, length);
+  std::memcpy(out.data(), magic, 8);
+  std::memcpy(out.data() + 8, &version, 4);
+  std::memcpy(out.data() + 12, &reserved, 4);
+  std::memcpy(out.data() + 16, &bytes, 8);
+  std::memcpy(out.data() + 24, &checksum, 8);
+  if (length)
+    std::memcpy(out.data() + kHeaderSize, payload, length);
+  return out;
+}
+
+static void runPlan(std::vector<uint8_t> file) {
+  StatusOr<Plan> plan = parsePlan(std::move(file), "fuzz.plan");
   if (!plan.isOk())
-    return 0;
+    return;
   (void)planMemoryStats(*plan);
   (void)planHash(*plan);
   uint64_t bytes = plan->arenaSize;
@@ -28,13 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (t.kind != TensorKind::Scratch)
       bytes += t.byteSize();
   if (bytes > (uint64_t(16) << 20))
-    return 0;
+    return;
   StatusOr<std::unique_ptr<Session>> session =
       Session::create(std::move(*plan), createReferenceBackend());
   if (!session.isOk())
-    return 0;
+    return;
   if (!(*session)->initParams(1).isOk())
-    return 0;
+    return;
   for (const TensorInfo &info : (*session)->tensors())
     if (!info.isOutput && (info.kind == TensorKind::Input ||
                            info.kind == TensorKind::Label)) {
@@ -43,5 +71,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                   zeros.data(), zeros.size());
     }
   (void)(*session)->runStep();
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  runPlan(mp::fuzz::bytesOf(data, size));
+  runPlan(withValidHeader(data, size));
   return 0;
 }

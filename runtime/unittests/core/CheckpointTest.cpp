@@ -315,7 +315,7 @@ TEST_F(CheckpointFileTest, PlanHashMismatch) {
 TEST_F(CheckpointFileTest, AnotherModelsCheckpointIsNamedSo) {
   Plan plan = makeTwoReshapesPlan().plan;
   StatusOr<std::unique_ptr<Session>> made =
-      Session::create(std::move(plan), createTestBackend("fake"));
+      Session::create(std::move(plan), createTestBackend("reference"));
   ASSERT_TRUE(made.isOk()) << made.status().message();
   Status status = loadCheckpoint(**made, path);
   ASSERT_FALSE(status.isOk());

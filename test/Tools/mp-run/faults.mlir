@@ -93,3 +93,14 @@
 // RUN: bash -c 'timeout --preserve-status -s TERM 2 mp-run %t/f32.plan --synthetic --steps 100000000 --plain --log-every 100000000 --checkpoint %t/term.safetensors; echo "exit $?"' 2>&1 | FileCheck %s --check-prefix=TERM
 // TERM: mp-run: interrupted by SIGTERM after step {{[0-9]+}}; the state after step {{[0-9]+}} is in {{.*}}term.safetensors
 // TERM: exit 143
+
+// A periodic checkpoint that fails (rename fails with ENOSPC, injected
+// with LD_PRELOAD) is a warning, the previous one stays, the next interval
+// tries again; the run ends normally.
+// RUN: cc -shared -fPIC %S/Inputs/fail_rename.c -o %t/fail_rename.so -ldl
+// RUN: env LD_PRELOAD=%t/fail_rename.so FAIL_RENAME_CALLS=1 mp-run %t/f32.plan --synthetic --steps 6 --checkpoint-every 2 --checkpoint %t/periodic.safetensors --plain --log-every 6 2>&1 | FileCheck %s --check-prefix=PERIODIC
+// PERIODIC: mp-run: warning: the checkpoint at step 2 failed ({{.*}}No space left on device{{.*}}); the previous one stays, the next try is at step 4
+// PERIODIC: mp-run: the checkpoint at step 4 worked
+// PERIODIC: trained 6 steps (0 to 6)
+// RUN: mp-run %t/f32.plan --synthetic --steps 7 --resume %t/periodic.safetensors 2>&1 | FileCheck %s --check-prefix=RESUMED
+// RESUMED: trained 1 steps (6 to 7)
