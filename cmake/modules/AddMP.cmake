@@ -23,3 +23,25 @@ function(add_mp_tool name)
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
   target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS} MLIR LLVM)
 endfunction()
+
+# mp_checked_in(NAME GENERATED SOURCE TARGET): SOURCE, a file in the tree,
+# is a checked-in copy of GENERATED, which TARGET builds (the runtime builds
+# without MLIR, and the docs are read on the web). The ctest generated/NAME
+# fails while the two differ; `cmake --build build --target
+# mp-update-generated` rewrites every copy (README, "Add an op").
+function(mp_checked_in name generated source target)
+  add_test(NAME generated/${name}
+           COMMAND ${CMAKE_COMMAND} -E compare_files ${generated} ${source})
+  set_property(GLOBAL APPEND PROPERTY MP_CHECKED_IN_COMMANDS
+               COMMAND ${CMAKE_COMMAND} -E copy ${generated} ${source})
+  set_property(GLOBAL APPEND PROPERTY MP_CHECKED_IN_TARGETS ${target})
+endfunction()
+
+# The target that rewrites every checked-in copy; call once, last.
+function(mp_add_update_generated_target)
+  get_property(commands GLOBAL PROPERTY MP_CHECKED_IN_COMMANDS)
+  get_property(targets GLOBAL PROPERTY MP_CHECKED_IN_TARGETS)
+  add_custom_target(mp-update-generated ${commands}
+    DEPENDS ${targets}
+    COMMENT "rewriting the checked-in generated files from the ODS")
+endfunction()

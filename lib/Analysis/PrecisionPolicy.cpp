@@ -1,5 +1,6 @@
 //===- PrecisionPolicy.cpp - what a mixed-precision policy decides --------===//
 #include "mp/Analysis/PrecisionPolicy.h"
+#include "mp/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -54,7 +55,7 @@ Type PrecisionPolicy::getComputeType(MLIRContext *context) const {
 /// The target-specific default for `name`, where it differs from the op's
 /// own category: TensorFlow's oneDNN lists leave Erf out of infer.
 static bool isUnlistedOnTarget(PrecisionTarget target, llvm::StringRef name) {
-  return target == PrecisionTarget::CPU && name == "train.erf";
+  return target == PrecisionTarget::CPU && name == train::ErfOp::getOperationName();
 }
 
 /// The category ops named `name` have before any user edit, or none. The

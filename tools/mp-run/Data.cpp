@@ -47,7 +47,7 @@ rt::StatusOr<Feeds> mp::run::findFeeds(const rt::Session &session,
   // The class range: the logits of the loss that reads the label.
   const rt::Plan &plan = session.plan();
   for (const rt::KernelDesc &kernel : plan.kernels)
-    if (kernel.op == "train.sparse_cross_entropy" && kernel.inputs.size() == 2 &&
+    if (kernel.opId() == rt::OpId::TrainSparseCrossEntropy && kernel.inputs.size() == 2 &&
         kernel.inputs[1] == feeds.label->tensor) {
       const std::vector<int64_t> &logits = plan.tensors[kernel.inputs[0]].shape;
       if (logits.size() == 2)
@@ -165,6 +165,8 @@ rt::Status mp::run::makeSynthetic(Array &x, Array &y, const Feeds &feeds,
         "--synthetic-samples " + std::to_string(samples) + " of " +
         std::to_string(feeds.rowSize) +
         " values each is more than mp-run makes (2^31 values)");
+  if (classes == 0)
+    classes = feeds.classes > 0 ? std::min<int64_t>(10, feeds.classes) : 10;
   if (feeds.classes > 0 && classes > feeds.classes)
     return rt::invalidArgument("--classes " + std::to_string(classes) +
                                " is more than the plan's " +

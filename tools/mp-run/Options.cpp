@@ -20,7 +20,8 @@ data (one of):
   --train-y FILE.npy       labels, [samples] integers
   --synthetic              random inputs and labels instead
   --synthetic-samples N    how many (default 1024)
-  --classes N              label range of --synthetic (default 10)
+  --classes N              label range of --synthetic (default 10, or the
+                           plan's classes where it has fewer)
 length (one of):
   --steps N                training steps
   --epochs N               passes over the training data

@@ -12,7 +12,8 @@ struct Options {
   std::string trainX, trainY;
   bool synthetic = false;
   int64_t syntheticSamples = 1024;
-  int64_t classes = 10;
+  /// 0: 10, or the plan's class count where it has fewer.
+  int64_t classes = 0;
   int64_t steps = 0, epochs = 0;
   uint64_t seed = 0;
   bool shuffle = true;

@@ -205,9 +205,9 @@ const char *signalName(int signal) {
 double lossScaleFloor(const rt::Plan &plan) {
   bool scaled = false;
   for (const rt::KernelDesc &kernel : plan.kernels) {
-    if (kernel.op == "mp.update_scale")
+    if (kernel.opId() == rt::OpId::MpUpdateScale)
       return kernel.getFloat("min_scale", 0.0);
-    scaled |= kernel.op == "mp.unscale_and_check";
+    scaled |= kernel.opId() == rt::OpId::MpUnscaleAndCheck;
   }
   return scaled ? -1 : 0;
 }

@@ -1,7 +1,9 @@
 //===- KernelAttrs.cpp - typed access to kernel attributes ----------------===//
 //
-// The getters of KernelDesc (declared in Plan.h). They live apart from
-// Plan.cpp because kernels, not the plan reader, are their users.
+// The getters of KernelDesc (declared in Plan.h): the kernel's attribute,
+// else the default its op's ODS gives (OpTable.h), else the caller's
+// fallback. They live apart from Plan.cpp because kernels, not the plan
+// reader, are their users.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Plan.h"
@@ -17,27 +19,63 @@ static const Attr *findAttr(const KernelDesc &kernel, const std::string &name,
   return &it->second;
 }
 
+/// The ODS default of `name` when the kernel lacks the attribute.
+static const AttrSchema *defaultOf(const KernelDesc &kernel,
+                                   const std::string &name) {
+  if (kernel.attrs.count(name))
+    return nullptr;
+  const AttrSchema *schema = findAttrSchema(kernel.opId(), name);
+  return schema && schema->hasDefault ? schema : nullptr;
+}
+
 int64_t KernelDesc::getInt(const std::string &name, int64_t fallback) const {
   const Attr *attr = findAttr(*this, name, Attr::Kind::Ints);
-  return attr && !attr->ints.empty() ? attr->ints[0] : fallback;
+  if (attr && !attr->ints.empty())
+    return attr->ints[0];
+  const AttrSchema *schema = defaultOf(*this, name);
+  return schema && (schema->kind == AttrKind::Int ||
+                    schema->kind == AttrKind::Flag)
+             ? schema->defaultInt
+             : fallback;
 }
 
 double KernelDesc::getFloat(const std::string &name, double fallback) const {
   const Attr *attr = findAttr(*this, name, Attr::Kind::Floats);
-  return attr && !attr->floats.empty() ? attr->floats[0] : fallback;
+  if (attr && !attr->floats.empty())
+    return attr->floats[0];
+  const AttrSchema *schema = defaultOf(*this, name);
+  return schema && schema->kind == AttrKind::Float ? schema->defaultFloat
+                                                   : fallback;
 }
 
 bool KernelDesc::getFlag(const std::string &name) const {
-  const Attr *attr = findAttr(*this, name, Attr::Kind::Ints);
-  return attr && !attr->ints.empty() && attr->ints[0] != 0;
+  return getInt(name, 0) != 0;
 }
 
 const std::vector<int64_t> *KernelDesc::getInts(const std::string &name) const {
   const Attr *attr = findAttr(*this, name, Attr::Kind::Ints);
-  return attr ? &attr->ints : nullptr;
+  if (attr)
+    return &attr->ints;
+  const AttrSchema *schema = defaultOf(*this, name);
+  if (!schema || schema->kind != AttrKind::Ints)
+    return nullptr;
+  // One vector per default, made once: the caller keeps a pointer.
+  static thread_local std::map<const AttrSchema *, std::vector<int64_t>> made;
+  auto [it, fresh] = made.try_emplace(schema);
+  if (fresh)
+    it->second.assign(schema->defaultInts,
+                      schema->defaultInts + schema->numDefaultInts);
+  return &it->second;
 }
 
 const std::string *KernelDesc::getString(const std::string &name) const {
   const Attr *attr = findAttr(*this, name, Attr::Kind::String);
-  return attr ? &attr->str : nullptr;
+  if (attr)
+    return &attr->str;
+  const AttrSchema *schema = defaultOf(*this, name);
+  if (!schema || schema->kind != AttrKind::String || !schema->defaultString)
+    return nullptr;
+  static thread_local std::map<const AttrSchema *, std::string> made;
+  auto [it, fresh] = made.try_emplace(schema, schema->defaultString);
+  return &it->second;
 }

@@ -50,11 +50,11 @@ static bool isOihwFilter(const Plan &plan, uint32_t param) {
   std::vector<bool> carries(plan.tensors.size(), false);
   carries[param] = true;
   for (const KernelDesc &kernel : plan.kernels) {
-    if (kernel.op == "mp.cast" && kernel.inputs.size() == 1 &&
+    if (kernel.opId() == OpId::MpCast && kernel.inputs.size() == 1 &&
         kernel.outputs.size() == 1 && carries[kernel.inputs[0]])
       carries[kernel.outputs[0]] = true;
-    bool takesFilter = kernel.op == "train.conv2d" ||
-                       kernel.op == "train.conv2d_backward_data";
+    bool takesFilter = kernel.opId() == OpId::TrainConv2d ||
+                       kernel.opId() == OpId::TrainConv2dBackwardData;
     if (takesFilter && kernel.inputs.size() >= 2 && carries[kernel.inputs[1]]) {
       const std::string *layout = kernel.getString("layout");
       return layout && *layout == "NCHW";

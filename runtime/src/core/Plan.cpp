@@ -130,7 +130,7 @@ mp::rt::checkedByteSize(const std::vector<int64_t> &shape, DType dtype) {
 }
 
 bool mp::rt::isScratchReshape(const Plan &plan, const KernelDesc &kernel) {
-  if (kernel.op != "train.reshape" || kernel.inputs.size() != 1 ||
+  if (kernel.opId() != OpId::TrainReshape || kernel.inputs.size() != 1 ||
       kernel.outputs.size() != 1 || kernel.inputs[0] >= plan.tensors.size() ||
       kernel.outputs[0] >= plan.tensors.size())
     return false;

@@ -255,6 +255,7 @@ StatusOr<Plan> mp::rt::parsePlan(const std::vector<uint8_t> &bytes,
                     std::to_string(parser.position()) + "): " + error);
   if (Status valid = plan.validate(); !valid.isOk())
     return invalidArgument(origin + ": invalid plan: " + valid.message());
+  resolveOpIds(plan);
   return plan;
 }
 

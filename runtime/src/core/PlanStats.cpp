@@ -10,7 +10,7 @@ PlanMemoryStats mp::rt::planMemoryStats(const Plan &plan) {
   stats.arenaBytes = plan.arenaSize;
   size_t seed = plan.kernels.size();
   for (size_t k = 0; k < plan.kernels.size(); ++k)
-    if (plan.kernels[k].op == "train.grad_seed") {
+    if (plan.kernels[k].opId() == OpId::TrainGradSeed) {
       seed = k;
       break;
     }

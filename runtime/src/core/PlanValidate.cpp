@@ -154,6 +154,8 @@ private:
             static_cast<uint8_t>(Attr::Kind::String))
           return invalidArgument(describeKernel(k) + ": attribute '" + name +
                                  "' has an unknown kind");
+      if (Status schema = checkKernelSchema(kernel); !schema.isOk())
+        return invalidArgument(describeKernel(k) + ": " + schema.message());
     }
     return Status::ok();
   }

@@ -110,6 +110,7 @@ static void fill(const TensorView &view, double value) {
 
 Status Session::initialize() {
   MP_RETURN_IF_ERROR(plan_.validate());
+  resolveOpIds(plan_);
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
     Status checked = backend_->check(plan_.kernels[k], plan_);
     if (!checked.isOk())
@@ -345,7 +346,7 @@ void Session::decideHoistedCasts(const std::vector<const ResultDesc *> &flipped,
   skipped_.assign(kernels.size(), false);
   for (size_t k = 0; k < kernels.size(); ++k) {
     const KernelDesc &kernel = kernels[k];
-    if (kernel.op != "mp.cast" || kernel.inputs.size() != 1 ||
+    if (kernel.opId() != OpId::MpCast || kernel.inputs.size() != 1 ||
         kernel.outputs.size() != 1)
       continue;
     uint32_t state = kernel.inputs[0], copy = kernel.outputs[0];
@@ -399,7 +400,7 @@ void Session::aliasReshapes(const std::vector<int> &valueUses) {
   };
   for (size_t k = 0; k < end; ++k) {
     const KernelDesc &kernel = kernels[k];
-    if (kernel.op != "train.reshape" || kernel.inputs.size() != 1 ||
+    if (kernel.opId() != OpId::TrainReshape || kernel.inputs.size() != 1 ||
         kernel.outputs.size() != 1)
       continue;
     uint32_t x = kernel.inputs[0], y = kernel.outputs[0];
@@ -676,7 +677,7 @@ Status Session::describeFailedCheck(uint32_t check) const {
         kernel.outputs.end())
       producer = &kernel;
   std::string detail;
-  if (producer && producer->op == "mp.all_finite") {
+  if (producer && producer->opId() == OpId::MpAllFinite) {
     // The first checked tensor that holds inf or NaN, named by the
     // parameter an optimizer updates with it.
     const std::vector<uint32_t> &checked = producer->inputs;
@@ -695,8 +696,8 @@ Status Session::describeFailedCheck(uint32_t check) const {
         continue;
       std::string name = "checked tensor #" + std::to_string(i);
       for (const KernelDesc &kernel : plan_.kernels) {
-        if (kernel.op.rfind("train.sgd", 0) != 0 &&
-            kernel.op.rfind("train.adam", 0) != 0)
+        if (kernel.opId() == OpId::Unknown ||
+            !opSchema(kernel.opId()).optimizer)
           continue;
         if (std::find(kernel.inputs.begin(), kernel.inputs.end(), t) ==
             kernel.inputs.end())

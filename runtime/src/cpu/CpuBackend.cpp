@@ -110,34 +110,34 @@ private:
                   const std::vector<TensorView> &outputs,
                   std::string &implementation) {
     bool handled = false;
-    if (kernel.op == "train.matmul" || kernel.op == "mp.matmul_epilogue") {
+    if (kernel.opId() == OpId::TrainMatmul || kernel.opId() == OpId::MpMatmulEpilogue) {
       MP_RETURN_IF_ERROR(matmuls_.run(kernel, inputs, outputs, handled));
       if (handled) {
         implementation = "oneDNN " + matmuls_.lastImplementation();
         return Status::ok();
       }
-    } else if (kernel.op == "train.conv2d" ||
-               kernel.op == "train.conv2d_backward_data" ||
-               kernel.op == "train.conv2d_backward_filter") {
+    } else if (kernel.opId() == OpId::TrainConv2d ||
+               kernel.opId() == OpId::TrainConv2dBackwardData ||
+               kernel.opId() == OpId::TrainConv2dBackwardFilter) {
       MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
       if (handled) {
         implementation = "oneDNN " + convs_.lastImplementation();
         return Status::ok();
       }
-    } else if (kernel.op == "train.batch_norm" ||
-               kernel.op == "train.batch_norm_grad") {
+    } else if (kernel.opId() == OpId::TrainBatchNorm ||
+               kernel.opId() == OpId::TrainBatchNormGrad) {
       MP_RETURN_IF_ERROR(cpu::runBatchNorm(kernel, inputs, outputs, handled));
       if (handled) {
         implementation = "own loop over channels";
         return Status::ok();
       }
       implementation = "reference kernel, channels over the threads";
-      return kernel.op == "train.batch_norm"
+      return kernel.opId() == OpId::TrainBatchNorm
                  ? ref::runBatchNormWith(kernel, inputs, outputs,
                                          cpu::parallelFor)
                  : ref::runBatchNormGradWith(kernel, inputs, outputs,
                                              cpu::parallelFor);
-    } else if (kernel.op == "mp.cast") {
+    } else if (kernel.opId() == OpId::MpCast) {
       if (inputs.size() == 1 && outputs.size() == 1 &&
           cpu::castFast(inputs[0], outputs[0])) {
         implementation = "own conversion loop";

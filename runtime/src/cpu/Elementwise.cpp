@@ -235,37 +235,37 @@ void geluGradTanhChunk(const float *const *x, float *const *y, int64_t n) {
 
 using ElementwiseFn = bool (*)(const Views &, const Views &);
 
-/// The elementwise ops by name; gelu and gelu_grad pick their form from
+/// The elementwise ops by id; gelu and gelu_grad pick their form from
 /// `tanh_approx`.
 ElementwiseFn elementwiseKernel(const KernelDesc &kernel) {
   using namespace ref;
-  static const std::pair<const char *, ElementwiseFn> table[] = {
-      {"train.neg", unary<negF>},
-      {"train.exp", unaryChunks<expChunk>},
-      {"train.log", unary<logF>},
-      {"train.sqrt", unary<sqrtF>},
-      {"train.rsqrt", unary<rsqrtF>},
-      {"train.tanh", unaryChunks<tanhChunk>},
-      {"train.sigmoid", unaryChunks<sigmoidChunk>},
-      {"train.erf", unaryChunks<erfChunk>},
-      {"train.relu", unary<reluF>},
-      {"train.add", binary<AddOp::f>},
-      {"train.sub", binary<SubOp::f>},
-      {"train.mul", binary<MulOp::f>},
-      {"train.div", binary<DivOp::f>},
-      {"train.maximum", binary<MaximumOp::f>},
-      {"train.minimum", binary<MinimumOp::f>},
-      {"train.pow", binary<PowOp::f>},
-      {"train.relu_grad", binary<reluGradF>},
-      {"train.tanh_grad", binary<tanhGradF>},
-      {"train.sigmoid_grad", binary<sigmoidGradF>},
+  static const std::pair<OpId, ElementwiseFn> table[] = {
+      {OpId::TrainNeg, unary<negF>},
+      {OpId::TrainExp, unaryChunks<expChunk>},
+      {OpId::TrainLog, unary<logF>},
+      {OpId::TrainSqrt, unary<sqrtF>},
+      {OpId::TrainRsqrt, unary<rsqrtF>},
+      {OpId::TrainTanh, unaryChunks<tanhChunk>},
+      {OpId::TrainSigmoid, unaryChunks<sigmoidChunk>},
+      {OpId::TrainErf, unaryChunks<erfChunk>},
+      {OpId::TrainRelu, unary<reluF>},
+      {OpId::TrainAdd, binary<AddOp::f>},
+      {OpId::TrainSub, binary<SubOp::f>},
+      {OpId::TrainMul, binary<MulOp::f>},
+      {OpId::TrainDiv, binary<DivOp::f>},
+      {OpId::TrainMaximum, binary<MaximumOp::f>},
+      {OpId::TrainMinimum, binary<MinimumOp::f>},
+      {OpId::TrainPow, binary<PowOp::f>},
+      {OpId::TrainReluGrad, binary<reluGradF>},
+      {OpId::TrainTanhGrad, binary<tanhGradF>},
+      {OpId::TrainSigmoidGrad, binary<sigmoidGradF>},
   };
-  const std::string &op = kernel.op;
+  OpId op = kernel.opId();
   bool tanhApprox = kernel.getFlag("tanh_approx");
-  if (op == "train.gelu")
+  if (op == OpId::TrainGelu)
     return tanhApprox ? unaryChunks<geluTanhChunk>
                       : unaryChunks<geluExactChunk>;
-  if (op == "train.gelu_grad")
+  if (op == OpId::TrainGeluGrad)
     return tanhApprox ? binaryChunks<geluGradTanhChunk>
                       : binaryChunks<geluGradExactChunk>;
   for (const auto &[name, fn] : table)
@@ -587,7 +587,7 @@ MP_IVDEP
 Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
                  const std::vector<TensorView> &out, bool &handled,
                  const TensorView *castOut = nullptr, size_t castOutput = 0) {
-  const std::string &op = kernel.op;
+  OpId op = kernel.opId();
   int64_t n = in.empty() ? 0 : in[0].numElements();
   if (castOut &&
       (castOutput >= out.size() || out[castOutput].dtype != DType::F32 ||
@@ -599,8 +599,8 @@ Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
       fromFloats(y[castOutput], castOut->dtype, elementAt(*castOut, first),
                  len);
   };
-  if (op == "train.sgd" || op == "train.sgd_momentum") {
-    bool momentum = op == "train.sgd_momentum";
+  if (op == OpId::TrainSgd || op == OpId::TrainSgdMomentum) {
+    bool momentum = op == OpId::TrainSgdMomentum;
     if (!sameFloat(in, out, momentum ? 3 : 2, momentum ? 2 : 1))
       return Status::ok();
     ref::SgdRule rule;
@@ -639,7 +639,7 @@ Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
   else
     return Status::ok();
   ref::AdamRule rule;
-  MP_RETURN_IF_ERROR(ref::getAdamRule(kernel, op == "train.adamw", t, rule));
+  MP_RETURN_IF_ERROR(ref::getAdamRule(kernel, op == OpId::TrainAdamw, t, rule));
   mapElements<4, 3>({&in[0], &in[1], &in[2], &in[3]},
                     {&out[0], &out[1], &out[2]}, n,
                     [&](const float *const *x, float *const *y, int64_t len) {
@@ -659,23 +659,23 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
                          const std::vector<TensorView> &outputs,
                          bool &handled) {
   handled = false;
-  const std::string &op = kernel.op;
+  OpId op = kernel.opId();
   if (ElementwiseFn fn = elementwiseKernel(kernel))
     handled = fn(inputs, outputs);
-  else if (op == "mp.scale")
+  else if (op == OpId::MpScale)
     handled = scale(inputs, outputs);
-  else if (op == "mp.unscale_and_check" || op == "mp.all_finite")
-    handled = unscaleAndCheck(inputs, outputs, op == "mp.unscale_and_check");
-  else if (op == "train.fill")
+  else if (op == OpId::MpUnscaleAndCheck || op == OpId::MpAllFinite)
+    handled = unscaleAndCheck(inputs, outputs, op == OpId::MpUnscaleAndCheck);
+  else if (op == OpId::TrainFill)
     handled = fill(kernel, inputs, outputs);
-  else if (op == "train.transpose")
+  else if (op == OpId::TrainTranspose)
     handled = transposeRows(kernel, inputs, outputs);
-  else if (op == "train.bias_add")
+  else if (op == OpId::TrainBiasAdd)
     handled = biasAdd(kernel, inputs, outputs);
-  else if (op == "train.reduce_sum" || op == "train.reduce_mean")
-    handled = reduceLeading(kernel, op == "train.reduce_mean", inputs, outputs);
-  else if (op == "train.sgd" || op == "train.sgd_momentum" ||
-           op == "train.adam" || op == "train.adamw")
+  else if (op == OpId::TrainReduceSum || op == OpId::TrainReduceMean)
+    handled = reduceLeading(kernel, op == OpId::TrainReduceMean, inputs, outputs);
+  else if (op == OpId::TrainSgd || op == OpId::TrainSgdMomentum ||
+           op == OpId::TrainAdam || op == OpId::TrainAdamw)
     return optimizer(kernel, inputs, outputs, handled);
   return Status::ok();
 }
@@ -686,9 +686,9 @@ Status cpu::runOptimizerThenCast(const KernelDesc &kernel,
                                  size_t output, const TensorView &castOut,
                                  bool &handled) {
   handled = false;
-  const std::string &op = kernel.op;
-  if (op != "train.sgd" && op != "train.sgd_momentum" && op != "train.adam" &&
-      op != "train.adamw")
+  OpId op = kernel.opId();
+  if (op != OpId::TrainSgd && op != OpId::TrainSgdMomentum && op != OpId::TrainAdam &&
+      op != OpId::TrainAdamw)
     return Status::ok();
   return optimizer(kernel, inputs, outputs, handled, &castOut, output);
 }

@@ -15,8 +15,8 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
                           const std::vector<TensorView> &outputs,
                           bool &handled) {
   handled = false;
-  bool isGrad = kernel.op == "train.sparse_cross_entropy_grad";
-  if ((kernel.op != "train.sparse_cross_entropy" && !isGrad) ||
+  bool isGrad = kernel.opId() == OpId::TrainSparseCrossEntropyGrad;
+  if ((kernel.opId() != OpId::TrainSparseCrossEntropy && !isGrad) ||
       inputs.size() != (isGrad ? 3u : 2u) || outputs.size() != 1)
     return;
   const TensorView &logits = inputs[0], &labels = inputs[1], &out = outputs[0];

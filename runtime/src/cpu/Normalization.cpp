@@ -30,7 +30,7 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
                            const std::vector<TensorView> &out,
                            bool &handled) {
   handled = false;
-  if (kernel.op != "train.layer_norm_grad" || in.size() != 5 ||
+  if (kernel.opId() != OpId::TrainLayerNormGrad || in.size() != 5 ||
       out.size() != 3)
     return;
   const TensorView &dy = in[0], &x = in[1], &scale = in[2], &mean = in[3],
@@ -273,8 +273,8 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
                          const std::vector<TensorView> &in,
                          const std::vector<TensorView> &out, bool &handled) {
   handled = false;
-  bool isGrad = kernel.op == "train.batch_norm_grad";
-  if (kernel.op != "train.batch_norm" && !isGrad)
+  bool isGrad = kernel.opId() == OpId::TrainBatchNormGrad;
+  if (kernel.opId() != OpId::TrainBatchNorm && !isGrad)
     return Status::ok();
   MP_RETURN_IF_ERROR(isGrad ? ref::checkBatchNormGradKernel(kernel, in, out)
                             : ref::checkBatchNormKernel(kernel, in, out));

@@ -265,8 +265,8 @@ Status ConvCache::run(const KernelDesc &kernel,
       inputs[0].shape.size() != 4 || inputs[1].shape.size() != 4 ||
       outputs[0].shape.size() != 4)
     return Status::ok();
-  ConvKind kind = kernel.op == "train.conv2d" ? ConvKind::Forward
-                  : kernel.op == "train.conv2d_backward_data"
+  ConvKind kind = kernel.opId() == OpId::TrainConv2d ? ConvKind::Forward
+                  : kernel.opId() == OpId::TrainConv2dBackwardData
                       ? ConvKind::BackwardData
                       : ConvKind::BackwardFilter;
   // The views in the forward roles: image x, filter f, image y.

@@ -88,7 +88,7 @@ size_t MatmulCache::scratchBytes() const { return impl_->scratch.size(); }
 static bool matmulKey(const KernelDesc &kernel,
                       const std::vector<TensorView> &in,
                       const std::vector<TensorView> &out, MatmulKey &key) {
-  bool epilogue = kernel.op == "mp.matmul_epilogue";
+  bool epilogue = kernel.opId() == OpId::MpMatmulEpilogue;
   if (!(in.size() == 2 || (epilogue && in.size() == 3)) || out.size() != 1)
     return false;
   key.hasBias = in.size() == 3;

@@ -12,8 +12,8 @@ void cpu::runMaxPool(const KernelDesc &kernel,
                      const std::vector<TensorView> &in,
                      const std::vector<TensorView> &out, bool &handled) {
   handled = false;
-  bool isGrad = kernel.op == "train.max_pool2d_grad";
-  if ((kernel.op != "train.max_pool2d" && !isGrad) ||
+  bool isGrad = kernel.opId() == OpId::TrainMaxPool2dGrad;
+  if ((kernel.opId() != OpId::TrainMaxPool2d && !isGrad) ||
       in.size() != (isGrad ? 2u : 1u) || out.size() != 1)
     return;
   const TensorView &x = isGrad ? in[1] : in[0];

@@ -20,15 +20,15 @@ static int64_t axisOf(const KernelDesc &kernel, int64_t rank) {
 /// views (every view split, as all of them lead with the row dimension).
 static bool rowIndependent(const KernelDesc &kernel,
                            const std::vector<TensorView> &in) {
-  const std::string &op = kernel.op;
+  OpId op = kernel.opId();
   if (in.empty() || in[0].shape.empty())
     return false;
   int64_t rank = static_cast<int64_t>(in[0].shape.size());
-  if (op == "train.softmax" || op == "train.log_softmax" ||
-      op == "train.softmax_grad" || op == "train.log_softmax_grad")
+  if (op == OpId::TrainSoftmax || op == OpId::TrainLogSoftmax ||
+      op == OpId::TrainSoftmaxGrad || op == OpId::TrainLogSoftmaxGrad)
     return axisOf(kernel, rank) > 0;
-  if (op == "train.reduce_sum" || op == "train.reduce_mean" ||
-      op == "train.reduce_max") {
+  if (op == OpId::TrainReduceSum || op == OpId::TrainReduceMean ||
+      op == OpId::TrainReduceMax) {
     // Reductions that keep dimension 0: each result row folds only its own
     // input row (leading-dimension sums are cpu/Elementwise.cpp's).
     const std::vector<int64_t> *dims = kernel.getInts("dims");
@@ -39,10 +39,10 @@ static bool rowIndependent(const KernelDesc &kernel,
         return false;
     return true;
   }
-  return op == "train.max_pool2d" || op == "train.avg_pool2d" ||
-         op == "train.max_pool2d_grad" || op == "train.avg_pool2d_grad" ||
-         op == "train.global_avg_pool2d" ||
-         op == "train.global_avg_pool2d_grad";
+  return op == OpId::TrainMaxPool2d || op == OpId::TrainAvgPool2d ||
+         op == OpId::TrainMaxPool2dGrad || op == OpId::TrainAvgPool2dGrad ||
+         op == OpId::TrainGlobalAvgPool2d ||
+         op == OpId::TrainGlobalAvgPool2dGrad;
 }
 
 /// layer_norm: x, y, mean and inv_std split by rows; scale and offset are
@@ -50,7 +50,7 @@ static bool rowIndependent(const KernelDesc &kernel,
 static bool layerNormRows(const KernelDesc &kernel,
                           const std::vector<TensorView> &in,
                           std::vector<bool> &splitIn) {
-  if (kernel.op != "train.layer_norm" || in.size() != 3 ||
+  if (kernel.opId() != OpId::TrainLayerNorm || in.size() != 3 ||
       in[0].shape.empty())
     return false;
   if (axisOf(kernel, static_cast<int64_t>(in[0].shape.size())) <= 0)

@@ -29,8 +29,8 @@ void cpu::runSoftmaxLastAxis(const KernelDesc &kernel,
                              const std::vector<TensorView> &outputs,
                              bool &handled) {
   handled = false;
-  bool isLog = kernel.op == "train.log_softmax";
-  if ((kernel.op != "train.softmax" && !isLog) || inputs.size() != 1 ||
+  bool isLog = kernel.opId() == OpId::TrainLogSoftmax;
+  if ((kernel.opId() != OpId::TrainSoftmax && !isLog) || inputs.size() != 1 ||
       outputs.size() != 1)
     return;
   const TensorView &x = inputs[0], &y = outputs[0];

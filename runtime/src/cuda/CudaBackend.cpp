@@ -22,9 +22,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <array>
 #include <unordered_map>
 #endif
 
@@ -109,7 +111,7 @@ public:
   /// check() admits only the ops it has kernels for: matmuls on cuBLASLt,
   /// the rest on own kernels.
   std::string implementationOf(const KernelDesc &kernel) const override {
-    return kernel.op == "train.matmul" || kernel.op == "mp.matmul_epilogue"
+    return kernel.opId() == OpId::TrainMatmul || kernel.opId() == OpId::MpMatmulEpilogue
                ? "cuBLASLt"
                : "own CUDA kernel";
   }
@@ -126,7 +128,9 @@ public:
   Status copyOnDevice(void *to, const void *from, size_t bytes) override;
   Status finishStep() override;
 
-  static const std::unordered_map<std::string, OpEntry> &ops();
+  /// The handler of each op, indexed by OpId; null where this backend has
+  /// no kernel.
+  static const OpEntry *entryOf(OpId id);
 
 private:
   CudaBackend() = default;
@@ -201,78 +205,84 @@ private:
   size_t deviceBytes_ = 0;
 };
 
-const std::unordered_map<std::string, OpEntry> &CudaBackend::ops() {
+const OpEntry *CudaBackend::entryOf(OpId id) {
   using B = CudaBackend;
-  static const std::unordered_map<std::string, OpEntry> table = {
-      {"train.neg", {&B::runUnary, 1, 1}},
-      {"train.exp", {&B::runUnary, 1, 1}},
-      {"train.log", {&B::runUnary, 1, 1}},
-      {"train.sqrt", {&B::runUnary, 1, 1}},
-      {"train.rsqrt", {&B::runUnary, 1, 1}},
-      {"train.tanh", {&B::runUnary, 1, 1}},
-      {"train.sigmoid", {&B::runUnary, 1, 1}},
-      {"train.erf", {&B::runUnary, 1, 1}},
-      {"train.relu", {&B::runUnary, 1, 1}},
-      {"train.gelu", {&B::runUnary, 1, 1}},
-      {"train.add", {&B::runBinary, 2, 1}},
-      {"train.sub", {&B::runBinary, 2, 1}},
-      {"train.mul", {&B::runBinary, 2, 1}},
-      {"train.div", {&B::runBinary, 2, 1}},
-      {"train.maximum", {&B::runBinary, 2, 1}},
-      {"train.minimum", {&B::runBinary, 2, 1}},
-      {"train.pow", {&B::runBinary, 2, 1}},
-      {"train.compare", {&B::runCompare, 2, 1}},
-      {"train.select", {&B::runSelect, 3, 1}},
-      {"train.relu_grad", {&B::runActivationGrad, 2, 1}},
-      {"train.tanh_grad", {&B::runActivationGrad, 2, 1}},
-      {"train.sigmoid_grad", {&B::runActivationGrad, 2, 1}},
-      {"train.gelu_grad", {&B::runActivationGrad, 2, 1}},
-      {"train.bias_add", {&B::runBiasAdd, 2, 1}},
-      {"train.matmul", {&B::runMatmul, 2, 1}},
-      {"mp.matmul_epilogue", {&B::runMatmulEpilogue, 2, 1}},
-      {"mp.cast", {&B::runCast, 1, 1}},
-      {"mp.scale", {&B::runScale, 2, 1}},
-      {"mp.unscale_and_check", {&B::runUnscale, 2, 2}},
-      {"mp.all_finite", {&B::runAllFinite, 1, 1}},
-      {"mp.select", {&B::runStateSelect, 3, 1}},
-      {"mp.update_scale", {&B::runUpdateScale, 3, 2}},
-      {"train.sgd", {&B::runSgd, 2, 1}},
-      {"train.sgd_momentum", {&B::runSgd, 3, 2}},
-      {"train.adam", {&B::runAdam, 5, 3}},
-      {"train.adamw", {&B::runAdam, 5, 3}},
-      {"train.softmax", {&B::runSoftmax, 1, 1}},
-      {"train.log_softmax", {&B::runSoftmax, 1, 1}},
-      {"train.softmax_grad", {&B::runSoftmaxGrad, 2, 1}},
-      {"train.log_softmax_grad", {&B::runSoftmaxGrad, 2, 1}},
-      {"train.sparse_cross_entropy", {&B::runCrossEntropy, 2, 1}},
-      {"train.sparse_cross_entropy_grad", {&B::runCrossEntropyGrad, 3, 1}},
-      {"train.reduce_sum", {&B::runReduce, 1, 1}},
-      {"train.reduce_mean", {&B::runReduce, 1, 1}},
-      {"train.reduce_max", {&B::runReduce, 1, 1}},
-      {"train.layer_norm", {&B::runLayerNorm, 3, 3}},
-      {"train.layer_norm_grad", {&B::runLayerNormGrad, 5, 3}},
-      {"train.batch_norm", {&B::runBatchNorm, 5, 5}},
-      {"train.batch_norm_grad", {&B::runBatchNormGrad, 5, 3}},
-      {"train.reshape", {&B::runReshape, 1, 1}},
-      {"train.transpose", {&B::runTranspose, 1, 1}},
-      {"train.broadcast", {&B::runBroadcast, 1, 1}},
-      {"train.slice", {&B::runSlice, 1, 1}},
-      {"train.concat", {&B::runConcat, 1, 1}},
-      {"train.fill", {&B::runFill, 0, 1}},
-      {"train.grad_seed", {&B::runGradSeed, 1, 1}},
-      {"train.embedding", {&B::runEmbedding, 2, 1}},
-      {"train.embedding_grad", {&B::runEmbeddingGrad, 2, 1}},
-      {"train.conv2d", {&B::runConv, 2, 1}},
-      {"train.conv2d_backward_data", {&B::runConv, 2, 1}},
-      {"train.conv2d_backward_filter", {&B::runConv, 2, 1}},
-      {"train.max_pool2d", {&B::runPool, 1, 1}},
-      {"train.avg_pool2d", {&B::runPool, 1, 1}},
-      {"train.max_pool2d_grad", {&B::runPoolGrad, 2, 1}},
-      {"train.avg_pool2d_grad", {&B::runPoolGrad, 1, 1}},
-      {"train.global_avg_pool2d", {&B::runGlobalPool, 1, 1}},
-      {"train.global_avg_pool2d_grad", {&B::runGlobalPool, 1, 1}},
+  static const std::pair<OpId, OpEntry> entries[] = {
+      {OpId::TrainNeg, {&B::runUnary, 1, 1}},
+      {OpId::TrainExp, {&B::runUnary, 1, 1}},
+      {OpId::TrainLog, {&B::runUnary, 1, 1}},
+      {OpId::TrainSqrt, {&B::runUnary, 1, 1}},
+      {OpId::TrainRsqrt, {&B::runUnary, 1, 1}},
+      {OpId::TrainTanh, {&B::runUnary, 1, 1}},
+      {OpId::TrainSigmoid, {&B::runUnary, 1, 1}},
+      {OpId::TrainErf, {&B::runUnary, 1, 1}},
+      {OpId::TrainRelu, {&B::runUnary, 1, 1}},
+      {OpId::TrainGelu, {&B::runUnary, 1, 1}},
+      {OpId::TrainAdd, {&B::runBinary, 2, 1}},
+      {OpId::TrainSub, {&B::runBinary, 2, 1}},
+      {OpId::TrainMul, {&B::runBinary, 2, 1}},
+      {OpId::TrainDiv, {&B::runBinary, 2, 1}},
+      {OpId::TrainMaximum, {&B::runBinary, 2, 1}},
+      {OpId::TrainMinimum, {&B::runBinary, 2, 1}},
+      {OpId::TrainPow, {&B::runBinary, 2, 1}},
+      {OpId::TrainCompare, {&B::runCompare, 2, 1}},
+      {OpId::TrainSelect, {&B::runSelect, 3, 1}},
+      {OpId::TrainReluGrad, {&B::runActivationGrad, 2, 1}},
+      {OpId::TrainTanhGrad, {&B::runActivationGrad, 2, 1}},
+      {OpId::TrainSigmoidGrad, {&B::runActivationGrad, 2, 1}},
+      {OpId::TrainGeluGrad, {&B::runActivationGrad, 2, 1}},
+      {OpId::TrainBiasAdd, {&B::runBiasAdd, 2, 1}},
+      {OpId::TrainMatmul, {&B::runMatmul, 2, 1}},
+      {OpId::MpMatmulEpilogue, {&B::runMatmulEpilogue, 2, 1}},
+      {OpId::MpCast, {&B::runCast, 1, 1}},
+      {OpId::MpScale, {&B::runScale, 2, 1}},
+      {OpId::MpUnscaleAndCheck, {&B::runUnscale, 2, 2}},
+      {OpId::MpAllFinite, {&B::runAllFinite, 1, 1}},
+      {OpId::MpSelect, {&B::runStateSelect, 3, 1}},
+      {OpId::MpUpdateScale, {&B::runUpdateScale, 3, 2}},
+      {OpId::TrainSgd, {&B::runSgd, 2, 1}},
+      {OpId::TrainSgdMomentum, {&B::runSgd, 3, 2}},
+      {OpId::TrainAdam, {&B::runAdam, 5, 3}},
+      {OpId::TrainAdamw, {&B::runAdam, 5, 3}},
+      {OpId::TrainSoftmax, {&B::runSoftmax, 1, 1}},
+      {OpId::TrainLogSoftmax, {&B::runSoftmax, 1, 1}},
+      {OpId::TrainSoftmaxGrad, {&B::runSoftmaxGrad, 2, 1}},
+      {OpId::TrainLogSoftmaxGrad, {&B::runSoftmaxGrad, 2, 1}},
+      {OpId::TrainSparseCrossEntropy, {&B::runCrossEntropy, 2, 1}},
+      {OpId::TrainSparseCrossEntropyGrad, {&B::runCrossEntropyGrad, 3, 1}},
+      {OpId::TrainReduceSum, {&B::runReduce, 1, 1}},
+      {OpId::TrainReduceMean, {&B::runReduce, 1, 1}},
+      {OpId::TrainReduceMax, {&B::runReduce, 1, 1}},
+      {OpId::TrainLayerNorm, {&B::runLayerNorm, 3, 3}},
+      {OpId::TrainLayerNormGrad, {&B::runLayerNormGrad, 5, 3}},
+      {OpId::TrainBatchNorm, {&B::runBatchNorm, 5, 5}},
+      {OpId::TrainBatchNormGrad, {&B::runBatchNormGrad, 5, 3}},
+      {OpId::TrainReshape, {&B::runReshape, 1, 1}},
+      {OpId::TrainTranspose, {&B::runTranspose, 1, 1}},
+      {OpId::TrainBroadcast, {&B::runBroadcast, 1, 1}},
+      {OpId::TrainSlice, {&B::runSlice, 1, 1}},
+      {OpId::TrainConcat, {&B::runConcat, 1, 1}},
+      {OpId::TrainFill, {&B::runFill, 0, 1}},
+      {OpId::TrainGradSeed, {&B::runGradSeed, 1, 1}},
+      {OpId::TrainEmbedding, {&B::runEmbedding, 2, 1}},
+      {OpId::TrainEmbeddingGrad, {&B::runEmbeddingGrad, 2, 1}},
+      {OpId::TrainConv2d, {&B::runConv, 2, 1}},
+      {OpId::TrainConv2dBackwardData, {&B::runConv, 2, 1}},
+      {OpId::TrainConv2dBackwardFilter, {&B::runConv, 2, 1}},
+      {OpId::TrainMaxPool2d, {&B::runPool, 1, 1}},
+      {OpId::TrainAvgPool2d, {&B::runPool, 1, 1}},
+      {OpId::TrainMaxPool2dGrad, {&B::runPoolGrad, 2, 1}},
+      {OpId::TrainAvgPool2dGrad, {&B::runPoolGrad, 1, 1}},
+      {OpId::TrainGlobalAvgPool2d, {&B::runGlobalPool, 1, 1}},
+      {OpId::TrainGlobalAvgPool2dGrad, {&B::runGlobalPool, 1, 1}},
   };
-  return table;
+  static const std::array<const OpEntry *, kNumOps> byId = [] {
+    std::array<const OpEntry *, kNumOps> table{};
+    for (const auto &[op, entry] : entries)
+      table[static_cast<size_t>(op)] = &entry;
+    return table;
+  }();
+  return id == OpId::Unknown ? nullptr : byId[static_cast<size_t>(id)];
 }
 
 //===----------------------------------------------------------------------===//
@@ -449,7 +459,7 @@ Status CudaBackend::ensureWorkspace(uint64_t bytes) {
 
 Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
   MP_RETURN_IF_ERROR(reference_->check(kernel, plan));
-  if (!ops().count(kernel.op))
+  if (!entryOf(kernel.opId()))
     return unimplemented("the cuda backend does not run '" + kernel.op +
                          "' (docs/runtime-cuda.md lists the ops it runs; "
                          "the cpu and reference backends run every op)");
@@ -461,16 +471,19 @@ Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
   constexpr int64_t kMaxBlocks = 0x7fffffff;
   for (uint32_t id : kernel.inputs)
     if (shapeOf(id).size() > static_cast<size_t>(kMaxRank) &&
-        (kernel.op == "train.transpose" || kernel.op == "train.broadcast" ||
-         kernel.op == "train.slice" ||
-         kernel.op.rfind("train.reduce_", 0) == 0))
+        (kernel.opId() == OpId::TrainTranspose ||
+         kernel.opId() == OpId::TrainBroadcast ||
+         kernel.opId() == OpId::TrainSlice ||
+         kernel.opId() == OpId::TrainReduceSum ||
+         kernel.opId() == OpId::TrainReduceMean ||
+         kernel.opId() == OpId::TrainReduceMax))
       return unimplemented(kernel.op +
                            " on the cuda backend takes tensors "
                            "of rank <= " +
                            std::to_string(kMaxRank));
   for (uint32_t id : kernel.outputs)
     if (shapeOf(id).size() > static_cast<size_t>(kMaxRank) &&
-        (kernel.op == "train.broadcast"))
+        (kernel.opId() == OpId::TrainBroadcast))
       return unimplemented(kernel.op +
                            " on the cuda backend takes tensors "
                            "of rank <= " +
@@ -478,18 +491,18 @@ Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
   int64_t largest = 0;
   for (uint32_t id : kernel.inputs)
     largest = std::max<int64_t>(largest, plan.tensors[id].numElements());
-  if (largest > kMaxBlocks && kernel.op != "train.reshape")
+  if (largest > kMaxBlocks && kernel.opId() != OpId::TrainReshape)
     return unimplemented(kernel.op + " on the cuda backend takes tensors of "
                                      "at most 2^31 - 1 elements");
   // A 16-bit epilogue result: the product is first stored in f32.
-  if (kernel.op == "mp.matmul_epilogue" &&
+  if (kernel.opId() == OpId::MpMatmulEpilogue &&
       plan.tensors[kernel.outputs[0]].dtype != DType::F32)
     workspaceNeeded_ = std::max<uint64_t>(
         workspaceNeeded_,
         sizeof(float) *
             std::max<int64_t>(plan.tensors[kernel.outputs[0]].numElements(),
                               1));
-  if (kernel.op == "train.sparse_cross_entropy")
+  if (kernel.opId() == OpId::TrainSparseCrossEntropy)
     workspaceNeeded_ = std::max<uint64_t>(
         workspaceNeeded_,
         sizeof(float) * std::max<int64_t>(shapeOf(kernel.inputs[0])[0], 1));
@@ -498,10 +511,10 @@ Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
 
 Status CudaBackend::run(const KernelDesc &kernel, const Views &inputs,
                         const Views &outputs) {
-  auto it = ops().find(kernel.op);
-  if (it == ops().end())
+  const OpEntry *found = entryOf(kernel.opId());
+  if (!found)
     return unimplemented("the cuda backend does not run '" + kernel.op + "'");
-  const OpEntry &entry = it->second;
+  const OpEntry &entry = *found;
   if (inputs.size() < entry.minInputs || outputs.size() < entry.minOutputs)
     return invalidArgument(kernel.op + " expects at least " +
                            std::to_string(entry.minInputs) + " operands and " +
@@ -518,14 +531,14 @@ Status CudaBackend::run(const KernelDesc &kernel, const Views &inputs,
 
 Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
                              const Views &out) {
-  static const std::unordered_map<std::string, Unary> kinds = {
-      {"train.neg", Unary::Neg},         {"train.exp", Unary::Exp},
-      {"train.log", Unary::Log},         {"train.sqrt", Unary::Sqrt},
-      {"train.rsqrt", Unary::Rsqrt},     {"train.tanh", Unary::Tanh},
-      {"train.sigmoid", Unary::Sigmoid}, {"train.erf", Unary::Erf},
-      {"train.relu", Unary::Relu},       {"train.gelu", Unary::Gelu},
+  static const std::unordered_map<OpId, Unary> kinds = {
+      {OpId::TrainNeg, Unary::Neg},         {OpId::TrainExp, Unary::Exp},
+      {OpId::TrainLog, Unary::Log},         {OpId::TrainSqrt, Unary::Sqrt},
+      {OpId::TrainRsqrt, Unary::Rsqrt},     {OpId::TrainTanh, Unary::Tanh},
+      {OpId::TrainSigmoid, Unary::Sigmoid}, {OpId::TrainErf, Unary::Erf},
+      {OpId::TrainRelu, Unary::Relu},       {OpId::TrainGelu, Unary::Gelu},
   };
-  Unary kind = kinds.at(k.op);
+  Unary kind = kinds.at(k.opId());
   if (kind == Unary::Gelu && k.getFlag("tanh_approx"))
     kind = Unary::GeluTanh;
   return launched(
@@ -534,13 +547,13 @@ Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
 
 Status CudaBackend::runBinary(const KernelDesc &k, const Views &in,
                               const Views &out) {
-  static const std::unordered_map<std::string, Binary> kinds = {
-      {"train.add", Binary::Add},         {"train.sub", Binary::Sub},
-      {"train.mul", Binary::Mul},         {"train.div", Binary::Div},
-      {"train.maximum", Binary::Maximum}, {"train.minimum", Binary::Minimum},
-      {"train.pow", Binary::Pow},
+  static const std::unordered_map<OpId, Binary> kinds = {
+      {OpId::TrainAdd, Binary::Add},         {OpId::TrainSub, Binary::Sub},
+      {OpId::TrainMul, Binary::Mul},         {OpId::TrainDiv, Binary::Div},
+      {OpId::TrainMaximum, Binary::Maximum}, {OpId::TrainMinimum, Binary::Minimum},
+      {OpId::TrainPow, Binary::Pow},
   };
-  return launched(k, binary(context(), kinds.at(k.op), ref(in[0]), ref(in[1]),
+  return launched(k, binary(context(), kinds.at(k.opId()), ref(in[0]), ref(in[1]),
                             ref(out[0]), out[0].numElements()));
 }
 
@@ -568,9 +581,9 @@ Status CudaBackend::runSelect(const KernelDesc &k, const Views &in,
 
 Status CudaBackend::runActivationGrad(const KernelDesc &k, const Views &in,
                                       const Views &out) {
-  ActGrad kind = k.op == "train.relu_grad"      ? ActGrad::Relu
-                 : k.op == "train.tanh_grad"    ? ActGrad::Tanh
-                 : k.op == "train.sigmoid_grad" ? ActGrad::Sigmoid
+  ActGrad kind = k.opId() == OpId::TrainReluGrad      ? ActGrad::Relu
+                 : k.opId() == OpId::TrainTanhGrad    ? ActGrad::Tanh
+                 : k.opId() == OpId::TrainSigmoidGrad ? ActGrad::Sigmoid
                  : k.getFlag("tanh_approx")     ? ActGrad::GeluTanh
                                                 : ActGrad::Gelu;
   return launched(k, activationGrad(context(), kind, ref(in[0]), ref(in[1]),
@@ -762,7 +775,7 @@ Status CudaBackend::runUpdateScale(const KernelDesc &k, const Views &in,
 Status CudaBackend::runSgd(const KernelDesc &k, const Views &in,
                            const Views &out) {
   SgdParams hp;
-  hp.withMomentum = k.op == "train.sgd_momentum";
+  hp.withMomentum = k.opId() == OpId::TrainSgdMomentum;
   hp.lr = static_cast<float>(k.getFloat("lr", 0));
   hp.weightDecay = static_cast<float>(k.getFloat("weight_decay", 0));
   hp.momentum = static_cast<float>(k.getFloat("momentum", 0));
@@ -778,7 +791,7 @@ Status CudaBackend::runSgd(const KernelDesc &k, const Views &in,
 Status CudaBackend::runAdam(const KernelDesc &k, const Views &in,
                             const Views &out) {
   AdamParams hp;
-  hp.decoupled = k.op == "train.adamw";
+  hp.decoupled = k.opId() == OpId::TrainAdamw;
   hp.lr = k.getFloat("lr", 0);
   hp.beta1 = k.getFloat("beta1", 0.9);
   hp.beta2 = k.getFloat("beta2", 0.999);
@@ -808,7 +821,7 @@ Status CudaBackend::runSoftmax(const KernelDesc &k, const Views &in,
   if (in[0].shape.empty())
     return invalidArgument(k.op + " expects a tensor of rank >= 1");
   RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
-  return launched(k, softmax(context(), k.op == "train.log_softmax", ref(in[0]),
+  return launched(k, softmax(context(), k.opId() == OpId::TrainLogSoftmax, ref(in[0]),
                              ref(out[0]), r.outer, r.length, r.inner));
 }
 
@@ -817,7 +830,7 @@ Status CudaBackend::runSoftmaxGrad(const KernelDesc &k, const Views &in,
   if (in[0].shape.empty())
     return invalidArgument(k.op + " expects a tensor of rank >= 1");
   RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
-  return launched(k, softmaxGrad(context(), k.op == "train.log_softmax_grad",
+  return launched(k, softmaxGrad(context(), k.opId() == OpId::TrainLogSoftmaxGrad,
                                  ref(in[0]), ref(in[1]), ref(out[0]), r.outer,
                                  r.length, r.inner));
 }
@@ -881,8 +894,8 @@ Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
       r.outputs *= shape[d];
     }
   }
-  Reduce kind = k.op == "train.reduce_sum"    ? Reduce::Sum
-                : k.op == "train.reduce_mean" ? Reduce::Mean
+  Reduce kind = k.opId() == OpId::TrainReduceSum    ? Reduce::Sum
+                : k.opId() == OpId::TrainReduceMean ? Reduce::Mean
                                               : Reduce::Max;
   return launched(k, reduce(context(), kind, ref(in[0]), ref(out[0]), r));
 }
@@ -1123,9 +1136,9 @@ Status CudaBackend::runConv(const KernelDesc &k, const Views &in,
                             const Views &out) {
   // (input, filter, result) of the forward convolution, whatever the op.
   const TensorView *x = &in[0], *f = &in[1], *y = &out[0];
-  if (k.op == "train.conv2d_backward_data")
+  if (k.opId() == OpId::TrainConv2dBackwardData)
     x = &out[0], f = &in[1], y = &in[0];
-  else if (k.op == "train.conv2d_backward_filter")
+  else if (k.opId() == OpId::TrainConv2dBackwardFilter)
     x = &in[0], f = &out[0], y = &in[1];
   ref::Layout layout;
   ref::Window window;
@@ -1137,10 +1150,10 @@ Status CudaBackend::runConv(const KernelDesc &k, const Views &in,
   if (xi.c != fd.i || yi.c != fd.o)
     return invalidArgument(k.op + ": channels do not match the filter");
   WindowDesc wd = windowDesc(window);
-  if (k.op == "train.conv2d")
+  if (k.opId() == OpId::TrainConv2d)
     return launched(
         k, conv2d(context(), ref(*x), ref(*f), ref(*y), xi, fd, yi, wd));
-  if (k.op == "train.conv2d_backward_data")
+  if (k.opId() == OpId::TrainConv2dBackwardData)
     return launched(k, conv2dBackwardData(context(), ref(*y), ref(*f), ref(*x),
                                           xi, fd, yi, wd));
   return launched(k, conv2dBackwardFilter(context(), ref(*x), ref(*y), ref(*f),
@@ -1154,7 +1167,7 @@ Status CudaBackend::runPool(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(windowOf(k, true, {&in[0], &out[0]}, layout, window));
   ImageDesc xi = imageDesc(in[0].shape, layout);
   ImageDesc yi = imageDesc(out[0].shape, layout);
-  if (k.op == "train.max_pool2d")
+  if (k.opId() == OpId::TrainMaxPool2d)
     return launched(k, maxPool(context(), ref(in[0]), ref(out[0]), xi, yi,
                                windowDesc(window)));
   return launched(k, avgPool(context(), ref(in[0]), ref(out[0]), xi, yi,
@@ -1169,7 +1182,7 @@ Status CudaBackend::runPoolGrad(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(windowOf(k, true, {&in[0], &out[0]}, layout, window));
   ImageDesc xi = imageDesc(out[0].shape, layout);
   ImageDesc yi = imageDesc(in[0].shape, layout);
-  if (k.op == "train.max_pool2d_grad")
+  if (k.opId() == OpId::TrainMaxPool2dGrad)
     return launched(k, maxPoolGrad(context(), ref(in[0]), ref(in[1]),
                                    ref(out[0]), xi, yi, windowDesc(window)));
   return launched(k, avgPoolGrad(context(), ref(in[0]), ref(out[0]), xi, yi,
@@ -1180,7 +1193,7 @@ Status CudaBackend::runGlobalPool(const KernelDesc &k, const Views &in,
                                   const Views &out) {
   ref::Layout layout;
   MP_RETURN_IF_ERROR(ref::getLayout(k, layout));
-  bool forward = k.op == "train.global_avg_pool2d";
+  bool forward = k.opId() == OpId::TrainGlobalAvgPool2d;
   const TensorView &image = forward ? in[0] : out[0];
   if (image.shape.size() != 4)
     return invalidArgument(k.op + " expects a rank-4 image");
@@ -1230,7 +1243,7 @@ const std::vector<std::string> &mp::rt::cudaBackendOps() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all;
     for (const std::string &op : referenceBackendOps())
-      if (CudaBackend::ops().count(op))
+      if (CudaBackend::entryOf(findOp(op)))
         all.push_back(op);
     return all;
   }();

@@ -1,50 +1,43 @@
 //===- Elementwise.cu - elementwise ops, casts, bias_add, fill ------------===//
 //
-// The same per-element formulas as the reference kernels
-// (reference/Elementwise.cpp), in f32 with CUDA's math functions (expf,
-// tanhf, erff: within 2 ulp of the correctly rounded result, where the
-// reference uses the host libm: the tests allow for that).
+// The reference's per-element rules (common/ElementMath.h, compiled for the
+// device), in f32 with CUDA's math functions (expf, tanhf, erff: within 2
+// ulp of the correctly rounded result, where the reference uses the host
+// libm: the tests allow for that).
 //
 //===----------------------------------------------------------------------===//
+#include "common/ElementMath.h"
 #include "cuda/DeviceSupport.cuh"
 
 using namespace mp::rt::cuda;
+namespace ref = mp::rt::ref;
 
 namespace {
-
-constexpr float kSqrtHalf = 0.70710678118654752f;
-constexpr float kSqrt2OverPi = 0.79788456080286536f;
-constexpr float kInvSqrt2Pi = 0.39894228040143268f;
-constexpr float kGeluCubic = 0.044715f;
 
 __device__ float applyUnary(Unary op, float x) {
   switch (op) {
   case Unary::Neg:
-    return -x;
+    return ref::negF(x);
   case Unary::Exp:
-    return expf(x);
+    return ref::expF(x);
   case Unary::Log:
-    return logf(x);
+    return ref::logF(x);
   case Unary::Sqrt:
-    return sqrtf(x);
+    return ref::sqrtF(x);
   case Unary::Rsqrt:
-    return 1.0f / sqrtf(x);
+    return ref::rsqrtF(x);
   case Unary::Tanh:
-    return tanhf(x);
-  case Unary::Sigmoid: {
-    float e = expf(-fabsf(x));
-    return x >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
-  }
+    return ref::tanhF(x);
+  case Unary::Sigmoid:
+    return ref::sigmoidF(x);
   case Unary::Erf:
-    return erff(x);
+    return ref::erfF(x);
   case Unary::Relu:
-    return x < 0.0f ? 0.0f : x;
+    return ref::reluF(x);
   case Unary::Gelu:
-    return 0.5f * x * (1.0f + erff(x * kSqrtHalf));
-  case Unary::GeluTanh: {
-    float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
-    return 0.5f * x * (1.0f + tanhf(u));
-  }
+    return ref::geluExact(x);
+  case Unary::GeluTanh:
+    return ref::geluTanh(x);
   }
   return x;
 }
@@ -56,46 +49,41 @@ __global__ void unaryKernel(Unary op, Ref x, Ref y, int64_t n) {
 __device__ float applyBinary(Binary op, float a, float b) {
   switch (op) {
   case Binary::Add:
-    return a + b;
+    return ref::AddOp::f(a, b);
   case Binary::Sub:
-    return a - b;
+    return ref::SubOp::f(a, b);
   case Binary::Mul:
-    return a * b;
+    return ref::MulOp::f(a, b);
   case Binary::Div:
-    return a / b;
+    return ref::DivOp::f(a, b);
   case Binary::Maximum:
-    if (a == b)
-      return signbit(a) ? b : a;
-    return (a > b || a != a) ? a : b;
+    return ref::MaximumOp::f(a, b);
   case Binary::Minimum:
-    if (a == b)
-      return signbit(a) ? a : b;
-    return (a < b || a != a) ? a : b;
+    return ref::MinimumOp::f(a, b);
   case Binary::Pow:
-    return powf(a, b);
+    return ref::PowOp::f(a, b);
   }
   return a;
 }
 
-/// Wrapping integer arithmetic on uint64; i32 results are truncated when
-/// stored.
+/// Wrapping integer arithmetic (the reference's); i32 results are
+/// truncated when stored. Division by zero is caught by the caller.
 __device__ int64_t applyInteger(Binary op, int64_t a, int64_t b) {
-  uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   switch (op) {
   case Binary::Add:
-    return static_cast<int64_t>(ua + ub);
+    return ref::AddOp::i(a, b);
   case Binary::Sub:
-    return static_cast<int64_t>(ua - ub);
+    return ref::SubOp::i(a, b);
   case Binary::Mul:
-    return static_cast<int64_t>(ua * ub);
+    return ref::MulOp::i(a, b);
   case Binary::Div:
-    return b == -1 ? static_cast<int64_t>(0 - ua) : a / b;
+    return ref::DivOp::i(a, b);
   case Binary::Maximum:
-    return a > b ? a : b;
+    return ref::MaximumOp::i(a, b);
   case Binary::Minimum:
-    return a < b ? a : b;
+    return ref::MinimumOp::i(a, b);
   case Binary::Pow:
-    return 0;
+    return ref::PowOp::i(a, b);
   }
   return 0;
 }
@@ -117,36 +105,25 @@ __global__ void integerKernel(Binary op, Ref a, Ref b, Ref r, int64_t n,
   }
 }
 
-__device__ float geluExactDerivative(float x) {
-  return 0.5f * (1.0f + erff(x * kSqrtHalf)) +
-         x * kInvSqrt2Pi * expf(-0.5f * x * x);
-}
-__device__ float geluTanhDerivative(float x) {
-  float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
-  float t = tanhf(u);
-  float du = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * x * x);
-  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
-}
-
 __global__ void activationGradKernel(ActGrad op, Ref g, Ref saved, Ref r,
                                      int64_t n) {
   MP_GRID_STRIDE(i, n) {
     float grad = loadF(g, i), s = loadF(saved, i), v;
     switch (op) {
-    case ActGrad::Relu: // a product: a NaN gradient stays NaN
-      v = grad * (s > 0 ? 1.0f : 0.0f);
+    case ActGrad::Relu:
+      v = ref::reluGradF(grad, s);
       break;
     case ActGrad::Tanh:
-      v = grad * (1.0f - s * s);
+      v = ref::tanhGradF(grad, s);
       break;
     case ActGrad::Sigmoid:
-      v = grad * s * (1.0f - s);
+      v = ref::sigmoidGradF(grad, s);
       break;
     case ActGrad::Gelu:
-      v = grad * geluExactDerivative(s);
+      v = ref::geluGradExactF(grad, s);
       break;
     default:
-      v = grad * geluTanhDerivative(s);
+      v = ref::geluGradTanhF(grad, s);
     }
     storeF(r, i, v);
   }

@@ -1,30 +1,36 @@
 //===- Optimizer.cu - fused sgd, sgd_momentum, adam, adamw ----------------===//
 //
 // One pass over the elements reads param, gradient and state once and
-// writes the new values once, with PyTorch's update rules exactly as the
-// reference computes them (reference/Optimizer.cpp). Adam's step counter
+// writes the new values once, with the reference's update rules
+// (common/ElementMath.h) and hyper-parameters (reference/Optimizer.cpp). Adam's step counter
 // stays on the device: every thread takes the bias corrections from it, in
 // double, as the reference does on the host.
 //
 //===----------------------------------------------------------------------===//
+#include "common/ElementMath.h"
 #include "cuda/DeviceSupport.cuh"
 
 using namespace mp::rt::cuda;
+namespace ref = mp::rt::ref;
 
 namespace {
 
 __global__ void sgdKernel(Ref p, Ref g, Ref buf, Ref newP, Ref newBuf,
                           int64_t n, SgdParams hp) {
+  ref::SgdRule rule;
+  rule.lr = hp.lr;
+  rule.wd = hp.weightDecay;
+  rule.momentum = hp.momentum;
+  rule.keep = hp.keep;
+  rule.nesterov = hp.nesterov;
   MP_GRID_STRIDE(i, n) {
-    float param = loadF(p, i);
-    float grad = loadF(g, i) + hp.weightDecay * param;
     if (!hp.withMomentum) {
-      storeF(newP, i, param - hp.lr * grad);
+      storeF(newP, i, rule.plain(loadF(p, i), loadF(g, i)));
       continue;
     }
-    float b = hp.momentum * loadF(buf, i) + hp.keep * grad;
-    float step = hp.nesterov ? grad + hp.momentum * b : b;
-    storeF(newP, i, param - hp.lr * step);
+    float param, b;
+    rule.withMomentum(loadF(p, i), loadF(g, i), loadF(buf, i), param, b);
+    storeF(newP, i, param);
     storeF(newBuf, i, b);
   }
 }
@@ -40,22 +46,24 @@ __global__ void adamKernel(Ref p, Ref g, Ref m, Ref v, Ref stepRef, Ref newP,
                   t == t ? static_cast<int64_t>(floor(t)) : INT64_MIN, 0, 0);
     return;
   }
-  float stepSize = static_cast<float>(hp.lr / (1 - pow(hp.beta1, t)));
-  float correction2 = static_cast<float>(sqrt(1 - pow(hp.beta2, t)));
-  float b1 = static_cast<float>(hp.beta1), b2 = static_cast<float>(hp.beta2);
-  float c1 = static_cast<float>(1 - hp.beta1);
-  float c2 = static_cast<float>(1 - hp.beta2);
-  float eps = static_cast<float>(hp.epsilon);
-  float wd = static_cast<float>(hp.weightDecay);
-  float decay = static_cast<float>(1 - hp.lr * hp.weightDecay);
+  // The reference's hyper-parameters (reference/Optimizer.cpp), from the
+  // step on the device.
+  ref::AdamRule rule;
+  rule.stepSize = static_cast<float>(hp.lr / (1 - pow(hp.beta1, t)));
+  rule.correction2 = static_cast<float>(sqrt(1 - pow(hp.beta2, t)));
+  rule.b1 = static_cast<float>(hp.beta1);
+  rule.b2 = static_cast<float>(hp.beta2);
+  rule.c1 = static_cast<float>(1 - hp.beta1);
+  rule.c2 = static_cast<float>(1 - hp.beta2);
+  rule.eps = static_cast<float>(hp.epsilon);
+  rule.wd = static_cast<float>(hp.weightDecay);
+  rule.decay = static_cast<float>(1 - hp.lr * hp.weightDecay);
+  rule.decoupled = hp.decoupled;
   MP_GRID_STRIDE(i, n) {
-    float p0 = loadF(p, i), g0 = loadF(g, i);
-    float param = hp.decoupled ? p0 * decay : p0;
-    float grad = hp.decoupled ? g0 : g0 + wd * p0;
-    float avg = b1 * loadF(m, i) + c1 * grad;
-    float avgSq = b2 * loadF(v, i) + c2 * grad * grad;
-    float denom = sqrtf(avgSq) / correction2 + eps;
-    storeF(newP, i, param - stepSize * avg / denom);
+    float param, avg, avgSq;
+    rule.apply(loadF(p, i), loadF(g, i), loadF(m, i), loadF(v, i), param, avg,
+               avgSq);
+    storeF(newP, i, param);
     storeF(newM, i, avg);
     storeF(newV, i, avgSq);
   }

@@ -11,9 +11,11 @@
 // (docs/runtime-cuda.md).
 //
 //===----------------------------------------------------------------------===//
+#include "common/ElementMath.h"
 #include "cuda/DeviceSupport.cuh"
 
 using namespace mp::rt::cuda;
+namespace ref = mp::rt::ref;
 
 namespace {
 
@@ -136,7 +138,7 @@ __device__ int64_t argMax(Ref x, const ImageDesc &xi, const WindowDesc &w,
         continue;
       int64_t i = at(xi, n, c, ih, iw);
       float v = loadF(x, i);
-      if (best < 0 || (!isnan(bestValue) && (v > bestValue || isnan(v)))) {
+      if (ref::maxPoolTakes(best < 0, bestValue, v)) {
         best = i;
         bestValue = v;
       }

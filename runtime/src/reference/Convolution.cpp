@@ -240,10 +240,10 @@ static Status runConvBackwardFilter(const KernelDesc &k, const Views &in,
 void ref::addConvolutionKernels(KernelTable &table) {
   table.insert(table.end(),
                {
-                   {"train.conv2d", checkConv, runConv},
-                   {"train.conv2d_backward_data", checkConvBackwardData,
+                   {OpId::TrainConv2d, checkConv, runConv},
+                   {OpId::TrainConv2dBackwardData, checkConvBackwardData,
                     runConvBackwardData},
-                   {"train.conv2d_backward_filter", checkConvBackwardFilter,
+                   {OpId::TrainConv2dBackwardFilter, checkConvBackwardFilter,
                     runConvBackwardFilter},
                });
 }

@@ -77,7 +77,7 @@ void ref::addEmbeddingKernels(KernelTable &table) {
   table.insert(
       table.end(),
       {
-          {"train.embedding", checkEmbedding, runEmbedding},
-          {"train.embedding_grad", checkEmbeddingGrad, runEmbeddingGrad},
+          {OpId::TrainEmbedding, checkEmbedding, runEmbedding},
+          {OpId::TrainEmbeddingGrad, checkEmbeddingGrad, runEmbeddingGrad},
       });
 }

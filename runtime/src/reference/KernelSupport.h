@@ -26,7 +26,7 @@ using KernelFn = Status (*)(const KernelDesc &kernel, const Views &inputs,
 
 /// One op of the reference backend.
 struct KernelEntry {
-  const char *op;
+  OpId op;
   KernelFn check; ///< never reads tensor data
   KernelFn run;   ///< called only after `check` succeeded
 };

@@ -145,7 +145,7 @@ static Status runMatmulEpilogue(const KernelDesc &k, const Views &in,
 }
 
 void ref::addMatmulKernels(KernelTable &table) {
-  table.push_back({"train.matmul", checkMatmul, runMatmul});
+  table.push_back({OpId::TrainMatmul, checkMatmul, runMatmul});
   table.push_back(
-      {"mp.matmul_epilogue", checkMatmulEpilogue, runMatmulEpilogue});
+      {OpId::MpMatmulEpilogue, checkMatmulEpilogue, runMatmulEpilogue});
 }

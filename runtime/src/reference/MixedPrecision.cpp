@@ -221,11 +221,11 @@ static Status runUpdateScale(const KernelDesc &k, const Views &in,
 void ref::addMixedPrecisionKernels(KernelTable &table) {
   table.insert(table.end(),
                {
-                   {"mp.cast", checkCast, runCast},
-                   {"mp.scale", checkScale, runScale},
-                   {"mp.unscale_and_check", checkUnscale, runUnscale},
-                   {"mp.all_finite", checkAllFinite, runAllFinite},
-                   {"mp.select", checkSelect, runSelect},
-                   {"mp.update_scale", checkUpdateScale, runUpdateScale},
+                   {OpId::MpCast, checkCast, runCast},
+                   {OpId::MpScale, checkScale, runScale},
+                   {OpId::MpUnscaleAndCheck, checkUnscale, runUnscale},
+                   {OpId::MpAllFinite, checkAllFinite, runAllFinite},
+                   {OpId::MpSelect, checkSelect, runSelect},
+                   {OpId::MpUpdateScale, checkUpdateScale, runUpdateScale},
                });
 }

@@ -335,9 +335,9 @@ void ref::addNormalizationKernels(KernelTable &table) {
   table.insert(
       table.end(),
       {
-          {"train.batch_norm", checkBatchNorm, runBatchNorm},
-          {"train.batch_norm_grad", checkBatchNormGrad, runBatchNormGrad},
-          {"train.layer_norm", checkLayerNorm, runLayerNorm},
-          {"train.layer_norm_grad", checkLayerNormGrad, runLayerNormGrad},
+          {OpId::TrainBatchNorm, checkBatchNorm, runBatchNorm},
+          {OpId::TrainBatchNormGrad, checkBatchNormGrad, runBatchNormGrad},
+          {OpId::TrainLayerNorm, checkLayerNorm, runLayerNorm},
+          {OpId::TrainLayerNormGrad, checkLayerNormGrad, runLayerNormGrad},
       });
 }

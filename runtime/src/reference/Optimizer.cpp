@@ -210,9 +210,9 @@ static Status runAdam(const KernelDesc &k, const Views &in, const Views &out) {
 void ref::addOptimizerKernels(KernelTable &table) {
   table.insert(table.end(),
                {
-                   {"train.sgd", checkSgd, runSgd},
-                   {"train.sgd_momentum", checkSgdMomentum, runSgdMomentum},
-                   {"train.adam", checkAdam<false>, runAdam<false>},
-                   {"train.adamw", checkAdam<true>, runAdam<true>},
+                   {OpId::TrainSgd, checkSgd, runSgd},
+                   {OpId::TrainSgdMomentum, checkSgdMomentum, runSgdMomentum},
+                   {OpId::TrainAdam, checkAdam<false>, runAdam<false>},
+                   {OpId::TrainAdamw, checkAdam<true>, runAdam<true>},
                });
 }

@@ -251,12 +251,12 @@ static Status runGlobalPoolGrad(const KernelDesc &k, const Views &in,
 void ref::addPoolingKernels(KernelTable &table) {
   table.insert(table.end(),
                {
-                   {"train.max_pool2d", checkPool, runMaxPool},
-                   {"train.avg_pool2d", checkPool, runAvgPool},
-                   {"train.max_pool2d_grad", checkMaxPoolGrad, runMaxPoolGrad},
-                   {"train.avg_pool2d_grad", checkAvgPoolGrad, runAvgPoolGrad},
-                   {"train.global_avg_pool2d", checkGlobalPool, runGlobalPool},
-                   {"train.global_avg_pool2d_grad", checkGlobalPoolGrad,
+                   {OpId::TrainMaxPool2d, checkPool, runMaxPool},
+                   {OpId::TrainAvgPool2d, checkPool, runAvgPool},
+                   {OpId::TrainMaxPool2dGrad, checkMaxPoolGrad, runMaxPoolGrad},
+                   {OpId::TrainAvgPool2dGrad, checkAvgPoolGrad, runAvgPoolGrad},
+                   {OpId::TrainGlobalAvgPool2d, checkGlobalPool, runGlobalPool},
+                   {OpId::TrainGlobalAvgPool2dGrad, checkGlobalPoolGrad,
                     runGlobalPoolGrad},
                });
 }

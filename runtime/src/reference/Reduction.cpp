@@ -115,11 +115,11 @@ static Status runReduce(const KernelDesc &k, const Views &in,
 
 void ref::addReductionKernels(KernelTable &table) {
   table.insert(table.end(), {
-                                {"train.reduce_sum", checkReduce<Reduce::Sum>,
+                                {OpId::TrainReduceSum, checkReduce<Reduce::Sum>,
                                  runReduce<Reduce::Sum>},
-                                {"train.reduce_mean", checkReduce<Reduce::Mean>,
+                                {OpId::TrainReduceMean, checkReduce<Reduce::Mean>,
                                  runReduce<Reduce::Mean>},
-                                {"train.reduce_max", checkReduce<Reduce::Max>,
+                                {OpId::TrainReduceMax, checkReduce<Reduce::Max>,
                                  runReduce<Reduce::Max>},
                             });
 }

@@ -8,22 +8,21 @@
 #include "mp/runtime/Backend.h"
 #include "reference/KernelSupport.h"
 
-#include <unordered_map>
+#include <array>
 
 using namespace mp::rt;
 using namespace mp::rt::ref;
 
 namespace {
-/// Every kernel, by op name; built once.
+/// Every kernel, indexed by OpId; built once.
 class Registry {
 public:
   static const Registry &get() {
     static const Registry registry;
     return registry;
   }
-  const KernelEntry *find(const std::string &op) const {
-    auto it = byName_.find(op);
-    return it == byName_.end() ? nullptr : &table_[it->second];
+  const KernelEntry *find(OpId id) const {
+    return id == OpId::Unknown ? nullptr : byId_[static_cast<size_t>(id)];
   }
   const std::vector<std::string> &names() const { return names_; }
 
@@ -40,14 +39,16 @@ private:
     addShapeKernels(table_);
     addOptimizerKernels(table_);
     addMixedPrecisionKernels(table_);
-    for (size_t i = 0; i < table_.size(); ++i) {
-      byName_.emplace(table_[i].op, i);
-      names_.push_back(table_[i].op);
-    }
+    byId_.fill(nullptr);
+    for (const KernelEntry &entry : table_)
+      byId_[static_cast<size_t>(entry.op)] = &entry;
+    for (const KernelEntry *entry : byId_)
+      if (entry)
+        names_.push_back(opName(entry->op));
   }
 
   KernelTable table_;
-  std::unordered_map<std::string, size_t> byName_;
+  std::array<const KernelEntry *, kNumOps> byId_;
   std::vector<std::string> names_;
 };
 
@@ -59,7 +60,7 @@ public:
   }
 
   Status check(const KernelDesc &kernel, const Plan &plan) const override {
-    const KernelEntry *entry = Registry::get().find(kernel.op);
+    const KernelEntry *entry = Registry::get().find(kernel.opId());
     if (!entry)
       return unimplemented("the reference backend has no kernel for '" +
                            kernel.op + "'");
@@ -74,7 +75,7 @@ public:
   /// caller skipped check().
   Status run(const KernelDesc &kernel, const Views &inputs,
              const Views &outputs) override {
-    const KernelEntry *entry = Registry::get().find(kernel.op);
+    const KernelEntry *entry = Registry::get().find(kernel.opId());
     if (!entry)
       return unimplemented("the reference backend has no kernel for '" +
                            kernel.op + "'");

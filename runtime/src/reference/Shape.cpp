@@ -340,12 +340,12 @@ static Status runGradSeed(const KernelDesc &, const Views &, const Views &out) {
 void ref::addShapeKernels(KernelTable &table) {
   table.insert(table.end(),
                {
-                   {"train.reshape", checkReshape, runReshape},
-                   {"train.transpose", checkTranspose, runTranspose},
-                   {"train.broadcast", checkBroadcast, runBroadcast},
-                   {"train.slice", checkSlice, runSlice},
-                   {"train.concat", checkConcat, runConcat},
-                   {"train.fill", checkFill, runFill},
-                   {"train.grad_seed", checkGradSeed, runGradSeed},
+                   {OpId::TrainReshape, checkReshape, runReshape},
+                   {OpId::TrainTranspose, checkTranspose, runTranspose},
+                   {OpId::TrainBroadcast, checkBroadcast, runBroadcast},
+                   {OpId::TrainSlice, checkSlice, runSlice},
+                   {OpId::TrainConcat, checkConcat, runConcat},
+                   {OpId::TrainFill, checkFill, runFill},
+                   {OpId::TrainGradSeed, checkGradSeed, runGradSeed},
                });
 }

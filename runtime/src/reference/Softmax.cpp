@@ -201,12 +201,12 @@ void ref::addSoftmaxKernels(KernelTable &table) {
   table.insert(
       table.end(),
       {
-          {"train.softmax", checkSoftmax, runSoftmax<false>},
-          {"train.log_softmax", checkSoftmax, runSoftmax<true>},
-          {"train.softmax_grad", checkSoftmaxGrad, runSoftmaxGrad<false>},
-          {"train.log_softmax_grad", checkSoftmaxGrad, runSoftmaxGrad<true>},
-          {"train.sparse_cross_entropy", checkCrossEntropy, runCrossEntropy},
-          {"train.sparse_cross_entropy_grad", checkCrossEntropyGrad,
+          {OpId::TrainSoftmax, checkSoftmax, runSoftmax<false>},
+          {OpId::TrainLogSoftmax, checkSoftmax, runSoftmax<true>},
+          {OpId::TrainSoftmaxGrad, checkSoftmaxGrad, runSoftmaxGrad<false>},
+          {OpId::TrainLogSoftmaxGrad, checkSoftmaxGrad, runSoftmaxGrad<true>},
+          {OpId::TrainSparseCrossEntropy, checkCrossEntropy, runCrossEntropy},
+          {OpId::TrainSparseCrossEntropyGrad, checkCrossEntropyGrad,
            runCrossEntropyGrad},
       });
 }

@@ -21,18 +21,31 @@ using namespace mp::rt::testing;
 namespace {
 
 /// The least-squares plan plus everything the format can hold: a constant,
-/// attributes of every kind (a NaN among the floats, a string with a NUL).
+/// attributes of every kind (NaN and -0 floats, extreme and empty integer
+/// arrays, a string with a NUL), each on an op whose schema has it.
 Plan richPlan() {
   Plan plan = makeLeastSquaresPlan();
   plan.policy = "mixed_bfloat16";
   plan.constants = {1, 2, 3, 4, 5, 6, 7, 8};
   plan.tensors.push_back(
       {TensorKind::Constant, DType::BF16, {2, 2}, "c", 0, 0});
-  KernelDesc &k = plan.kernels[0];
-  k.attrs["floats"] = floats({1.5, -0.0, NAN, INFINITY, 1e-300});
-  k.attrs["ints"] = ints({-1, 0, INT64_MAX, INT64_MIN});
-  k.attrs["layout"] = str(std::string("NCHW\0x\xc3\xa9", 8));
-  k.attrs["empty"] = ints({});
+  auto scratch = [&](std::vector<int64_t> shape) {
+    plan.tensors.push_back({TensorKind::Scratch, DType::F32, shape, "", 0, 0});
+    return static_cast<uint32_t>(plan.tensors.size() - 1);
+  };
+  uint32_t a = scratch({2, 2}), b = scratch({2, 2}), c = scratch({2, 2}),
+           d = scratch({2}), e = scratch({2, 2});
+  plan.kernels.push_back({"train.fill", {}, {a}, {{"value", floats({NAN})}}});
+  plan.kernels.push_back({"train.fill", {}, {b}, {{"value", floats({-0.0})}}});
+  plan.kernels.push_back(
+      {"mp.matmul_epilogue", {a, b}, {c},
+       {{"activation", str(std::string("NCHW\0x\xc3\xa9", 8))},
+        {"transpose_lhs", ints({1})}}});
+  plan.kernels.push_back({"train.reduce_sum", {c}, {d},
+                          {{"dims", ints({-1, 0, INT64_MAX, INT64_MIN})}}});
+  plan.kernels.push_back(
+      {"train.transpose", {c}, {e}, {{"permutation", ints({})}}});
+  planMemory(plan);
   return plan;
 }
 
@@ -58,13 +71,16 @@ TEST(PlanFormatTest, RoundTripIsBitwise) {
   ASSERT_EQ(parsed->tensors.size(), plan.tensors.size());
   EXPECT_EQ(parsed->tensors[4].name, "loss_scale");
   EXPECT_EQ(parsed->tensors[4].initialValue, 4.0);
-  EXPECT_EQ(parsed->tensors.back().dtype, DType::BF16);
-  const KernelDesc &k = parsed->kernels[0];
-  EXPECT_EQ(k.attrs.at("layout").str, std::string("NCHW\0x\xc3\xa9", 8));
-  EXPECT_TRUE(std::isnan(k.attrs.at("floats").floats[2]));
-  EXPECT_TRUE(std::signbit(k.attrs.at("floats").floats[1]));
-  EXPECT_EQ(k.attrs.at("ints").ints[3], INT64_MIN);
-  EXPECT_TRUE(k.attrs.at("empty").ints.empty());
+  EXPECT_EQ(parsed->tensors[plan.tensors.size() - 6].dtype, DType::BF16);
+  size_t n = parsed->kernels.size();
+  EXPECT_TRUE(std::isnan(parsed->kernels[n - 5].attrs.at("value").floats[0]));
+  EXPECT_TRUE(std::signbit(parsed->kernels[n - 4].attrs.at("value").floats[0]));
+  EXPECT_EQ(parsed->kernels[n - 3].attrs.at("activation").str,
+            std::string("NCHW\0x\xc3\xa9", 8));
+  EXPECT_EQ(parsed->kernels[n - 2].attrs.at("dims").ints[3], INT64_MIN);
+  EXPECT_TRUE(parsed->kernels[n - 1].attrs.at("permutation").ints.empty());
+  // Ids are resolved on load.
+  EXPECT_EQ(parsed->kernels[n - 1].id, OpId::TrainTranspose);
   ASSERT_EQ(parsed->results.size(), plan.results.size());
   EXPECT_EQ(parsed->results[1].state, plan.results[1].state);
   EXPECT_EQ(parsed->results.back().name, "y");

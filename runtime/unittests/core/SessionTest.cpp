@@ -283,14 +283,27 @@ TEST(SessionCreateTest, RejectsInvalidPlans) {
 
 TEST(SessionCreateTest, ChecksEveryKernelWithTheBackend) {
   Plan plan = makeLeastSquaresPlan();
-  plan.kernels[2].op = "train.frobnicate";
+  plan.kernels[2].op = "train.pow"; // an op the fake backend lacks
   StatusOr<std::unique_ptr<Session>> session =
       Session::create(std::move(plan), std::make_unique<FakeBackend>());
   ASSERT_FALSE(session.isOk());
   EXPECT_EQ(session.status().code(), StatusCode::Unimplemented);
   EXPECT_EQ(session.status().message(),
-            "backend 'fake' cannot run kernel #2 (train.frobnicate): the fake "
-            "backend has no kernel for 'train.frobnicate'");
+            "backend 'fake' cannot run kernel #2 (train.pow): the fake "
+            "backend has no kernel for 'train.pow'");
+}
+
+TEST(SessionCreateTest, OpsOutsideTheOpTableAreRejectedByName) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.kernels[2].op = "train.frobnicate";
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(std::move(plan), std::make_unique<FakeBackend>());
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(session.status().message(),
+            "kernel #2 (train.frobnicate): 'train.frobnicate' is not an op of "
+            "this runtime (a plan from a newer mp, or a mistyped name: "
+            "recompile it)");
 }
 
 TEST(SessionCreateTest, BackendsByName) {

@@ -10,11 +10,13 @@
 #ifndef MP_RUNTIME_PLAN_H
 #define MP_RUNTIME_PLAN_H
 
+#include "mp/runtime/OpTable.h"
 #include "mp/runtime/Status.h"
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mp::rt {
@@ -67,15 +69,36 @@ struct Attr {
 struct KernelDesc {
   std::string op; ///< the MLIR op name, e.g. "train.matmul", "mp.cast"
   std::vector<uint32_t> inputs, outputs; ///< tensor ids
-  std::map<std::string, Attr> attrs;     ///< every attribute, defaults too
+  /// The attributes the plan carries (mp-compile writes defaults too); an
+  /// absent one reads as its ODS default (OpTable.h).
+  std::map<std::string, Attr> attrs;
+  /// `op`'s id: set when a plan is loaded (resolveOpIds); Unknown in a
+  /// kernel made by hand, whose opId() then looks the name up.
+  OpId id = OpId::Unknown;
 
-  /// Typed attribute access for kernels; `fallback` when absent.
+  OpId opId() const;
+
+  /// Typed attribute access for kernels: the attribute, else its ODS
+  /// default, else `fallback`.
   int64_t getInt(const std::string &name, int64_t fallback) const;
   double getFloat(const std::string &name, double fallback) const;
   bool getFlag(const std::string &name) const; ///< unit/bool attributes
   const std::vector<int64_t> *getInts(const std::string &name) const;
   const std::string *getString(const std::string &name) const;
 };
+
+/// The op named `name`; OpId::Unknown when there is none.
+OpId findOp(std::string_view name);
+/// Its schema (id must not be Unknown) and name ("<unknown op>" for
+/// Unknown).
+const OpSchema &opSchema(OpId id);
+const char *opName(OpId id);
+/// The schema of attribute `name` of op `id`; null when it has none.
+const AttrSchema *findAttrSchema(OpId id, std::string_view name);
+/// Checks `kernel` against its op's schema (the op is one plans run, its
+/// operand and result counts, each attribute known, of its kind, required
+/// ones present, enum values spelled as a case); the message names the op.
+Status checkKernelSchema(const KernelDesc &kernel);
 
 enum class ResultRole : uint32_t {
   Loss = 0,
@@ -116,7 +139,8 @@ struct Plan {
   /// scratch tensors inside the arena, constants inside the blob, every
   /// kernel input defined before use, persistent results paired with a
   /// persistent tensor of the same dtype and shape. The message names the
-  /// offending kernel or tensor.
+  /// offending kernel or tensor. Each kernel is checked against its op's
+  /// schema (checkKernelSchema).
   Status validate() const;
 };
 
@@ -129,6 +153,10 @@ StatusOr<Plan> parsePlan(const std::vector<uint8_t> &bytes,
                          const std::string &origin);
 Status writePlanFile(const Plan &plan, const std::string &path);
 StatusOr<Plan> readPlanFile(const std::string &path);
+
+/// Sets every kernel's id from its op name (after validate(): names the
+/// op table does not have become Unknown). parsePlan and Session do it.
+void resolveOpIds(Plan &plan);
 
 /// A 64-bit FNV-1a hash of the serialized plan: checkpoints record it.
 uint64_t planHash(const Plan &plan);

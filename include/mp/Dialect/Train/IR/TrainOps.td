@@ -30,6 +30,9 @@ class Train_Op<string mnemonic, list<Trait> traits = []>
   // op's compute dtype (the others keep their type, e.g. norm statistics).
   string convertibleOperands = "true";
   string convertibleResults = "true";
+  // Why the category: docs/precision.md's table of the defaults is
+  // generated from these (mp-tblgen -gen-precision-table).
+  string precisionReason = "";
   let extraClassDeclaration =
       "static constexpr ::mp::PrecisionCategory kPrecisionCategory = "
       "::mp::PrecisionCategory::" # precisionCategory # ";\n"
@@ -54,34 +57,71 @@ class Train_UnaryOp<string mnemonic, string what>
 }
 
 def Train_NegOp : Train_UnaryOp<"neg", "elementwise negation: -x"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
 }
 def Train_ExpOp : Train_UnaryOp<"exp", "elementwise exponential: e^x"> {
+  let precisionReason = [{
+    on TensorFlow's deny list (Exp, Pow) and PyTorch's fp32 list (exp, log,
+    pow)
+  }];
   let precisionCategory = "Deny";
 }
 def Train_LogOp : Train_UnaryOp<"log", "elementwise natural logarithm"> {
+  let precisionReason = [{
+    on TensorFlow's deny list (Exp, Pow) and PyTorch's fp32 list (exp, log,
+    pow)
+  }];
   let precisionCategory = "Deny";
 }
 def Train_SqrtOp : Train_UnaryOp<"sqrt", "elementwise square root"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_RsqrtOp : Train_UnaryOp<"rsqrt", "elementwise 1/sqrt(x)"> {
+  let precisionReason = [{PyTorch's fp32 list}];
   let precisionCategory = "Deny";
 }
 def Train_TanhOp : Train_UnaryOp<"tanh", "elementwise hyperbolic tangent"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_SigmoidOp : Train_UnaryOp<"sigmoid", "elementwise 1/(1+e^-x)"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_ErfOp : Train_UnaryOp<"erf", "elementwise error function"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_ReluOp : Train_UnaryOp<"relu", "elementwise max(x, 0)"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
 }
 
 def Train_GeluOp : Train_Op<"gelu", [SameOperandsAndResultType]> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
   let summary = "GELU: x*Phi(x), or its tanh approximation with `tanh_approx`";
   let arguments = (ins Train_FloatTensor:$x, UnitAttr:$tanh_approx);
@@ -99,31 +139,63 @@ class Train_BinaryOp<string mnemonic, string what,
 }
 
 def Train_AddOp : Train_BinaryOp<"add", "elementwise lhs + rhs"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_SubOp : Train_BinaryOp<"sub", "elementwise lhs - rhs"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_MulOp : Train_BinaryOp<"mul", "elementwise lhs * rhs"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_DivOp : Train_BinaryOp<"div", "elementwise lhs / rhs"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_MaximumOp : Train_BinaryOp<"maximum", "elementwise max(lhs, rhs)"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
 }
 def Train_MinimumOp : Train_BinaryOp<"minimum", "elementwise min(lhs, rhs)"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
 }
 def Train_PowOp
     : Train_BinaryOp<"pow", "elementwise lhs ^ rhs", Train_FloatTensor> {
+  let precisionReason = [{
+    on TensorFlow's deny list (Exp, Pow) and PyTorch's fp32 list (exp, log,
+    pow)
+  }];
   let precisionCategory = "Deny";
 }
 
 def Train_CompareOp : Train_Op<"compare", [SameTypeOperands,
     TypesMatchWith<"result is an i1 tensor of the operands' shape",
                    "lhs", "result", "::mp::train::getI1TensorLike($_self)">]> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
   let summary = "elementwise comparison giving an i1 tensor";
   let arguments = (ins Train_ComparePredicate:$predicate,
@@ -137,6 +209,10 @@ def Train_SelectOp : Train_Op<"select", [
     TypesMatchWith<"condition is an i1 tensor of the result's shape",
                    "result", "condition",
                    "::mp::train::getI1TensorLike($_self)">]> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "elementwise condition ? true_value : false_value";
   let arguments = (ins Train_PredTensor:$condition,
@@ -161,18 +237,34 @@ class Train_ActivationGradOp<string mnemonic, string what>
 
 def Train_ReluGradOp : Train_ActivationGradOp<"relu_grad",
     "grad * (x > 0), with x the forward input"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
 }
 def Train_TanhGradOp : Train_ActivationGradOp<"tanh_grad",
     "grad * (1 - y^2), with y the forward output"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_SigmoidGradOp : Train_ActivationGradOp<"sigmoid_grad",
     "grad * y * (1 - y), with y the forward output"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
 }
 def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad",
     "grad * gelu'(x), with x the forward input"> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
   let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved,
                        UnitAttr:$tanh_approx);
@@ -183,6 +275,10 @@ def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad",
 //===----------------------------------------------------------------------===//
 
 def Train_MatmulOp : Train_Op<"matmul"> {
+  let precisionReason = [{
+    TensorFlow's allow lists (CUDA and oneDNN) and PyTorch's lower-precision
+    lists; f32 accumulation
+  }];
   let precisionCategory = "Allow"; let wideAccumulator = 1;
   let summary = "(batched) matrix product with optional transposes";
   let description = [{
@@ -203,6 +299,10 @@ def Train_MatmulOp : Train_Op<"matmul"> {
 
 def Train_BiasAddOp : Train_Op<"bias_add", [AllTypesMatch<["x", "result"]>,
                                             AllElementTypesMatch<["x", "bias"]>]> {
+  let precisionReason = [{
+    TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
+    Sigmoid(Grad), Erf)
+  }];
   let precisionCategory = "Infer";
   let summary = "adds a rank-1 bias along dimension `dim` (default: last)";
   let arguments = (ins Train_FloatTensor:$x, Train_FloatTensor:$bias,
@@ -222,6 +322,10 @@ defvar Train_ConvAttrs = (ins
   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations);
 
 def Train_Conv2DOp : Train_Op<"conv2d"> {
+  let precisionReason = [{
+    TensorFlow's allow lists (CUDA and oneDNN) and PyTorch's lower-precision
+    lists; f32 accumulation
+  }];
   let precisionCategory = "Allow"; let wideAccumulator = 1;
   let summary = "2-D convolution (cross-correlation)";
   let arguments = !con((ins Train_FloatTensor:$input,
@@ -235,6 +339,10 @@ def Train_Conv2DOp : Train_Op<"conv2d"> {
 }
 
 def Train_Conv2DBackwardDataOp : Train_Op<"conv2d_backward_data"> {
+  let precisionReason = [{
+    TensorFlow's allow lists (CUDA and oneDNN) and PyTorch's lower-precision
+    lists; f32 accumulation
+  }];
   let precisionCategory = "Allow"; let wideAccumulator = 1;
   let summary = "gradient of conv2d with respect to its input";
   let description = [{
@@ -252,6 +360,10 @@ def Train_Conv2DBackwardDataOp : Train_Op<"conv2d_backward_data"> {
 }
 
 def Train_Conv2DBackwardFilterOp : Train_Op<"conv2d_backward_filter"> {
+  let precisionReason = [{
+    TensorFlow's allow lists (CUDA and oneDNN) and PyTorch's lower-precision
+    lists; f32 accumulation
+  }];
   let precisionCategory = "Allow"; let wideAccumulator = 1;
   let summary = "gradient of conv2d with respect to its filter";
   let arguments = !con((ins Train_FloatTensor:$input,
@@ -273,6 +385,12 @@ def Train_BatchNormOp : Train_Op<"batch_norm", [
     AllTypesMatch<["scale", "offset", "running_mean", "running_var",
                    "new_running_mean", "new_running_var", "saved_mean",
                    "saved_inv_std"]>]> {
+  let precisionReason = [{
+    only `x`/`y` (and `grad_y`, `grad_x`) follow; scale, offset, running and
+    saved statistics stay f32 and the statistics are computed with an f32
+    accumulator — TF's FusedBatchNormV3 with `U=float`; this answers
+    pytorch#66707 without keeping the whole op f32
+  }];
   let precisionCategory = "Infer"; let wideAccumulator = 1;
   let convertibleOperands = "index == 0"; let convertibleResults = "index == 0";
   let summary = "batch normalization, training form";
@@ -307,6 +425,12 @@ def Train_BatchNormGradOp : Train_Op<"batch_norm_grad", [
     AllTypesMatch<["grad_y", "x", "grad_x"]>,
     AllTypesMatch<["scale", "saved_mean", "saved_inv_std", "grad_scale",
                    "grad_offset"]>]> {
+  let precisionReason = [{
+    only `x`/`y` (and `grad_y`, `grad_x`) follow; scale, offset, running and
+    saved statistics stay f32 and the statistics are computed with an f32
+    accumulator — TF's FusedBatchNormV3 with `U=float`; this answers
+    pytorch#66707 without keeping the whole op f32
+  }];
   let precisionCategory = "Infer"; let wideAccumulator = 1;
   let convertibleOperands = "index <= 1"; let convertibleResults = "index == 0";
   let summary = "gradients of training-form batch_norm";
@@ -326,6 +450,12 @@ def Train_BatchNormGradOp : Train_Op<"batch_norm_grad", [
 def Train_LayerNormOp : Train_Op<"layer_norm", [
     AllTypesMatch<["x", "y"]>, AllTypesMatch<["scale", "offset"]>,
     AllTypesMatch<["mean", "inv_std"]>]> {
+  let precisionReason = [{
+    only `x`/`y` (and `grad_y`, `grad_x`) follow; scale, offset, running and
+    saved statistics stay f32 and the statistics are computed with an f32
+    accumulator — TF's FusedBatchNormV3 with `U=float`; this answers
+    pytorch#66707 without keeping the whole op f32
+  }];
   let precisionCategory = "Infer"; let wideAccumulator = 1;
   let convertibleOperands = "index == 0"; let convertibleResults = "index == 0";
   let summary = "layer normalization over dimensions [axis, rank)";
@@ -350,6 +480,12 @@ def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [
     AllTypesMatch<["grad_y", "x", "grad_x"]>,
     AllTypesMatch<["scale", "grad_scale", "grad_offset"]>,
     AllTypesMatch<["mean", "inv_std"]>]> {
+  let precisionReason = [{
+    only `x`/`y` (and `grad_y`, `grad_x`) follow; scale, offset, running and
+    saved statistics stay f32 and the statistics are computed with an f32
+    accumulator — TF's FusedBatchNormV3 with `U=float`; this answers
+    pytorch#66707 without keeping the whole op f32
+  }];
   let precisionCategory = "Infer"; let wideAccumulator = 1;
   let convertibleOperands = "index <= 1"; let convertibleResults = "index == 0";
   let summary = "gradients of layer_norm";
@@ -381,10 +517,20 @@ class Train_SoftmaxLikeOp<string mnemonic, string what>
 }
 
 def Train_SoftmaxOp : Train_SoftmaxLikeOp<"softmax", "softmax along `axis`"> {
+  let precisionReason = [{
+    DESIGN: the softmax feeding a loss is an fp32 island; PyTorch runs
+    softmax in fp32; TensorFlow's CUDA list infers it, which we do not
+    follow: the loss is built from it
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
 }
 def Train_LogSoftmaxOp
     : Train_SoftmaxLikeOp<"log_softmax", "log-softmax along `axis`"> {
+  let precisionReason = [{
+    DESIGN: the softmax feeding a loss is an fp32 island; PyTorch runs
+    softmax in fp32; TensorFlow's CUDA list infers it, which we do not
+    follow: the loss is built from it
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
 }
 
@@ -400,14 +546,27 @@ class Train_SoftmaxLikeGradOp<string mnemonic, string what>
 
 def Train_SoftmaxGradOp : Train_SoftmaxLikeGradOp<"softmax_grad",
     "y * (grad - sum(grad * y, axis)), with y the softmax output"> {
+  let precisionReason = [{
+    DESIGN: the softmax feeding a loss is an fp32 island; PyTorch runs
+    softmax in fp32; TensorFlow's CUDA list infers it, which we do not
+    follow: the loss is built from it
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
 }
 def Train_LogSoftmaxGradOp : Train_SoftmaxLikeGradOp<"log_softmax_grad",
     "grad - exp(y) * sum(grad, axis), with y the log-softmax output"> {
+  let precisionReason = [{
+    DESIGN: the softmax feeding a loss is an fp32 island; PyTorch runs
+    softmax in fp32; TensorFlow's CUDA list infers it, which we do not
+    follow: the loss is built from it
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
 }
 
 def Train_SparseCrossEntropyOp : Train_Op<"sparse_cross_entropy"> {
+  let precisionReason = [{
+    losses are fp32 everywhere (TF deny list, PyTorch "all losses")
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
   let summary = "mean softmax cross-entropy of [N, C] logits and [N] labels";
   let description = [{
@@ -427,6 +586,9 @@ def Train_SparseCrossEntropyOp : Train_Op<"sparse_cross_entropy"> {
 
 def Train_SparseCrossEntropyGradOp : Train_Op<"sparse_cross_entropy_grad", [
     AllTypesMatch<["logits", "result"]>]> {
+  let precisionReason = [{
+    losses are fp32 everywhere (TF deny list, PyTorch "all losses")
+  }];
   let precisionCategory = "Deny";
   let summary = "d loss / d logits of sparse_cross_entropy, times grad_loss";
   let description = [{
@@ -462,12 +624,24 @@ class Train_ReduceOp<string mnemonic, string what>
 }
 
 def Train_ReduceSumOp : Train_ReduceOp<"reduce_sum", "sum over `dims`"> {
+  let precisionReason = [{
+    TF deny list (Sum, Mean); TVM NEVER list (sum, mean, global avg pool);
+    fp16 means lose bits fast (onnxconverter-common#323)
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
 }
 def Train_ReduceMeanOp : Train_ReduceOp<"reduce_mean", "mean over `dims`"> {
+  let precisionReason = [{
+    TF deny list (Sum, Mean); TVM NEVER list (sum, mean, global avg pool);
+    fp16 means lose bits fast (onnxconverter-common#323)
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
 }
 def Train_ReduceMaxOp : Train_ReduceOp<"reduce_max", "maximum over `dims`"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
 }
 
@@ -489,14 +663,23 @@ class Train_PoolOp<string mnemonic, string what> : Train_Op<mnemonic> {
 }
 
 def Train_MaxPool2DOp : Train_PoolOp<"max_pool2d", "2-D max pooling"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
 }
 def Train_AvgPool2DOp : Train_PoolOp<"avg_pool2d", "2-D average pooling"> {
+  let precisionReason = [{TF infer list (AvgPool(Grad))}];
   let precisionCategory = "Infer"; let wideAccumulator = 1;
 }
 
 def Train_MaxPool2DGradOp : Train_Op<"max_pool2d_grad",
                                      [AllTypesMatch<["x", "result"]>]> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "routes each output gradient to its window's maximum in x";
   let arguments = !con((ins Train_FloatTensor:$grad, Train_FloatTensor:$x),
@@ -509,6 +692,7 @@ def Train_MaxPool2DGradOp : Train_Op<"max_pool2d_grad",
 }
 
 def Train_AvgPool2DGradOp : Train_Op<"avg_pool2d_grad"> {
+  let precisionReason = [{TF infer list (AvgPool(Grad))}];
   let precisionCategory = "Infer";
   let summary = "spreads each output gradient evenly over its window";
   let arguments = !con((ins Train_FloatTensor:$grad), Train_PoolAttrs);
@@ -520,6 +704,10 @@ def Train_AvgPool2DGradOp : Train_Op<"avg_pool2d_grad"> {
 }
 
 def Train_GlobalAvgPool2DOp : Train_Op<"global_avg_pool2d"> {
+  let precisionReason = [{
+    TF deny list (Sum, Mean); TVM NEVER list (sum, mean, global avg pool);
+    fp16 means lose bits fast (onnxconverter-common#323)
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
   let summary = "mean over the spatial dimensions: an image batch to [N, C]";
   let arguments = (ins Train_FloatTensor:$x, Train_Layout:$layout);
@@ -529,6 +717,7 @@ def Train_GlobalAvgPool2DOp : Train_Op<"global_avg_pool2d"> {
 }
 
 def Train_GlobalAvgPool2DGradOp : Train_Op<"global_avg_pool2d_grad"> {
+  let precisionReason = [{TF infer list (AvgPool(Grad))}];
   let precisionCategory = "Infer";
   let summary = "spreads [N, C] gradients evenly over the spatial dimensions";
   let arguments = (ins Train_FloatTensor:$grad, Train_Layout:$layout);
@@ -544,6 +733,10 @@ def Train_GlobalAvgPool2DGradOp : Train_Op<"global_avg_pool2d_grad"> {
 //===----------------------------------------------------------------------===//
 
 def Train_EmbeddingOp : Train_Op<"embedding"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "gathers rows of a [V, D] table: indices [I...] -> [I..., D]";
   let arguments = (ins Train_FloatTensor:$table, Train_IndexTensor:$indices);
@@ -556,6 +749,9 @@ def Train_EmbeddingOp : Train_Op<"embedding"> {
 }
 
 def Train_EmbeddingGradOp : Train_Op<"embedding_grad"> {
+  let precisionReason = [{
+    scatter-add accumulates; PyTorch promotes `scatter_add`
+  }];
   let precisionCategory = "Deny"; let wideAccumulator = 1;
   let summary = "scatter-adds [I..., D] gradients into a zero [V, D] table";
   let arguments = (ins Train_FloatTensor:$grad, Train_IndexTensor:$indices);
@@ -572,6 +768,10 @@ def Train_EmbeddingGradOp : Train_Op<"embedding_grad"> {
 //===----------------------------------------------------------------------===//
 
 def Train_ReshapeOp : Train_Op<"reshape"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "same elements, new static shape";
   let arguments = (ins Train_AnyTensor:$x);
@@ -581,6 +781,10 @@ def Train_ReshapeOp : Train_Op<"reshape"> {
 }
 
 def Train_TransposeOp : Train_Op<"transpose"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "permutes dimensions: result.shape[i] = x.shape[perm[i]]";
   let arguments = (ins Train_AnyTensor:$x, DenseI64ArrayAttr:$permutation);
@@ -590,6 +794,10 @@ def Train_TransposeOp : Train_Op<"transpose"> {
 }
 
 def Train_BroadcastOp : Train_Op<"broadcast"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "broadcasts x into a bigger shape";
   let description = [{
@@ -603,6 +811,10 @@ def Train_BroadcastOp : Train_Op<"broadcast"> {
 }
 
 def Train_SliceOp : Train_Op<"slice"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "strided slice; the sizes are the result's shape";
   let arguments = (ins Train_AnyTensor:$x, DenseI64ArrayAttr:$offsets,
@@ -613,6 +825,10 @@ def Train_SliceOp : Train_Op<"slice"> {
 }
 
 def Train_ConcatOp : Train_Op<"concat"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "concatenates tensors along `dim`";
   let arguments = (ins Variadic<Train_AnyTensor>:$inputs, I64Attr:$dim);
@@ -623,6 +839,10 @@ def Train_ConcatOp : Train_Op<"concat"> {
 
 def Train_ConstantOp : Train_Op<"constant", [ConstantLike,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "a constant tensor";
   let arguments = (ins ElementsAttr:$value);
@@ -633,6 +853,10 @@ def Train_ConstantOp : Train_Op<"constant", [ConstantLike,
 }
 
 def Train_FillOp : Train_Op<"fill"> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
   let precisionCategory = "Clear";
   let summary = "a tensor with every element equal to `value`";
   let arguments = (ins F64Attr:$value);
@@ -646,6 +870,9 @@ def Train_FillOp : Train_Op<"fill"> {
 //===----------------------------------------------------------------------===//
 
 def Train_GradSeedOp : Train_Op<"grad_seed", [SameOperandsAndResultType]> {
+  let precisionReason = [{
+    losses are fp32 everywhere (TF deny list, PyTorch "all losses")
+  }];
   let precisionCategory = "Deny";
   let summary = "d loss / d loss: the start of the backward pass";
   let description = [{
@@ -660,6 +887,7 @@ def Train_GradSeedOp : Train_Op<"grad_seed", [SameOperandsAndResultType]> {
 
 def Train_SgdOp : Train_Op<"sgd", [Train_OptimizerOpInterface,
     AllTypesMatch<["param", "grad", "new_param"]>]> {
+  let precisionReason = [{the optimizer is an fp32 island: master weights}];
   let precisionCategory = "Deny";
   let summary = "plain SGD: p - lr * (g + weight_decay * p)";
   let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
@@ -673,6 +901,7 @@ def Train_SgdOp : Train_Op<"sgd", [Train_OptimizerOpInterface,
 def Train_SgdMomentumOp : Train_Op<"sgd_momentum", [Train_OptimizerOpInterface,
     AllTypesMatch<["param", "grad", "momentum_buffer", "new_param",
                    "new_momentum_buffer"]>]> {
+  let precisionReason = [{the optimizer is an fp32 island: master weights}];
   let precisionCategory = "Deny";
   let summary = "SGD with momentum (PyTorch semantics), optionally Nesterov";
   let description = [{
@@ -721,11 +950,13 @@ class Train_AdamBase<string mnemonic, string what, string defaultDecay>
 def Train_AdamOp : Train_AdamBase<"adam",
     "Adam; weight decay is added to the gradient (L2); `step` is t >= 1",
     "0.0"> {
+  let precisionReason = [{the optimizer is an fp32 island: master weights}];
   let precisionCategory = "Deny";
 }
 def Train_AdamWOp : Train_AdamBase<"adamw",
     "AdamW: decoupled weight decay p -= lr * wd * p; `step` is t >= 1",
     "0.01"> {
+  let precisionReason = [{the optimizer is an fp32 island: master weights}];
   let precisionCategory = "Deny";
 }
 

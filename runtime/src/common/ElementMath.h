@@ -1,0 +1,202 @@
+//===- ElementMath.h - per-element rules, host and device --------*- C++ -*-===//
+//
+// The arithmetic of the elementwise ops, the activation gradients, max
+// pooling's tie rule and the optimizer updates, element by element in f32:
+// one definition for every backend. The reference kernels and the cpu
+// backend's fused loops call these inline (so the cpu loops vectorize and
+// the two are bitwise equal by construction), and so do the CUDA kernels
+// (compiled by nvcc as __host__ __device__; CUDA's expf, tanhf, erff are
+// within 2 ulp of the host libm's). Only the C math functions both sides
+// have are used (expf, not std::exp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MP_RUNTIME_COMMON_ELEMENTMATH_H
+#define MP_RUNTIME_COMMON_ELEMENTMATH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define MP_HD __host__ __device__
+#else
+#define MP_HD
+#endif
+
+namespace mp::rt::ref {
+
+/// NaN test and sign bit without <cmath>'s host-only overloads.
+MP_HD inline bool isNan(float x) { return x != x; }
+MP_HD inline bool signBit(float x) { return copysignf(1.0f, x) < 0.0f; }
+
+//===----------------------------------------------------------------------===//
+// Unary float ops
+//===----------------------------------------------------------------------===//
+
+/// NaN stays NaN (a comparison-based max would turn it into 0).
+MP_HD inline float reluF(float x) { return x < 0.0f ? 0.0f : x; }
+MP_HD inline float negF(float x) { return -x; }
+MP_HD inline float expF(float x) { return expf(x); }
+MP_HD inline float logF(float x) { return logf(x); }
+MP_HD inline float sqrtF(float x) { return sqrtf(x); }
+MP_HD inline float rsqrtF(float x) { return 1.0f / sqrtf(x); }
+MP_HD inline float tanhF(float x) { return tanhf(x); }
+MP_HD inline float erfF(float x) { return erff(x); }
+/// Written with exp(-|x|) so that no intermediate overflows.
+MP_HD inline float sigmoidF(float x) {
+  float e = expf(-fabsf(x));
+  return x >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+}
+
+inline constexpr float kSqrtHalf = 0.70710678118654752f;    // 1/sqrt(2)
+inline constexpr float kSqrt2OverPi = 0.79788456080286536f; // sqrt(2/pi)
+inline constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1/sqrt(2 pi)
+inline constexpr float kGeluCubic = 0.044715f;
+
+MP_HD inline float geluExact(float x) {
+  return 0.5f * x * (1.0f + erff(x * kSqrtHalf));
+}
+MP_HD inline float geluTanh(float x) {
+  float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
+  return 0.5f * x * (1.0f + tanhf(u));
+}
+MP_HD inline float geluExactDerivative(float x) {
+  return 0.5f * (1.0f + erff(x * kSqrtHalf)) +
+         x * kInvSqrt2Pi * expf(-0.5f * x * x);
+}
+MP_HD inline float geluTanhDerivative(float x) {
+  float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
+  float t = tanhf(u);
+  float du = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * x * x);
+  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
+}
+
+//===----------------------------------------------------------------------===//
+// Binary arithmetic (float, and the integer forms of the numeric ops)
+//===----------------------------------------------------------------------===//
+
+/// Wrapping integer arithmetic: done on uint64, where overflow is defined;
+/// i32 results are truncated to 32 bits when stored.
+MP_HD inline int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
+
+struct AddOp {
+  MP_HD static float f(float a, float b) { return a + b; }
+  MP_HD static int64_t i(int64_t a, int64_t b) {
+    return wrap(uint64_t(a) + uint64_t(b));
+  }
+};
+struct SubOp {
+  MP_HD static float f(float a, float b) { return a - b; }
+  MP_HD static int64_t i(int64_t a, int64_t b) {
+    return wrap(uint64_t(a) - uint64_t(b));
+  }
+};
+struct MulOp {
+  MP_HD static float f(float a, float b) { return a * b; }
+  MP_HD static int64_t i(int64_t a, int64_t b) {
+    return wrap(uint64_t(a) * uint64_t(b));
+  }
+};
+struct DivOp {
+  MP_HD static float f(float a, float b) { return a / b; }
+  /// Truncating division; the caller has rejected b == 0.
+  MP_HD static int64_t i(int64_t a, int64_t b) {
+    return b == -1 ? wrap(0 - uint64_t(a)) : a / b;
+  }
+};
+/// maximum/minimum propagate NaN (like torch.maximum) and order -0 < +0.
+struct MaximumOp {
+  MP_HD static float f(float a, float b) {
+    if (a == b)
+      return signBit(a) ? b : a;
+    return (a > b || isNan(a)) ? a : b;
+  }
+  MP_HD static int64_t i(int64_t a, int64_t b) { return a > b ? a : b; }
+};
+struct MinimumOp {
+  MP_HD static float f(float a, float b) {
+    if (a == b)
+      return signBit(a) ? a : b;
+    return (a < b || isNan(a)) ? a : b;
+  }
+  MP_HD static int64_t i(int64_t a, int64_t b) { return a < b ? a : b; }
+};
+struct PowOp {
+  MP_HD static float f(float a, float b) { return powf(a, b); }
+  MP_HD static int64_t i(int64_t, int64_t) { return 0; } // float only (checked)
+};
+
+//===----------------------------------------------------------------------===//
+// Activation gradients: (upstream gradient, saved forward tensor)
+//===----------------------------------------------------------------------===//
+
+/// grad * (x > 0) as a product, so a NaN or inf gradient stays non-finite
+/// (loss scaling must still see an overflow behind an inactive unit).
+MP_HD inline float reluGradF(float g, float x) { return g * (x > 0 ? 1.0f : 0.0f); }
+MP_HD inline float tanhGradF(float g, float y) { return g * (1.0f - y * y); }
+MP_HD inline float sigmoidGradF(float g, float y) { return g * y * (1.0f - y); }
+MP_HD inline float geluGradExactF(float g, float x) {
+  return g * geluExactDerivative(x);
+}
+MP_HD inline float geluGradTanhF(float g, float x) {
+  return g * geluTanhDerivative(x);
+}
+
+//===----------------------------------------------------------------------===//
+// Max pooling
+//===----------------------------------------------------------------------===//
+
+/// Whether tap value `v` replaces the window's maximum so far (`best`; none
+/// yet when `first`): the first maximum in tap order wins, and the first NaN
+/// wins over everything (torch.max_pool2d propagates NaN).
+MP_HD inline bool maxPoolTakes(bool first, float best, float v) {
+  return first || (!isNan(best) && (v > best || isNan(v)));
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+/// sgd / sgd_momentum with their hyper-parameters rounded to f32 once:
+///   g' = g + wd * p;  b' = momentum * b + (1 - dampening) * g';
+///   p' = p - lr * (nesterov ? g' + momentum * b' : b')   (momentum)
+///   p' = p - lr * (g + wd * p)                           (plain sgd)
+struct SgdRule {
+  float lr = 0, wd = 0, momentum = 0, keep = 1;
+  bool nesterov = false;
+
+  MP_HD float plain(float p, float g) const { return p - lr * (g + wd * p); }
+  MP_HD void withMomentum(float p, float g, float b, float &newP,
+                    float &newB) const {
+    float grad = g + wd * p;
+    float buf = momentum * b + keep * grad;
+    float step = nesterov ? grad + momentum * buf : buf;
+    newP = p - lr * step;
+    newB = buf;
+  }
+};
+
+/// Adam (L2: g += wd * p) or AdamW (p *= 1 - lr * wd first), then
+///   m' = b1 m + (1 - b1) g;  v' = b2 v + (1 - b2) g^2;
+///   p' = p - lr / (1 - b1^t) * m' / (sqrt(v') / sqrt(1 - b2^t) + eps),
+/// the bias corrections taken in double from the step t, as PyTorch does.
+struct AdamRule {
+  float stepSize = 0, correction2 = 1, b1 = 0, b2 = 0, c1 = 0, c2 = 0,
+        eps = 0, wd = 0, decay = 1;
+  bool decoupled = false;
+
+  MP_HD void apply(float p, float g, float m, float v, float &newP, float &newM,
+             float &newV) const {
+    float param = decoupled ? p * decay : p;
+    float grad = decoupled ? g : g + wd * p;
+    float avg = b1 * m + c1 * grad;
+    float avgSq = b2 * v + c2 * grad * grad;
+    float denom = sqrtf(avgSq) / correction2 + eps;
+    newP = param - stepSize * avg / denom;
+    newM = avg;
+    newV = avgSq;
+  }
+};
+
+} // namespace mp::rt::ref
+
+#endif // MP_RUNTIME_COMMON_ELEMENTMATH_H

@@ -1,0 +1,130 @@
+//===- OpTableTest.cpp - the generated op table and the schema checks -----===//
+#include "mp/runtime/Backend.h"
+#include "mp/runtime/Plan.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+
+using namespace mp::rt;
+
+namespace {
+
+Attr ints(std::vector<int64_t> v) {
+  Attr a;
+  a.ints = std::move(v);
+  return a;
+}
+Attr str(std::string s) {
+  Attr a;
+  a.kind = Attr::Kind::String;
+  a.str = std::move(s);
+  return a;
+}
+Attr flt(double f) {
+  Attr a;
+  a.kind = Attr::Kind::Floats;
+  a.floats = {f};
+  return a;
+}
+
+std::string schemaError(const KernelDesc &kernel) {
+  Status status = checkKernelSchema(kernel);
+  return status.isOk() ? "" : status.message();
+}
+
+TEST(OpTableTest, NamesAndIdsRoundTrip) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < kNumOps; ++i) {
+    OpId id = static_cast<OpId>(i);
+    EXPECT_EQ(findOp(opName(id)), id) << opName(id);
+    EXPECT_TRUE(names.insert(opName(id)).second) << opName(id);
+    if (i > 0) {
+      EXPECT_LT(std::strcmp(kOpSchemas[i - 1].name, kOpSchemas[i].name), 0);
+    }
+  }
+  EXPECT_EQ(findOp("train.frobnicate"), OpId::Unknown);
+  EXPECT_EQ(findOp("matmul"), OpId::Unknown);
+  EXPECT_STREQ(opName(OpId::TrainMatmul), "train.matmul");
+}
+
+TEST(OpTableTest, EveryReferenceKernelIsAnOpOfTheTable) {
+  for (const std::string &op : referenceBackendOps())
+    EXPECT_NE(findOp(op), OpId::Unknown) << op;
+  // Every op but the constant (a plan tensor) has a reference kernel.
+  EXPECT_EQ(referenceBackendOps().size(), kNumOps - 1);
+}
+
+TEST(OpTableTest, SchemasComeFromTheOds) {
+  const OpSchema &conv = opSchema(OpId::TrainConv2d);
+  EXPECT_EQ(conv.minInputs, 2);
+  EXPECT_EQ(conv.maxInputs, 2);
+  const AttrSchema *layout = findAttrSchema(OpId::TrainConv2d, "layout");
+  ASSERT_NE(layout, nullptr);
+  EXPECT_EQ(layout->kind, AttrKind::String);
+  ASSERT_EQ(layout->numEnumCases, 2u);
+  EXPECT_STREQ(layout->enumCases[1], "NHWC");
+  const AttrSchema *strides = findAttrSchema(OpId::TrainConv2d, "strides");
+  ASSERT_NE(strides, nullptr);
+  ASSERT_TRUE(strides->hasDefault);
+  EXPECT_EQ(std::vector<int64_t>(strides->defaultInts,
+                                 strides->defaultInts + strides->numDefaultInts),
+            (std::vector<int64_t>{1, 1}));
+  // The fused epilogue's bias is optional: 2 or 3 operands.
+  const OpSchema &epilogue = opSchema(OpId::MpMatmulEpilogue);
+  EXPECT_EQ(epilogue.minInputs, 2);
+  EXPECT_EQ(epilogue.maxInputs, 3);
+  EXPECT_FALSE(epilogue.variadicInputs);
+  EXPECT_TRUE(opSchema(OpId::TrainConcat).variadicInputs);
+  EXPECT_TRUE(opSchema(OpId::TrainAdamw).optimizer);
+  EXPECT_FALSE(opSchema(OpId::TrainMatmul).optimizer);
+  EXPECT_TRUE(findAttrSchema(OpId::TrainSgd, "lr")->required);
+}
+
+TEST(OpTableTest, AbsentAttributesReadAsTheirOdsDefault) {
+  KernelDesc k{"train.softmax", {0}, {1}, {}};
+  EXPECT_EQ(k.getInt("axis", 99), -1);
+  KernelDesc bn{"train.batch_norm", {0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}, {}};
+  EXPECT_EQ(bn.getFloat("epsilon", 99), 1e-5);
+  KernelDesc conv{"train.conv2d", {0, 1}, {2}, {{"layout", str("NHWC")}}};
+  ASSERT_NE(conv.getInts("padding"), nullptr);
+  EXPECT_EQ(*conv.getInts("padding"), (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_EQ(*conv.getString("layout"), "NHWC");
+  KernelDesc epilogue{"mp.matmul_epilogue", {0, 1}, {2}, {}};
+  EXPECT_EQ(*epilogue.getString("activation"), "none");
+  EXPECT_FALSE(epilogue.getFlag("transpose_lhs"));
+  // Present attributes win; names no schema has take the fallback.
+  k.attrs["axis"] = ints({1});
+  EXPECT_EQ(k.getInt("axis", 99), 1);
+  EXPECT_EQ(k.getInt("nonesuch", 7), 7);
+}
+
+TEST(OpTableTest, KernelsAreCheckedAgainstTheirSchema) {
+  EXPECT_EQ(schemaError({"train.matmul", {0, 1}, {2}, {}}), "");
+  EXPECT_EQ(schemaError({"train.matmul", {0}, {2}, {}}),
+            "'train.matmul' takes 2 operands; the kernel has 1");
+  EXPECT_EQ(schemaError({"mp.matmul_epilogue", {0, 1, 2, 3}, {4}, {}}),
+            "'mp.matmul_epilogue' takes 2 to 3 operands; the kernel has 4");
+  EXPECT_EQ(schemaError({"train.add", {0, 1}, {}, {}}),
+            "'train.add' has 1 results; the kernel has 0");
+  EXPECT_EQ(schemaError({"train.matmul", {0, 1}, {2},
+                         {{"tranpose_lhs", ints({1})}}}),
+            "'train.matmul' has no attribute 'tranpose_lhs'");
+  EXPECT_EQ(schemaError({"train.softmax", {0}, {1}, {{"axis", flt(1)}}}),
+            "'train.softmax': attribute 'axis' must be an integer");
+  EXPECT_EQ(schemaError({"train.conv2d", {0, 1}, {2}, {{"layout", str("NDHW")}}}),
+            "'train.conv2d': attribute 'layout' is 'NDHW', not one of its "
+            "enum's cases");
+  EXPECT_EQ(schemaError({"train.conv2d", {0, 1}, {2}, {}}),
+            "'train.conv2d' needs attribute 'layout'");
+  EXPECT_EQ(schemaError({"train.constant", {}, {0}, {}}),
+            "'train.constant' is a constant, which a plan holds as a constant "
+            "tensor, not as a kernel");
+  KernelDesc mislabelled{"train.add", {0, 1}, {2}, {}};
+  mislabelled.id = OpId::TrainSub;
+  EXPECT_EQ(schemaError(mislabelled),
+            "'train.add' carries the id of 'train.sub'");
+}
+
+} // namespace
