@@ -52,6 +52,10 @@ inline constexpr float kSqrt2OverPi = 0.79788456080286536f; // sqrt(2/pi)
 inline constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1/sqrt(2 pi)
 inline constexpr float kGeluCubic = 0.044715f;
 
+/// x * sigmoid(x) (SiLU, swish): the product of the two rules above, so
+/// -inf gives NaN as x / (1 + e^-x) does in PyTorch.
+MP_HD inline float siluF(float x) { return x * sigmoidF(x); }
+
 MP_HD inline float geluExact(float x) {
   return 0.5f * x * (1.0f + erff(x * kSqrtHalf));
 }
@@ -134,6 +138,11 @@ struct PowOp {
 MP_HD inline float reluGradF(float g, float x) { return g * (x > 0 ? 1.0f : 0.0f); }
 MP_HD inline float tanhGradF(float g, float y) { return g * (1.0f - y * y); }
 MP_HD inline float sigmoidGradF(float g, float y) { return g * y * (1.0f - y); }
+/// silu'(x) = s (1 + x (1 - s)), s = sigmoid(x), with x the forward input.
+MP_HD inline float siluGradF(float g, float x) {
+  float s = sigmoidF(x);
+  return g * s * (1.0f + x * (1.0f - s));
+}
 MP_HD inline float geluGradExactF(float g, float x) {
   return g * geluExactDerivative(x);
 }

@@ -260,6 +260,7 @@ void ref::addElementwiseKernels(KernelTable &table) {
                    {OpId::TrainSigmoid, checkUnary, runUnary<sigmoidF>},
                    {OpId::TrainErf, checkUnary, runUnary<erfF>},
                    {OpId::TrainRelu, checkUnary, runUnary<reluF>},
+                   {OpId::TrainSilu, checkUnary, runUnary<siluF>},
                    {OpId::TrainGelu, checkUnary, runGelu},
                    {OpId::TrainAdd, checkNumericBinary, runBinary<AddOp>},
                    {OpId::TrainSub, checkNumericBinary, runBinary<SubOp>},
@@ -277,6 +278,8 @@ void ref::addElementwiseKernels(KernelTable &table) {
                    {OpId::TrainSigmoidGrad, checkActivationGrad,
                     runActivationGrad<sigmoidGradF>},
                    {OpId::TrainGeluGrad, checkActivationGrad, runGeluGrad},
+                   {OpId::TrainSiluGrad, checkActivationGrad,
+                    runActivationGrad<siluGradF>},
                    {OpId::TrainBiasAdd, checkBiasAdd, runBiasAdd},
                });
 }

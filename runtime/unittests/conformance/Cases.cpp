@@ -120,6 +120,7 @@ std::vector<Case> build() {
   t.push_back(unary("sigmoid", [](auto &x) { return sigmoid(x[0]); }, 4));
   t.push_back(unary("erf", [](auto &x) { return std::erf(x[0]); }, 4));
   t.push_back(unary("relu", [](auto &x) { return x[0] < 0 ? 0.0 : x[0]; }, 0));
+  t.push_back(unary("silu", [](auto &x) { return x[0] * sigmoid(x[0]); }, 4));
   {
     // 1 + erf(x / sqrt 2) cancels for x < -2: an f32 unit of erf is a
     // large relative error of the result there (as in PyTorch's f32 gelu).
@@ -180,7 +181,13 @@ std::vector<Case> build() {
     t.push_back(c);
   }
   {
-    Case c = activationGrad("gelu_grad", nullptr, 8);
+    Case c = activationGrad("silu_grad", [](auto &x) {
+      double s = sigmoid(x[1]);
+      return x[0] * s * (1 + x[1] * (1 - s));
+    }, 6);
+    c.absolute = 4; // 1 + x (1 - s) cancels near x = -1.3
+    t.push_back(c);
+    c = activationGrad("gelu_grad", nullptr, 8);
     c.absolute = 4;
     t.push_back(c);
   }

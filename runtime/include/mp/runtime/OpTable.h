@@ -72,6 +72,8 @@ enum class OpId : uint16_t {
   TrainSgdMomentum,
   TrainSigmoid,
   TrainSigmoidGrad,
+  TrainSilu,
+  TrainSiluGrad,
   TrainSlice,
   TrainSoftmax,
   TrainSoftmaxGrad,
@@ -86,7 +88,7 @@ enum class OpId : uint16_t {
   Unknown,
 };
 
-inline constexpr size_t kNumOps = 68;
+inline constexpr size_t kNumOps = 70;
 
 namespace op_table {
 inline constexpr const char *kEnumLayout[] = {"NCHW", "NHWC"};
@@ -256,6 +258,8 @@ inline constexpr OpSchema kOpSchemas[kNumOps] = {
   {"train.sgd_momentum", 3, false, 3, 2, false, 2, 75, 5, true},
   {"train.sigmoid", 1, false, 1, 1, false, 1, 80, 0, false},
   {"train.sigmoid_grad", 2, false, 2, 1, false, 1, 80, 0, false},
+  {"train.silu", 1, false, 1, 1, false, 1, 80, 0, false},
+  {"train.silu_grad", 2, false, 2, 1, false, 1, 80, 0, false},
   {"train.slice", 1, false, 1, 1, false, 1, 80, 2, false},
   {"train.softmax", 1, false, 1, 1, false, 1, 82, 1, false},
   {"train.softmax_grad", 2, false, 2, 1, false, 1, 83, 1, false},

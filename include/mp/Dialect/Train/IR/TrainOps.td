@@ -116,6 +116,14 @@ def Train_ReluOp : Train_UnaryOp<"relu", "elementwise max(x, 0)"> {
   }];
   let precisionCategory = "Clear";
 }
+def Train_SiluOp : Train_UnaryOp<"silu", "elementwise x * sigmoid(x) (SiLU, swish)"> {
+  let precisionReason = [{
+    as `sigmoid` and `mul`, which it is made of: no reduction, its relative
+    error in 16 bits is the input's (PyTorch autocast leaves `silu` to the
+    input dtype)
+  }];
+  let precisionCategory = "Infer";
+}
 
 def Train_GeluOp : Train_Op<"gelu", [SameOperandsAndResultType]> {
   let precisionReason = [{
@@ -225,7 +233,7 @@ def Train_SelectOp : Train_Op<"select", [
 }
 
 /// Activation gradients: (upstream gradient, saved forward tensor) -> grad.
-/// relu_grad and gelu_grad take the forward input; tanh_grad and
+/// relu_grad, gelu_grad and silu_grad take the forward input; tanh_grad and
 /// sigmoid_grad take the forward output, as TensorFlow's raw ops do.
 class Train_ActivationGradOp<string mnemonic, string what>
     : Train_Op<mnemonic, [SameOperandsAndResultType]> {
@@ -257,6 +265,11 @@ def Train_SigmoidGradOp : Train_ActivationGradOp<"sigmoid_grad",
     TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
     Sigmoid(Grad), Erf)
   }];
+  let precisionCategory = "Infer";
+}
+def Train_SiluGradOp : Train_ActivationGradOp<"silu_grad",
+    "grad * silu'(x), with x the forward input"> {
+  let precisionReason = [{as `sigmoid_grad` (TF infer list)}];
   let precisionCategory = "Infer";
 }
 def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad",
