@@ -218,6 +218,7 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainErf, {&B::runUnary, 1, 1}},
       {OpId::TrainRelu, {&B::runUnary, 1, 1}},
       {OpId::TrainGelu, {&B::runUnary, 1, 1}},
+      {OpId::TrainSilu, {&B::runUnary, 1, 1}},
       {OpId::TrainAdd, {&B::runBinary, 2, 1}},
       {OpId::TrainSub, {&B::runBinary, 2, 1}},
       {OpId::TrainMul, {&B::runBinary, 2, 1}},
@@ -231,6 +232,7 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainTanhGrad, {&B::runActivationGrad, 2, 1}},
       {OpId::TrainSigmoidGrad, {&B::runActivationGrad, 2, 1}},
       {OpId::TrainGeluGrad, {&B::runActivationGrad, 2, 1}},
+      {OpId::TrainSiluGrad, {&B::runActivationGrad, 2, 1}},
       {OpId::TrainBiasAdd, {&B::runBiasAdd, 2, 1}},
       {OpId::TrainMatmul, {&B::runMatmul, 2, 1}},
       {OpId::MpMatmulEpilogue, {&B::runMatmulEpilogue, 2, 1}},
@@ -537,6 +539,7 @@ Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
       {OpId::TrainRsqrt, Unary::Rsqrt},     {OpId::TrainTanh, Unary::Tanh},
       {OpId::TrainSigmoid, Unary::Sigmoid}, {OpId::TrainErf, Unary::Erf},
       {OpId::TrainRelu, Unary::Relu},       {OpId::TrainGelu, Unary::Gelu},
+      {OpId::TrainSilu, Unary::Silu},
   };
   Unary kind = kinds.at(k.opId());
   if (kind == Unary::Gelu && k.getFlag("tanh_approx"))
@@ -584,6 +587,7 @@ Status CudaBackend::runActivationGrad(const KernelDesc &k, const Views &in,
   ActGrad kind = k.opId() == OpId::TrainReluGrad      ? ActGrad::Relu
                  : k.opId() == OpId::TrainTanhGrad    ? ActGrad::Tanh
                  : k.opId() == OpId::TrainSigmoidGrad ? ActGrad::Sigmoid
+                 : k.opId() == OpId::TrainSiluGrad    ? ActGrad::Silu
                  : k.getFlag("tanh_approx")     ? ActGrad::GeluTanh
                                                 : ActGrad::Gelu;
   return launched(k, activationGrad(context(), kind, ref(in[0]), ref(in[1]),

@@ -38,6 +38,8 @@ __device__ float applyUnary(Unary op, float x) {
     return ref::geluExact(x);
   case Unary::GeluTanh:
     return ref::geluTanh(x);
+  case Unary::Silu:
+    return ref::siluF(x);
   }
   return x;
 }
@@ -121,6 +123,9 @@ __global__ void activationGradKernel(ActGrad op, Ref g, Ref saved, Ref r,
       break;
     case ActGrad::Gelu:
       v = ref::geluGradExactF(grad, s);
+      break;
+    case ActGrad::Silu:
+      v = ref::siluGradF(grad, s);
       break;
     default:
       v = ref::geluGradTanhF(grad, s);

@@ -70,9 +70,10 @@ enum class Unary : int32_t {
   Relu,
   Gelu,
   GeluTanh,
+  Silu,
 };
 enum class Binary : int32_t { Add, Sub, Mul, Div, Maximum, Minimum, Pow };
-enum class ActGrad : int32_t { Relu, Tanh, Sigmoid, Gelu, GeluTanh };
+enum class ActGrad : int32_t { Relu, Tanh, Sigmoid, Gelu, GeluTanh, Silu };
 enum class Predicate : int32_t { Eq, Ne, Lt, Le, Gt, Ge };
 
 int unary(const Context &ctx, Unary op, Ref x, Ref y, int64_t n);

@@ -70,6 +70,7 @@ Cases elementwiseCases() {
       {"train.rsqrt", 0.05, 4}, {"train.tanh", -3, 3},
       {"train.sigmoid", -6, 6}, {"train.erf", -2, 2},
       {"train.relu", -2, 2},    {"train.gelu", -3, 3},
+      {"train.silu", -6, 6},
   };
   uint32_t seed = 1;
   for (DType d : kFloats) {
@@ -116,7 +117,8 @@ Cases elementwiseCases() {
                       uniform(d, shape, seed++), uniform(d, shape, seed++)},
                      {{d, shape}}});
     for (const char *op : {"train.relu_grad", "train.tanh_grad",
-                           "train.sigmoid_grad", "train.gelu_grad"})
+                           "train.sigmoid_grad", "train.gelu_grad",
+                           "train.silu_grad"})
       cases.push_back(
           {nameOf(op, d),
            op,
