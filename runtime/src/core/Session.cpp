@@ -49,28 +49,6 @@ StatusOr<Session::Memory> Session::allocate(uint64_t bytes, const char *what) {
   return Memory(static_cast<uint8_t *>(p), AlignedFree());
 }
 
-/// The backends this build has, by name. The default is the cpu backend
-/// where oneDNN is built in and creates an engine, else the reference
-/// backend (cpuBackendStatus() says why, for tools to print).
-static StatusOr<std::unique_ptr<Backend>>
-createBackend(const std::string &name) {
-  if (name == "reference")
-    return createReferenceBackend();
-  if (name == "cpu")
-    return createCpuBackend();
-  if (name == "cuda")
-    return createCudaBackend();
-  if (name.empty() || name == "default") {
-    StatusOr<std::unique_ptr<Backend>> cpu = createCpuBackend();
-    if (cpu.isOk())
-      return cpu;
-    return createReferenceBackend();
-  }
-  return notFound("unknown backend '" + name +
-                  "'; this runtime has: cpu (oneDNN; the default where it "
-                  "loads), cuda, reference");
-}
-
 Session::Session(Plan plan, std::unique_ptr<Backend> backend)
     : plan_(std::move(plan)), backend_(std::move(backend)) {}
 
@@ -112,7 +90,7 @@ Status Session::initialize() {
   MP_RETURN_IF_ERROR(plan_.validate());
   resolveOpIds(plan_);
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    Status checked = backend_->check(plan_.kernels[k], plan_);
+    Status checked = backend_->prepare(plan_.kernels[k], plan_);
     if (!checked.isOk())
       return Status(checked.code(),
                     std::string("backend '") + backend_->name() +

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/Cast.h"
+#include "cpu/Probe.h"
 #include "cpu/Parallel.h"
 
 
@@ -20,6 +21,9 @@ bool mp::rt::cpu::castFast(const TensorView &input, const TensorView &output) {
   int64_t n = output.numElements();
   if (input.numElements() != n || input.dtype == output.dtype)
     return false;
+  if (probing())
+    return (input.dtype == DType::F32 && isFloat(output.dtype)) ||
+           (output.dtype == DType::F32 && isFloat(input.dtype));
   // Same dtype: the reference stores loadFloat(x), which is the value
   // itself except that a signalling NaN comes out quiet; leave those to it
   // rather than copy bits that differ. bf16 <-> f16 goes through f32 there.

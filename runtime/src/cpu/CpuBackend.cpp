@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Backend.h"
 
+#include <array>
 #include <unordered_map>
 
 #ifdef MP_HAVE_ONEDNN
@@ -28,6 +29,7 @@
 #include "cpu/OneDnn.h"
 #include "cpu/Normalization.h"
 #include "cpu/Parallel.h"
+#include "cpu/Probe.h"
 #include "cpu/Pooling.h"
 #include "cpu/RowParallel.h"
 #include "reference/Normalization.h"
@@ -37,20 +39,59 @@
 
 using namespace mp::rt;
 
-#ifndef MP_HAVE_ONEDNN
-
-Status mp::rt::cpuBackendStatus() {
-  return unimplemented("the cpu backend needs oneDNN and this runtime was "
-                       "built without it (MP_ENABLE_ONEDNN)");
-}
-
-StatusOr<std::unique_ptr<Backend>> mp::rt::createCpuBackend() {
-  return cpuBackendStatus();
-}
-
-#else
+// Built without oneDNN, core/BackendRegistry.cpp says why the backend is
+// missing.
+#ifdef MP_HAVE_ONEDNN
 
 namespace {
+
+using Views = std::vector<TensorView>;
+
+/// The ways the cpu backend runs a kernel, in the order prepare() tries
+/// them for the op (pathsOf); Reference is always last and always takes.
+enum class Path : uint8_t {
+  Matmul,        ///< oneDNN matmul primitive
+  Conv,          ///< oneDNN convolution primitive
+  BatchNorm,     ///< own loops over channels
+  BatchNormRef,  ///< the reference kernel, channels over the threads
+  Cast,          ///< own conversion loop
+  Own,           ///< own chunked loops (elementwise, scaling, optimizers, ...)
+  SoftmaxRows,   ///< own softmax rows
+  CrossEntropy,  ///< own loss rows
+  LayerNormGrad, ///< own rows and columns
+  MaxPool,       ///< own planes
+  RowParallel,   ///< the reference kernel on row slices in parallel
+  Reference,     ///< the reference kernel
+};
+
+/// The paths an op may take, by OpId: the table prepare() walks.
+const std::vector<Path> &pathsOf(OpId id) {
+  static const std::vector<Path> matmul = {Path::Matmul, Path::Reference};
+  static const std::vector<Path> conv = {Path::Conv, Path::Reference};
+  static const std::vector<Path> batchNorm = {Path::BatchNorm,
+                                              Path::BatchNormRef};
+  static const std::vector<Path> cast = {Path::Cast, Path::Reference};
+  // Each of these declines, by its own op check, the ops it does not run.
+  static const std::vector<Path> general = {
+      Path::Own,     Path::SoftmaxRows, Path::CrossEntropy, Path::LayerNormGrad,
+      Path::MaxPool, Path::RowParallel, Path::Reference};
+  static const std::array<const std::vector<Path> *, kNumOps> table = [] {
+    std::array<const std::vector<Path> *, kNumOps> t;
+    t.fill(&general);
+    t[static_cast<size_t>(OpId::TrainMatmul)] = &matmul;
+    t[static_cast<size_t>(OpId::MpMatmulEpilogue)] = &matmul;
+    for (OpId op : {OpId::TrainConv2d, OpId::TrainConv2dBackwardData,
+                    OpId::TrainConv2dBackwardFilter})
+      t[static_cast<size_t>(op)] = &conv;
+    t[static_cast<size_t>(OpId::TrainBatchNorm)] = &batchNorm;
+    t[static_cast<size_t>(OpId::TrainBatchNormGrad)] = &batchNorm;
+    t[static_cast<size_t>(OpId::MpCast)] = &cast;
+    return t;
+  }();
+  static const std::vector<Path> reference = {Path::Reference};
+  return id == OpId::Unknown ? reference : *table[static_cast<size_t>(id)];
+}
+
 class CpuBackend final : public Backend {
 public:
   explicit CpuBackend(std::unique_ptr<Backend> reference)
@@ -65,32 +106,53 @@ public:
            " threads; what runs each op: mp-run --verbose)";
   }
 
-  /// The reference check is the contract: it validates dtypes, shapes and
-  /// attributes of every op, matmul included.
-  Status check(const KernelDesc &kernel, const Plan &plan) const override {
-    return reference_->check(kernel, plan);
+  /// The reference check is the contract (dtypes, shapes and attributes of
+  /// every op); then the first path of the op's list that takes the
+  /// kernel's dtypes and shapes, asked without data (cpu/Probe.h), oneDNN
+  /// primitives made here.
+  Status prepare(const KernelDesc &kernel, const Plan &plan) override {
+    MP_RETURN_IF_ERROR(reference_->prepare(kernel, plan));
+    Views in, out;
+    for (uint32_t id : kernel.inputs)
+      in.push_back(describe(plan.tensors[id]));
+    for (uint32_t id : kernel.outputs)
+      out.push_back(describe(plan.tensors[id]));
+    return choose(kernel, in, out);
   }
 
-  Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
-             const std::vector<TensorView> &outputs) override {
-    std::string implementation;
-    Status status = dispatch(kernel, inputs, outputs, implementation);
-    record(kernel, implementation);
-    return status;
+  Status run(const KernelDesc &kernel, const Views &inputs,
+             const Views &outputs) override {
+    auto it = chosen_.find(&kernel);
+    if (it == chosen_.end() ||
+        it->second.signature != signatureOf(kernel, inputs, outputs)) {
+      // Run by hand, without prepare() (or a kernel object reused for
+      // another problem): choose from these views' shapes.
+      Views in = withoutData(inputs), out = withoutData(outputs);
+      MP_RETURN_IF_ERROR(choose(kernel, in, out));
+      it = chosen_.find(&kernel);
+    }
+    bool handled = false;
+    MP_RETURN_IF_ERROR(runPath(it->second.path, kernel, inputs, outputs,
+                               handled));
+    if (handled)
+      return Status::ok();
+    // A fast path that took the kernel's shapes declines only for data it
+    // cannot see at prepare time; none does today. The reference runs it.
+    return reference_->run(kernel, inputs, outputs);
   }
 
   /// The optimizers write the new weight's 16-bit copy in the same pass.
-  Status runThenCast(const KernelDesc &kernel,
-                     const std::vector<TensorView> &inputs,
-                     const std::vector<TensorView> &outputs, size_t output,
+  Status runThenCast(const KernelDesc &kernel, const Views &inputs,
+                     const Views &outputs, size_t output,
                      const KernelDesc &cast,
                      const TensorView &castOut) override {
     bool handled = false;
     MP_RETURN_IF_ERROR(cpu::runOptimizerThenCast(kernel, inputs, outputs,
                                                  output, castOut, handled));
     if (handled) {
-      record(kernel, "own loop, writing the weight's 16-bit copy too");
-      record(cast, "own loop, fused into the optimizer's pass");
+      // What runs them from now on (the session casts here every step).
+      chosen_[&kernel].what = "own loop, writing the weight's 16-bit copy too";
+      chosen_[&cast].what = "own loop, fused into the optimizer's pass";
       return Status::ok();
     }
     return Backend::runThenCast(kernel, inputs, outputs, output, cast,
@@ -99,103 +161,160 @@ public:
 
   std::string implementationOf(const KernelDesc &kernel) const override {
     auto it = chosen_.find(&kernel);
-    return it == chosen_.end() ? "" : it->second;
+    return it == chosen_.end() ? "" : it->second.what;
   }
 
 private:
-  /// Runs `kernel` on the first path that takes it; `implementation` says
-  /// which.
-  Status dispatch(const KernelDesc &kernel,
-                  const std::vector<TensorView> &inputs,
-                  const std::vector<TensorView> &outputs,
-                  std::string &implementation) {
+  struct Choice {
+    Path path = Path::Reference;
+    std::string what;
+    /// The op, dtypes and shapes it was chosen for (signatureOf).
+    std::vector<int64_t> signature;
+  };
+
+  static std::vector<int64_t> signatureOf(const KernelDesc &kernel,
+                                          const Views &in, const Views &out) {
+    std::vector<int64_t> s = {static_cast<int64_t>(kernel.opId())};
+    for (const Views *views : {&in, &out})
+      for (const TensorView &v : *views) {
+        s.push_back(static_cast<int64_t>(v.dtype) - 16);
+        s.insert(s.end(), v.shape.begin(), v.shape.end());
+      }
+    return s;
+  }
+
+  static TensorView describe(const TensorDesc &desc) {
+    return {desc.dtype, desc.shape, cpu::probeData()};
+  }
+  static Views withoutData(const Views &views) {
+    Views out = views;
+    for (TensorView &v : out)
+      v.data = cpu::probeData();
+    return out;
+  }
+
+  /// Records the first path of `kernel`'s op that takes these views.
+  Status choose(const KernelDesc &kernel, const Views &in, const Views &out) {
+    for (Path path : pathsOf(kernel.opId())) {
+      std::string what;
+      StatusOr<bool> takes = probe(path, kernel, in, out, what);
+      MP_RETURN_IF_ERROR(takes.status());
+      if (*takes) {
+        chosen_[&kernel] = {path, what, signatureOf(kernel, in, out)};
+        return Status::ok();
+      }
+    }
+    chosen_[&kernel] = {Path::Reference, "reference kernel",
+                        signatureOf(kernel, in, out)};
+    return Status::ok();
+  }
+
+  /// Whether `path` takes the kernel (views without data), and in words.
+  StatusOr<bool> probe(Path path, const KernelDesc &kernel, const Views &in,
+                       const Views &out, std::string &what) {
+    if (path == Path::Matmul || path == Path::Conv) {
+      std::string implementation;
+      StatusOr<bool> takes =
+          path == Path::Matmul
+              ? matmuls_.prepare(kernel, in, out, implementation)
+              : convs_.prepare(kernel, in, out, implementation);
+      if (takes.isOk() && *takes)
+        what = "oneDNN " + implementation;
+      return takes;
+    }
+    cpu::ProbeScope probing;
     bool handled = false;
-    if (kernel.opId() == OpId::TrainMatmul || kernel.opId() == OpId::MpMatmulEpilogue) {
-      MP_RETURN_IF_ERROR(matmuls_.run(kernel, inputs, outputs, handled));
-      if (handled) {
-        implementation = "oneDNN " + matmuls_.lastImplementation();
+    MP_RETURN_IF_ERROR(runPath(path, kernel, in, out, handled));
+    if (handled)
+      what = describePath(path);
+    return handled;
+  }
+
+  static std::string describePath(Path path) {
+    switch (path) {
+    case Path::BatchNorm:
+      return "own loop over channels";
+    case Path::BatchNormRef:
+      return "reference kernel, channels over the threads";
+    case Path::Cast:
+      return "own conversion loop";
+    case Path::Own:
+      return "own loop";
+    case Path::SoftmaxRows:
+    case Path::CrossEntropy:
+      return std::string("own rows, exp on ") + cpu::vectorMathName();
+    case Path::LayerNormGrad:
+      return "own rows and columns";
+    case Path::MaxPool:
+      return "own planes";
+    case Path::RowParallel:
+      return "reference kernel, rows over the threads";
+    case Path::Matmul:
+    case Path::Conv:
+    case Path::Reference:
+      break;
+    }
+    return "reference kernel";
+  }
+
+  /// Runs (or, probing, asks) one path; `handled` false when it declines.
+  Status runPath(Path path, const KernelDesc &kernel, const Views &inputs,
+                 const Views &outputs, bool &handled) {
+    handled = false;
+    switch (path) {
+    case Path::Matmul:
+      return matmuls_.run(kernel, inputs, outputs, handled);
+    case Path::Conv:
+      return convs_.run(kernel, inputs, outputs, handled);
+    case Path::BatchNorm:
+      return cpu::runBatchNorm(kernel, inputs, outputs, handled);
+    case Path::BatchNormRef:
+      handled = true;
+      if (cpu::probing())
         return Status::ok();
-      }
-    } else if (kernel.opId() == OpId::TrainConv2d ||
-               kernel.opId() == OpId::TrainConv2dBackwardData ||
-               kernel.opId() == OpId::TrainConv2dBackwardFilter) {
-      MP_RETURN_IF_ERROR(convs_.run(kernel, inputs, outputs, handled));
-      if (handled) {
-        implementation = "oneDNN " + convs_.lastImplementation();
-        return Status::ok();
-      }
-    } else if (kernel.opId() == OpId::TrainBatchNorm ||
-               kernel.opId() == OpId::TrainBatchNormGrad) {
-      MP_RETURN_IF_ERROR(cpu::runBatchNorm(kernel, inputs, outputs, handled));
-      if (handled) {
-        implementation = "own loop over channels";
-        return Status::ok();
-      }
-      implementation = "reference kernel, channels over the threads";
       return kernel.opId() == OpId::TrainBatchNorm
                  ? ref::runBatchNormWith(kernel, inputs, outputs,
                                          cpu::parallelFor)
                  : ref::runBatchNormGradWith(kernel, inputs, outputs,
                                              cpu::parallelFor);
-    } else if (kernel.opId() == OpId::MpCast) {
-      if (inputs.size() == 1 && outputs.size() == 1 &&
-          cpu::castFast(inputs[0], outputs[0])) {
-        implementation = "own conversion loop";
-        return Status::ok();
-      }
-    } else {
-      MP_RETURN_IF_ERROR(cpu::runOwnKernel(kernel, inputs, outputs, handled));
-      if (handled) {
-        implementation = "own loop";
-        return Status::ok();
-      }
+    case Path::Cast:
+      handled = inputs.size() == 1 && outputs.size() == 1 &&
+                cpu::castFast(inputs[0], outputs[0]);
+      return Status::ok();
+    case Path::Own:
+      return cpu::runOwnKernel(kernel, inputs, outputs, handled);
+    case Path::SoftmaxRows:
       cpu::runSoftmaxLastAxis(kernel, inputs, outputs, handled);
-      if (!handled)
-        cpu::runCrossEntropy(kernel, inputs, outputs, handled);
-      if (handled) {
-        implementation = std::string("own rows, exp on ") +
-                         cpu::vectorMathName();
-        return Status::ok();
-      }
+      return Status::ok();
+    case Path::CrossEntropy:
+      cpu::runCrossEntropy(kernel, inputs, outputs, handled);
+      return Status::ok();
+    case Path::LayerNormGrad:
       cpu::runLayerNormGrad(kernel, inputs, outputs, handled);
-      if (handled) {
-        implementation = "own rows and columns";
-        return Status::ok();
-      }
+      return Status::ok();
+    case Path::MaxPool:
       cpu::runMaxPool(kernel, inputs, outputs, handled);
-      if (handled) {
-        implementation = "own planes";
-        return Status::ok();
-      }
-      MP_RETURN_IF_ERROR(
-          cpu::runRowParallel(*reference_, kernel, inputs, outputs, handled));
-      if (handled) {
-        implementation = "reference kernel, rows over the threads";
-        return Status::ok();
-      }
+      return Status::ok();
+    case Path::RowParallel:
+      return cpu::runRowParallel(*reference_, kernel, inputs, outputs,
+                                 handled);
+    case Path::Reference:
+      handled = true;
+      return cpu::probing() ? Status::ok()
+                            : reference_->run(kernel, inputs, outputs);
     }
-    implementation = "reference kernel";
-    return reference_->run(kernel, inputs, outputs);
+    return Status::ok();
   }
 
-  void record(const KernelDesc &kernel, const std::string &implementation) {
-    std::string &slot = chosen_[&kernel];
-    if (slot != implementation)
-      slot = implementation;
-  }
-
-private:
   std::unique_ptr<Backend> reference_;
   cpu::MatmulCache matmuls_;
   cpu::ConvCache convs_;
-  /// What ran each kernel last (implementationOf), by the plan's kernel.
-  std::unordered_map<const KernelDesc *, std::string> chosen_;
+  /// What runs each kernel (prepare's choice), by the plan's kernel.
+  std::unordered_map<const KernelDesc *, Choice> chosen_;
 };
 } // namespace
 
-Status mp::rt::cpuBackendStatus() { return cpu::oneDnnStatus(); }
-
-StatusOr<std::unique_ptr<Backend>> mp::rt::createCpuBackend() {
+StatusOr<std::unique_ptr<Backend>> mp::rt::cpu::makeCpuBackend() {
   MP_RETURN_IF_ERROR(cpu::oneDnnStatus());
   return std::unique_ptr<Backend>(
       std::make_unique<CpuBackend>(createReferenceBackend()));

@@ -8,6 +8,7 @@
 #ifndef MP_RUNTIME_CPU_ONEDNN_H
 #define MP_RUNTIME_CPU_ONEDNN_H
 
+#include "mp/runtime/Backend.h"
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Tensor.h"
 
@@ -20,6 +21,11 @@ namespace mp::rt::cpu {
 /// Ok when oneDNN (v3) is loaded and has created the process's CPU engine;
 /// the engine is created once, on the first call.
 Status oneDnnStatus();
+/// The cpu backend (CpuBackend.cpp), for the registry
+/// (core/BackendRegistry.cpp); fails with oneDnnStatus() where oneDNN
+/// cannot run.
+StatusOr<std::unique_ptr<Backend>> makeCpuBackend();
+
 /// "oneDNN 3.13.2, ISA avx10_1_512_amx, threading TBB": for describe().
 std::string oneDnnDescription();
 
@@ -29,6 +35,7 @@ std::string oneDnnDescription();
 /// argument and an eltwise_relu post-op, applied to the f32 accumulator.
 class MatmulCache {
 public:
+  struct Impl;
   MatmulCache();
   ~MatmulCache();
   MatmulCache(const MatmulCache &) = delete;
@@ -41,6 +48,13 @@ public:
   /// valid matmul (the reference kernel reports those).
   Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs, bool &handled);
+  /// Whether run() will run this problem (views without data suffice):
+  /// creates and keeps its primitive, and says what runs it. The backend's
+  /// prepare() calls it, so that primitives are made before the first step.
+  StatusOr<bool> prepare(const KernelDesc &kernel,
+                         const std::vector<TensorView> &inputs,
+                         const std::vector<TensorView> &outputs,
+                         std::string &implementation);
 
   /// How many problems got primitives (tests check the caching).
   size_t primitivesCreated() const;
@@ -54,7 +68,6 @@ public:
   size_t scratchBytes() const;
 
 private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -69,21 +82,25 @@ enum class ConvKind : uint8_t { Forward, BackwardData, BackwardFilter };
 /// implementation for (`ref:any`) are left to our reference kernel.
 class ConvCache {
 public:
+  struct Impl;
   ConvCache();
   ~ConvCache();
   ConvCache(const ConvCache &) = delete;
   ConvCache &operator=(const ConvCache &) = delete;
 
-  /// As MatmulCache::run.
+  /// As MatmulCache::run and prepare.
   Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs, bool &handled);
+  StatusOr<bool> prepare(const KernelDesc &kernel,
+                         const std::vector<TensorView> &inputs,
+                         const std::vector<TensorView> &outputs,
+                         std::string &implementation);
   size_t primitivesCreated() const;
   const std::string &lastImplementation() const;
   /// Bytes of the scratch the operands are reordered into.
   size_t scratchBytes() const;
 
 private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -254,50 +254,62 @@ static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   return entry;
 }
 
-Status ConvCache::run(const KernelDesc &kernel,
-                      const std::vector<TensorView> &inputs,
-                      const std::vector<TensorView> &outputs, bool &handled) {
-  handled = false;
-  impl_->last.clear();
-  const EngineState &state = engineState();
-  MP_RETURN_IF_ERROR(state.status);
-  if (inputs.size() != 2 || outputs.size() != 1 ||
-      inputs[0].shape.size() != 4 || inputs[1].shape.size() != 4 ||
-      outputs[0].shape.size() != 4)
-    return Status::ok();
+namespace {
+/// The views of a convolution kernel in the forward roles: image x, filter
+/// f, image y.
+struct ConvViews {
+  ConvKind kind;
+  const TensorView *x, *f, *y;
+};
+ConvViews convViews(const KernelDesc &kernel,
+                    const std::vector<TensorView> &inputs,
+                    const std::vector<TensorView> &outputs) {
   ConvKind kind = kernel.opId() == OpId::TrainConv2d ? ConvKind::Forward
                   : kernel.opId() == OpId::TrainConv2dBackwardData
                       ? ConvKind::BackwardData
                       : ConvKind::BackwardFilter;
-  // The views in the forward roles: image x, filter f, image y.
-  const TensorView &xv = kind == ConvKind::BackwardData ? outputs[0]
-                                                         : inputs[0];
-  const TensorView &fv = kind == ConvKind::Forward        ? inputs[1]
-                         : kind == ConvKind::BackwardData ? inputs[1]
-                                                          : outputs[0];
-  const TensorView &yv = kind == ConvKind::Forward        ? outputs[0]
-                         : kind == ConvKind::BackwardData ? inputs[0]
-                                                          : inputs[1];
+  return {kind, kind == ConvKind::BackwardData ? &outputs[0] : &inputs[0],
+          kind == ConvKind::BackwardFilter ? &outputs[0] : &inputs[1],
+          kind == ConvKind::Forward        ? &outputs[0]
+          : kind == ConvKind::BackwardData ? &inputs[0]
+                                           : &inputs[1]};
+}
+} // namespace
+
+/// The cached entry of `kernel` on these views, created on first use; null
+/// for what the reference kernel runs: views that do not make a valid
+/// conv2d (the reference kernel reports what is wrong), empty problems and
+/// problems oneDNN has only its reference implementation for. Throws
+/// dnnl::error.
+static const ConvEntry *findConv(ConvCache::Impl &impl,
+                                 const EngineState &state,
+                                 const KernelDesc &kernel,
+                                 const std::vector<TensorView> &inputs,
+                                 const std::vector<TensorView> &outputs) {
+  if (inputs.size() != 2 || outputs.size() != 1 ||
+      inputs[0].shape.size() != 4 || inputs[1].shape.size() != 4 ||
+      outputs[0].shape.size() != 4)
+    return nullptr;
+  ConvViews v = convViews(kernel, inputs, outputs);
   ref::Layout layout;
   ref::Window window;
   if (!ref::getLayout(kernel, layout).isOk() ||
       !ref::getConvWindow(kernel, window).isOk())
-    return Status::ok();
-  ref::Image x = ref::imageOf(xv.shape, layout);
-  ref::Filter f = ref::filterOf(fv.shape, layout);
-  ref::Image y = ref::imageOf(yv.shape, layout);
-  // As for matmul: only views that make a valid conv2d (else the reference
-  // kernel reports what is wrong).
+    return nullptr;
+  ref::Image x = ref::imageOf(v.x->shape, layout);
+  ref::Filter f = ref::filterOf(v.f->shape, layout);
+  ref::Image y = ref::imageOf(v.y->shape, layout);
   window.sizeH = f.h;
   window.sizeW = f.w;
   std::vector<int64_t> expected;
   if (f.i != x.c || inputs[1].dtype != inputs[0].dtype ||
       !isAccumulatorOf(inputs[0].dtype, outputs[0].dtype) ||
-      !ref::windowOutputShape(kernel, xv.shape, layout, f.o, window, expected)
+      !ref::windowOutputShape(kernel, v.x->shape, layout, f.o, window,
+                              expected)
            .isOk() ||
-      expected != yv.shape)
-    return Status::ok();
-  ConvKey key{kind,
+      expected != v.y->shape)
+    return nullptr;
+  ConvKey key{v.kind,
               layout == ref::Layout::NHWC,
               x.n,
               x.c,
@@ -319,11 +331,42 @@ Status ConvCache::run(const KernelDesc &kernel,
               inputs[0].dtype,
               outputs[0].dtype};
   if (x.n == 0 || x.c == 0 || f.o == 0)
-    return Status::ok();
+    return nullptr;
+  const ConvEntry &entry = impl.lookup(key, state.engine, createConv);
+  return entry.supported() ? &entry : nullptr;
+}
+
+StatusOr<bool> ConvCache::prepare(const KernelDesc &kernel,
+                                  const std::vector<TensorView> &inputs,
+                                  const std::vector<TensorView> &outputs,
+                                  std::string &implementation) {
+  const EngineState &state = engineState();
+  MP_RETURN_IF_ERROR(state.status);
   try {
-    const ConvEntry &entry = impl_->lookup(key, state.engine, createConv);
-    if (!entry.supported())
+    const ConvEntry *entry = findConv(*impl_, state, kernel, inputs, outputs);
+    if (entry)
+      implementation = entry->implementation;
+    return entry != nullptr;
+  } catch (const std::exception &e) {
+    return oneDnnError(kernel.op, "convolution", e);
+  }
+}
+
+Status ConvCache::run(const KernelDesc &kernel,
+                      const std::vector<TensorView> &inputs,
+                      const std::vector<TensorView> &outputs, bool &handled) {
+  handled = false;
+  impl_->last.clear();
+  const EngineState &state = engineState();
+  MP_RETURN_IF_ERROR(state.status);
+  try {
+    const ConvEntry *found = findConv(*impl_, state, kernel, inputs, outputs);
+    if (!found)
       return Status::ok();
+    const ConvEntry &entry = *found;
+    ConvViews v = convViews(kernel, inputs, outputs);
+    const TensorView &xv = *v.x, &fv = *v.f, &yv = *v.y;
+    ConvKind kind = v.kind;
     dnnl::memory plain[3] = {
         dnnl::memory(entry.src, state.engine, xv.data),
         dnnl::memory(entry.weights, state.engine, fv.data),

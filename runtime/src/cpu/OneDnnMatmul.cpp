@@ -83,7 +83,7 @@ size_t MatmulCache::scratchBytes() const { return impl_->scratch.size(); }
 /// transposed) and [..., K, N] (or [..., N, K]), batch dimensions flattened
 /// into one (memory is dense row-major), a rank-2 rhs shared by every batch.
 /// False when the views do not make a valid matmul: Backend::run must never
-/// touch memory out of bounds, even when a caller skipped check(); the
+/// touch memory out of bounds, even when a caller skipped prepare(); the
 /// reference kernel then reports what is wrong.
 static bool matmulKey(const KernelDesc &kernel,
                       const std::vector<TensorView> &in,
@@ -407,6 +407,43 @@ static Status runWidened(const EngineState &state, dnnl::stream &stream,
   return Status::ok();
 }
 
+/// The cached entry of `kernel` on these views, created on first use; null
+/// for problems left to the reference kernel: views that do not make a
+/// valid matmul, empty problems (and K = 0, which must write zeros: oneDNN's
+/// handling of zero dimensions varies by version), and dtype combinations
+/// oneDNN has no implementation for here. Throws dnnl::error.
+static const MatmulEntry *findMatmul(MatmulCache::Impl &impl,
+                                     const EngineState &state,
+                                     const KernelDesc &kernel,
+                                     const std::vector<TensorView> &inputs,
+                                     const std::vector<TensorView> &outputs,
+                                     MatmulKey &key) {
+  if (!matmulKey(kernel, inputs, outputs, key))
+    return nullptr;
+  if (key.batch == 0 || key.m == 0 || key.n == 0 || key.k == 0)
+    return nullptr;
+  const MatmulEntry &entry = impl.lookup(key, state.engine, createMatmul);
+  return entry.supported() ? &entry : nullptr;
+}
+
+StatusOr<bool> MatmulCache::prepare(const KernelDesc &kernel,
+                                    const std::vector<TensorView> &inputs,
+                                    const std::vector<TensorView> &outputs,
+                                    std::string &implementation) {
+  const EngineState &state = engineState();
+  MP_RETURN_IF_ERROR(state.status);
+  try {
+    MatmulKey key;
+    const MatmulEntry *entry =
+        findMatmul(*impl_, state, kernel, inputs, outputs, key);
+    if (entry)
+      implementation = entry->implementation;
+    return entry != nullptr;
+  } catch (const std::exception &e) {
+    return oneDnnError(kernel.op, "matmul", e);
+  }
+}
+
 Status MatmulCache::run(const KernelDesc &kernel,
                         const std::vector<TensorView> &inputs,
                         const std::vector<TensorView> &outputs, bool &handled) {
@@ -414,17 +451,13 @@ Status MatmulCache::run(const KernelDesc &kernel,
   impl_->last.clear();
   const EngineState &state = engineState();
   MP_RETURN_IF_ERROR(state.status);
-  MatmulKey key;
-  if (!matmulKey(kernel, inputs, outputs, key))
-    return Status::ok();
-  // Empty problems (and K = 0, which must write zeros) are the reference
-  // kernel's: oneDNN's handling of zero dimensions varies by version.
-  if (key.batch == 0 || key.m == 0 || key.n == 0 || key.k == 0)
-    return Status::ok();
   try {
-    const MatmulEntry &entry = impl_->lookup(key, state.engine, createMatmul);
-    if (!entry.supported())
+    MatmulKey key;
+    const MatmulEntry *found =
+        findMatmul(*impl_, state, kernel, inputs, outputs, key);
+    if (!found)
       return Status::ok();
+    const MatmulEntry &entry = *found;
     if (entry.kind == MatmulEntry::Kind::Widened) {
       MP_RETURN_IF_ERROR(runWidened(state, impl_->stream, impl_->scratch, key,
                                     entry, inputs, outputs[0]));

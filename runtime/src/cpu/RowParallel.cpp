@@ -1,5 +1,6 @@
 //===- RowParallel.cpp - reference kernels split over batch rows ----------===//
 #include "cpu/RowParallel.h"
+#include "cpu/Probe.h"
 
 #include "cpu/Parallel.h"
 
@@ -93,6 +94,10 @@ Status cpu::runRowParallel(Backend &reference, const KernelDesc &kernel,
   int64_t rowElements = rows ? inputs[0].numElements() / rows : 0;
   if (rows < 2 || rowElements == 0)
     return Status::ok();
+  if (probing()) {
+    handled = true;
+    return Status::ok();
+  }
   // A slice worth a thread: ~64 Ki elements of the first operand.
   int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / rowElements);
   Status first = Status::ok();

@@ -5,7 +5,7 @@
 // kernels are queued on one stream and the host waits once per step, in
 // finishStep(), which also reports the data errors the kernels found.
 // train.matmul runs on cuBLASLt (cuda/Gemm.cpp), the other ops it runs on
-// own kernels (cuda/*.cu). check() validates with the reference backend's
+// own kernels (cuda/*.cu). prepare() validates with the reference backend's
 // checks (the contract for dtypes, shapes and attributes) and then rejects
 // the ops this backend does not run, naming them, so that a plan is refused
 // before its first step rather than run wrong. docs/runtime-cuda.md.
@@ -32,24 +32,9 @@
 
 using namespace mp::rt;
 
-#ifndef MP_HAVE_CUDA
-
-Status mp::rt::cudaBackendStatus() {
-  return unimplemented("the cuda backend needs the CUDA toolkit and this "
-                       "runtime was built without it (MP_ENABLE_CUDA)");
-}
-
-StatusOr<std::unique_ptr<Backend>>
-mp::rt::createCudaBackend(const CudaBackendOptions &) {
-  return cudaBackendStatus();
-}
-
-const std::vector<std::string> &mp::rt::cudaBackendOps() {
-  static const std::vector<std::string> none;
-  return none;
-}
-
-#else
+// Built without CUDA, core/BackendRegistry.cpp says why the backend is
+// missing.
+#ifdef MP_HAVE_CUDA
 
 using namespace mp::rt::cuda;
 
@@ -108,14 +93,14 @@ public:
 
   const char *name() const override { return "cuda"; }
   std::string describe() const override;
-  /// check() admits only the ops it has kernels for: matmuls on cuBLASLt,
+  /// prepare() admits only the ops it has kernels for: matmuls on cuBLASLt,
   /// the rest on own kernels.
   std::string implementationOf(const KernelDesc &kernel) const override {
     return kernel.opId() == OpId::TrainMatmul || kernel.opId() == OpId::MpMatmulEpilogue
                ? "cuBLASLt"
                : "own CUDA kernel";
   }
-  Status check(const KernelDesc &kernel, const Plan &plan) const override;
+  Status prepare(const KernelDesc &kernel, const Plan &plan) override;
   Status run(const KernelDesc &kernel, const Views &inputs,
              const Views &outputs) override;
   DeviceMemory *deviceMemory() override { return this; }
@@ -188,16 +173,16 @@ private:
   Status runGlobalPool(const KernelDesc &, const Views &, const Views &);
 
   CudaBackendOptions options_;
-  std::unique_ptr<Backend> reference_; ///< its check() is the contract
+  std::unique_ptr<Backend> reference_; ///< its prepare() is the contract
   cudaStream_t stream_ = nullptr;
   DeviceError *error_ = nullptr;     ///< device
   DeviceError *hostError_ = nullptr; ///< pinned host copy
   std::unique_ptr<GemmRunner> gemm_;
   void *workspace_ = nullptr;
   uint64_t workspaceBytes_ = 0;
-  /// The largest workspace a checked kernel needs (cross-entropy partial
+  /// The largest workspace a prepared kernel needs (cross-entropy partial
   /// losses); allocated at the first run, so never during later steps.
-  mutable uint64_t workspaceNeeded_ = 0;
+  uint64_t workspaceNeeded_ = 0;
   /// The op of each launch of the current step, for error messages.
   std::vector<const std::string *> launches_;
   std::string deviceName_;
@@ -459,8 +444,8 @@ Status CudaBackend::ensureWorkspace(uint64_t bytes) {
 // check and run
 //===----------------------------------------------------------------------===//
 
-Status CudaBackend::check(const KernelDesc &kernel, const Plan &plan) const {
-  MP_RETURN_IF_ERROR(reference_->check(kernel, plan));
+Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
+  MP_RETURN_IF_ERROR(reference_->prepare(kernel, plan));
   if (!entryOf(kernel.opId()))
     return unimplemented("the cuda backend does not run '" + kernel.op +
                          "' (docs/runtime-cuda.md lists the ops it runs; "

@@ -59,7 +59,7 @@ public:
     return "reference kernel";
   }
 
-  Status check(const KernelDesc &kernel, const Plan &plan) const override {
+  Status prepare(const KernelDesc &kernel, const Plan &plan) override {
     const KernelEntry *entry = Registry::get().find(kernel.opId());
     if (!entry)
       return unimplemented("the reference backend has no kernel for '" +
@@ -72,7 +72,7 @@ public:
 
   /// Checks again before running: the check is cheap next to the kernel,
   /// and a kernel must never read or write out of bounds even when a
-  /// caller skipped check().
+  /// caller skipped prepare().
   Status run(const KernelDesc &kernel, const Views &inputs,
              const Views &outputs) override {
     const KernelEntry *entry = Registry::get().find(kernel.opId());

@@ -369,7 +369,7 @@ TEST_P(Conformance, AgreesWithTheReference) {
     for (const Owned &t : want)
       plan.tensors.push_back({TensorKind::Scratch, t.view.dtype, t.view.shape,
                               "", 0, 0});
-    check = available.backend->check(kernel, plan);
+    check = available.backend->prepare(kernel, plan);
   }
   if (!check.isOk() && check.code() == StatusCode::Unimplemented &&
       p.backend == "cuda")

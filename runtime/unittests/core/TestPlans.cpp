@@ -351,7 +351,7 @@ const std::map<std::string, Kernel> &fakeKernels() {
 }
 } // namespace
 
-Status FakeBackend::check(const KernelDesc &kernel, const Plan &) const {
+Status FakeBackend::prepare(const KernelDesc &kernel, const Plan &) {
   if (!fakeKernels().count(kernel.op))
     return unimplemented("the fake backend has no kernel for '" + kernel.op +
                          "'");

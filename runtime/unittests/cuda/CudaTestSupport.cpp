@@ -191,7 +191,7 @@ Status mp::rt::testing::checkOnReference(const Case &c) {
   KernelDesc kernel;
   describe(c, plan, kernel);
   std::unique_ptr<Backend> reference = createReferenceBackend();
-  MP_RETURN_IF_ERROR(reference->check(kernel, plan));
+  MP_RETURN_IF_ERROR(reference->prepare(kernel, plan));
   std::vector<Host> results;
   std::vector<TensorView> inputs, outputs;
   for (const Host &in : c.inputs)
@@ -207,7 +207,7 @@ Status mp::rt::testing::runOnCuda(const Case &c) {
   Plan plan;
   KernelDesc kernel;
   describe(c, plan, kernel);
-  MP_RETURN_IF_ERROR(cudaBackend()->check(kernel, plan));
+  MP_RETURN_IF_ERROR(cudaBackend()->prepare(kernel, plan));
   std::vector<Host> results;
   return runDevice(c, results);
 }
@@ -218,9 +218,9 @@ void mp::rt::testing::runCase(const Case &c) {
   KernelDesc kernel;
   describe(c, plan, kernel);
   std::unique_ptr<Backend> reference = createReferenceBackend();
-  Status checked = reference->check(kernel, plan);
+  Status checked = reference->prepare(kernel, plan);
   ASSERT_TRUE(checked.isOk()) << "the case is invalid: " << checked.message();
-  checked = cudaBackend()->check(kernel, plan);
+  checked = cudaBackend()->prepare(kernel, plan);
   ASSERT_TRUE(checked.isOk()) << checked.message();
 
   std::vector<Host> want;

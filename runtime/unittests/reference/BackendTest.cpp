@@ -40,7 +40,7 @@ TEST(ReferenceBackend, CheckRejectsBadPlans) {
   kernel.op = "train.neg";
   kernel.inputs = {0};
   kernel.outputs = {7};
-  expectError(createReferenceBackend()->check(kernel, plan),
+  expectError(createReferenceBackend()->prepare(kernel, plan),
               StatusCode::InvalidArgument, "refers to tensor 7");
   // Arity, dtype and shape errors name the op.
   HostTensor x(DType::F32, {2}), y(DType::F32, {2}), i(DType::I32, {2}),

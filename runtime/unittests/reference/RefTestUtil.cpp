@@ -106,7 +106,7 @@ Status test::checkKernel(const std::string &op, const AttrMap &attrs,
                          const std::vector<HostTensor *> &inputs,
                          const std::vector<HostTensor *> &outputs) {
   Plan plan = onePlan(op, attrs, inputs, outputs);
-  return createReferenceBackend()->check(plan.kernels[0], plan);
+  return createReferenceBackend()->prepare(plan.kernels[0], plan);
 }
 
 Status test::runKernel(const std::string &op, const AttrMap &attrs,
@@ -114,7 +114,7 @@ Status test::runKernel(const std::string &op, const AttrMap &attrs,
                        const std::vector<HostTensor *> &outputs) {
   Plan plan = onePlan(op, attrs, inputs, outputs);
   std::unique_ptr<Backend> backend = createReferenceBackend();
-  MP_RETURN_IF_ERROR(backend->check(plan.kernels[0], plan));
+  MP_RETURN_IF_ERROR(backend->prepare(plan.kernels[0], plan));
   std::vector<TensorView> in, out;
   for (HostTensor *t : inputs)
     in.push_back(t->view());

@@ -1,7 +1,7 @@
 //===- RefTestUtil.h - helpers for the reference kernel tests ---*- C++ -*-===//
 //
 // Tensors that own their memory, a one-kernel runner that goes through
-// Backend::check (on a one-kernel plan) and Backend::run, tolerance
+// Backend::prepare (on a one-kernel plan) and Backend::run, tolerance
 // comparisons against double-precision expectations, and central finite
 // differences for gradient checks.
 //
@@ -80,7 +80,7 @@ Attr stringAttr(std::string value);
 Status runKernel(const std::string &op, const AttrMap &attrs,
                  const std::vector<HostTensor *> &inputs,
                  const std::vector<HostTensor *> &outputs);
-/// Only Backend::check.
+/// Only Backend::prepare.
 Status checkKernel(const std::string &op, const AttrMap &attrs,
                    const std::vector<HostTensor *> &inputs,
                    const std::vector<HostTensor *> &outputs);

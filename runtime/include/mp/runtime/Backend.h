@@ -27,13 +27,20 @@ public:
   /// what the backend runs on (the cpu backend: oneDNN version and ISA).
   virtual std::string describe() const { return name(); }
 
-  /// Checks, before any step runs, that this backend can run `kernel` with
-  /// the dtypes and shapes of `plan`; the message names the op and why.
-  virtual Status check(const KernelDesc &kernel, const Plan &plan) const = 0;
+  /// Once per kernel of a plan, when a session is created (before any
+  /// step): checks that this backend can run `kernel` with the dtypes and
+  /// shapes of `plan` (the message names the op and why), decides what runs
+  /// it (the backend's table, indexed by the kernel's OpId: a fast path or
+  /// the reference kernel, chosen here, not at run time; implementationOf
+  /// reports the choice) and makes what it needs (oneDNN primitives, device
+  /// workspace). `kernel` stays where it is while the backend runs it.
+  virtual Status prepare(const KernelDesc &kernel, const Plan &plan) = 0;
 
-  /// Runs one kernel. `inputs` and `outputs` follow kernel.inputs/outputs;
-  /// outputs never alias inputs. Data errors (a label out of range) are
-  /// reported as InvalidArgument.
+  /// Runs one kernel, as prepare() decided (a backend prepares a kernel it
+  /// has not seen from the views, for callers that run kernels by hand).
+  /// `inputs` and `outputs` follow kernel.inputs/outputs; outputs never
+  /// alias inputs. Data errors (a label out of range) are reported as
+  /// InvalidArgument.
   virtual Status run(const KernelDesc &kernel,
                      const std::vector<TensorView> &inputs,
                      const std::vector<TensorView> &outputs) = 0;
@@ -54,10 +61,9 @@ public:
     return run(cast, {outputs[output]}, {castOut});
   }
 
-  /// What ran `kernel` the last time this backend ran it, in a few words
-  /// ("oneDNN brg_matmul:avx2 on f32, bf16 widened in 64-column panels",
-  /// "own loop", "reference kernel"): the backend's own record of its
-  /// decision, for mp-run --verbose. "" when it has not run it.
+  /// What runs `kernel`, in a few words ("oneDNN brg_matmul:avx2 on f32,
+  /// bf16 widened", "own loop", "reference kernel"): the backend's record of
+  /// its decision, for mp-run --verbose. "" when it has not prepared it.
   virtual std::string implementationOf(const KernelDesc &kernel) const {
     return "";
   }
@@ -67,6 +73,27 @@ public:
   /// views run() gets point into device memory.
   virtual DeviceMemory *deviceMemory() { return nullptr; }
 };
+
+/// A backend this runtime knows: its name, a line on what it is, whether
+/// (and why not) it can run here, and how to make one.
+struct BackendEntry {
+  const char *name;
+  const char *summary;
+  Status (*available)();
+  StatusOr<std::unique_ptr<Backend>> (*create)();
+};
+
+/// Every backend of this runtime (core/BackendRegistry.cpp), built in or
+/// not (one that is not says so through `available`), in the order the
+/// default tries them: cpu, then reference. cuda is never the default.
+const std::vector<BackendEntry> &backendRegistry();
+
+/// The backend `name`; "" or "default": the first available one of the
+/// registry's default order. NotFound, listing the names, for others.
+StatusOr<std::unique_ptr<Backend>> createBackend(const std::string &name);
+
+/// Ok when the backend `name` can run here; otherwise why not.
+Status backendStatus(const std::string &name);
 
 /// The portable C++ backend.
 std::unique_ptr<Backend> createReferenceBackend();
@@ -106,7 +133,7 @@ struct CudaBackendOptions {
 /// The CUDA backend (docs/runtime-cuda.md): every tensor in device memory
 /// allocated once (DeviceMemory), one stream, matmuls on cuBLASLt (Tensor
 /// Cores for bf16/f16 with f32 accumulation), own kernels for the other ops
-/// it runs; check() rejects the ops it does not run (Unimplemented, naming
+/// it runs; prepare() rejects the ops it does not run (Unimplemented, naming
 /// the op). Unimplemented when the runtime was built without CUDA
 /// (MP_ENABLE_CUDA) or no usable GPU is present (the message says which).
 StatusOr<std::unique_ptr<Backend>>

@@ -1,0 +1,112 @@
+//===- BackendRegistry.cpp - the backends by name -------------------------===//
+//
+// One table of the backends this runtime knows, built in or not: a session
+// (and mp-run) finds a backend here by name, the default is the first
+// available one in the table's order, and a backend that is not built in
+// or cannot run here says why. The backends' own files define what they
+// are; this file is the only one that knows which exist.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Backend.h"
+
+using namespace mp::rt;
+
+#ifdef MP_HAVE_ONEDNN
+#include "cpu/OneDnn.h"
+#endif
+
+namespace {
+
+Status referenceAvailable() { return Status::ok(); }
+StatusOr<std::unique_ptr<Backend>> makeReference() {
+  return createReferenceBackend();
+}
+
+Status cpuAvailable() {
+#ifdef MP_HAVE_ONEDNN
+  return cpu::oneDnnStatus();
+#else
+  return unimplemented("the cpu backend needs oneDNN and this runtime was "
+                       "built without it (MP_ENABLE_ONEDNN)");
+#endif
+}
+StatusOr<std::unique_ptr<Backend>> makeCpu() {
+#ifdef MP_HAVE_ONEDNN
+  return cpu::makeCpuBackend();
+#else
+  return cpuAvailable();
+#endif
+}
+
+StatusOr<std::unique_ptr<Backend>> makeCuda() { return createCudaBackend(); }
+
+} // namespace
+
+#ifndef MP_HAVE_CUDA
+Status mp::rt::cudaBackendStatus() {
+  return unimplemented("the cuda backend needs the CUDA toolkit and this "
+                       "runtime was built without it (MP_ENABLE_CUDA)");
+}
+StatusOr<std::unique_ptr<Backend>>
+mp::rt::createCudaBackend(const CudaBackendOptions &) {
+  return cudaBackendStatus();
+}
+const std::vector<std::string> &mp::rt::cudaBackendOps() {
+  static const std::vector<std::string> none;
+  return none;
+}
+#endif
+
+const std::vector<BackendEntry> &mp::rt::backendRegistry() {
+  static const std::vector<BackendEntry> entries = {
+      {"cpu", "oneDNN primitives and own vector loops (the default)",
+       cpuAvailable, makeCpu},
+      {"reference", "portable C++: every op, the results the others match",
+       referenceAvailable, makeReference},
+      {"cuda", "cuBLASLt and own kernels on an NVIDIA GPU (never the default)",
+       cudaBackendStatus, makeCuda},
+  };
+  return entries;
+}
+
+static const BackendEntry *findBackend(const std::string &name) {
+  for (const BackendEntry &entry : backendRegistry())
+    if (name == entry.name)
+      return &entry;
+  return nullptr;
+}
+
+static Status unknownBackend(const std::string &name) {
+  std::string names;
+  for (const BackendEntry &entry : backendRegistry())
+    names += std::string(names.empty() ? "" : ", ") + entry.name;
+  return notFound("unknown backend '" + name + "'; this runtime has: " +
+                  names + " (or default: the first of cpu, reference that "
+                  "runs here)");
+}
+
+StatusOr<std::unique_ptr<Backend>>
+mp::rt::createBackend(const std::string &name) {
+  if (name.empty() || name == "default") {
+    for (const BackendEntry &entry : backendRegistry()) {
+      if (std::string(entry.name) == "cuda" || !entry.available().isOk())
+        continue;
+      return entry.create();
+    }
+    return createReferenceBackend();
+  }
+  const BackendEntry *entry = findBackend(name);
+  if (!entry)
+    return unknownBackend(name);
+  return entry->create();
+}
+
+Status mp::rt::backendStatus(const std::string &name) {
+  const BackendEntry *entry = findBackend(name);
+  return entry ? entry->available() : unknownBackend(name);
+}
+
+StatusOr<std::unique_ptr<Backend>> mp::rt::createCpuBackend() {
+  return makeCpu();
+}
+Status mp::rt::cpuBackendStatus() { return cpuAvailable(); }
