@@ -10,17 +10,7 @@ using namespace mlir;
 void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
                                      const MixedPrecisionOptions &options) {
   AssignPrecisionOptions assign;
-  assign.policy = options.policy;
-  assign.target = options.target;
-  assign.policyFile = options.policyFile;
-  assign.allowAdd.assign(options.allowAdd.begin(), options.allowAdd.end());
-  assign.allowRemove.assign(options.allowRemove.begin(), options.allowRemove.end());
-  assign.denyAdd.assign(options.denyAdd.begin(), options.denyAdd.end());
-  assign.denyRemove.assign(options.denyRemove.begin(), options.denyRemove.end());
-  assign.inferAdd.assign(options.inferAdd.begin(), options.inferAdd.end());
-  assign.inferRemove.assign(options.inferRemove.begin(), options.inferRemove.end());
-  assign.clearAdd.assign(options.clearAdd.begin(), options.clearAdd.end());
-  assign.clearRemove.assign(options.clearRemove.begin(), options.clearRemove.end());
+  options.copyTo(assign);
   pm.addPass(createAssignPrecision(assign));
   // float32 changes nothing: no casts, and no canonicalization that would
   // reorder the user's IR.
@@ -34,13 +24,8 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
     mode = options.policy == "mixed_float16" ? "dynamic" : "none";
   if (mode != "none") {
     LossScalingOptions scaling;
+    options.copyTo(scaling);
     scaling.mode = mode;
-    scaling.initScale = options.initScale;
-    scaling.growthInterval = options.growthInterval;
-    scaling.growthFactor = options.growthFactor;
-    scaling.backoffFactor = options.backoffFactor;
-    scaling.minScale = options.minScale;
-    scaling.maxScale = options.maxScale;
     scaling.optional = automatic;
     pm.addPass(createLossScaling(scaling));
   }
@@ -59,8 +44,7 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
   }
 
   PrecisionReportOptions report;
-  report.summary = options.summary;
-  report.jsonFile = options.report;
+  options.copyTo(report);
   pm.addPass(createPrecisionReport(report));
 
   // After the report: it describes the precision decisions, made on the

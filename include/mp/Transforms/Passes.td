@@ -4,17 +4,10 @@
 
 include "mlir/Pass/PassBase.td"
 
-def AssignPrecision : Pass<"mp-assign-precision", "::mlir::ModuleOp"> {
-  let summary = "Decides which ops compute in 16 bits";
-  let description = [{
-    Paints every op of every function body low (the policy's compute dtype)
-    or fp32, following the op's PrecisionOpInterface category, the target's
-    default lists and the user's edits (see docs/precision.md), and records
-    the decision as `mp.precision = {category, dtype, rule, source}` on each
-    painted op and `mp.policy` on the function. Changes no types:
-    `mp-insert-casts` does that.
-  }];
-  let options = [
+// Options declared once: the passes list them, and so does the pipeline
+// (MixedPrecisionPipeline, whose C++ options struct mp-tblgen writes from
+// these same records, with copyTo() into each pass's options).
+defvar PrecisionListOptions = [
     Option<"policy", "policy", "std::string", "\"mixed_bfloat16\"",
            "float32, mixed_bfloat16 or mixed_float16">,
     Option<"target", "target", "std::string", "\"cpu\"",
@@ -28,8 +21,44 @@ def AssignPrecision : Pass<"mp-assign-precision", "::mlir::ModuleOp"> {
     ListOption<"inferAdd", "infer-add", "std::string", "op names to put on the infer list">,
     ListOption<"inferRemove", "infer-remove", "std::string", "op names to take off the infer list">,
     ListOption<"clearAdd", "clear-add", "std::string", "op names to put on the clear list">,
-    ListOption<"clearRemove", "clear-remove", "std::string", "op names to take off the clear list">,
-  ];
+    ListOption<"clearRemove", "clear-remove", "std::string", "op names to take off the clear list">
+];
+
+defvar LossScaleOptions = [
+    Option<"initScale", "init-scale", "double", "32768.0",
+           "initial (or static) loss scale">,
+    Option<"growthInterval", "growth-interval", "int64_t", "2000",
+           "finite steps before the scale grows">,
+    Option<"growthFactor", "growth-factor", "double", "2.0",
+           "factor the scale grows by">,
+    Option<"backoffFactor", "backoff-factor", "double", "0.5",
+           "factor the scale shrinks by on inf/NaN">,
+    Option<"minScale", "min-scale", "double", "1.0",
+           "lower bound of the scale (1, as Keras; 0: none, as PyTorch)">,
+    Option<"maxScale", "max-scale", "double", "3.4028234663852886e+38",
+           "upper bound of the scale">
+];
+
+// A pass pipeline whose options mp-tblgen -gen-pipeline-options writes as
+// a PassPipelineOptions struct (`cppName`), for `--argument="..."`.
+class PassPipeline<string arg, string cpp> {
+  string argument = arg;
+  string cppName = cpp;
+  string summary = "";
+  list<Option> options = [];
+}
+
+def AssignPrecision : Pass<"mp-assign-precision", "::mlir::ModuleOp"> {
+  let summary = "Decides which ops compute in 16 bits";
+  let description = [{
+    Paints every op of every function body low (the policy's compute dtype)
+    or fp32, following the op's PrecisionOpInterface category, the target's
+    default lists and the user's edits (see docs/precision.md), and records
+    the decision as `mp.precision = {category, dtype, rule, source}` on each
+    painted op and `mp.policy` on the function. Changes no types:
+    `mp-insert-casts` does that.
+  }];
+  let options = PrecisionListOptions;
   // Loaded up front so that every op name in a list edit can be checked,
   // whatever dialects the input happens to use.
   let dependentDialects = ["::mp::mpd::MPDialect", "::mp::train::TrainDialect",
@@ -120,22 +149,11 @@ def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"dynamic\"",
-           "dynamic or static">,
-    Option<"initScale", "init-scale", "double", "32768.0",
-           "initial (or static) loss scale">,
-    Option<"growthInterval", "growth-interval", "int64_t", "2000",
-           "finite steps before the scale grows">,
-    Option<"growthFactor", "growth-factor", "double", "2.0",
-           "factor the scale grows by">,
-    Option<"backoffFactor", "backoff-factor", "double", "0.5",
-           "factor the scale shrinks by on inf/NaN">,
-    Option<"minScale", "min-scale", "double", "1.0",
-           "lower bound of the scale (1, as Keras; 0: none, as PyTorch)">,
-    Option<"maxScale", "max-scale", "double", "3.4028234663852886e+38",
-           "upper bound of the scale">,
+           "dynamic or static">
+  ] # LossScaleOptions # [
     Option<"optional", "optional", "bool", "false",
            "leave a module without train.step functions alone instead of "
-           "failing (the pipeline's loss-scale=auto)">,
+           "failing (the pipeline's loss-scale=auto)">
   ];
   let dependentDialects = ["::mp::mpd::MPDialect", "::mp::train::TrainDialect"];
 }
@@ -171,6 +189,33 @@ def PrecisionReport : Pass<"mp-precision-report", "::mlir::ModuleOp"> {
            "write the JSON report to this file (- for stdout)">,
     Option<"keepAnnotations", "keep-annotations", "bool", "false",
            "keep the per-op mp.precision annotations">,
+  ];
+}
+
+def MixedPrecisionPipeline
+    : PassPipeline<"mp-mixed-precision", "MixedPrecisionOptions"> {
+  let summary = "Options of the whole pipeline";
+  let options = PrecisionListOptions # [
+    Option<"lossScale", "loss-scale", "std::string", "\"auto\"",
+           "auto (dynamic for mixed_float16, none otherwise), dynamic, "
+           "static or none">,
+  ] # LossScaleOptions # [
+    Option<"checkFinite", "check-finite", "bool", "true",
+           "without loss scaling, check the gradients and fail a step whose "
+           "gradients are not finite (mp-guard-finite)">,
+    Option<"foldCasts", "fold-casts", "bool", "true",
+           "fold widening casts into the f32-accumulating ops that produce "
+           "or consume them (mp-fold-casts)">,
+    Option<"recomputeCasts", "recompute-casts", "bool", "true",
+           "cast again in the backward pass what the step keeps anyway, "
+           "instead of holding the copy (mp-recompute-casts)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "fuse matmul + bias_add (+ relu) into mp.matmul_epilogue "
+           "(mp-fuse-epilogues)">,
+    Option<"jsonFile", "report", "std::string", "\"\"",
+           "write the JSON report here (- for stdout)">,
+    Option<"summary", "summary", "bool", "false",
+           "print the one-line summary">,
   ];
 }
 

@@ -32,7 +32,11 @@ TEST(PlanStatsTest, CountsDataTensorsLiveAcrossTheSeed) {
   b.result(ResultRole::Loss, loss, "loss");
   Plan plan = b.finish();
   PlanMemoryStats stats = planMemoryStats(plan);
-  EXPECT_EQ(plan.arenaSize, stats.arenaBytes);
+  // The arena holds at least what the matmul needs at once (x16, w16 and
+  // h, 64-byte aligned: 192 bytes) and reuses memory: less than every
+  // scratch tensor side by side (6 x 64).
+  EXPECT_GE(stats.arenaBytes, 192u);
+  EXPECT_LT(stats.arenaBytes, 6u * 64);
   // h (8x4 bf16) and the loss itself (a result, read after the seed).
   EXPECT_EQ(8u * 4 * 2 + 4, stats.savedActivationBytes);
 }
@@ -45,7 +49,8 @@ TEST(PlanStatsTest, ForwardOnlyPlansSaveNothing) {
   b.result(ResultRole::Output, y, "y");
   Plan plan = b.finish();
   EXPECT_EQ(0u, planMemoryStats(plan).savedActivationBytes);
-  EXPECT_EQ(plan.arenaSize, planMemoryStats(plan).arenaBytes);
+  // y alone (24 bytes, one 64-byte slot).
+  EXPECT_EQ(64u, planMemoryStats(plan).arenaBytes);
 }
 
 } // namespace
