@@ -25,6 +25,7 @@
 #ifdef MP_HAVE_ONEDNN
 #include "cpu/Cast.h"
 #include "cpu/Elementwise.h"
+#include "cpu/Optimizer.h"
 #include "cpu/Loss.h"
 #include "cpu/OneDnn.h"
 #include "cpu/Normalization.h"

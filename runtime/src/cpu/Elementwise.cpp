@@ -1,105 +1,24 @@
-//===- Elementwise.cpp - the cpu backend's own fused loops ----------------===//
+//===- Elementwise.cpp - the cpu backend's own elementwise loops ----------===//
 #include "cpu/Elementwise.h"
 
 #include "mp/runtime/Backend.h"
 
 #include "cpu/Cast.h"
-#include "cpu/Parallel.h"
+#include "cpu/Chunks.h"
+#include "cpu/LossScaling.h"
+#include "cpu/Optimizer.h"
 #include "cpu/Probe.h"
 #include "cpu/VectorMath.h"
 #include "reference/ElementRules.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <array>
 #include <cstring>
-
-/// "The iterations of the next loop are independent" (the in-place update
-/// loops write what they read, through distinct pointers), for GCC. Clang's
-/// nearest pragma (loop vectorize(assume_safety)) is a demand that fails
-/// the build under -Werror where a sanitizer build cannot vectorize: none.
-#if defined(__GNUC__) && !defined(__clang__)
-#define MP_IVDEP _Pragma("GCC ivdep")
-#else
-#define MP_IVDEP
-#endif
 
 using namespace mp::rt;
 using namespace mp::rt::cpu;
 
 namespace {
-
-/// Elements converted at a time: the f32 copies of a chunk stay in L1.
-constexpr int64_t kChunk = 2048;
-/// Elements per thread below which a second thread costs more than it saves.
-constexpr int64_t kGrain = 1 << 16;
-
-char *elementAt(const TensorView &view, int64_t index) {
-  return static_cast<char *>(view.data) +
-         index * static_cast<int64_t>(dtypeSize(view.dtype));
-}
-
-/// Nothing to do after a chunk.
-struct NoPost {
-  void operator()(int64_t, const float *const *, int64_t) const {}
-};
-
-/// out[o][j] = body(in[.][j]) over n elements: each operand a float tensor
-/// of n elements (checked by the caller). f32 operands are read and written
-/// in place; 16-bit ones through chunk buffers. An output may be one of the
-/// inputs (each element is read before it is written). post(first, out,
-/// len) sees each chunk's results as floats while they are in L1.
-template <size_t NIn, size_t NOut, typename Body, typename Post = NoPost>
-void mapElements(const std::array<const TensorView *, NIn> &in,
-                 const std::array<const TensorView *, NOut> &out, int64_t n,
-                 const Body &body, const Post &post = Post()) {
-  parallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
-    float inBuf[NIn][kChunk], outBuf[NOut][kChunk];
-    const float *ip[NIn];
-    float *op[NOut];
-    for (int64_t c = begin; c < end; c += kChunk) {
-      int64_t len = std::min(kChunk, end - c);
-      for (size_t i = 0; i < NIn; ++i) {
-        if (in[i]->dtype == DType::F32) {
-          ip[i] = in[i]->template as<const float>() + c;
-        } else {
-          toFloats(in[i]->dtype, elementAt(*in[i], c), inBuf[i], len);
-          ip[i] = inBuf[i];
-        }
-      }
-      for (size_t o = 0; o < NOut; ++o)
-        op[o] = out[o]->dtype == DType::F32 ? out[o]->template as<float>() + c
-                                            : outBuf[o];
-      body(ip, op, len);
-      post(c, op, len);
-      for (size_t o = 0; o < NOut; ++o)
-        if (out[o]->dtype != DType::F32)
-          fromFloats(outBuf[o], out[o]->dtype, elementAt(*out[o], c), len);
-    }
-  });
-}
-
-/// Every view a float tensor of `n` elements.
-bool allFloat(const std::vector<TensorView> &views, size_t count, int64_t n) {
-  if (views.size() != count)
-    return false;
-  return std::all_of(views.begin(), views.end(), [&](const TensorView &v) {
-    return isFloat(v.dtype) && v.numElements() == n && (n == 0 || v.data);
-  });
-}
-
-/// Same dtype as well (the elementwise ops and the optimizers).
-bool sameFloat(const std::vector<TensorView> &in,
-               const std::vector<TensorView> &out, size_t numIn,
-               size_t numOut) {
-  if (in.empty() || !allFloat(in, numIn, in[0].numElements()) ||
-      !allFloat(out, numOut, in[0].numElements()))
-    return false;
-  auto same = [&](const TensorView &v) { return v.dtype == in[0].dtype; };
-  return std::all_of(in.begin(), in.end(), same) &&
-         std::all_of(out.begin(), out.end(), same);
-}
 
 using Views = std::vector<TensorView>;
 
@@ -503,185 +422,6 @@ bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
   return true;
 }
 
-//===----------------------------------------------------------------------===//
-// Loss scaling: mp.scale, mp.unscale_and_check, mp.all_finite
-//===----------------------------------------------------------------------===//
-
-bool isScalar(const TensorView &v, DType dtype) {
-  return v.dtype == dtype && v.shape.empty() && v.data;
-}
-
-/// mp.scale: value * scale (an f32 scalar), one dtype in and out.
-bool scale(const std::vector<TensorView> &in,
-           const std::vector<TensorView> &out) {
-  if (in.size() != 2 || out.size() != 1 || !isScalar(in[1], DType::F32) ||
-      !isFloat(in[0].dtype) || out[0].dtype != in[0].dtype ||
-      out[0].shape != in[0].shape || (in[0].numElements() && !in[0].data))
-    return false;
-  if (probing())
-    return true;
-  float factor = *in[1].as<const float>();
-  mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
-                    [factor](const float *const *x, float *const *y,
-                             int64_t len) {
-                      const float *a = x[0];
-                      float *r = y[0];
-MP_IVDEP
-                      for (int64_t j = 0; j < len; ++j)
-                        r[j] = a[j] * factor;
-                    });
-  return true;
-}
-
-/// Whether every element of `n` f32 values is finite (no branch per
-/// element: the loop vectorizes).
-bool finiteChunk(const float *v, int64_t n) {
-  uint32_t bad = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    uint32_t bits;
-    std::memcpy(&bits, v + j, sizeof bits);
-    bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-  }
-  return bad == 0;
-}
-
-/// mp.unscale_and_check [scale, g...] -> [u..., all_finite] with the
-/// reference's rule: u = f32(g) * f32(1 / scale) (reciprocal in double),
-/// finiteness judged on the inputs. mp.all_finite [v...] -> [i1] when
-/// `unscale` is false. The verdict is an AND: the same for any split.
-bool unscaleAndCheck(const std::vector<TensorView> &in,
-                     const std::vector<TensorView> &out, bool unscale) {
-  size_t first = unscale ? 1 : 0;
-  size_t count = in.size() - first;
-  if (in.size() <= first || out.size() != (unscale ? count + 1 : 1) ||
-      (unscale && !isScalar(in[0], DType::F32)) ||
-      !isScalar(out.back(), DType::I1))
-    return false;
-  for (size_t i = 0; i < count; ++i) {
-    const TensorView &g = in[first + i];
-    if (!isFloat(g.dtype) || (g.numElements() && !g.data))
-      return false;
-    if (unscale && (!isFloat(out[i].dtype) || out[i].shape != g.shape ||
-                    (g.numElements() && !out[i].data)))
-      return false;
-  }
-  if (probing())
-    return true;
-  float inverse =
-      unscale ? static_cast<float>(1.0 / *in[0].as<const float>()) : 1.0f;
-  std::atomic<bool> finite{true};
-  for (size_t i = 0; i < count; ++i) {
-    const TensorView &g = in[first + i];
-    if (unscale) {
-      mapElements<1, 1>({&g}, {&out[i]}, g.numElements(),
-                        [&](const float *const *x, float *const *y,
-                            int64_t len) {
-                          const float *a = x[0];
-                          float *r = y[0];
-                          if (!finiteChunk(a, len))
-                            finite = false;
-MP_IVDEP
-                          for (int64_t j = 0; j < len; ++j)
-                            r[j] = a[j] * inverse;
-                        });
-    } else {
-      size_t size = dtypeSize(g.dtype);
-      parallelFor(g.numElements(), kGrain, [&](int64_t begin, int64_t end) {
-        float buf[kChunk];
-        for (int64_t c = begin; c < end && finite; c += kChunk) {
-          int64_t n = std::min(kChunk, end - c);
-          toFloats(g.dtype, static_cast<const char *>(g.data) + c * size, buf,
-                   n);
-          if (!finiteChunk(buf, n))
-            finite = false;
-        }
-      });
-    }
-  }
-  *out.back().as<uint8_t>() = finite ? 1 : 0;
-  return true;
-}
-
-/// The optimizers; with `castOut`, also castOut = output #`castOutput`
-/// (f32) narrowed to castOut's dtype, chunk by chunk: mp.cast's result
-/// fused into the update.
-Status optimizer(const KernelDesc &kernel, const std::vector<TensorView> &in,
-                 const std::vector<TensorView> &out, bool &handled,
-                 const TensorView *castOut = nullptr, size_t castOutput = 0) {
-  OpId op = kernel.opId();
-  int64_t n = in.empty() ? 0 : in[0].numElements();
-  if (castOut &&
-      (castOutput >= out.size() || out[castOutput].dtype != DType::F32 ||
-       castOut->numElements() != n || !isFloat(castOut->dtype) ||
-       castOut->dtype == DType::F32 || (n && !castOut->data)))
-    return Status::ok();
-  auto post = [&](int64_t first, const float *const *y, int64_t len) {
-    if (castOut)
-      fromFloats(y[castOutput], castOut->dtype, elementAt(*castOut, first),
-                 len);
-  };
-  if (op == OpId::TrainSgd || op == OpId::TrainSgdMomentum) {
-    bool momentum = op == OpId::TrainSgdMomentum;
-    if (!sameFloat(in, out, momentum ? 3 : 2, momentum ? 2 : 1))
-      return Status::ok();
-    if (probing()) {
-      handled = true;
-      return Status::ok();
-    }
-    ref::SgdRule rule;
-    MP_RETURN_IF_ERROR(ref::getSgdRule(kernel, momentum, rule));
-    if (momentum)
-      mapElements<3, 2>({&in[0], &in[1], &in[2]}, {&out[0], &out[1]}, n,
-                        [&](const float *const *x, float *const *y,
-                            int64_t len) {
-                          for (int64_t j = 0; j < len; ++j)
-                            rule.withMomentum(x[0][j], x[1][j], x[2][j],
-                                              y[0][j], y[1][j]);
-                        },
-                        post);
-    else
-      mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, n,
-                        [&](const float *const *x, float *const *y,
-                            int64_t len) {
-                          for (int64_t j = 0; j < len; ++j)
-                            y[0][j] = rule.plain(x[0][j], x[1][j]);
-                        },
-                        post);
-    handled = true;
-    return Status::ok();
-  }
-  // adam / adamw: param, grad, exp_avg, exp_avg_sq, and the scalar step.
-  if (in.size() != 5 || in[4].numElements() != 1 || !in[4].data)
-    return Status::ok();
-  std::vector<TensorView> tensors(in.begin(), in.begin() + 4);
-  if (!sameFloat(tensors, out, 4, 3))
-    return Status::ok();
-  if (probing()) {
-    handled = in[4].dtype == DType::F32 || in[4].dtype == DType::I32 ||
-              in[4].dtype == DType::I64;
-    return Status::ok();
-  }
-  double t;
-  if (in[4].dtype == DType::F32)
-    t = loadFloat(in[4], 0);
-  else if (in[4].dtype == DType::I32 || in[4].dtype == DType::I64)
-    t = static_cast<double>(loadInt(in[4], 0));
-  else
-    return Status::ok();
-  ref::AdamRule rule;
-  MP_RETURN_IF_ERROR(ref::getAdamRule(kernel, op == OpId::TrainAdamw, t, rule));
-  mapElements<4, 3>({&in[0], &in[1], &in[2], &in[3]},
-                    {&out[0], &out[1], &out[2]}, n,
-                    [&](const float *const *x, float *const *y, int64_t len) {
-                      for (int64_t j = 0; j < len; ++j)
-                        rule.apply(x[0][j], x[1][j], x[2][j], x[3][j], y[0][j],
-                                   y[1][j], y[2][j]);
-                    },
-                    post);
-  handled = true;
-  return Status::ok();
-}
-
 } // namespace
 
 Status cpu::runOwnKernel(const KernelDesc &kernel,
@@ -693,9 +433,10 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
   if (ElementwiseFn fn = elementwiseKernel(kernel))
     handled = fn(inputs, outputs);
   else if (op == OpId::MpScale)
-    handled = scale(inputs, outputs);
+    handled = runScale(inputs, outputs);
   else if (op == OpId::MpUnscaleAndCheck || op == OpId::MpAllFinite)
-    handled = unscaleAndCheck(inputs, outputs, op == OpId::MpUnscaleAndCheck);
+    handled =
+        runUnscaleAndCheck(inputs, outputs, op == OpId::MpUnscaleAndCheck);
   else if (op == OpId::TrainFill)
     handled = fill(kernel, inputs, outputs);
   else if (op == OpId::TrainTranspose)
@@ -706,19 +447,6 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
     handled = reduceLeading(kernel, op == OpId::TrainReduceMean, inputs, outputs);
   else if (op == OpId::TrainSgd || op == OpId::TrainSgdMomentum ||
            op == OpId::TrainAdam || op == OpId::TrainAdamw)
-    return optimizer(kernel, inputs, outputs, handled);
+    return runOptimizer(kernel, inputs, outputs, handled);
   return Status::ok();
-}
-
-Status cpu::runOptimizerThenCast(const KernelDesc &kernel,
-                                 const std::vector<TensorView> &inputs,
-                                 const std::vector<TensorView> &outputs,
-                                 size_t output, const TensorView &castOut,
-                                 bool &handled) {
-  handled = false;
-  OpId op = kernel.opId();
-  if (op != OpId::TrainSgd && op != OpId::TrainSgdMomentum && op != OpId::TrainAdam &&
-      op != OpId::TrainAdamw)
-    return Status::ok();
-  return optimizer(kernel, inputs, outputs, handled, &castOut, output);
 }

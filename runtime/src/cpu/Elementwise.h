@@ -2,11 +2,12 @@
 //
 // Ops oneDNN has no fused form for in a training step, on own loops: the
 // elementwise float ops (unary, binary of one shape, activation gradients),
-// bias_add, sums and means over leading dimensions (bias gradients), and the
-// optimizer updates (sgd, sgd_momentum, adam, adamw).
+// bias_add, sums and means over leading dimensions (bias gradients), fill,
+// row-preserving transposes; and, through runOwnKernel, the loss scaler's
+// ops (cpu/LossScaling.h) and the optimizer updates (cpu/Optimizer.h).
 // Each loop reads 16-bit operands a chunk at a time into f32 (no tensor-size
 // temporaries), computes with the reference's own per-element rules
-// (reference/ElementRules.h), rounds once when it stores, and splits the
+// (common/ElementMath.h), rounds once when it stores, and splits the
 // elements over the backend's threads: the results are bitwise those of the
 // reference kernels, whatever the thread count.
 //
@@ -28,16 +29,6 @@ namespace mp::rt::cpu {
 Status runOwnKernel(const KernelDesc &kernel,
                     const std::vector<TensorView> &inputs,
                     const std::vector<TensorView> &outputs, bool &handled);
-
-/// An optimizer update (sgd, sgd_momentum, adam, adamw) whose f32 output
-/// #`output` is also narrowed into `castOut` (bf16 / f16) as each chunk is
-/// written: the update and mp.cast of the new weight in one pass, bitwise
-/// the two kernels. Leaves anything else untouched (`handled` = false).
-Status runOptimizerThenCast(const KernelDesc &kernel,
-                            const std::vector<TensorView> &inputs,
-                            const std::vector<TensorView> &outputs,
-                            size_t output, const TensorView &castOut,
-                            bool &handled);
 
 } // namespace mp::rt::cpu
 

@@ -1,0 +1,413 @@
+//===- SessionLayout.cpp - where a session keeps its tensors --------------===//
+//
+// Session::initialize(), run once by create(): validation and the op ids,
+// the backend's prepare() of every kernel, the memory of every tensor
+// (persistent state, its second slots where the step double-buffers it,
+// the scratch arena, constants), the views the kernels get, the hoisted
+// weight casts and the reshapes that are views. Everything that can fail
+// before a step fails here; running the steps is Session.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Session.h"
+
+#include "mp/runtime/Tensor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+using namespace mp::rt;
+
+/// Alignment of every tensor the session allocates: a cache line, enough
+/// for any vector load.
+static constexpr uint64_t kAlignment = 64;
+
+static uint64_t alignUp(uint64_t value) {
+  return (value + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+void Session::AlignedFree::operator()(uint8_t *p) const {
+  if (device)
+    device->release(p);
+  else
+    ::operator delete[](p, std::align_val_t(kAlignment));
+}
+
+StatusOr<Session::Memory> Session::allocate(uint64_t bytes, const char *what) {
+  if (device_) {
+    StatusOr<void *> memory = device_->allocate(bytes, what);
+    if (!memory.isOk())
+      return memory.status();
+    return Memory(static_cast<uint8_t *>(*memory), AlignedFree{device_});
+  }
+  void *p = ::operator new[](bytes, std::align_val_t(kAlignment), std::nothrow);
+  if (!p)
+    return internalError("out of memory: cannot allocate " +
+                         std::to_string(bytes) + " bytes for " + what);
+  std::memset(p, 0, bytes);
+  return Memory(static_cast<uint8_t *>(p), AlignedFree());
+}
+
+Session::Session(Plan plan, std::unique_ptr<Backend> backend)
+    : plan_(std::move(plan)), backend_(std::move(backend)) {}
+
+Session::~Session() = default;
+
+
+/// Stores `value` into every element of `view` (scaler state's initial
+/// value); integer tensors get it truncated and clamped.
+static void fill(const TensorView &view, double value) {
+  int64_t count = view.numElements();
+  if (isFloat(view.dtype)) {
+    for (int64_t i = 0; i < count; ++i)
+      storeFloat(view, i, static_cast<float>(value));
+    return;
+  }
+  double clamped = std::fmax(std::fmin(value, 0x1p62), -0x1p62);
+  for (int64_t i = 0; i < count; ++i)
+    storeInt(view, i, static_cast<int64_t>(clamped));
+}
+
+Status Session::initialize() {
+  MP_RETURN_IF_ERROR(plan_.validate());
+  resolveOpIds(plan_);
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    Status checked = backend_->prepare(plan_.kernels[k], plan_);
+    if (!checked.isOk())
+      return Status(checked.code(),
+                    std::string("backend '") + backend_->name() +
+                        "' cannot run kernel #" + std::to_string(k) + " (" +
+                        plan_.kernels[k].op + "): " + checked.message());
+  }
+  planHash_ = mp::rt::planHash(plan_);
+  device_ = backend_->deviceMemory();
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+
+  // Persistent updates. Double-buffered where the value is a scratch
+  // tensor computed by the step and read by nothing after it (no other
+  // result names it) and the state is no other result's value: then the
+  // value's kernels write the state's second slot and the step ends with a
+  // flip instead of a copy. The rest is copied; a value that is itself the
+  // state another result replaces is staged first, so that the copies'
+  // order does not matter.
+  std::vector<int> valueUses(tensors.size(), 0);
+  std::vector<bool> replaced(tensors.size(), false);
+  auto isPersistentRole = [](ResultRole role) {
+    return role != ResultRole::Loss && role != ResultRole::Output &&
+           role != ResultRole::Check;
+  };
+  for (const ResultDesc &result : plan_.results) {
+    ++valueUses[result.value];
+    if (isPersistentRole(result.role))
+      replaced[result.state] = true;
+  }
+  auto isUpdate = [&](const ResultDesc &result) {
+    return isPersistentRole(result.role) && result.value != result.state;
+  };
+  std::vector<const ResultDesc *> flipped, copied;
+  for (const ResultDesc &result : plan_.results) {
+    if (!isUpdate(result))
+      continue;
+    bool flip = tensors[result.value].kind == TensorKind::Scratch &&
+                valueUses[result.value] == 1 && valueUses[result.state] == 0;
+    (flip ? flipped : copied).push_back(&result);
+  }
+  decideHoistedCasts(flipped, valueUses);
+
+  // What the session keeps outside the arena (the double-buffered values,
+  // the hoisted casts' copies) needs no arena bytes: plan the arena again
+  // without them (the same planner as mp-compile's).
+  if (!flipped.empty() || !hoisted_.empty()) {
+    std::vector<bool> outside(plan_.tensors.size(), false);
+    for (const ResultDesc *result : flipped)
+      outside[result->value] = true;
+    for (const HoistedCast &cast : hoisted_)
+      outside[cast.copy] = true;
+    planMemory(plan_, kAlignment, outside);
+  }
+
+  // Persistent tensors, inputs and labels share one block; scratch tensors
+  // live in the arena at the plan's offsets; constants in the plan's blob.
+  std::vector<uint64_t> stateOffsets(tensors.size());
+  uint64_t stateSize = 0;
+  for (uint32_t t = 0; t < tensors.size(); ++t) {
+    TensorKind kind = tensors[t].kind;
+    if (kind == TensorKind::Scratch || kind == TensorKind::Constant)
+      continue;
+    stateOffsets[t] = stateSize;
+    stateSize += alignUp(tensors[t].byteSize());
+  }
+  StatusOr<Memory> state = allocate(stateSize, "persistent tensors and inputs");
+  if (!state.isOk())
+    return state.status();
+  state_ = std::move(*state);
+  StatusOr<Memory> arena = allocate(plan_.arenaSize, "the scratch arena");
+  if (!arena.isOk())
+    return arena.status();
+  arena_ = std::move(*arena);
+  const uint8_t *constants = plan_.constants.data();
+  if (device_) {
+    StatusOr<Memory> copy = allocate(plan_.constants.size(), "the constants");
+    if (!copy.isOk())
+      return copy.status();
+    constants_ = std::move(*copy);
+    if (!plan_.constants.empty())
+      MP_RETURN_IF_ERROR(device_->copyToDevice(constants_.get(), constants,
+                                               plan_.constants.size()));
+    constants = constants_.get();
+  }
+
+  std::vector<TensorView> &views = views_[0];
+  views.resize(tensors.size());
+  for (uint32_t t = 0; t < tensors.size(); ++t) {
+    const TensorDesc &desc = tensors[t];
+    TensorView &view = views[t];
+    view.dtype = desc.dtype;
+    view.shape = desc.shape;
+    if (desc.kind == TensorKind::Scratch)
+      view.data = arena_.get() + desc.offset;
+    else if (desc.kind == TensorKind::Constant)
+      // Kernels never write constants: validate() allows scratch outputs
+      // only.
+      view.data = const_cast<uint8_t *>(constants) + desc.offset;
+    else
+      view.data = state_.get() + stateOffsets[t];
+    if (desc.kind == TensorKind::ScalerState) {
+      std::vector<uint8_t> initial(desc.byteSize());
+      TensorView host = view;
+      host.data = initial.data();
+      fill(host, desc.initialValue);
+      MP_RETURN_IF_ERROR(copyIn(t, initial.data(), initial.size()));
+    }
+  }
+
+  uint64_t alternateSize = 0;
+  for (const ResultDesc *result : flipped)
+    alternateSize += alignUp(tensors[result->state].byteSize());
+  StatusOr<Memory> alternate =
+      allocate(alternateSize, "the second slots of double-buffered state");
+  if (!alternate.isOk())
+    return alternate.status();
+  alternate_ = std::move(*alternate);
+  doubleBufferedBytes_ = alternateSize;
+  views_[1] = views;
+  uint64_t offset = 0;
+  for (const ResultDesc *result : flipped) {
+    uint8_t *own = views[result->state].as<uint8_t>();
+    uint8_t *second = alternate_.get() + offset;
+    offset += alignUp(tensors[result->state].byteSize());
+    views_[0][result->value].data = second;
+    views_[1][result->state].data = second;
+    views_[1][result->value].data = own;
+  }
+
+  MP_RETURN_IF_ERROR(placeHoistedCasts());
+  aliasReshapes(valueUses);
+
+  for (int parity : {0, 1})
+    for (const KernelDesc &kernel : plan_.kernels) {
+      std::vector<TensorView> inputs, outputs;
+      for (uint32_t id : kernel.inputs)
+        inputs.push_back(views_[parity][id]);
+      for (uint32_t id : kernel.outputs)
+        outputs.push_back(views_[parity][id]);
+      kernelInputs_[parity].push_back(std::move(inputs));
+      kernelOutputs_[parity].push_back(std::move(outputs));
+    }
+
+  for (const HoistedCast &cast : hoisted_)
+    MP_RETURN_IF_ERROR(refreshCasts(cast.state));
+
+  uint64_t stagingSize = 0;
+  for (const ResultDesc *result : copied)
+    if (replaced[result->value])
+      stagingSize += alignUp(tensors[result->state].byteSize());
+  StatusOr<Memory> staging = allocate(stagingSize, "staged state updates");
+  if (!staging.isOk())
+    return staging.status();
+  staging_ = std::move(*staging);
+  for (int parity : {0, 1}) {
+    offset = 0;
+    for (const ResultDesc *result : copied) {
+      size_t bytes = tensors[result->state].byteSize();
+      uint8_t *stage = nullptr;
+      if (replaced[result->value]) {
+        stage = staging_.get() + offset;
+        offset += alignUp(bytes);
+      }
+      copies_[parity].push_back(
+          {views_[parity][result->value].as<uint8_t>(),
+           views_[parity][result->state].as<uint8_t>(), bytes, stage});
+    }
+  }
+
+  // Names: settable tensors first, then the step's results.
+  for (uint32_t t = 0; t < tensors.size(); ++t) {
+    const TensorDesc &desc = tensors[t];
+    if (isPersistent(desc.kind) || desc.kind == TensorKind::Input ||
+        desc.kind == TensorKind::Label) {
+      infos_.push_back({desc.name, desc.kind, false, desc.dtype, desc.shape,
+                        desc.byteSize(), t});
+      if (!isPersistent(desc.kind))
+        unbound_.push_back(t);
+      if (desc.kind == TensorKind::ScalerState && desc.name == kLossScaleName)
+        lossScaleTensor_ = t;
+    }
+  }
+  for (const ResultDesc &result : plan_.results) {
+    if (result.role == ResultRole::Loss)
+      lossTensor_ = result.value;
+    if (result.role == ResultRole::Check)
+      checkTensors_.push_back(result.value);
+    if ((result.role != ResultRole::Loss && result.role != ResultRole::Output &&
+         result.role != ResultRole::Check) ||
+        result.name.empty())
+      continue;
+    const TensorDesc &desc = tensors[result.value];
+    infos_.push_back({result.name, desc.kind, true, desc.dtype, desc.shape,
+                      desc.byteSize(), result.value});
+    if (result.name == kAllFiniteName)
+      allFiniteTensor_ = result.value;
+  }
+  for (size_t i = 0; i < infos_.size(); ++i)
+    byName_.emplace(infos_[i].name, i);
+
+  // The names the session gives a meaning to must look the part.
+  auto isScalar = [&](int64_t t, bool wantFloat) {
+    return tensors[t].numElements() == 1 &&
+           (wantFloat ? isFloat(tensors[t].dtype)
+                      : tensors[t].dtype == DType::I1);
+  };
+  if (allFiniteTensor_ >= 0 && !isScalar(allFiniteTensor_, false))
+    return invalidArgument(std::string("output '") + kAllFiniteName +
+                           "' must be one i1 element (the loss scaler's "
+                           "verdict), not " +
+                           dtypeName(tensors[allFiniteTensor_].dtype) +
+                           formatShape(tensors[allFiniteTensor_].shape));
+  if (lossScaleTensor_ >= 0 && !isScalar(lossScaleTensor_, true))
+    return invalidArgument(std::string("scaler state '") + kLossScaleName +
+                           "' must be one float element, not " +
+                           dtypeName(tensors[lossScaleTensor_].dtype) +
+                           formatShape(tensors[lossScaleTensor_].shape));
+  return Status::ok();
+}
+
+void Session::decideHoistedCasts(const std::vector<const ResultDesc *> &flipped,
+                                 const std::vector<int> &valueUses) {
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+  const std::vector<KernelDesc> &kernels = plan_.kernels;
+  std::vector<int64_t> writer(tensors.size(), -1), newValue(tensors.size(), -1);
+  for (size_t k = 0; k < kernels.size(); ++k)
+    for (uint32_t t : kernels[k].outputs)
+      writer[t] = static_cast<int64_t>(k);
+  for (const ResultDesc *result : flipped)
+    newValue[result->state] = result->value;
+  castsAfter_.assign(kernels.size(), {});
+  skipped_.assign(kernels.size(), false);
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const KernelDesc &kernel = kernels[k];
+    if (kernel.opId() != OpId::MpCast || kernel.inputs.size() != 1 ||
+        kernel.outputs.size() != 1)
+      continue;
+    uint32_t state = kernel.inputs[0], copy = kernel.outputs[0];
+    if (newValue[state] < 0 || tensors[copy].kind != TensorKind::Scratch ||
+        valueUses[copy] != 0)
+      continue;
+    uint32_t value = static_cast<uint32_t>(newValue[state]);
+    int64_t producer = writer[value];
+    if (producer < 0)
+      continue;
+    const std::vector<uint32_t> &outs = kernels[producer].outputs;
+    size_t output = std::find(outs.begin(), outs.end(), value) - outs.begin();
+    castsAfter_[producer].push_back(hoisted_.size());
+    skipped_[k] = true;
+    hoisted_.push_back({static_cast<uint32_t>(k), state, copy,
+                        static_cast<uint32_t>(producer), output});
+  }
+}
+
+Status Session::placeHoistedCasts() {
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+  uint64_t size = 0;
+  for (const HoistedCast &cast : hoisted_)
+    size += 2 * alignUp(tensors[cast.copy].byteSize());
+  StatusOr<Memory> slots = allocate(size, "the hoisted weight casts");
+  if (!slots.isOk())
+    return slots.status();
+  castSlots_ = std::move(*slots);
+  doubleBufferedBytes_ += size;
+  uint64_t offset = 0;
+  for (const HoistedCast &cast : hoisted_)
+    for (int parity : {0, 1}) {
+      views_[parity][cast.copy].data = castSlots_.get() + offset;
+      offset += alignUp(tensors[cast.copy].byteSize());
+    }
+  return Status::ok();
+}
+
+void Session::aliasReshapes(const std::vector<int> &valueUses) {
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+  const std::vector<KernelDesc> &kernels = plan_.kernels;
+  size_t end = kernels.size();
+  std::vector<size_t> lastUse(tensors.size(), 0);
+  for (size_t k = 0; k < end; ++k)
+    for (uint32_t t : kernels[k].inputs)
+      lastUse[t] = k;
+  auto overlaps = [](const TensorView &a, size_t aBytes, const TensorView &b,
+                     size_t bBytes) {
+    const uint8_t *p = a.as<uint8_t>(), *q = b.as<uint8_t>();
+    return p < q + bBytes && q < p + aBytes;
+  };
+  for (size_t k = 0; k < end; ++k) {
+    const KernelDesc &kernel = kernels[k];
+    if (kernel.opId() != OpId::TrainReshape || kernel.inputs.size() != 1 ||
+        kernel.outputs.size() != 1)
+      continue;
+    uint32_t x = kernel.inputs[0], y = kernel.outputs[0];
+    if (isReshapeView(plan_, kernel)) {
+      // Laid out as a view by the plan: it follows its input wherever the
+      // session put it (a double-buffered or hoisted slot).
+      for (int parity : {0, 1})
+        views_[parity][y].data = views_[parity][x].data;
+      skipped_[k] = true;
+      continue;
+    }
+    size_t bytes = tensors[x].byteSize();
+    // A result keeps its own bytes until the step's end; a view of a
+    // double-buffered or hoisted slot is fine (the same parity's views).
+    if (tensors[y].kind != TensorKind::Scratch || valueUses[y] != 0 ||
+        tensors[y].byteSize() != bytes || tensors[y].dtype != tensors[x].dtype)
+      continue;
+    bool safe = true;
+    for (int parity : {0, 1})
+      for (size_t j = k + 1; safe && j <= lastUse[y]; ++j)
+        for (uint32_t o : kernels[j].outputs)
+          if (overlaps(views_[parity][o], tensors[o].byteSize(),
+                       views_[parity][x], bytes))
+            safe = false;
+    if (!safe)
+      continue;
+    for (int parity : {0, 1})
+      views_[parity][y].data = views_[parity][x].data;
+    skipped_[k] = true;
+  }
+}
+
+Status Session::refreshCasts(uint32_t state) {
+  for (const HoistedCast &cast : hoisted_) {
+    if (cast.state != state)
+      continue;
+    Status status =
+        backend_->run(plan_.kernels[cast.kernel], {views_[parity_][state]},
+                      {views_[parity_][cast.copy]});
+    if (status.isOk() && device_)
+      status = device_->finishStep();
+    if (!status.isOk())
+      return Status(status.code(), "casting '" + plan_.tensors[state].name +
+                                       "' for the next step: " +
+                                       status.message());
+  }
+  return Status::ok();
+}
+

@@ -1,0 +1,107 @@
+//===- LossScaling.cpp - mp.scale, mp.unscale_and_check, mp.all_finite ----===//
+#include "cpu/LossScaling.h"
+
+#include "cpu/Chunks.h"
+#include "cpu/Probe.h"
+
+#include <atomic>
+#include <cstring>
+
+using namespace mp::rt;
+using namespace mp::rt::cpu;
+
+static bool isScalar(const TensorView &v, DType dtype) {
+  return v.dtype == dtype && v.shape.empty() && v.data;
+}
+
+/// mp.scale: value * scale (an f32 scalar), one dtype in and out.
+bool cpu::runScale(const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) {
+  if (in.size() != 2 || out.size() != 1 || !isScalar(in[1], DType::F32) ||
+      !isFloat(in[0].dtype) || out[0].dtype != in[0].dtype ||
+      out[0].shape != in[0].shape || (in[0].numElements() && !in[0].data))
+    return false;
+  if (probing())
+    return true;
+  float factor = *in[1].as<const float>();
+  mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
+                    [factor](const float *const *x, float *const *y,
+                             int64_t len) {
+                      const float *a = x[0];
+                      float *r = y[0];
+MP_IVDEP
+                      for (int64_t j = 0; j < len; ++j)
+                        r[j] = a[j] * factor;
+                    });
+  return true;
+}
+
+/// Whether every element of `n` f32 values is finite (no branch per
+/// element: the loop vectorizes).
+static bool finiteChunk(const float *v, int64_t n) {
+  uint32_t bad = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, v + j, sizeof bits);
+    bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  return bad == 0;
+}
+
+/// mp.unscale_and_check [scale, g...] -> [u..., all_finite] with the
+/// reference's rule: u = f32(g) * f32(1 / scale) (reciprocal in double),
+/// finiteness judged on the inputs. mp.all_finite [v...] -> [i1] when
+/// `unscale` is false. The verdict is an AND: the same for any split.
+bool cpu::runUnscaleAndCheck(const std::vector<TensorView> &in,
+                             const std::vector<TensorView> &out,
+                             bool unscale) {
+  size_t first = unscale ? 1 : 0;
+  size_t count = in.size() - first;
+  if (in.size() <= first || out.size() != (unscale ? count + 1 : 1) ||
+      (unscale && !isScalar(in[0], DType::F32)) ||
+      !isScalar(out.back(), DType::I1))
+    return false;
+  for (size_t i = 0; i < count; ++i) {
+    const TensorView &g = in[first + i];
+    if (!isFloat(g.dtype) || (g.numElements() && !g.data))
+      return false;
+    if (unscale && (!isFloat(out[i].dtype) || out[i].shape != g.shape ||
+                    (g.numElements() && !out[i].data)))
+      return false;
+  }
+  if (probing())
+    return true;
+  float inverse =
+      unscale ? static_cast<float>(1.0 / *in[0].as<const float>()) : 1.0f;
+  std::atomic<bool> finite{true};
+  for (size_t i = 0; i < count; ++i) {
+    const TensorView &g = in[first + i];
+    if (unscale) {
+      mapElements<1, 1>({&g}, {&out[i]}, g.numElements(),
+                        [&](const float *const *x, float *const *y,
+                            int64_t len) {
+                          const float *a = x[0];
+                          float *r = y[0];
+                          if (!finiteChunk(a, len))
+                            finite = false;
+MP_IVDEP
+                          for (int64_t j = 0; j < len; ++j)
+                            r[j] = a[j] * inverse;
+                        });
+    } else {
+      size_t size = dtypeSize(g.dtype);
+      parallelFor(g.numElements(), kGrain, [&](int64_t begin, int64_t end) {
+        float buf[kChunk];
+        for (int64_t c = begin; c < end && finite; c += kChunk) {
+          int64_t n = std::min(kChunk, end - c);
+          toFloats(g.dtype, static_cast<const char *>(g.data) + c * size, buf,
+                   n);
+          if (!finiteChunk(buf, n))
+            finite = false;
+        }
+      });
+    }
+  }
+  *out.back().as<uint8_t>() = finite ? 1 : 0;
+  return true;
+}

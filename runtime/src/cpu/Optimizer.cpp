@@ -1,0 +1,103 @@
+//===- Optimizer.cpp - sgd, sgd_momentum, adam, adamw on own loops --------===//
+#include "cpu/Optimizer.h"
+
+#include "cpu/Chunks.h"
+#include "cpu/Probe.h"
+#include "reference/ElementRules.h"
+
+using namespace mp::rt;
+using namespace mp::rt::cpu;
+
+/// The optimizers; with `castOut`, also castOut = output #`castOutput`
+/// (f32) narrowed to castOut's dtype, chunk by chunk: mp.cast's result
+/// fused into the update.
+Status cpu::runOptimizer(const KernelDesc &kernel,
+                         const std::vector<TensorView> &in,
+                         const std::vector<TensorView> &out, bool &handled,
+                         const TensorView *castOut, size_t castOutput) {
+  OpId op = kernel.opId();
+  int64_t n = in.empty() ? 0 : in[0].numElements();
+  if (castOut &&
+      (castOutput >= out.size() || out[castOutput].dtype != DType::F32 ||
+       castOut->numElements() != n || !isFloat(castOut->dtype) ||
+       castOut->dtype == DType::F32 || (n && !castOut->data)))
+    return Status::ok();
+  auto post = [&](int64_t first, const float *const *y, int64_t len) {
+    if (castOut)
+      fromFloats(y[castOutput], castOut->dtype, elementAt(*castOut, first),
+                 len);
+  };
+  if (op == OpId::TrainSgd || op == OpId::TrainSgdMomentum) {
+    bool momentum = op == OpId::TrainSgdMomentum;
+    if (!sameFloat(in, out, momentum ? 3 : 2, momentum ? 2 : 1))
+      return Status::ok();
+    if (probing()) {
+      handled = true;
+      return Status::ok();
+    }
+    ref::SgdRule rule;
+    MP_RETURN_IF_ERROR(ref::getSgdRule(kernel, momentum, rule));
+    if (momentum)
+      mapElements<3, 2>({&in[0], &in[1], &in[2]}, {&out[0], &out[1]}, n,
+                        [&](const float *const *x, float *const *y,
+                            int64_t len) {
+                          for (int64_t j = 0; j < len; ++j)
+                            rule.withMomentum(x[0][j], x[1][j], x[2][j],
+                                              y[0][j], y[1][j]);
+                        },
+                        post);
+    else
+      mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, n,
+                        [&](const float *const *x, float *const *y,
+                            int64_t len) {
+                          for (int64_t j = 0; j < len; ++j)
+                            y[0][j] = rule.plain(x[0][j], x[1][j]);
+                        },
+                        post);
+    handled = true;
+    return Status::ok();
+  }
+  // adam / adamw: param, grad, exp_avg, exp_avg_sq, and the scalar step.
+  if (in.size() != 5 || in[4].numElements() != 1 || !in[4].data)
+    return Status::ok();
+  std::vector<TensorView> tensors(in.begin(), in.begin() + 4);
+  if (!sameFloat(tensors, out, 4, 3))
+    return Status::ok();
+  if (probing()) {
+    handled = in[4].dtype == DType::F32 || in[4].dtype == DType::I32 ||
+              in[4].dtype == DType::I64;
+    return Status::ok();
+  }
+  double t;
+  if (in[4].dtype == DType::F32)
+    t = loadFloat(in[4], 0);
+  else if (in[4].dtype == DType::I32 || in[4].dtype == DType::I64)
+    t = static_cast<double>(loadInt(in[4], 0));
+  else
+    return Status::ok();
+  ref::AdamRule rule;
+  MP_RETURN_IF_ERROR(ref::getAdamRule(kernel, op == OpId::TrainAdamw, t, rule));
+  mapElements<4, 3>({&in[0], &in[1], &in[2], &in[3]},
+                    {&out[0], &out[1], &out[2]}, n,
+                    [&](const float *const *x, float *const *y, int64_t len) {
+                      for (int64_t j = 0; j < len; ++j)
+                        rule.apply(x[0][j], x[1][j], x[2][j], x[3][j], y[0][j],
+                                   y[1][j], y[2][j]);
+                    },
+                    post);
+  handled = true;
+  return Status::ok();
+}
+
+Status cpu::runOptimizerThenCast(const KernelDesc &kernel,
+                                 const std::vector<TensorView> &inputs,
+                                 const std::vector<TensorView> &outputs,
+                                 size_t output, const TensorView &castOut,
+                                 bool &handled) {
+  handled = false;
+  OpId op = kernel.opId();
+  if (op != OpId::TrainSgd && op != OpId::TrainSgdMomentum && op != OpId::TrainAdam &&
+      op != OpId::TrainAdamw)
+    return Status::ok();
+  return runOptimizer(kernel, inputs, outputs, handled, &castOut, output);
+}

@@ -1,0 +1,162 @@
+//===- NormalizationOps.cpp - softmax, losses, reductions, norms ----------===//
+#include "cuda/CudaBackendImpl.h"
+
+using namespace mp::rt;
+using namespace mp::rt::cuda;
+
+namespace mp::rt::cudabackend {
+
+//===----------------------------------------------------------------------===//
+// Softmax and losses
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct RowsAround {
+  int64_t outer, length, inner;
+};
+RowsAround rowsAround(const std::vector<int64_t> &shape, int64_t axis) {
+  int64_t a = resolve(axis, shape.size());
+  return {product(shape, 0, a), shape[a], product(shape, a + 1, shape.size())};
+}
+} // namespace
+
+Status CudaBackend::runSoftmax(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  if (in[0].shape.empty())
+    return invalidArgument(k.op + " expects a tensor of rank >= 1");
+  RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
+  return launched(k, softmax(context(), k.opId() == OpId::TrainLogSoftmax, ref(in[0]),
+                             ref(out[0]), r.outer, r.length, r.inner));
+}
+
+Status CudaBackend::runSoftmaxGrad(const KernelDesc &k, const Views &in,
+                                   const Views &out) {
+  if (in[0].shape.empty())
+    return invalidArgument(k.op + " expects a tensor of rank >= 1");
+  RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
+  return launched(k, softmaxGrad(context(), k.opId() == OpId::TrainLogSoftmaxGrad,
+                                 ref(in[0]), ref(in[1]), ref(out[0]), r.outer,
+                                 r.length, r.inner));
+}
+
+Status CudaBackend::runCrossEntropy(const KernelDesc &k, const Views &in,
+                                    const Views &out) {
+  if (in[0].shape.size() != 2)
+    return invalidArgument(k.op + " expects logits of rank 2");
+  int64_t rows = in[0].shape[0];
+  MP_RETURN_IF_ERROR(
+      ensureWorkspace(sizeof(float) * std::max<int64_t>(rows, 1)));
+  return launched(k, crossEntropy(context(), ref(in[0]), ref(in[1]),
+                                  ref(out[0]), static_cast<float *>(workspace_),
+                                  rows, in[0].shape[1]));
+}
+
+Status CudaBackend::runCrossEntropyGrad(const KernelDesc &k, const Views &in,
+                                        const Views &out) {
+  if (in[0].shape.size() != 2)
+    return invalidArgument(k.op + " expects logits of rank 2");
+  return launched(k, crossEntropyGrad(context(), ref(in[0]), ref(in[1]),
+                                      ref(in[2]), ref(out[0]), in[0].shape[0],
+                                      in[0].shape[1]));
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalization
+//===----------------------------------------------------------------------===//
+
+Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  const std::vector<int64_t> &shape = in[0].shape;
+  size_t rank = shape.size();
+  const std::vector<int64_t> *dims = k.getInts("dims");
+  if (!dims || rank > static_cast<size_t>(kMaxRank))
+    return invalidArgument(
+        k.op + " needs 'dims' and a rank <= " + std::to_string(kMaxRank));
+  std::vector<bool> reduced(rank, false);
+  for (int64_t dim : *dims) {
+    int64_t d = resolve(dim, rank);
+    if (d < 0 || d >= static_cast<int64_t>(rank))
+      return invalidArgument(k.op + ": a reduction dimension is out of range");
+    reduced[d] = true;
+  }
+  Reduction r{};
+  r.outputs = r.perOutput = 1;
+  int64_t stride = 1;
+  std::vector<int64_t> strides(rank);
+  for (size_t d = rank; d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      r.reduced[r.reducedRank] = shape[d];
+      r.reducedStrides[r.reducedRank++] = strides[d];
+      r.perOutput *= shape[d];
+    } else {
+      r.kept[r.keptRank] = shape[d];
+      r.keptStrides[r.keptRank++] = strides[d];
+      r.outputs *= shape[d];
+    }
+  }
+  Reduce kind = k.opId() == OpId::TrainReduceSum    ? Reduce::Sum
+                : k.opId() == OpId::TrainReduceMean ? Reduce::Mean
+                                              : Reduce::Max;
+  return launched(k, reduce(context(), kind, ref(in[0]), ref(out[0]), r));
+}
+
+Status CudaBackend::runLayerNorm(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t axis = resolve(k.getInt("axis", -1), shape.size());
+  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'axis' out of range");
+  return launched(
+      k, layerNorm(context(), ref(in[0]), ref(in[1]), ref(in[2]), ref(out[0]),
+                   ref(out[1]), ref(out[2]), product(shape, 0, axis),
+                   product(shape, axis, shape.size()),
+                   static_cast<float>(k.getFloat("epsilon", 1e-5))));
+}
+
+Status CudaBackend::runLayerNormGrad(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  const std::vector<int64_t> &shape = in[1].shape;
+  int64_t axis = resolve(k.getInt("axis", -1), shape.size());
+  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'axis' out of range");
+  return launched(k, layerNormGrad(context(), ref(in[0]), ref(in[1]),
+                                   ref(in[2]), ref(in[3]), ref(in[4]),
+                                   ref(out[0]), ref(out[1]), ref(out[2]),
+                                   product(shape, 0, axis),
+                                   product(shape, axis, shape.size())));
+}
+
+Status CudaBackend::runBatchNorm(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t dim = resolve(k.getInt("feature_dim", 1), shape.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'feature_dim' out of range");
+  return launched(
+      k, batchNorm(context(), ref(in[0]), ref(in[1]), ref(in[2]), ref(in[3]),
+                   ref(in[4]), ref(out[0]), ref(out[1]), ref(out[2]),
+                   ref(out[3]), ref(out[4]), product(shape, 0, dim), shape[dim],
+                   product(shape, dim + 1, shape.size()),
+                   static_cast<float>(k.getFloat("epsilon", 1e-5)),
+                   static_cast<float>(k.getFloat("momentum", 0.1))));
+}
+
+Status CudaBackend::runBatchNormGrad(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  const std::vector<int64_t> &shape = in[1].shape;
+  int64_t dim = resolve(k.getInt("feature_dim", 1), shape.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'feature_dim' out of range");
+  return launched(k, batchNormGrad(context(), ref(in[0]), ref(in[1]),
+                                   ref(in[2]), ref(in[3]), ref(in[4]),
+                                   ref(out[0]), ref(out[1]), ref(out[2]),
+                                   product(shape, 0, dim), shape[dim],
+                                   product(shape, dim + 1, shape.size())));
+}
+
+
+} // namespace mp::rt::cudabackend
