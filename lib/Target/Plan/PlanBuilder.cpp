@@ -5,7 +5,7 @@
 #include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
 #include "mp/Transforms/Annotations.h"
-#include "mp/runtime/Backend.h"
+#include "mp/runtime/Plan.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -86,8 +86,9 @@ class PlanBuilder {
 public:
   PlanBuilder(FunctionOpInterface step, const PlanOptions &options)
       : step(step), options(options) {
-    for (const std::string &op : rt::referenceBackendOps())
-      supported.insert(op);
+    for (size_t i = 0; i < rt::kNumOps; ++i)
+      if (rt::isKernelOp(static_cast<rt::OpId>(i)))
+        supported.insert(rt::opName(static_cast<rt::OpId>(i)));
   }
 
   FailureOr<rt::Plan> build() {
@@ -396,7 +397,7 @@ private:
   PlanOptions options;
   rt::Plan plan;
   llvm::DenseMap<Value, uint32_t> ids;
-  llvm::StringSet<> supported; ///< ops the runtime has kernels for
+  llvm::StringSet<> supported; ///< ops plans run (the runtime's op table)
 };
 
 } // namespace

@@ -206,6 +206,26 @@ struct AdamRule {
   }
 };
 
+/// Adam's rule at step t (>= 1): the bias corrections taken in double from
+/// the step, as PyTorch does, then every constant rounded to f32 once (the
+/// reference's getAdamRule and the CUDA kernel, which reads t on the device).
+MP_HD inline AdamRule adamRuleAt(double lr, double beta1, double beta2,
+                                 double epsilon, double weightDecay,
+                                 bool decoupled, double t) {
+  AdamRule rule;
+  rule.stepSize = static_cast<float>(lr / (1 - pow(beta1, t)));
+  rule.correction2 = static_cast<float>(sqrt(1 - pow(beta2, t)));
+  rule.b1 = static_cast<float>(beta1);
+  rule.b2 = static_cast<float>(beta2);
+  rule.c1 = static_cast<float>(1 - beta1);
+  rule.c2 = static_cast<float>(1 - beta2);
+  rule.eps = static_cast<float>(epsilon);
+  rule.wd = static_cast<float>(weightDecay);
+  rule.decay = static_cast<float>(1 - lr * weightDecay);
+  rule.decoupled = decoupled;
+  return rule;
+}
+
 } // namespace mp::rt::ref
 
 #endif // MP_RUNTIME_COMMON_ELEMENTMATH_H

@@ -1,7 +1,7 @@
 //===- Checkpoint.cpp - save and restore a session's state ----------------===//
 #include "mp/runtime/Checkpoint.h"
 
-#include "core/FileIO.h"
+#include "plan/FileIO.h"
 #include "core/Hash.h"
 #include "core/Json.h"
 #include "mp/runtime/Safetensors.h"

@@ -1,7 +1,7 @@
 //===- Safetensors.cpp - the checkpoint file format -----------------------===//
 #include "mp/runtime/Safetensors.h"
 
-#include "core/FileIO.h"
+#include "plan/FileIO.h"
 #include "core/Hash.h"
 #include "core/Json.h"
 #include "core/Sizes.h"

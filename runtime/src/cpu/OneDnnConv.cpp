@@ -340,16 +340,12 @@ StatusOr<bool> ConvCache::prepare(const KernelDesc &kernel,
                                   const std::vector<TensorView> &inputs,
                                   const std::vector<TensorView> &outputs,
                                   std::string &implementation) {
-  const EngineState &state = engineState();
-  MP_RETURN_IF_ERROR(state.status);
-  try {
-    const ConvEntry *entry = findConv(*impl_, state, kernel, inputs, outputs);
-    if (entry)
-      implementation = entry->implementation;
-    return entry != nullptr;
-  } catch (const std::exception &e) {
-    return oneDnnError(kernel.op, "convolution", e);
-  }
+  return preparePrimitive(
+      kernel, "convolution",
+      [&](const EngineState &state) {
+        return findConv(*impl_, state, kernel, inputs, outputs);
+      },
+      implementation);
 }
 
 Status ConvCache::run(const KernelDesc &kernel,

@@ -430,18 +430,13 @@ StatusOr<bool> MatmulCache::prepare(const KernelDesc &kernel,
                                     const std::vector<TensorView> &inputs,
                                     const std::vector<TensorView> &outputs,
                                     std::string &implementation) {
-  const EngineState &state = engineState();
-  MP_RETURN_IF_ERROR(state.status);
-  try {
-    MatmulKey key;
-    const MatmulEntry *entry =
-        findMatmul(*impl_, state, kernel, inputs, outputs, key);
-    if (entry)
-      implementation = entry->implementation;
-    return entry != nullptr;
-  } catch (const std::exception &e) {
-    return oneDnnError(kernel.op, "matmul", e);
-  }
+  return preparePrimitive(
+      kernel, "matmul",
+      [&](const EngineState &state) {
+        MatmulKey key;
+        return findMatmul(*impl_, state, kernel, inputs, outputs, key);
+      },
+      implementation);
 }
 
 Status MatmulCache::run(const KernelDesc &kernel,

@@ -126,6 +126,24 @@ void narrowInto(const float *in, DType dtype, void *out, int64_t n);
 Status oneDnnError(const std::string &op, const char *what,
                    const std::exception &e);
 
+/// The caches' prepare(): whether `find(state)` (the cache's lookup, which
+/// creates the primitive) has an entry for the kernel, and its
+/// implementation's name; oneDNN's errors as a Status naming the op.
+template <typename Find>
+StatusOr<bool> preparePrimitive(const KernelDesc &kernel, const char *what,
+                                Find find, std::string &implementation) {
+  const EngineState &state = engineState();
+  MP_RETURN_IF_ERROR(state.status);
+  try {
+    const auto *entry = find(state);
+    if (entry)
+      implementation = entry->implementation;
+    return entry != nullptr;
+  } catch (const std::exception &e) {
+    return oneDnnError(kernel.op, what, e);
+  }
+}
+
 } // namespace mp::rt::cpu
 
 #endif // MP_RUNTIME_CPU_ONEDNNSUPPORT_H

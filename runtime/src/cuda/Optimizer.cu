@@ -46,19 +46,10 @@ __global__ void adamKernel(Ref p, Ref g, Ref m, Ref v, Ref stepRef, Ref newP,
                   t == t ? static_cast<int64_t>(floor(t)) : INT64_MIN, 0, 0);
     return;
   }
-  // The reference's hyper-parameters (reference/Optimizer.cpp), from the
-  // step on the device.
-  ref::AdamRule rule;
-  rule.stepSize = static_cast<float>(hp.lr / (1 - pow(hp.beta1, t)));
-  rule.correction2 = static_cast<float>(sqrt(1 - pow(hp.beta2, t)));
-  rule.b1 = static_cast<float>(hp.beta1);
-  rule.b2 = static_cast<float>(hp.beta2);
-  rule.c1 = static_cast<float>(1 - hp.beta1);
-  rule.c2 = static_cast<float>(1 - hp.beta2);
-  rule.eps = static_cast<float>(hp.epsilon);
-  rule.wd = static_cast<float>(hp.weightDecay);
-  rule.decay = static_cast<float>(1 - hp.lr * hp.weightDecay);
-  rule.decoupled = hp.decoupled;
+  // The reference's constants (common/ElementMath.h), from the step on the
+  // device.
+  ref::AdamRule rule = ref::adamRuleAt(hp.lr, hp.beta1, hp.beta2, hp.epsilon,
+                                       hp.weightDecay, hp.decoupled, t);
   MP_GRID_STRIDE(i, n) {
     float param, avg, avgSq;
     rule.apply(loadF(p, i), loadF(g, i), loadF(m, i), loadF(v, i), param, avg,

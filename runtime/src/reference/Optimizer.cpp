@@ -179,16 +179,8 @@ Status ref::getAdamRule(const KernelDesc &k, bool decoupled, double t,
   MP_RETURN_IF_ERROR(getAdamParams(k, decoupled, hp));
   if (!(t >= 1))
     return kernelError(k, "expects step >= 1 but got " + std::to_string(t));
-  rule.stepSize = static_cast<float>(hp.lr / (1 - std::pow(hp.beta1, t)));
-  rule.correction2 = static_cast<float>(std::sqrt(1 - std::pow(hp.beta2, t)));
-  rule.b1 = static_cast<float>(hp.beta1);
-  rule.b2 = static_cast<float>(hp.beta2);
-  rule.c1 = static_cast<float>(1 - hp.beta1);
-  rule.c2 = static_cast<float>(1 - hp.beta2);
-  rule.eps = static_cast<float>(hp.epsilon);
-  rule.wd = static_cast<float>(hp.weightDecay);
-  rule.decay = static_cast<float>(1 - hp.lr * hp.weightDecay);
-  rule.decoupled = decoupled;
+  rule = adamRuleAt(hp.lr, hp.beta1, hp.beta2, hp.epsilon, hp.weightDecay,
+                    decoupled, t);
   return Status::ok();
 }
 

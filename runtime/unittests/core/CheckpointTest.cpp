@@ -1,7 +1,7 @@
 //===- CheckpointTest.cpp - saving, restoring and resuming ----------------===//
 #include "mp/runtime/Checkpoint.h"
 #include "TestPlans.h"
-#include "core/FileIO.h"
+#include "plan/FileIO.h"
 #include "core/Hash.h"
 #include "mp/runtime/Safetensors.h"
 

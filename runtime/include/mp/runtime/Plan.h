@@ -93,6 +93,11 @@ OpId findOp(std::string_view name);
 /// Unknown).
 const OpSchema &opSchema(OpId id);
 const char *opName(OpId id);
+/// Whether plans run op `id` as a kernel: every op but constants (whose
+/// value a plan holds as a constant tensor). Each has a reference kernel
+/// (ReferenceBackend.RunsEveryDialectOp), so this is what the compiler
+/// lowers into plans.
+bool isKernelOp(OpId id);
 /// The schema of attribute `name` of op `id`; null when it has none.
 const AttrSchema *findAttrSchema(OpId id, std::string_view name);
 /// Checks `kernel` against its op's schema (the op is one plans run, its

@@ -44,6 +44,16 @@ const AttrSchema *mp::rt::findAttrSchema(OpId id, std::string_view name) {
   return nullptr;
 }
 
+bool mp::rt::isKernelOp(OpId id) {
+  if (id == OpId::Unknown)
+    return false;
+  const OpSchema &op = opSchema(id);
+  for (size_t i = op.firstAttr; i < op.firstAttr + op.numAttrs; ++i)
+    if (kAttrSchemas[i].kind == AttrKind::Elements)
+      return false;
+  return true;
+}
+
 static const char *kindName(AttrKind kind) {
   switch (kind) {
   case AttrKind::Flag:
@@ -98,11 +108,10 @@ Status mp::rt::checkKernelSchema(const KernelDesc &kernel) {
     return invalidArgument("'" + kernel.op + "' carries the id of '" +
                            opName(kernel.id) + "'");
   const OpSchema &op = opSchema(id);
-  for (size_t i = op.firstAttr; i < op.firstAttr + op.numAttrs; ++i)
-    if (kAttrSchemas[i].kind == AttrKind::Elements)
-      return invalidArgument("'" + kernel.op +
-                             "' is a constant, which a plan holds as a "
-                             "constant tensor, not as a kernel");
+  if (!isKernelOp(id))
+    return invalidArgument("'" + kernel.op +
+                           "' is a constant, which a plan holds as a "
+                           "constant tensor, not as a kernel");
   auto countOk = [](size_t n, int min, int max, bool variadic) {
     return n >= static_cast<size_t>(min) &&
            (variadic || n <= static_cast<size_t>(max));

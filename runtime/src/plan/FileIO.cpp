@@ -1,5 +1,5 @@
 //===- FileIO.cpp - whole-file reads and crash-safe writes ----------------===//
-#include "core/FileIO.h"
+#include "plan/FileIO.h"
 #include <cctype>
 #include <algorithm>
 #include <dirent.h>

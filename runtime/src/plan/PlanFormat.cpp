@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "core/ByteIO.h"
-#include "core/FileIO.h"
+#include "plan/FileIO.h"
 #include "core/Hash.h"
 #include "mp/runtime/Plan.h"
 
