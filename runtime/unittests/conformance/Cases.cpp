@@ -49,9 +49,14 @@ Operand f32(Shape shape, double lo = -1, double hi = 1, bool edges = false) {
 Operand index(Shape shape, int64_t bound) {
   return {std::move(shape), Role::Index, 0, static_cast<double>(bound), false};
 }
+Operand index32(Shape shape, int64_t bound) {
+  return {std::move(shape), Role::Index32, 0, static_cast<double>(bound),
+          false};
+}
 Operand pred(Shape shape) { return {std::move(shape), Role::Pred, 0, 1, false}; }
-Operand counter(int64_t value) {
-  return {{}, Role::Counter, static_cast<double>(value), 0, false};
+Operand counter(int64_t value, bool i32 = false) {
+  return {{}, i32 ? Role::Counter32 : Role::Counter,
+          static_cast<double>(value), 0, false};
 }
 
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
@@ -106,6 +111,121 @@ Case make(std::string name, std::string op, std::vector<Operand> inputs,
 }
 
 constexpr Agreement kSum = Agreement::Accumulated;
+
+/// Other forms of the ops above: index and counter dtypes, fused bias
+/// dtypes, layouts, axes, dilations, ties.
+void addVariants(std::vector<Case> &t) {
+  t.push_back(make("compare_eq_ties", "train.compare",
+                   {plain({3, 29}, 0.5, 0.5), data({3, 29})}, {pred({3, 29})},
+                   {{"predicate", str("eq")}}));
+  t.push_back(make("sparse_cross_entropy_i32", "train.sparse_cross_entropy",
+                   {data({9, 21}, -6, 6), index32({9}, 21)}, {f32({})}, {},
+                   kSum, 4));
+  t.push_back(make("sparse_cross_entropy_grad_i32",
+                   "train.sparse_cross_entropy_grad",
+                   {data({9, 21}, -6, 6), index32({9}, 21), f32({}, 2, 2)},
+                   {data({9, 21})}, {}, kSum, 4));
+  t.push_back(make("embedding_i32", "train.embedding",
+                   {data({11, 6}), index32({4, 5}, 11)}, {data({4, 5, 6})}));
+  t.push_back(make("embedding_grad_i32", "train.embedding_grad",
+                   {data({4, 5, 6}), index32({4, 5}, 11)}, {f32({11, 6})}, {},
+                   kSum, 2));
+  {
+    Case c = make("update_scale_i32", "mp.update_scale",
+                  {f32({}, 65536, 65536), counter(3, true), pred({})},
+                  {f32({}), counter(0, true)}, {{"growth_interval", ints({4})}});
+    c.dtypes = {DType::F32};
+    t.push_back(c);
+  }
+  t.push_back(make("matmul_epilogue_no_bias", "mp.matmul_epilogue",
+                   {data({13, 37}), data({37, 19})}, {data({13, 19})},
+                   {{"activation", str("relu")}}, kSum, 2));
+  t.push_back(make("matmul_epilogue_f32_bias", "mp.matmul_epilogue",
+                   {data({13, 37}), data({37, 19}), f32({19})},
+                   {data({13, 19})}, {{"activation", str("none")}}, kSum, 2));
+  t.push_back(make("matmul_epilogue_f32_result", "mp.matmul_epilogue",
+                   {data({3, 13, 37}), data({37, 19}), f32({19})},
+                   {f32({3, 13, 19})}, {{"activation", str("relu")}}, kSum,
+                   2));
+  t.push_back(make("matmul_shared_rhs_transposed_lhs", "train.matmul",
+                   {data({2, 37, 13}), data({37, 19})}, {data({2, 13, 19})},
+                   {{"transpose_lhs", ints({1})}}, kSum, 2));
+  {
+    Case c = make("sgd_momentum_dampening", "train.sgd_momentum",
+                  {f32({7, 13}), f32({7, 13}, -1, 1, true), f32({7, 13})},
+                  {f32({7, 13}), f32({7, 13})},
+                  {{"lr", floats({0.05})},
+                   {"momentum", floats({0.9})},
+                   {"dampening", floats({0.1})}},
+                  Agreement::Ulps, 2);
+    c.dtypes = {DType::F32};
+    t.push_back(c);
+    c = make("adamw_i64_step", "train.adamw",
+             {f32({7, 13}), f32({7, 13}, -1, 1, true), f32({7, 13}),
+              f32({7, 13}, 0, 1), counter(5)},
+             {f32({7, 13}), f32({7, 13}), f32({7, 13})},
+             {{"lr", floats({0.001})}}, Agreement::Ulps, 2);
+    c.dtypes = {DType::F32};
+    t.push_back(c);
+    c = make("adam_i32_step", "train.adam",
+             {f32({7, 13}), f32({7, 13}, -1, 1, true), f32({7, 13}),
+              f32({7, 13}, 0, 1), counter(1, true)},
+             {f32({7, 13}), f32({7, 13}), f32({7, 13})},
+             {{"lr", floats({0.001})}}, Agreement::Ulps, 2);
+    c.dtypes = {DType::F32};
+    t.push_back(c);
+  }
+  t.push_back(make("log_softmax_axis0", "train.log_softmax",
+                   {data({5, 33}, -8, 8)}, {data({5, 33})},
+                   {{"axis", ints({0})}}, kSum, 4));
+  t.push_back(make("softmax_grad_axis1", "train.softmax_grad",
+                   {data({4, 5, 11}), data({4, 5, 11}, 0.01, 1)},
+                   {data({4, 5, 11})}, {{"axis", ints({1})}}, kSum, 4));
+  std::map<std::string, Attr> nhwc = {{"layout", str("NHWC")},
+                                      {"kernel", ints({2, 3})},
+                                      {"strides", ints({2, 2})},
+                                      {"padding", ints({0, 1, 1, 0})}};
+  t.push_back(make("max_pool2d_nhwc", "train.max_pool2d",
+                   {data({2, 9, 11, 3})}, {data({2, 5, 5, 3})}, nhwc));
+  t.push_back(make("max_pool2d_grad_nhwc", "train.max_pool2d_grad",
+                   {data({2, 5, 5, 3}), data({2, 9, 11, 3})},
+                   {data({2, 9, 11, 3})}, nhwc, kSum, 2));
+  t.push_back(make("avg_pool2d_nhwc", "train.avg_pool2d",
+                   {data({2, 9, 11, 3})}, {data({2, 5, 5, 3})}, nhwc, kSum,
+                   2));
+  t.push_back(make("avg_pool2d_grad_nhwc", "train.avg_pool2d_grad",
+                   {data({2, 5, 5, 3})}, {data({2, 9, 11, 3})}, nhwc, kSum,
+                   2));
+  t.push_back(make("global_avg_pool2d_nhwc", "train.global_avg_pool2d",
+                   {data({2, 6, 7, 5})}, {data({2, 5})},
+                   {{"layout", str("NHWC")}}, kSum, 2));
+  t.push_back(make("conv2d_dilated", "train.conv2d",
+                   {data({2, 3, 9, 11}), data({4, 3, 3, 3})},
+                   {data({2, 4, 5, 7})},
+                   {{"layout", str("NCHW")}, {"dilations", ints({2, 2})}},
+                   kSum, 2));
+  t.push_back(make("batch_norm_nhwc", "train.batch_norm",
+                   {data({4, 5, 7, 3}), f32({3}), f32({3}), f32({3}),
+                    f32({3}, 0.5, 2)},
+                   {data({4, 5, 7, 3}), f32({3}), f32({3}), f32({3}), f32({3})},
+                   {{"feature_dim", ints({3})}}, kSum, 4));
+  t.push_back(make("layer_norm_two_dims", "train.layer_norm",
+                   {data({6, 5, 9}), f32({5, 9}), f32({5, 9})},
+                   {data({6, 5, 9}), f32({6}), f32({6})}, {{"axis", ints({1})}},
+                   kSum, 4));
+  t.push_back(make("reduce_sum_middle", "train.reduce_sum", {data({3, 41, 5})},
+                   {f32({3, 1, 5})},
+                   {{"dims", ints({1})}, {"keep_dims", ints({1})}}, kSum, 2));
+  t.push_back(make("transpose_last", "train.transpose", {data({3, 4, 5})},
+                   {data({4, 3, 5})}, {{"permutation", ints({1, 0, 2})}}));
+  t.push_back(make("broadcast_scalar", "train.broadcast", {data({})},
+                   {data({3, 7})}, {{"dims", ints({})}}));
+  t.push_back(make("concat_dim1", "train.concat",
+                   {data({3, 2}), data({3, 5}), data({3, 1})}, {data({3, 8})},
+                   {{"dim", ints({1})}}));
+  t.push_back(make("slice_unit_strides", "train.slice", {data({7, 9})},
+                   {data({4, 5})}, {{"offsets", ints({2, 3})}}));
+}
 
 std::vector<Case> build() {
   std::vector<Case> t;
@@ -378,6 +498,7 @@ std::vector<Case> build() {
     c.dtypes = {kF32};
     t.push_back(c);
   }
+  addVariants(t);
   return t;
 }
 

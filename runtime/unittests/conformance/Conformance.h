@@ -26,9 +26,11 @@ namespace mp::rt::conformance {
 enum class Role {
   Data,   ///< the row's dtype (f32, bf16 or f16)
   F32,    ///< always f32 (statistics, scale, losses, master weights)
-  Index,  ///< i64 in [0, bound): labels, embedding ids
-  Pred,   ///< i1
-  Counter ///< i64 scalar (the loss scaler's growth counter)
+  Index,   ///< i64 in [0, bound): labels, embedding ids
+  Index32, ///< the same in i32
+  Pred,    ///< i1
+  Counter, ///< i64 scalar (the loss scaler's growth counter, Adam's step)
+  Counter32 ///< the same in i32
 };
 
 struct Operand {

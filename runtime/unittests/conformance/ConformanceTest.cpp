@@ -56,6 +56,9 @@ DType dtypeOf(const Operand &o, DType rowDType) {
   case Role::Index:
   case Role::Counter:
     return DType::I64;
+  case Role::Index32:
+  case Role::Counter32:
+    return DType::I32;
   case Role::Pred:
     return DType::I1;
   }
@@ -93,13 +96,14 @@ std::vector<Owned> operands(const Case &c, DType dtype, uint32_t seed) {
     const Operand &o = c.inputs[k];
     Owned t(dtypeOf(o, dtype), o.shape);
     int64_t n = t.view.numElements();
-    if (o.role == Role::Index || o.role == Role::Pred ||
-        o.role == Role::Counter) {
+    bool counter = o.role == Role::Counter || o.role == Role::Counter32;
+    if (o.role == Role::Index || o.role == Role::Index32 ||
+        o.role == Role::Pred || counter) {
       std::uniform_int_distribution<int64_t> pick(
           0, std::max<int64_t>(static_cast<int64_t>(o.hi) - 1, 0));
       for (int64_t i = 0; i < n; ++i)
         storeInt(t.view, i,
-                 o.role == Role::Counter ? static_cast<int64_t>(o.lo)
+                 counter               ? static_cast<int64_t>(o.lo)
                  : o.role == Role::Pred  ? static_cast<int64_t>(rng() & 1)
                                          : pick(rng));
       out.push_back(std::move(t));
