@@ -169,19 +169,31 @@ private:
   struct Choice {
     Path path = Path::Reference;
     std::string what;
-    /// The op, dtypes and shapes it was chosen for (signatureOf).
-    std::vector<int64_t> signature;
+    /// A hash of the op, dtypes and shapes it was chosen for (signatureOf).
+    uint64_t signature = 0;
   };
 
-  static std::vector<int64_t> signatureOf(const KernelDesc &kernel,
-                                          const Views &in, const Views &out) {
-    std::vector<int64_t> s = {static_cast<int64_t>(kernel.opId())};
-    for (const Views *views : {&in, &out})
+  /// FNV-1a of the kernel's op and its views' dtypes and shapes, without
+  /// allocating (run() compares it on every call). A collision could only
+  /// reuse a path for other views, whose own checks then decline it and
+  /// leave the kernel to the reference: slower, never wrong.
+  static uint64_t signatureOf(const KernelDesc &kernel, const Views &in,
+                              const Views &out) {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](uint64_t v) {
+      h ^= v;
+      h *= 1099511628211ull;
+    };
+    mix(static_cast<uint64_t>(kernel.opId()));
+    for (const Views *views : {&in, &out}) {
+      mix(views->size());
       for (const TensorView &v : *views) {
-        s.push_back(static_cast<int64_t>(v.dtype) - 16);
-        s.insert(s.end(), v.shape.begin(), v.shape.end());
+        mix(static_cast<uint64_t>(v.dtype) | (v.shape.size() << 8));
+        for (int64_t d : v.shape)
+          mix(static_cast<uint64_t>(d));
       }
-    return s;
+    }
+    return h;
   }
 
   static TensorView describe(const TensorDesc &desc) {

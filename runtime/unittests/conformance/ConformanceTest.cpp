@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Conformance.h"
+#include "../cpu/OwnedTensor.h"
 #include "mp/runtime/Backend.h"
 #include "mp/runtime/Tensor.h"
 
@@ -35,17 +36,7 @@ using namespace mp::rt::conformance;
 
 namespace {
 
-struct Owned {
-  TensorView view;
-  std::vector<uint8_t> bytes;
-  Owned(DType dtype, std::vector<int64_t> shape) {
-    view.dtype = dtype;
-    view.shape = std::move(shape);
-    bytes.assign(std::max<int64_t>(view.numElements(), 0) * dtypeSize(dtype),
-                 0);
-    view.data = bytes.empty() ? nullptr : bytes.data();
-  }
-};
+using Owned = test::OwnedTensor;
 
 DType dtypeOf(const Operand &o, DType rowDType) {
   switch (o.role) {
