@@ -1,4 +1,5 @@
 //===- OpTableTest.cpp - the generated op table and the schema checks -----===//
+#include "TestPlans.h"
 #include "mp/runtime/Backend.h"
 #include "mp/runtime/Plan.h"
 
@@ -8,26 +9,9 @@
 #include <set>
 
 using namespace mp::rt;
+using namespace mp::rt::testing;
 
 namespace {
-
-Attr ints(std::vector<int64_t> v) {
-  Attr a;
-  a.ints = std::move(v);
-  return a;
-}
-Attr str(std::string s) {
-  Attr a;
-  a.kind = Attr::Kind::String;
-  a.str = std::move(s);
-  return a;
-}
-Attr flt(double f) {
-  Attr a;
-  a.kind = Attr::Kind::Floats;
-  a.floats = {f};
-  return a;
-}
 
 std::string schemaError(const KernelDesc &kernel) {
   Status status = checkKernelSchema(kernel);
@@ -111,7 +95,7 @@ TEST(OpTableTest, KernelsAreCheckedAgainstTheirSchema) {
   EXPECT_EQ(schemaError({"train.matmul", {0, 1}, {2},
                          {{"tranpose_lhs", ints({1})}}}),
             "'train.matmul' has no attribute 'tranpose_lhs'");
-  EXPECT_EQ(schemaError({"train.softmax", {0}, {1}, {{"axis", flt(1)}}}),
+  EXPECT_EQ(schemaError({"train.softmax", {0}, {1}, {{"axis", floats({1})}}}),
             "'train.softmax': attribute 'axis' must be an integer");
   EXPECT_EQ(schemaError({"train.conv2d", {0, 1}, {2}, {{"layout", str("NDHW")}}}),
             "'train.conv2d': attribute 'layout' is 'NDHW', not one of its "
