@@ -123,7 +123,7 @@ public:
     if (failed(addResults(terminator, logits)))
       return failure();
 
-    rt::planMemory(plan);
+    rt::layOutPlan(plan);
     rt::Status valid = plan.validate();
     if (!valid.isOk())
       return step.emitOpError() << "produced an invalid plan: "

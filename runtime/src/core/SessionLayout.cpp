@@ -2,9 +2,11 @@
 //
 // Session::initialize(), run once by create(): validation and the op ids,
 // the backend's prepare() of every kernel, the memory of every tensor
-// (persistent state, its second slots where the step double-buffers it,
-// the scratch arena, constants), the views the kernels get, the hoisted
-// weight casts and the reshapes that are views. Everything that can fail
+// (persistent state, its second slots where the plan double-buffers it,
+// the scratch arena at the plan's offsets, constants), the views the
+// kernels get, the hoisted weight casts and the reshapes that are views.
+// The layout is the plan's (layOutPlan, made by mp-compile): the session
+// executes it as written and decides nothing. Everything that can fail
 // before a step fails here; running the steps is Session.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -19,9 +21,7 @@
 
 using namespace mp::rt;
 
-/// Alignment of every tensor the session allocates: a cache line, enough
-/// for any vector load.
-static constexpr uint64_t kAlignment = 64;
+static constexpr uint64_t kAlignment = kPlanAlignment;
 
 static uint64_t alignUp(uint64_t value) {
   return (value + kAlignment - 1) / kAlignment * kAlignment;
@@ -84,48 +84,21 @@ Status Session::initialize() {
   device_ = backend_->deviceMemory();
   const std::vector<TensorDesc> &tensors = plan_.tensors;
 
-  // Persistent updates. Double-buffered where the value is a scratch
-  // tensor computed by the step and read by nothing after it (no other
-  // result names it) and the state is no other result's value: then the
-  // value's kernels write the state's second slot and the step ends with a
-  // flip instead of a copy. The rest is copied; a value that is itself the
-  // state another result replaces is staged first, so that the copies'
-  // order does not matter.
-  std::vector<int> valueUses(tensors.size(), 0);
+  // Persistent updates: double-buffered where the plan says so (the
+  // value's kernels write the state's second slot and the step ends with
+  // a flip instead of a copy); the rest is copied, and a value that is
+  // itself the state another result replaces is staged first, so that the
+  // copies' order does not matter.
   std::vector<bool> replaced(tensors.size(), false);
-  auto isPersistentRole = [](ResultRole role) {
-    return role != ResultRole::Loss && role != ResultRole::Output &&
-           role != ResultRole::Check;
-  };
-  for (const ResultDesc &result : plan_.results) {
-    ++valueUses[result.value];
-    if (isPersistentRole(result.role))
+  for (const ResultDesc &result : plan_.results)
+    if (result.role != ResultRole::Loss && result.role != ResultRole::Output &&
+        result.role != ResultRole::Check)
       replaced[result.state] = true;
-  }
-  auto isUpdate = [&](const ResultDesc &result) {
-    return isPersistentRole(result.role) && result.value != result.state;
-  };
   std::vector<const ResultDesc *> flipped, copied;
-  for (const ResultDesc &result : plan_.results) {
-    if (!isUpdate(result))
-      continue;
-    bool flip = tensors[result.value].kind == TensorKind::Scratch &&
-                valueUses[result.value] == 1 && valueUses[result.state] == 0;
-    (flip ? flipped : copied).push_back(&result);
-  }
-  decideHoistedCasts(flipped, valueUses);
-
-  // What the session keeps outside the arena (the double-buffered values,
-  // the hoisted casts' copies) needs no arena bytes: plan the arena again
-  // without them (the same planner as mp-compile's).
-  if (!flipped.empty() || !hoisted_.empty()) {
-    std::vector<bool> outside(plan_.tensors.size(), false);
-    for (const ResultDesc *result : flipped)
-      outside[result->value] = true;
-    for (const HoistedCast &cast : hoisted_)
-      outside[cast.copy] = true;
-    planMemory(plan_, kAlignment, outside);
-  }
+  for (const ResultDesc &result : plan_.results)
+    if (isStateUpdate(result))
+      (result.isDoubleBuffered() ? flipped : copied).push_back(&result);
+  collectHoistedCasts(flipped);
 
   // Persistent tensors, inputs and labels share one block; scratch tensors
   // live in the arena at the plan's offsets; constants in the plan's blob.
@@ -203,7 +176,7 @@ Status Session::initialize() {
   }
 
   MP_RETURN_IF_ERROR(placeHoistedCasts());
-  aliasReshapes(valueUses);
+  followViews();
 
   for (int parity : {0, 1})
     for (const KernelDesc &kernel : plan_.kernels) {
@@ -293,8 +266,8 @@ Status Session::initialize() {
   return Status::ok();
 }
 
-void Session::decideHoistedCasts(const std::vector<const ResultDesc *> &flipped,
-                                 const std::vector<int> &valueUses) {
+void Session::collectHoistedCasts(
+    const std::vector<const ResultDesc *> &flipped) {
   const std::vector<TensorDesc> &tensors = plan_.tensors;
   const std::vector<KernelDesc> &kernels = plan_.kernels;
   std::vector<int64_t> writer(tensors.size(), -1), newValue(tensors.size(), -1);
@@ -307,23 +280,19 @@ void Session::decideHoistedCasts(const std::vector<const ResultDesc *> &flipped,
   skipped_.assign(kernels.size(), false);
   for (size_t k = 0; k < kernels.size(); ++k) {
     const KernelDesc &kernel = kernels[k];
-    if (kernel.opId() != OpId::MpCast || kernel.inputs.size() != 1 ||
-        kernel.outputs.size() != 1)
+    if (!kernel.isHoistedCast())
       continue;
+    // validate(): the input is a double-buffered state, whose value some
+    // kernel writes.
     uint32_t state = kernel.inputs[0], copy = kernel.outputs[0];
-    if (newValue[state] < 0 || tensors[copy].kind != TensorKind::Scratch ||
-        valueUses[copy] != 0)
-      continue;
     uint32_t value = static_cast<uint32_t>(newValue[state]);
-    int64_t producer = writer[value];
-    if (producer < 0)
-      continue;
+    uint32_t producer = static_cast<uint32_t>(writer[value]);
     const std::vector<uint32_t> &outs = kernels[producer].outputs;
     size_t output = std::find(outs.begin(), outs.end(), value) - outs.begin();
     castsAfter_[producer].push_back(hoisted_.size());
     skipped_[k] = true;
-    hoisted_.push_back({static_cast<uint32_t>(k), state, copy,
-                        static_cast<uint32_t>(producer), output});
+    hoisted_.push_back(
+        {static_cast<uint32_t>(k), state, copy, producer, output});
   }
 }
 
@@ -346,48 +315,15 @@ Status Session::placeHoistedCasts() {
   return Status::ok();
 }
 
-void Session::aliasReshapes(const std::vector<int> &valueUses) {
-  const std::vector<TensorDesc> &tensors = plan_.tensors;
-  const std::vector<KernelDesc> &kernels = plan_.kernels;
-  size_t end = kernels.size();
-  std::vector<size_t> lastUse(tensors.size(), 0);
-  for (size_t k = 0; k < end; ++k)
-    for (uint32_t t : kernels[k].inputs)
-      lastUse[t] = k;
-  auto overlaps = [](const TensorView &a, size_t aBytes, const TensorView &b,
-                     size_t bBytes) {
-    const uint8_t *p = a.as<uint8_t>(), *q = b.as<uint8_t>();
-    return p < q + bBytes && q < p + aBytes;
-  };
-  for (size_t k = 0; k < end; ++k) {
-    const KernelDesc &kernel = kernels[k];
-    if (kernel.opId() != OpId::TrainReshape || kernel.inputs.size() != 1 ||
-        kernel.outputs.size() != 1)
+void Session::followViews() {
+  // In schedule order, so that a chain of views reaches its first buffer;
+  // each parity's, so that a view of a double-buffered or hoisted slot
+  // follows the slot.
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    const KernelDesc &kernel = plan_.kernels[k];
+    if (!kernel.isView())
       continue;
     uint32_t x = kernel.inputs[0], y = kernel.outputs[0];
-    if (isReshapeView(plan_, kernel)) {
-      // Laid out as a view by the plan: it follows its input wherever the
-      // session put it (a double-buffered or hoisted slot).
-      for (int parity : {0, 1})
-        views_[parity][y].data = views_[parity][x].data;
-      skipped_[k] = true;
-      continue;
-    }
-    size_t bytes = tensors[x].byteSize();
-    // A result keeps its own bytes until the step's end; a view of a
-    // double-buffered or hoisted slot is fine (the same parity's views).
-    if (tensors[y].kind != TensorKind::Scratch || valueUses[y] != 0 ||
-        tensors[y].byteSize() != bytes || tensors[y].dtype != tensors[x].dtype)
-      continue;
-    bool safe = true;
-    for (int parity : {0, 1})
-      for (size_t j = k + 1; safe && j <= lastUse[y]; ++j)
-        for (uint32_t o : kernels[j].outputs)
-          if (overlaps(views_[parity][o], tensors[o].byteSize(),
-                       views_[parity][x], bytes))
-            safe = false;
-    if (!safe)
-      continue;
     for (int parity : {0, 1})
       views_[parity][y].data = views_[parity][x].data;
     skipped_[k] = true;

@@ -6,9 +6,9 @@
 // free block at the top of the arena grows when nothing fits). Freed
 // neighbours merge. O(n log n) in the number of tensors: training steps keep
 // activations alive until the backward pass, so anything that scans the live
-// set per tensor is quadratic on big graphs. The compiler plans every plan
-// (mp-compile); the session plans again when it keeps some scratch tensors
-// outside the arena (double-buffered state, hoisted casts).
+// set per tensor is quadratic on big graphs. It follows the plan's layout
+// flags (PlanLayout.cpp): mp-compile plans every plan once, after
+// layOutPlan's decisions, and the session uses the offsets as written.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Plan.h"
@@ -88,8 +88,7 @@ private:
 };
 } // namespace
 
-void mp::rt::planMemory(Plan &plan, uint64_t alignment,
-                         const std::vector<bool> &outside) {
+void mp::rt::planMemory(Plan &plan, uint64_t alignment) {
   size_t numKernels = plan.kernels.size();
   std::vector<size_t> last(plan.tensors.size(), 0);
   std::vector<bool> written(plan.tensors.size(), false);
@@ -102,24 +101,13 @@ void mp::rt::planMemory(Plan &plan, uint64_t alignment,
       last[t] = std::max(last[t], k);
   }
   // The step's results are read after the last kernel: never freed.
-  std::vector<bool> isResult(plan.tensors.size(), false);
-  for (const ResultDesc &result : plan.results) {
+  for (const ResultDesc &result : plan.results)
     last[result.value] = numKernels;
-    isResult[result.value] = true;
-  }
-  // A reshape's result (not a result of the step) is a view of its scratch
-  // input: the same bytes, which stay live while either is read. The
-  // runtime then skips the kernel (isReshapeView).
-  std::vector<uint32_t> root(plan.tensors.size());
+  // A view is its root's bytes, which stay live while either is read.
+  std::vector<uint32_t> root = storageRoots(plan);
+  std::vector<bool> outside = outsideArena(plan);
   for (uint32_t t = 0; t < root.size(); ++t)
-    root[t] = t;
-  for (const KernelDesc &kernel : plan.kernels) {
-    if (!isScratchReshape(plan, kernel) || isResult[kernel.outputs[0]])
-      continue;
-    uint32_t y = kernel.outputs[0], r = root[kernel.inputs[0]];
-    root[y] = r;
-    last[r] = std::max(last[r], last[y]);
-  }
+    last[root[t]] = std::max(last[root[t]], last[t]);
 
   FreeList arena;
   // (last reader, tensor) of the live scratch tensors, soonest first.
@@ -134,10 +122,13 @@ void mp::rt::planMemory(Plan &plan, uint64_t alignment,
     }
     for (uint32_t t : plan.kernels[k].outputs) {
       TensorDesc &tensor = plan.tensors[t];
-      if (tensor.kind != TensorKind::Scratch || !written[t] ||
-          (t < outside.size() && outside[t]))
+      if (tensor.kind != TensorKind::Scratch || !written[t])
         continue;
       written[t] = false; // place each tensor once
+      if (outside[t]) {
+        tensor.offset = 0; // the session's own slot, not the arena
+        continue;
+      }
       if (root[t] != t) {
         tensor.offset = plan.tensors[root[t]].offset;
         continue;

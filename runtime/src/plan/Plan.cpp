@@ -128,20 +128,3 @@ mp::rt::checkedByteSize(const std::vector<int64_t> &shape, DType dtype) {
     return std::nullopt;
   return static_cast<uint64_t>(count) * size;
 }
-
-bool mp::rt::isScratchReshape(const Plan &plan, const KernelDesc &kernel) {
-  if (kernel.opId() != OpId::TrainReshape || kernel.inputs.size() != 1 ||
-      kernel.outputs.size() != 1 || kernel.inputs[0] >= plan.tensors.size() ||
-      kernel.outputs[0] >= plan.tensors.size())
-    return false;
-  const TensorDesc &x = plan.tensors[kernel.inputs[0]],
-                   &y = plan.tensors[kernel.outputs[0]];
-  return x.kind == TensorKind::Scratch && y.kind == TensorKind::Scratch &&
-         x.dtype == y.dtype && x.numElements() == y.numElements();
-}
-
-bool mp::rt::isReshapeView(const Plan &plan, const KernelDesc &kernel) {
-  return isScratchReshape(plan, kernel) &&
-         plan.tensors[kernel.inputs[0]].offset ==
-             plan.tensors[kernel.outputs[0]].offset;
-}

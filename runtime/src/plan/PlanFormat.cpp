@@ -24,12 +24,12 @@ static constexpr size_t kHeaderSize = 32;
 /// Smallest encodings, which bound how many records the bytes left can
 /// hold: kind + dtype + rank + name length + offset + initial value.
 static constexpr size_t kMinTensorBytes = 4 + 4 + 4 + 4 + 8 + 8;
-/// op length + input count + output count + attribute count.
-static constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4;
+/// op length + input count + output count + attribute count + flags.
+static constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4 + 4;
 /// name length + kind + element count (or string length).
 static constexpr size_t kMinAttrBytes = 4 + 1 + 4;
-/// role + value + state + name length.
-static constexpr size_t kMinResultBytes = 4 + 4 + 4 + 4;
+/// role + value + state + name length + flags.
+static constexpr size_t kMinResultBytes = 4 + 4 + 4 + 4 + 4;
 
 static std::vector<uint8_t> serializePayload(const Plan &plan) {
   std::vector<uint8_t> out;
@@ -66,6 +66,7 @@ static std::vector<uint8_t> serializePayload(const Plan &plan) {
         break;
       }
     }
+    w.u32(k.flags);
   }
   w.u32(static_cast<uint32_t>(plan.results.size()));
   for (const ResultDesc &r : plan.results) {
@@ -73,6 +74,7 @@ static std::vector<uint8_t> serializePayload(const Plan &plan) {
     w.u32(r.value);
     w.u32(r.state);
     w.str(r.name);
+    w.u32(r.flags);
   }
   w.u64(plan.constants.size());
   w.bytes(plan.constants.data(), plan.constants.size());
@@ -188,13 +190,15 @@ private:
       if (r.failed())
         return "truncated";
     }
+    if (!r.u32(k.flags))
+      return "truncated";
     return "";
   }
 
   std::string parseResult(ResultDesc &result) {
     uint32_t role;
     if (!r.u32(role) || !r.u32(result.value) || !r.u32(result.state) ||
-        !r.str(result.name))
+        !r.str(result.name) || !r.u32(result.flags))
       return "truncated";
     if (role > static_cast<uint32_t>(ResultRole::Check))
       return "unknown role " + std::to_string(role);

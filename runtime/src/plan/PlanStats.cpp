@@ -51,7 +51,9 @@ PlanMemoryStats mp::rt::planMemoryStats(const Plan &plan) {
   std::vector<bool> isView(numTensors, false);
   for (size_t k = plan.kernels.size(); k-- > 0;) {
     const KernelDesc &kernel = plan.kernels[k];
-    if (!isReshapeView(plan, kernel))
+    if (!kernel.isView() || kernel.inputs.size() != 1 ||
+        kernel.outputs.size() != 1 || kernel.inputs[0] >= numTensors ||
+        kernel.outputs[0] >= numTensors)
       continue;
     isView[kernel.outputs[0]] = true;
     readLater[kernel.inputs[0]] =

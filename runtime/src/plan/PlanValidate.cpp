@@ -26,9 +26,14 @@ public:
     if (plan.tensors.size() >= UINT32_MAX)
       return invalidArgument("plan has " + std::to_string(plan.tensors.size()) +
                              " tensors; ids are 32-bit");
+    // From the flags alone (ids out of range are ignored): checkLayout
+    // checks that each flag holds.
+    outside = outsideArena(plan);
+    root = storageRoots(plan);
     MP_RETURN_IF_ERROR(checkTensors());
     MP_RETURN_IF_ERROR(checkKernels());
     MP_RETURN_IF_ERROR(checkResults());
+    MP_RETURN_IF_ERROR(checkLayout());
     return checkArenaLifetimes();
   }
 
@@ -81,7 +86,7 @@ private:
       if (t.kind == TensorKind::ScalerState && !std::isfinite(t.initialValue))
         return invalidArgument(describe(id) +
                                " has a non-finite initial value");
-      if (t.kind == TensorKind::Scratch)
+      if (t.kind == TensorKind::Scratch && !outside[id])
         MP_RETURN_IF_ERROR(checkRange(id, plan.arenaSize, "arena"));
       if (t.kind == TensorKind::Constant)
         MP_RETURN_IF_ERROR(
@@ -262,6 +267,84 @@ private:
     return Status::ok();
   }
 
+  /// Each layout flag (layOutPlan) where its conditions hold: the session
+  /// builds storage from them without looking again.
+  Status checkLayout() {
+    size_t count = plan.tensors.size();
+    std::vector<int> valueUses(count, 0);
+    for (const ResultDesc &result : plan.results)
+      ++valueUses[result.value];
+    std::vector<bool> doubleBuffered(count, false);
+    for (size_t r = 0; r < plan.results.size(); ++r) {
+      const ResultDesc &result = plan.results[r];
+      std::string what = "result #" + std::to_string(r) + " (" +
+                         resultRoleName(result.role) +
+                         (result.name.empty() ? "" : " '" + result.name + "'") +
+                         ")";
+      if (result.flags & ~ResultDesc::kKnownFlags)
+        return invalidArgument(what + " has unknown layout flags " +
+                               std::to_string(result.flags));
+      if (!result.isDoubleBuffered())
+        continue;
+      if (!isStateUpdate(result) ||
+          plan.tensors[result.value].kind != TensorKind::Scratch ||
+          valueUses[result.value] != 1 || valueUses[result.state] != 0)
+        return invalidArgument(
+            what + " is marked double-buffered, but only an update of a "
+                   "persistent tensor by a scratch value no other result "
+                   "names, of a state that is no result's value, can be");
+      doubleBuffered[result.state] = true;
+    }
+    for (size_t k = 0; k < plan.kernels.size(); ++k) {
+      const KernelDesc &kernel = plan.kernels[k];
+      if (kernel.flags & ~KernelDesc::kKnownFlags)
+        return invalidArgument(describeKernel(k) + " has unknown layout flags " +
+                               std::to_string(kernel.flags));
+      if (kernel.flags == 0)
+        continue;
+      if (kernel.isView() && kernel.isHoistedCast())
+        return invalidArgument(describeKernel(k) +
+                               " is marked both a view and a hoisted cast");
+      bool unary = kernel.inputs.size() == 1 && kernel.outputs.size() == 1;
+      uint32_t x = unary ? kernel.inputs[0] : 0,
+               y = unary ? kernel.outputs[0] : 0;
+      bool returned = unary && valueUses[y] != 0;
+      if (kernel.isView()) {
+        if (kernel.opId() != OpId::TrainReshape || !unary || returned ||
+            plan.tensors[x].dtype != plan.tensors[y].dtype ||
+            sizes[x] != sizes[y])
+          return invalidArgument(
+              describeKernel(k) +
+              " is marked a view, but only a train.reshape keeping its "
+              "input's dtype and size, whose result the step does not "
+              "return, can be");
+        if (!outside[y] && plan.tensors[y].offset !=
+                               plan.tensors[root[y]].offset)
+          return invalidArgument(
+              describeKernel(k) + " is a view, but its result " +
+              describe(y) + " is at arena offset " +
+              std::to_string(plan.tensors[y].offset) + ", its input's bytes at " +
+              std::to_string(plan.tensors[root[y]].offset));
+      }
+      if (kernel.isHoistedCast() &&
+          (kernel.opId() != OpId::MpCast || !unary || returned ||
+           !doubleBuffered[x]))
+        return invalidArgument(
+            describeKernel(k) +
+            " is marked a hoisted cast, but only an mp.cast of a "
+            "double-buffered state, whose result the step does not return, "
+            "can be");
+    }
+    for (uint32_t id = 0; id < count; ++id)
+      if (outside[id] && plan.tensors[id].kind == TensorKind::Scratch &&
+          plan.tensors[id].offset != 0)
+        return invalidArgument(describe(id) + " has arena offset " +
+                               std::to_string(plan.tensors[id].offset) +
+                               ", but the plan's layout keeps it outside the "
+                               "arena (offset 0)");
+    return Status::ok();
+  }
+
   /// Two scratch tensors may share arena bytes only when their lifetimes
   /// (the kernel writing them .. the last kernel reading them, or the end
   /// of the step for results) are disjoint; this also keeps a kernel's
@@ -272,21 +355,15 @@ private:
       int64_t first, last;
       uint32_t id;
     };
-    // A reshape view (isReshapeView) is its input's buffer: one span for
-    // the chain, live until the last read of any of them.
-    std::vector<uint32_t> root(plan.tensors.size());
+    // A view is its root's buffer: one span for the chain, live until the
+    // last read of any of them. Tensors outside the arena have none.
     std::vector<int64_t> last = lastUse;
-    for (uint32_t id = 0; id < root.size(); ++id)
-      root[id] = id;
-    for (const KernelDesc &kernel : plan.kernels)
-      if (isReshapeView(plan, kernel))
-        root[kernel.outputs[0]] = root[kernel.inputs[0]];
     for (uint32_t id = 0; id < root.size(); ++id)
       last[root[id]] = std::max(last[root[id]], lastUse[id]);
     std::vector<Span> spans;
     for (uint32_t id = 0; id < plan.tensors.size(); ++id)
       if (plan.tensors[id].kind == TensorKind::Scratch && definedBy[id] >= 0 &&
-          sizes[id] > 0 && root[id] == id)
+          sizes[id] > 0 && root[id] == id && !outside[id])
         spans.push_back({plan.tensors[id].offset,
                          plan.tensors[id].offset + sizes[id], definedBy[id],
                          last[id], id});
@@ -315,6 +392,8 @@ private:
   std::vector<int64_t> definedBy;        ///< writing kernel, or -1
   std::vector<int64_t> lastUse;          ///< last reading kernel (results:
                                          ///< kernels.size()), or -1
+  std::vector<bool> outside;             ///< outsideArena(plan)
+  std::vector<uint32_t> root;            ///< storageRoots(plan)
 };
 
 } // namespace

@@ -188,6 +188,35 @@ const Breakage kBreakages[] = {
     {"unknown role",
      [](Plan &p) { p.results.back().role = static_cast<ResultRole>(11); },
      "result #6 has unknown role 11"},
+    {"unknown kernel flags", [](Plan &p) { p.kernels[1].flags = 8; },
+     "kernel #1 (train.sub) has unknown layout flags 8"},
+    {"view of another op",
+     [](Plan &p) { p.kernels[1].flags = KernelDesc::kViewKernel; },
+     "kernel #1 (train.sub) is marked a view, but only a train.reshape"},
+    {"hoisted cast of another op",
+     [](Plan &p) { p.kernels[1].flags = KernelDesc::kHoistedCastKernel; },
+     "kernel #1 (train.sub) is marked a hoisted cast, but only an mp.cast of "
+     "a double-buffered state"},
+    {"both a view and a hoisted cast",
+     [](Plan &p) {
+       p.kernels[1].flags =
+           KernelDesc::kViewKernel | KernelDesc::kHoistedCastKernel;
+     },
+     "kernel #1 (train.sub) is marked both a view and a hoisted cast"},
+    {"unknown result flags", [](Plan &p) { p.results[1].flags = 2; },
+     "result #1 (param 'w') has unknown layout flags 2"},
+    {"double-buffered loss",
+     [](Plan &p) { p.results[0].flags = ResultDesc::kDoubleBuffered; },
+     "result #0 (loss 'loss') is marked double-buffered, but only an update"},
+    {"double-buffered value another result names",
+     [](Plan &p) {
+       p.results.push_back({ResultRole::Output, p.results[1].value,
+                            UINT32_MAX, "new_w"});
+     },
+     "result #1 (param 'w') is marked double-buffered"},
+    {"outside the arena at an offset",
+     [](Plan &p) { p.tensors[p.results[1].value].offset = 64; },
+     "has arena offset 64, but the plan's layout keeps it outside the arena"},
     {"live scratch tensors share bytes",
      [](Plan &p) { p.tensors[kY + 1].offset = p.tensors[kY].offset; },
      "tensor 6 (scratch) and tensor 7 (scratch) share arena bytes [0, 32) "
@@ -222,17 +251,24 @@ TEST(PlanTest, DeadScratchTensorsMayShareBytes) {
   EXPECT_FALSE(plan.validate().isOk());
 }
 
-/// A reshape's result at its input's offset is a view: one buffer, live
+/// A reshape flagged as a view at its input's offset: one buffer, live
 /// until the last read of either; another tensor may take the bytes only
 /// after that.
 TEST(PlanTest, ReshapeViewsShareTheirInputsBytes) {
   TwoReshapesPlan made = makeTwoReshapesPlan();
   Plan &plan = made.plan;
   uint32_t a = made.square, c = made.twice, d = made.twiceFlat;
-  plan.tensors[made.squareFlat].offset = plan.tensors[a].offset;
-  ASSERT_TRUE(isReshapeView(plan, plan.kernels[1]));
-  EXPECT_FALSE(isReshapeView(plan, plan.kernels[3]));
+  plan.kernels[1].flags = KernelDesc::kViewKernel;
+  plan.tensors[made.squareFlat].offset = plan.tensors[a].offset + 64;
   Status status = plan.validate();
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("kernel #1 (train.reshape) is a view, but "
+                                  "its result tensor 2 (scratch) is at arena "
+                                  "offset 64, its input's bytes at 0"),
+            std::string::npos)
+      << status.message();
+  plan.tensors[made.squareFlat].offset = plan.tensors[a].offset;
+  status = plan.validate();
   EXPECT_TRUE(status.isOk()) << status.message();
   // c would overwrite a's bytes while y, their view, is still to be read.
   plan.tensors[c].offset = plan.tensors[a].offset;
@@ -240,16 +276,24 @@ TEST(PlanTest, ReshapeViewsShareTheirInputsBytes) {
   ASSERT_FALSE(status.isOk());
   EXPECT_NE(status.message().find("share arena bytes"), std::string::npos)
       << status.message();
-  // Not a reshape: an output never shares its input's bytes.
+  // Not a reshape: no view.
   plan.tensors[c].offset = plan.tensors[d].offset;
   plan.kernels[1].op = "train.neg";
-  EXPECT_FALSE(plan.validate().isOk());
+  status = plan.validate();
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("kernel #1 (train.neg) is marked a view"),
+            std::string::npos)
+      << status.message();
 }
 
 TEST(PlanTest, ResultMayBeAStateTensor) {
   // A persistent result whose value is its own state: nothing to copy.
   Plan plan = makeLeastSquaresPlan();
   plan.results[2].value = plan.results[2].state;
+  // No longer double-buffered: nothing to flip either.
+  EXPECT_FALSE(plan.validate().isOk());
+  layOutPlan(plan);
+  EXPECT_FALSE(plan.results[2].isDoubleBuffered());
   Status status = plan.validate();
   EXPECT_TRUE(status.isOk()) << status.message();
 }

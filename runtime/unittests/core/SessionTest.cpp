@@ -338,20 +338,33 @@ TEST(SessionCreateTest, HugeArenaIsAnErrorNotACrash) {
             std::string::npos);
 }
 
-/// With double-buffered updates the session plans the arena again without
-/// the values it keeps in the state's second slots: a plan's oversized
-/// arena is not what it allocates.
-TEST(SessionCreateTest, ArenaIsPlannedWithoutTheDoubleBufferedValues) {
-  Plan plan = makeLeastSquaresPlan();
-  Plan everything = plan; // every scratch tensor in the arena
-  planMemory(everything);
-  uint64_t compiled = everything.arenaSize;
-  plan.arenaSize = uint64_t(1) << 55;
-  StatusOr<std::unique_ptr<Session>> session =
-      Session::create(std::move(plan), std::make_unique<FakeBackend>());
-  ASSERT_TRUE(session.isOk()) << session.status().message();
-  EXPECT_LT((*session)->plan().arenaSize, compiled);
-  EXPECT_GT((*session)->doubleBufferedBytes(), 0u);
+/// The session executes the plan's layout as written: with the compiled
+/// layout w and m are double-buffered and the arena is the plan's; without
+/// flags the same plan copies its state after each step. Both train alike.
+TEST(SessionCreateTest, ExecutesThePlansLayoutAsWritten) {
+  LeastSquaresOptions compiled, plain;
+  plain.compiledLayout = false;
+  Plan laidOut = makeLeastSquaresPlan(compiled);
+  Plan unflagged = makeLeastSquaresPlan(plain);
+  uint64_t arena = laidOut.arenaSize;
+  auto flipping = createTestSession(laidOut, "reference");
+  auto copying = createTestSession(unflagged, "reference");
+  ASSERT_TRUE(flipping && copying);
+  EXPECT_EQ(flipping->plan().arenaSize, arena);
+  // w, m and the two scaler states, 64 bytes each (aligned).
+  EXPECT_EQ(flipping->doubleBufferedBytes(), 4u * 64u);
+  EXPECT_EQ(copying->doubleBufferedBytes(), 0u);
+  for (int step = 0; step < 4; ++step) {
+    float a, b;
+    for (Session *session : {flipping.get(), copying.get()})
+      bindLeastSquaresBatch(*session, leastSquaresX(step),
+                            leastSquaresT(step));
+    ASSERT_TRUE(flipping->runStep(&a).isOk());
+    ASSERT_TRUE(copying->runStep(&b).isOk());
+    EXPECT_EQ(a, b) << "step " << step;
+  }
+  EXPECT_EQ(readTensor<float>(*flipping, "w"),
+            readTensor<float>(*copying, "w"));
 }
 
 TEST(SessionCreateTest, MeaningfulNamesMustLookThePart) {
@@ -421,7 +434,10 @@ TEST(SessionStateTest, HoistedWeightCastReadsTheCurrentWeights) {
   b.result(ResultRole::Loss, loss, "loss");
   b.result(ResultRole::Output, ce, "ce");
   b.result(ResultRole::Param, nw, "w", w);
-  auto session = createTestSession(b.finish(), "reference");
+  Plan plan = b.finishLaidOut();
+  ASSERT_TRUE(plan.kernels[0].isHoistedCast());
+  ASSERT_FALSE(plan.kernels[1].isHoistedCast()); // of scratch, not state
+  auto session = createTestSession(std::move(plan), "reference");
   ASSERT_TRUE(session);
   session->setProfiling(true);
 
@@ -473,29 +489,61 @@ TEST(SessionStateTest, HoistedWeightCastReadsTheCurrentWeights) {
   EXPECT_TRUE(fused);
 }
 
-/// A reshape becomes a view of its input where nothing overwrites the
-/// input's bytes while the result is read, and stays a copy where the
-/// plan reuses those bytes (here b takes a's slot after the reshape of a).
-TEST(SessionStateTest, ReshapesAliasOnlyWhereTheBytesStay) {
-  TwoReshapesPlan made = makeTwoReshapesPlan();
-  Plan &plan = made.plan;
-  // x + x takes the bytes of x * x, dead after its reshape (kernel #1).
-  plan.tensors[made.twice].offset = plan.tensors[made.square].offset;
-  auto session = createTestSession(std::move(plan), "reference");
-  ASSERT_TRUE(session);
-  session->setProfiling(true);
-  std::vector<float> xs = {1, 2, 3, -4, 5, -6};
-  ASSERT_TRUE(session->setTensor("x", DType::F32, {2, 3}, xs.data(), 24).isOk());
-  ASSERT_TRUE(session->runStep().isOk());
-  std::vector<float> want;
+/// A reshape flagged as a view is not run and its result is its input's
+/// bytes; an unflagged one runs. layOutPlan makes every reshape whose
+/// result the step does not return a view, of scratch or of an input.
+TEST(SessionStateTest, ReshapeViewsAreNotRun) {
+  auto reshapeCalls = [](Plan plan, const std::vector<float> &xs,
+                         std::vector<float> &d) {
+    auto session = createTestSession(std::move(plan), "reference");
+    if (!session)
+      return int64_t(-1);
+    session->setProfiling(true);
+    EXPECT_TRUE(
+        session->setTensor("x", DType::F32, {2, 3}, xs.data(), 24).isOk());
+    EXPECT_TRUE(session->runStep().isOk());
+    d = readTensor<float>(*session, "d");
+    int64_t calls = 0;
+    for (const Session::ProfileEntry &entry : session->profile())
+      if (entry.name == "train.reshape")
+        calls = entry.calls;
+    return calls;
+  };
+  std::vector<float> xs = {1, 2, 3, -4, 5, -6}, want, d;
   for (float v : xs)
     want.push_back(v * v + (v + v));
-  EXPECT_EQ(readTensor<float>(*session, "d"), want);
-  int64_t reshapes = 0;
-  for (const Session::ProfileEntry &entry : session->profile())
-    if (entry.name == "train.reshape")
-      reshapes = entry.calls;
-  EXPECT_EQ(reshapes, 1); // the reshape of x + x is a view; x * x's a copy
+
+  TwoReshapesPlan made = makeTwoReshapesPlan();
+  Plan oneView = made.plan;
+  oneView.kernels[3].flags = KernelDesc::kViewKernel;
+  oneView.tensors[made.twiceFlat].offset = oneView.tensors[made.twice].offset;
+  EXPECT_EQ(reshapeCalls(oneView, xs, d), 1);
+  EXPECT_EQ(d, want);
+
+  Plan compiled = made.plan;
+  layOutPlan(compiled);
+  EXPECT_TRUE(compiled.kernels[1].isView() && compiled.kernels[3].isView());
+  EXPECT_EQ(reshapeCalls(compiled, xs, d), 0);
+  EXPECT_EQ(d, want);
+
+  // d = reshape(x) + reshape(x): views of the input, outside the arena.
+  TestPlanBuilder b;
+  uint32_t x = b.tensor(TensorKind::Input, DType::F32, {2, 3}, "x");
+  uint32_t flat = b.scratch(DType::F32, {6}), sum = b.scratch(DType::F32, {6});
+  uint32_t loss = b.scratch(DType::F32, {});
+  b.kernel("train.reshape", {x}, {flat});
+  b.kernel("train.add", {flat, flat}, {sum});
+  b.kernel("train.reduce_sum", {sum}, {loss}, {{"dims", ints({0})}});
+  b.result(ResultRole::Loss, loss, "loss");
+  b.result(ResultRole::Output, sum, "d");
+  Plan ofInput = b.finishLaidOut();
+  EXPECT_TRUE(ofInput.kernels[0].isView());
+  EXPECT_TRUE(outsideArena(ofInput)[flat]);
+  EXPECT_EQ(reshapeCalls(ofInput, xs, d), 0);
+  std::vector<float> twice;
+  for (float v : xs)
+    twice.push_back(v + v);
+  EXPECT_EQ(d, twice);
 }
 
 TEST(SessionStateTest, RestoreCountersChecksConsistency) {

@@ -50,6 +50,11 @@ Plan TestPlanBuilder::finish() {
   return plan;
 }
 
+Plan TestPlanBuilder::finishLaidOut() {
+  layOutPlan(plan);
+  return plan;
+}
+
 Attr mp::rt::testing::ints(std::vector<int64_t> values) {
   Attr attr;
   attr.kind = Attr::Kind::Ints;
@@ -163,7 +168,7 @@ Plan mp::rt::testing::makeLeastSquaresPlan(const LeastSquaresOptions &o) {
   if (!o.lossScaling && o.checkFinite)
     b.result(ResultRole::Check, gradientsFinite, "finite_gradients");
   b.result(ResultRole::Output, y, "y");
-  return b.finish();
+  return o.compiledLayout ? b.finishLaidOut() : b.finish();
 }
 
 TwoReshapesPlan mp::rt::testing::makeTwoReshapesPlan() {

@@ -24,7 +24,8 @@
 namespace mp::rt::testing {
 
 /// Appends tensors, kernels and results to a Plan; finish() lays the
-/// scratch tensors out one after the other (no reuse: always valid).
+/// scratch tensors out one after the other (no reuse, no layout flags:
+/// always valid), finishLaidOut() as mp-compile does (layOutPlan).
 class TestPlanBuilder {
 public:
   uint32_t tensor(TensorKind kind, DType dtype, std::vector<int64_t> shape,
@@ -38,6 +39,7 @@ public:
   void result(ResultRole role, uint32_t value, std::string name,
               uint32_t state = UINT32_MAX);
   Plan finish();
+  Plan finishLaidOut();
 
   Plan plan;
 };
@@ -62,6 +64,9 @@ struct LeastSquaresOptions {
   int64_t growthInterval = 3;
   double lr = 0.01;
   double momentum = 0.9;
+  /// Laid out as mp-compile does (double-buffered w and m, layOutPlan);
+  /// false: TestPlanBuilder::finish()'s layout, state copied after a step.
+  bool compiledLayout = true;
 };
 Plan makeLeastSquaresPlan(const LeastSquaresOptions &options = {});
 

@@ -83,15 +83,12 @@ TEST_P(PlanBuilderTest, LiveScratchTensorsNeverAlias) {
   auto life = lifetimes(plan);
   // A reshape laid out as a view is its input's buffer: the chain is one
   // buffer, live from its first write to the last read of any member.
-  std::vector<uint32_t> root(plan.tensors.size());
-  for (uint32_t t = 0; t < root.size(); ++t)
-    root[t] = t;
+  // Double-buffered values and hoisted casts live outside the arena.
+  std::vector<uint32_t> root = mp::rt::storageRoots(plan);
+  std::vector<bool> outside = mp::rt::outsideArena(plan);
   size_t views = 0;
   for (const mp::rt::KernelDesc &k : plan.kernels)
-    if (mp::rt::isReshapeView(plan, k)) {
-      root[k.outputs[0]] = root[k.inputs[0]];
-      ++views;
-    }
+    views += k.isView();
   for (uint32_t t = 0; t < root.size(); ++t)
     life[root[t]].second = std::max(life[root[t]].second, life[t].second);
   if (GetParam().example == std::string("transformer.mlir")) {
@@ -100,7 +97,7 @@ TEST_P(PlanBuilderTest, LiveScratchTensorsNeverAlias) {
   uint64_t total = 0;
   std::vector<uint32_t> scratch;
   for (uint32_t t = 0; t < plan.tensors.size(); ++t)
-    if (plan.tensors[t].kind == mp::rt::TensorKind::Scratch) {
+    if (plan.tensors[t].kind == mp::rt::TensorKind::Scratch && !outside[t]) {
       EXPECT_LE(plan.tensors[t].offset + plan.tensors[t].byteSize(),
                 plan.arenaSize);
       if (root[t] != t)
@@ -123,6 +120,44 @@ TEST_P(PlanBuilderTest, LiveScratchTensorsNeverAlias) {
   // Reuse by liveness: the arena is smaller than all scratch together.
   EXPECT_LT(plan.arenaSize, total);
   EXPECT_TRUE(plan.validate().isOk()) << plan.validate().message();
+}
+
+// mp-compile makes the layout decisions: every parameter update of the
+// examples is a scratch value nothing else returns (double-buffered), and
+// under a 16-bit policy every cast of a parameter reads a double-buffered
+// state (hoisted out of the step).
+TEST_P(PlanBuilderTest, RecordsTheLayoutItDecided) {
+  mp::rt::Plan plan = compile(GetParam());
+  std::vector<bool> doubleBuffered(plan.tensors.size(), false);
+  size_t params = 0;
+  for (const mp::rt::ResultDesc &r : plan.results)
+    if (r.role == mp::rt::ResultRole::Param) {
+      ++params;
+      EXPECT_TRUE(r.isDoubleBuffered()) << "update of " << r.name;
+      doubleBuffered[r.state] = r.isDoubleBuffered();
+    }
+  EXPECT_GT(params, 0u);
+  size_t hoisted = 0;
+  for (const mp::rt::KernelDesc &k : plan.kernels) {
+    if (k.op != "mp.cast" ||
+        plan.tensors[k.inputs[0]].kind != mp::rt::TensorKind::Param)
+      continue;
+    EXPECT_TRUE(k.isHoistedCast()) << plan.tensors[k.inputs[0]].name;
+    hoisted += k.isHoistedCast();
+  }
+  if (std::string(GetParam().policy) != "float32") {
+    EXPECT_GT(hoisted, 0u);
+  } else {
+    EXPECT_EQ(hoisted, 0u);
+  }
+  // The arena excludes what lives outside it: planned once, by mp-compile.
+  mp::rt::Plan unflagged = plan;
+  for (mp::rt::KernelDesc &k : unflagged.kernels)
+    k.flags = 0;
+  for (mp::rt::ResultDesc &r : unflagged.results)
+    r.flags = 0;
+  mp::rt::planMemory(unflagged);
+  EXPECT_LE(plan.arenaSize, unflagged.arenaSize);
 }
 
 TEST_P(PlanBuilderTest, EvaluationPlanHasNoUpdates) {

@@ -75,8 +75,26 @@ struct KernelDesc {
   /// `op`'s id: set when a plan is loaded (resolveOpIds); Unknown in a
   /// kernel made by hand, whose opId() then looks the name up.
   OpId id = OpId::Unknown;
+  /// Layout decisions (kViewKernel, kHoistedCastKernel): made by
+  /// layOutPlan, checked by validate(), executed by the session.
+  uint32_t flags = 0;
 
   OpId opId() const;
+  /// A train.reshape whose result is its input's bytes: not run.
+  bool isView() const { return flags & kViewKernel; }
+  /// An mp.cast of a double-buffered state: run when the state changes.
+  bool isHoistedCast() const { return flags & kHoistedCastKernel; }
+
+  /// The result is a view of the input (one dtype, one byte size): the
+  /// session gives it the input's storage and skips the kernel.
+  static constexpr uint32_t kViewKernel = 1u << 0;
+  /// The cast's input is the state of a double-buffered result and its
+  /// result a scratch copy nothing else writes: the copy lives outside the
+  /// arena in two slots like the state, made when the state is set and
+  /// right after the kernel writing the state's new value (into the slot
+  /// the next step reads), not in the cast's place.
+  static constexpr uint32_t kHoistedCastKernel = 1u << 1;
+  static constexpr uint32_t kKnownFlags = kViewKernel | kHoistedCastKernel;
 
   /// Typed attribute access for kernels: the attribute, else its ODS
   /// default, else `fallback`.
@@ -125,14 +143,28 @@ struct ResultDesc {
   uint32_t value = 0;             ///< the tensor the step computes
   uint32_t state = UINT32_MAX;    ///< persistent: the tensor it replaces
   std::string name;
+  uint32_t flags = 0;             ///< kDoubleBuffered (layOutPlan)
+
+  bool isDoubleBuffered() const { return flags & kDoubleBuffered; }
+
+  /// A persistent update whose value (a scratch tensor no other result
+  /// names) the kernels write into a second slot of the state, outside the
+  /// arena: a completed step flips the two slots instead of copying, and a
+  /// failed one leaves the state untouched.
+  static constexpr uint32_t kDoubleBuffered = 1u << 0;
+  static constexpr uint32_t kKnownFlags = kDoubleBuffered;
 };
+
+/// Whether `result` replaces a persistent tensor with a new value.
+bool isStateUpdate(const ResultDesc &result);
 
 struct Plan {
   /// 2: a train.reshape whose result has its input's arena offset is a
-  /// view (isReshapeView); version 1 had no views. 3: results may have the
-  /// role Check (a plan of version 2 is rejected by version, as every other:
-  /// recompile it).
-  static constexpr uint32_t kVersion = 3;
+  /// view; version 1 had no views. 3: results may have the role Check.
+  /// 4: the layout is recorded (kernel and result flags: views, hoisted
+  /// casts, double-buffered state) and executed as written. A plan of
+  /// another version is rejected by version: recompile it.
+  static constexpr uint32_t kVersion = 4;
   std::string policy; ///< float32, mixed_bfloat16, mixed_float16
   std::vector<TensorDesc> tensors;
   std::vector<KernelDesc> kernels;
@@ -143,9 +175,10 @@ struct Plan {
   /// Checks internal consistency: ids in range, shapes non-negative,
   /// scratch tensors inside the arena, constants inside the blob, every
   /// kernel input defined before use, persistent results paired with a
-  /// persistent tensor of the same dtype and shape. The message names the
-  /// offending kernel or tensor. Each kernel is checked against its op's
-  /// schema (checkKernelSchema).
+  /// persistent tensor of the same dtype and shape, every layout flag
+  /// where its conditions hold. The message names the offending kernel or
+  /// tensor. Each kernel is checked against its op's schema
+  /// (checkKernelSchema).
   Status validate() const;
 };
 
@@ -166,25 +199,36 @@ void resolveOpIds(Plan &plan);
 /// A 64-bit FNV-1a hash of the serialized plan: checkpoints record it.
 uint64_t planHash(const Plan &plan);
 
-/// Whether `kernel` is a train.reshape whose result is a view of its input:
-/// both scratch tensors of one byte size at one arena offset. The memory
-/// planner lays reshapes out so (where the result is not a step result),
-/// validate() treats the two as one buffer, and the session skips the
-/// kernel.
-bool isReshapeView(const Plan &plan, const KernelDesc &kernel);
-/// Whether `kernel` is a train.reshape that can be laid out as a view:
-/// scratch input and result of one dtype and element count.
-bool isScratchReshape(const Plan &plan, const KernelDesc &kernel);
+/// Alignment of every arena offset mp-compile plans and of every tensor the
+/// session allocates: a cache line, enough for any vector load.
+constexpr uint64_t kPlanAlignment = 64;
+
+/// Makes the plan's layout decisions, as mp-compile does for every plan:
+/// - double-buffered state: a persistent update whose value is a scratch
+///   tensor no other result names, of a state that is no result's value;
+/// - hoisted casts: an mp.cast of such a state into a scratch tensor that
+///   is no step result;
+/// - views: a train.reshape whose result (scratch, no step result) has its
+///   input's dtype and element count;
+/// then the arena (planMemory). Replaces the flags the plan had.
+void layOutPlan(Plan &plan, uint64_t alignment = kPlanAlignment);
 
 /// Assigns arena offsets to the scratch tensors of `plan` so that tensors
 /// whose lifetimes (first kernel writing them .. last kernel reading them,
-/// or the end of the step for results) overlap never share bytes, and lays
-/// each scratch reshape that is not a step result out as a view of its
-/// input; sets plan.arenaSize. Offsets are aligned to `alignment` bytes.
-/// Tensors marked in `outside` get no arena bytes (their offsets are left
-/// as they are: the session keeps them elsewhere).
-void planMemory(Plan &plan, uint64_t alignment = 64,
-                const std::vector<bool> &outside = {});
+/// or the end of the step for results) overlap never share bytes, following
+/// the plan's layout flags: a view takes its input's offset (the bytes stay
+/// live while either is read), tensors outside the arena (outsideArena)
+/// get none. Sets plan.arenaSize. Offsets are aligned to `alignment`.
+void planMemory(Plan &plan, uint64_t alignment = kPlanAlignment);
+
+/// Per tensor: the tensor whose storage it is -- itself, or for the result
+/// of a view kernel (KernelDesc::isView) its input's root. Ids out of
+/// range are left alone (validate() reports them).
+std::vector<uint32_t> storageRoots(const Plan &plan);
+/// Per tensor: whether it is a scratch tensor the session keeps outside
+/// the arena -- the value of a double-buffered result, a hoisted cast's
+/// result, or a view of a tensor that is not in the arena.
+std::vector<bool> outsideArena(const Plan &plan);
 
 /// What a step's memory plan holds.
 struct PlanMemoryStats {

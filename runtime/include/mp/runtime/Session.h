@@ -208,15 +208,14 @@ private:
   std::vector<bool> skipped_;
   Memory castSlots_;
   Status refreshCasts(uint32_t state);
-  /// `valueUses`: per tensor, how many results name it as their value.
-  void decideHoistedCasts(const std::vector<const ResultDesc *> &flipped,
-                          const std::vector<int> &valueUses);
+  /// The plan's hoisted casts (KernelDesc::isHoistedCast) of the states
+  /// of `flipped`, the double-buffered results.
+  void collectHoistedCasts(const std::vector<const ResultDesc *> &flipped);
   Status placeHoistedCasts();
   Status runKernel(size_t k);
-  /// A train.reshape laid out as a view by the plan (isReshapeView), or
-  /// whose input's bytes no kernel overwrites while its result is read
-  /// (the result then becomes a view), is not run.
-  void aliasReshapes(const std::vector<int> &valueUses);
+  /// The plan's views (KernelDesc::isView) get their input's storage and
+  /// are not run.
+  void followViews();
   std::vector<TensorInfo> infos_;
   std::unordered_map<std::string, size_t> byName_;
   std::vector<uint32_t> unbound_; ///< inputs and labels never set

@@ -1,0 +1,97 @@
+//===- PlanLayout.cpp - the layout decisions mp-compile records -----------===//
+//
+// Which persistent updates are double-buffered, which weight casts are
+// hoisted out of the step, which reshapes are views (Plan.h, layOutPlan),
+// and what follows from those flags for storage: the roots of views and
+// the scratch tensors kept outside the arena. The compiler decides once;
+// validate() checks the flags and the session executes them as written.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/runtime/Plan.h"
+
+using namespace mp::rt;
+
+bool mp::rt::isStateUpdate(const ResultDesc &result) {
+  return result.role != ResultRole::Loss &&
+         result.role != ResultRole::Output &&
+         result.role != ResultRole::Check && result.value != result.state;
+}
+
+std::vector<uint32_t> mp::rt::storageRoots(const Plan &plan) {
+  size_t count = plan.tensors.size();
+  std::vector<uint32_t> root(count);
+  for (uint32_t t = 0; t < count; ++t)
+    root[t] = t;
+  // In schedule order: a view's input is defined before it, so its root
+  // is final when the view is reached.
+  for (const KernelDesc &kernel : plan.kernels)
+    if (kernel.isView() && kernel.inputs.size() == 1 &&
+        kernel.outputs.size() == 1 && kernel.inputs[0] < count &&
+        kernel.outputs[0] < count)
+      root[kernel.outputs[0]] = root[kernel.inputs[0]];
+  return root;
+}
+
+std::vector<bool> mp::rt::outsideArena(const Plan &plan) {
+  size_t count = plan.tensors.size();
+  std::vector<bool> outside(count, false);
+  for (const ResultDesc &result : plan.results)
+    if (result.isDoubleBuffered() && result.value < count)
+      outside[result.value] = true;
+  for (const KernelDesc &kernel : plan.kernels)
+    if (kernel.isHoistedCast())
+      for (uint32_t t : kernel.outputs)
+        if (t < count)
+          outside[t] = true;
+  std::vector<uint32_t> root = storageRoots(plan);
+  for (uint32_t t = 0; t < count; ++t)
+    if (root[t] != t)
+      outside[t] = outside[root[t]] ||
+                   plan.tensors[root[t]].kind != TensorKind::Scratch;
+  return outside;
+}
+
+void mp::rt::layOutPlan(Plan &plan, uint64_t alignment) {
+  size_t count = plan.tensors.size();
+  const std::vector<TensorDesc> &tensors = plan.tensors;
+  std::vector<int> valueUses(count, 0);
+  for (const ResultDesc &result : plan.results)
+    if (result.value < count)
+      ++valueUses[result.value];
+
+  // Double-buffered: the value is the step's own scratch tensor, read by
+  // nothing after the step, and the state is no result's value (else the
+  // flip would move a buffer another result still names).
+  std::vector<int64_t> newValue(count, -1);
+  for (ResultDesc &result : plan.results) {
+    result.flags = 0;
+    if (!isStateUpdate(result) || result.value >= count ||
+        result.state >= count)
+      continue;
+    if (tensors[result.value].kind == TensorKind::Scratch &&
+        valueUses[result.value] == 1 && valueUses[result.state] == 0) {
+      result.flags |= ResultDesc::kDoubleBuffered;
+      newValue[result.state] = result.value;
+    }
+  }
+
+  for (KernelDesc &kernel : plan.kernels) {
+    kernel.flags = 0;
+    if (kernel.inputs.size() != 1 || kernel.outputs.size() != 1 ||
+        kernel.inputs[0] >= count || kernel.outputs[0] >= count)
+      continue;
+    const TensorDesc &x = tensors[kernel.inputs[0]],
+                     &y = tensors[kernel.outputs[0]];
+    // Either way the result is a scratch tensor the step does not return:
+    // a result keeps its own bytes until the step's end.
+    if (y.kind != TensorKind::Scratch || valueUses[kernel.outputs[0]] != 0)
+      continue;
+    OpId op = kernel.opId();
+    if (op == OpId::MpCast && newValue[kernel.inputs[0]] >= 0)
+      kernel.flags |= KernelDesc::kHoistedCastKernel;
+    else if (op == OpId::TrainReshape && x.dtype == y.dtype &&
+             x.numElements() == y.numElements())
+      kernel.flags |= KernelDesc::kViewKernel;
+  }
+  planMemory(plan, alignment);
+}
