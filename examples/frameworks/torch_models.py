@@ -25,7 +25,8 @@ class MLP(nn.Module):
 
 
 class CNN(nn.Module):
-    """conv3x3(8)-BN-ReLU-maxpool2 -> conv3x3(16)-BN-ReLU -> global mean -> fc."""
+    """conv3x3(8)-BN-ReLU-maxpool2 -> conv3x3(16)-BN-ReLU-avgpool2 -> global mean
+    -> fc."""
 
     def __init__(self):
         super().__init__()
@@ -37,7 +38,7 @@ class CNN(nn.Module):
 
     def forward(self, x):
         x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
-        x = F.relu(self.bn2(self.conv2(x)))
+        x = F.avg_pool2d(F.relu(self.bn2(self.conv2(x))), 2)
         return self.fc(x.mean(dim=(2, 3)))
 
 

@@ -2,13 +2,15 @@
 
 The step is a `tf.function` (forward under a `GradientTape`, the tape's
 gradient, a Keras optimizer's `apply_gradients`), taken as a concrete graph
-with static shapes. Its raw ops are mapped one by one: variable reads become
-params (trainable variables), buffers (batch-norm moving statistics) or
-optimizer state (slots); the optimizer's apply ops and batch norm's
-AssignVariableOps become updated results with the variable's name.
+with static shapes. Its raw ops are mapped one by one, each by its entry in
+_GRAPH_OPS, _STATE_OPS or _TENSOR_OPS (docs/exporters.md sums them up):
+variable reads become params (trainable variables), buffers (batch-norm
+moving statistics) or optimizer state (slots); the optimizer's apply ops and
+batch norm's AssignVariableOps become updated results with the variable's
+name.
 
 Shape arithmetic of the gradient graph (Shape, BroadcastGradientArgs, Prod,
-...) is folded with numpy: every shape is static. The mean loss is
+...) is folded with numpy (_FOLD): every shape is static. The mean loss is
 recognized as SparseSoftmaxCrossEntropyWithLogits -> Sum -> divide by the
 batch size (Keras' SparseCategoricalCrossentropy(from_logits=True)), and
 `tf.ones_like(loss)` (the tape's output gradient in `make_step`) is the seed.
@@ -186,249 +188,246 @@ class _Mapper:
         return {"layout": NHWC if fmt == "NHWC" else NCHW, "kernel": k, "strides": s,
                 "padding": padding}
 
-    # ------------------------------------------------------------------
+    # --- the mapping -----------------------------------------------------
     def map_op(self, op):
+        """Maps one graph op. First match wins: the backward pass's seed,
+        _GRAPH_OPS, constant folding (_FOLD, all inputs constant),
+        _STATE_OPS, the loss's way to the logits' gradient (map_pending),
+        _TENSOR_OPS."""
         self.op = op
         t = op.type
         ins = list(op.inputs)
-        b = self.b
         names = [o.name for o in op.outputs]
 
         def put(value, i=0):
             self.env[names[i]] = value
 
-        # Constants and constant folding -------------------------------
-        # The seed: tf.ones_like(loss, name=SEED_NAME), which TensorFlow
-        # folds to a Const for a static shape.
         if t == "OnesLike" or op.name.split("/")[-1] == SEED_NAME:
-            src = getattr(self, "loss", None)
-            if src is None:
-                raise self.err("the loss is not the batch mean of a sparse softmax "
-                               "cross-entropy (mp's steps end in train.sparse_cross_entropy)",
-                               "Use SparseCategoricalCrossentropy(from_logits=True).")
-            if src.shape != () or (t == "OnesLike" and self.get(ins[0]) is not src):
-                raise self.err("ones_like of something other than the loss",
-                               "Only the seed of the backward pass maps.")
-            put(_Pending("seed", value=b.op("train.grad_seed", [src], [((), src.elem)],
-                                            comment="backward: d loss / d loss"),
-                         scale=1.0, shape=()))
-            return
-        if t == "Const":
-            put(tf.make_ndarray(op.get_attr("value")))
-            return
-        if t in ("Identity", "StopGradient", "Snapshot"):
-            put(self.get(ins[0]))
-            return
-        if t == "IdentityN":
-            for i, x in enumerate(ins):
-                put(self.get(x), i)
-            return
-        if t in ("Shape", "ShapeN"):
-            for i, x in enumerate(ins):
-                if not x.shape.is_fully_defined():
-                    raise self.err("a dynamic shape", "Export with static shapes.")
-                put(np.array(x.shape.as_list(), dtype=op.outputs[i].dtype.as_numpy_dtype), i)
-            return
-        if t in ("Size", "Rank"):
-            shape = ins[0].shape.as_list()
-            put(np.array(int(np.prod(shape)) if t == "Size" else len(shape),
-                         dtype=op.outputs[0].dtype.as_numpy_dtype))
-            return
-        if all(isinstance(self.get(x), np.ndarray) for x in ins) and t in _FOLD:
-            values = _FOLD[t](self, [self.get(x) for x in ins])
-            if not isinstance(values, (list, tuple)):
-                values = [values]
-            for i, v in enumerate(values):
-                put(np.asarray(v, dtype=op.outputs[i].dtype.as_numpy_dtype))
-            return
-
-        # Variables ------------------------------------------------------
-        if t == "ReadVariableOp":
-            res = self.get(ins[0])
-            if res.kind == "hyper":
-                put(np.asarray(res.value))
-            elif res.kind == "iterations":
-                raise self.err("the step reads the optimizer's step counter ('iterations', "
-                               "e.g. for Adam's bias correction), which is not exported",
-                               "Use tf.keras.optimizers.legacy.SGD (with or without "
-                               "momentum); legacy Adam (ResourceApplyAdam) is not mapped.")
-            else:
-                put(self.state[res.name])
-            return
-        if t == "AssignVariableOp":
-            res = self.get(ins[0])
-            value = self.get(ins[1])
-            if res.kind != "buffer" or not isinstance(value, _Pending) or value.kind != "bn_stat":
-                raise self.err("assignment to '%s'" % (res.name or res.kind),
-                               "Only batch-norm moving statistics may be assigned in the step.")
-            self.state[res.name] = value.value
-            self.updated[res.name] = ("buffer", value.value)
-            return
-        if t == "AssignAddVariableOp":
-            res = self.get(ins[0])
-            if res.kind != "iterations":
-                raise self.err("assign-add to '%s'" % (res.name or res.kind),
-                               "Only the optimizer's step counter may be incremented.")
-            return
-        if t in ("ResourceApplyGradientDescent", "ResourceApplyKerasMomentum"):
-            self.map_apply(t, ins)
-            return
-
-        # Tensor ops -------------------------------------------------------
-        if t == "SparseSoftmaxCrossEntropyWithLogits":
-            logits, labels = self.val(ins[0]), self.val(ins[1])
-            put(_Pending("sce", logits=logits, labels=labels, scale=1.0))
-            put(_Pending("sce_backprop", logits=logits, labels=labels), 1)
-            return
-        pend = [self.get(x) for x in ins if isinstance(self.get(x), _Pending)
-                and self.get(x).kind in ("sce", "sce_sum", "seed", "sce_backprop")]
-        if pend:
+            self.map_seed(ins, put)
+        elif t in _GRAPH_OPS:
+            _GRAPH_OPS[t](self, ins, put)
+        elif all(isinstance(self.get(x), np.ndarray) for x in ins) and t in _FOLD:
+            self.fold(ins, put)
+        elif t in _STATE_OPS:
+            _STATE_OPS[t](self, ins, put)
+        elif any(isinstance(self.get(x), _Pending) and self.get(x).kind in
+                 ("sce", "sce_sum", "seed", "sce_backprop") for x in ins):
             self.map_pending(t, ins, put)
-            return
-
-        if t == "MatMul" or t in ("BatchMatMulV2", "BatchMatMul"):
-            ta = self.attr("transpose_a", self.attr("adj_x", False))
-            tb = self.attr("transpose_b", self.attr("adj_y", False))
-            props = {}
-            if ta:
-                props["transpose_lhs"] = True
-            if tb:
-                props["transpose_rhs"] = True
-            put(b.op("train.matmul", [self.val(ins[0]), self.val(ins[1])], [self.out()], props))
-        elif t == "BiasAdd":
-            x = self.val(ins[0])
-            props = {"dim": 1} if self.layout() == "NCHW" and len(x.shape) > 2 else {}
-            put(b.op("train.bias_add", [x, self.val(ins[1])], [self.out()], props))
-        elif t == "BiasAddGrad":
-            g = self.val(ins[0])
-            keep = 1 if self.layout() == "NCHW" and len(g.shape) > 2 else len(g.shape) - 1
-            put(b.op("train.reduce_sum", [g], [self.out()],
-                     {"dims": [d for d in range(len(g.shape)) if d != keep]}))
-        elif t in _UNARY:
-            put(b.op(_UNARY[t], [self.val(ins[0])], [self.out()]))
-        elif t in _ACT_GRAD:
-            # TF's ReluGrad(gradients, features); TanhGrad(y, dy) and
-            # SigmoidGrad(y, dy) take the forward output first.
-            if t == "ReluGrad":
-                g, saved = ins[0], ins[1]
-            else:
-                saved, g = ins[0], ins[1]
-            put(b.op(_ACT_GRAD[t], [self.val(g), self.val(saved)], [self.out()]))
-        elif t in _BINARY:
-            shape = self.out()
-            lhs = self.broadcast_to(self.val(ins[0]), shape[0])
-            rhs = self.broadcast_to(self.val(ins[1]), shape[0])
-            put(b.op(_BINARY[t], [lhs, rhs], [shape]))
-        elif t == "Split":
-            x = self.val(ins[1])
-            dim = int(self.const(ins[0])) % len(x.shape)
-            start = 0
-            for i, o in enumerate(op.outputs):
-                shape = self.out(index=i)
-                offsets = [0] * len(x.shape)
-                offsets[dim] = start
-                put(b.op("train.slice", [x], [shape], {"offsets": offsets}), i)
-                start += shape[0][dim]
-        elif t in ("RsqrtGrad", "SqrtGrad"):
-            # RsqrtGrad(y, dy) = dy * -0.5 * y^3; SqrtGrad(y, dy) = dy * 0.5 / y.
-            y, dy = self.val(ins[0]), self.val(ins[1])
-            shape = self.out()
-            if t == "RsqrtGrad":
-                y2 = b.op("train.mul", [y, y], [shape])
-                y3 = b.op("train.mul", [y2, y], [shape])
-                scaled = b.op("train.mul", [y3, self.const_value(np.full(shape[0], -0.5, np.float32))], [shape])
-                put(b.op("train.mul", [dy, scaled], [shape]))
-            else:
-                half = b.op("train.mul", [dy, self.const_value(np.full(shape[0], 0.5, np.float32))], [shape])
-                put(b.op("train.div", [half, y], [shape]))
-        elif t == "AddN":
-            shape = self.out()
-            acc = self.broadcast_to(self.val(ins[0]), shape[0])
-            for x in ins[1:]:
-                acc = b.op("train.add", [acc, self.broadcast_to(self.val(x), shape[0])], [shape])
-            put(acc)
-        elif t == "ConcatV2":
-            parts = [self.val(p) for p in ins[:-1]]
-            dim = int(self.const(ins[-1])) % len(parts[0].shape)
-            put(b.op("train.concat", parts, [self.out()], {"dim": dim}))
-        elif t in ("SquaredDifference", "Square"):
-            shape = self.out()
-            d = self.broadcast_to(self.val(ins[0]), shape[0])
-            if t == "SquaredDifference":
-                d = b.op("train.sub", [d, self.broadcast_to(self.val(ins[1]), shape[0])], [shape])
-            put(b.op("train.mul", [d, d], [shape]))
-        elif t in ("Sum", "Mean", "Max"):
-            x = self.val(ins[0])
-            dims = sorted(set(int(d) % len(x.shape) for d in np.ravel(self.const(ins[1])))) \
-                if x.shape else []
-            if not dims:
-                put(x)
-                return
-            props = {"dims": dims}
-            if self.attr("keep_dims"):
-                props["keep_dims"] = True
-            op_name = {"Sum": "train.reduce_sum", "Mean": "train.reduce_mean",
-                       "Max": "train.reduce_max"}[t]
-            put(b.op(op_name, [x], [self.out()], props))
-        elif t in ("Reshape", "ExpandDims", "Squeeze"):
-            x = self.val(ins[0])
-            shape = self.out()
-            put(x if x.shape == shape[0] else b.op("train.reshape", [x], [shape]))
-        elif t == "Transpose":
-            perm = [int(p) for p in self.const(ins[1])]
-            put(b.op("train.transpose", [self.val(ins[0])], [self.out()], {"permutation": perm}))
-        elif t in ("Tile", "BroadcastTo"):
-            x = self.val(ins[0])
-            shape = self.out()[0]
-            if any(d != 1 and d != s for d, s in zip(x.shape, shape[len(shape) - len(x.shape):])):
-                raise self.err("tiling a dimension of size > 1", "Report this graph.")
-            put(self.broadcast_to(x, shape))
-        elif t == "Softmax":
-            put(b.op("train.softmax", [self.val(ins[0])], [self.out()]))
-        elif t == "LogSoftmax":
-            put(b.op("train.log_softmax", [self.val(ins[0])], [self.out()]))
-        elif t == "Conv2D":
-            x, w = self.val(ins[0]), self.val(ins[1])
-            fmt, props = self.conv_props(
-                x.shape[1:3] if self.layout() == "NHWC" else x.shape[2:4], w.shape[0:2])
-            put(b.op("train.conv2d", [x, w], [self.out()], props))
-        elif t == "Conv2DBackpropInput":
-            w, g = self.val(ins[1]), self.val(ins[2])
-            xs = [int(d) for d in self.const(ins[0])]
-            fmt, props = self.conv_props(xs[1:3] if self.layout() == "NHWC" else xs[2:4],
-                                         w.shape[0:2])
-            put(b.op("train.conv2d_backward_data", [g, w], [self.out()], props))
-        elif t == "Conv2DBackpropFilter":
-            x, g = self.val(ins[0]), self.val(ins[2])
-            ws = [int(d) for d in self.const(ins[1])]
-            fmt, props = self.conv_props(
-                x.shape[1:3] if self.layout() == "NHWC" else x.shape[2:4], ws[0:2])
-            put(b.op("train.conv2d_backward_filter", [x, g], [self.out()], props))
-        elif t == "MaxPool":
-            x = self.val(ins[0])
-            put(b.op("train.max_pool2d", [x], [self.out()], self.pool_props(x.shape)))
-        elif t == "MaxPoolGrad":
-            x, g = self.val(ins[0]), self.val(ins[2])
-            put(b.op("train.max_pool2d_grad", [g, x], [self.out()], self.pool_props(x.shape)))
-        elif t == "FusedBatchNormV3":
-            self.map_batch_norm(ins, put)
-        elif t == "FusedBatchNormGradV3":
-            g, x, scale = self.val(ins[0]), self.val(ins[1]), self.val(ins[2])
-            r1, r2 = self.get(ins[3]), self.get(ins[4])
-            if not (isinstance(r1, _Pending) and r1.kind == "bn_reserve"):
-                raise self.err("reserve space not from FusedBatchNormV3", "Report this graph.")
-            res = b.op("train.batch_norm_grad", [g, x, scale, r1.value, r2.value],
-                       [(x.shape, x.elem), (scale.shape, scale.elem), (scale.shape, scale.elem)],
-                       {"feature_dim": r1.feature_dim})
-            for i in range(3):
-                put(res[i], i)
-        elif t == "ZerosLike":
-            return
+        elif t in _TENSOR_OPS:
+            _TENSOR_OPS[t](self, ins, put)
         else:
             raise self.err("no mapping to the train dialect",
                            "Rewrite that part of the model with supported layers "
                            "(docs/exporters.md lists them) or add a mapping in "
                            "python/mp_export/tf_export.py.")
+
+    # --- handlers, the tables' values: (op inputs, put) where put(value, i)
+    # sets output i of self.op -------------------------------------------
+    def map_seed(self, ins, put):
+        """tf.ones_like(loss, name=SEED_NAME), which TensorFlow folds to a
+        Const for a static shape."""
+        src = getattr(self, "loss", None)
+        if src is None:
+            raise self.err("the loss is not the batch mean of a sparse softmax "
+                           "cross-entropy (mp's steps end in train.sparse_cross_entropy)",
+                           "Use SparseCategoricalCrossentropy(from_logits=True).")
+        if src.shape != () or (self.op.type == "OnesLike" and self.get(ins[0]) is not src):
+            raise self.err("ones_like of something other than the loss",
+                           "Only the seed of the backward pass maps.")
+        put(_Pending("seed", value=self.b.op("train.grad_seed", [src], [((), src.elem)],
+                                             comment="backward: d loss / d loss"),
+                     scale=1.0, shape=()))
+
+    def map_const(self, ins, put):
+        put(tf.make_ndarray(self.op.get_attr("value")))
+
+    def map_identity(self, ins, put):
+        put(self.get(ins[0]))
+
+    def map_identity_n(self, ins, put):
+        for i, x in enumerate(ins):
+            put(self.get(x), i)
+
+    def map_shape(self, ins, put):
+        for i, x in enumerate(ins):
+            if not x.shape.is_fully_defined():
+                raise self.err("a dynamic shape", "Export with static shapes.")
+            put(np.array(x.shape.as_list(), dtype=self.op.outputs[i].dtype.as_numpy_dtype), i)
+
+    def map_size(self, ins, put):
+        shape = ins[0].shape.as_list()
+        put(np.array(int(np.prod(shape)) if self.op.type == "Size" else len(shape),
+                     dtype=self.op.outputs[0].dtype.as_numpy_dtype))
+
+    def fold(self, ins, put):
+        """An op of constants, evaluated with numpy."""
+        values = _FOLD[self.op.type](self, [self.get(x) for x in ins])
+        if not isinstance(values, (list, tuple)):
+            values = [values]
+        for i, v in enumerate(values):
+            put(np.asarray(v, dtype=self.op.outputs[i].dtype.as_numpy_dtype))
+
+    def map_read_variable(self, ins, put):
+        res = self.get(ins[0])
+        if res.kind == "hyper":
+            put(np.asarray(res.value))
+        elif res.kind == "iterations":
+            raise self.err("the step reads the optimizer's step counter ('iterations', "
+                           "e.g. for Adam's bias correction), which is not exported",
+                           "Use tf.keras.optimizers.legacy.SGD (with or without "
+                           "momentum); legacy Adam (ResourceApplyAdam) is not mapped.")
+        else:
+            put(self.state[res.name])
+
+    def map_assign(self, ins, put):
+        res = self.get(ins[0])
+        value = self.get(ins[1])
+        if res.kind != "buffer" or not isinstance(value, _Pending) or value.kind != "bn_stat":
+            raise self.err("assignment to '%s'" % (res.name or res.kind),
+                           "Only batch-norm moving statistics may be assigned in the step.")
+        self.state[res.name] = value.value
+        self.updated[res.name] = ("buffer", value.value)
+
+    def map_assign_add(self, ins, put):
+        res = self.get(ins[0])
+        if res.kind != "iterations":
+            raise self.err("assign-add to '%s'" % (res.name or res.kind),
+                           "Only the optimizer's step counter may be incremented.")
+
+    def map_sparse_softmax_ce(self, ins, put):
+        logits, labels = self.val(ins[0]), self.val(ins[1])
+        put(_Pending("sce", logits=logits, labels=labels, scale=1.0))
+        put(_Pending("sce_backprop", logits=logits, labels=labels), 1)
+
+    def map_matmul(self, ins, put):
+        ta = self.attr("transpose_a", self.attr("adj_x", False))
+        tb = self.attr("transpose_b", self.attr("adj_y", False))
+        props = {}
+        if ta:
+            props["transpose_lhs"] = True
+        if tb:
+            props["transpose_rhs"] = True
+        put(self.b.op("train.matmul", [self.val(ins[0]), self.val(ins[1])], [self.out()], props))
+
+    def map_bias_add(self, ins, put):
+        x = self.val(ins[0])
+        props = {"dim": 1} if self.layout() == "NCHW" and len(x.shape) > 2 else {}
+        put(self.b.op("train.bias_add", [x, self.val(ins[1])], [self.out()], props))
+
+    def map_bias_add_grad(self, ins, put):
+        g = self.val(ins[0])
+        keep = 1 if self.layout() == "NCHW" and len(g.shape) > 2 else len(g.shape) - 1
+        put(self.b.op("train.reduce_sum", [g], [self.out()],
+                      {"dims": [d for d in range(len(g.shape)) if d != keep]}))
+
+    def map_split(self, ins, put):
+        x = self.val(ins[1])
+        dim = int(self.const(ins[0])) % len(x.shape)
+        start = 0
+        for i in range(len(self.op.outputs)):
+            shape = self.out(index=i)
+            offsets = [0] * len(x.shape)
+            offsets[dim] = start
+            put(self.b.op("train.slice", [x], [shape], {"offsets": offsets}), i)
+            start += shape[0][dim]
+
+    def map_rsqrt_grad(self, ins, put):
+        """RsqrtGrad(y, dy) = dy * -0.5 * y^3."""
+        b = self.b
+        y, dy = self.val(ins[0]), self.val(ins[1])
+        shape = self.out()
+        y2 = b.op("train.mul", [y, y], [shape])
+        y3 = b.op("train.mul", [y2, y], [shape])
+        minus_half = self.const_value(np.full(shape[0], -0.5, np.float32))
+        scaled = b.op("train.mul", [y3, minus_half], [shape])
+        put(b.op("train.mul", [dy, scaled], [shape]))
+
+    def map_sqrt_grad(self, ins, put):
+        """SqrtGrad(y, dy) = dy * 0.5 / y."""
+        y, dy = self.val(ins[0]), self.val(ins[1])
+        shape = self.out()
+        half = self.const_value(np.full(shape[0], 0.5, np.float32))
+        scaled = self.b.op("train.mul", [dy, half], [shape])
+        put(self.b.op("train.div", [scaled, y], [shape]))
+
+    def map_add_n(self, ins, put):
+        shape = self.out()
+        acc = self.broadcast_to(self.val(ins[0]), shape[0])
+        for x in ins[1:]:
+            acc = self.b.op("train.add", [acc, self.broadcast_to(self.val(x), shape[0])], [shape])
+        put(acc)
+
+    def map_concat(self, ins, put):
+        parts = [self.val(p) for p in ins[:-1]]
+        dim = int(self.const(ins[-1])) % len(parts[0].shape)
+        put(self.b.op("train.concat", parts, [self.out()], {"dim": dim}))
+
+    def map_square(self, ins, put):
+        """Square(x) = x * x; SquaredDifference(x, y) = (x - y) * (x - y)."""
+        shape = self.out()
+        d = self.broadcast_to(self.val(ins[0]), shape[0])
+        if self.op.type == "SquaredDifference":
+            d = self.b.op("train.sub", [d, self.broadcast_to(self.val(ins[1]), shape[0])], [shape])
+        put(self.b.op("train.mul", [d, d], [shape]))
+
+    def map_reshape(self, ins, put):
+        x = self.val(ins[0])
+        shape = self.out()
+        put(x if x.shape == shape[0] else self.b.op("train.reshape", [x], [shape]))
+
+    def map_transpose(self, ins, put):
+        perm = [int(p) for p in self.const(ins[1])]
+        put(self.b.op("train.transpose", [self.val(ins[0])], [self.out()], {"permutation": perm}))
+
+    def map_tile(self, ins, put):
+        x = self.val(ins[0])
+        shape = self.out()[0]
+        if any(d != 1 and d != s for d, s in zip(x.shape, shape[len(shape) - len(x.shape):])):
+            raise self.err("tiling a dimension of size > 1", "Report this graph.")
+        put(self.broadcast_to(x, shape))
+
+    def map_conv(self, ins, put):
+        x, w = self.val(ins[0]), self.val(ins[1])
+        _, props = self.conv_props(
+            x.shape[1:3] if self.layout() == "NHWC" else x.shape[2:4], w.shape[0:2])
+        put(self.b.op("train.conv2d", [x, w], [self.out()], props))
+
+    def map_conv_backprop_input(self, ins, put):
+        w, g = self.val(ins[1]), self.val(ins[2])
+        xs = [int(d) for d in self.const(ins[0])]
+        _, props = self.conv_props(xs[1:3] if self.layout() == "NHWC" else xs[2:4],
+                                   w.shape[0:2])
+        put(self.b.op("train.conv2d_backward_data", [g, w], [self.out()], props))
+
+    def map_conv_backprop_filter(self, ins, put):
+        x, g = self.val(ins[0]), self.val(ins[2])
+        ws = [int(d) for d in self.const(ins[1])]
+        _, props = self.conv_props(
+            x.shape[1:3] if self.layout() == "NHWC" else x.shape[2:4], ws[0:2])
+        put(self.b.op("train.conv2d_backward_filter", [x, g], [self.out()], props))
+
+    def map_max_pool(self, ins, put):
+        x = self.val(ins[0])
+        put(self.b.op("train.max_pool2d", [x], [self.out()], self.pool_props(x.shape)))
+
+    def map_max_pool_grad(self, ins, put):
+        x, g = self.val(ins[0]), self.val(ins[2])
+        put(self.b.op("train.max_pool2d_grad", [g, x], [self.out()], self.pool_props(x.shape)))
+
+    def map_batch_norm_grad(self, ins, put):
+        g, x, scale = self.val(ins[0]), self.val(ins[1]), self.val(ins[2])
+        r1, r2 = self.get(ins[3]), self.get(ins[4])
+        if not (isinstance(r1, _Pending) and r1.kind == "bn_reserve"):
+            raise self.err("reserve space not from FusedBatchNormV3", "Report this graph.")
+        res = self.b.op("train.batch_norm_grad", [g, x, scale, r1.value, r2.value],
+                        [(x.shape, x.elem), (scale.shape, scale.elem), (scale.shape, scale.elem)],
+                        {"feature_dim": r1.feature_dim})
+        for i in range(3):
+            put(res[i], i)
+
+    def map_zeros_like(self, ins, put):
+        """Maps to nothing: an op that reads it fails ('input ... was not
+        mapped')."""
 
     def map_batch_norm(self, ins, put):
         if not self.attr("is_training"):
@@ -501,7 +500,8 @@ class _Mapper:
                            "Use SparseCategoricalCrossentropy(from_logits=True) and "
                            "mp_export.tf_export.make_step.")
 
-    def map_apply(self, t, ins):
+    def map_apply(self, ins, put):
+        t = self.op.type
         res = self.get(ins[0])
         if res.kind != "param":
             raise self.err("an optimizer update of '%s'" % (res.name or res.kind),
@@ -531,14 +531,125 @@ class _Mapper:
         self.updated[res.name] = ("param", new)
 
 
-_UNARY = {"Relu": "train.relu", "Neg": "train.neg", "Exp": "train.exp", "Log": "train.log",
-          "Sqrt": "train.sqrt", "Rsqrt": "train.rsqrt", "Tanh": "train.tanh",
-          "Sigmoid": "train.sigmoid", "Erf": "train.erf"}
-_ACT_GRAD = {"ReluGrad": "train.relu_grad", "TanhGrad": "train.tanh_grad",
-             "SigmoidGrad": "train.sigmoid_grad"}
-_BINARY = {"Add": "train.add", "AddV2": "train.add", "Sub": "train.sub", "Mul": "train.mul",
-           "RealDiv": "train.div", "Maximum": "train.maximum", "Minimum": "train.minimum",
-           "Pow": "train.pow"}
+def _unary(train_op):
+    """The handler of a 1:1 op on one tensor."""
+    def handler(self, ins, put):
+        put(self.b.op(train_op, [self.val(ins[0])], [self.out()]))
+    return handler
+
+
+def _act_grad(train_op, grad_first):
+    """The handler of an activation's gradient: train's (dy, saved value)
+    from TF's ReluGrad(gradients, features), or TanhGrad(y, dy) and
+    SigmoidGrad(y, dy), which take the forward output first."""
+    def handler(self, ins, put):
+        g, saved = (ins[0], ins[1]) if grad_first else (ins[1], ins[0])
+        put(self.b.op(train_op, [self.val(g), self.val(saved)], [self.out()]))
+    return handler
+
+
+def _binary(train_op):
+    """The handler of a binary op, both operands broadcast to the result."""
+    def handler(self, ins, put):
+        shape = self.out()
+        lhs = self.broadcast_to(self.val(ins[0]), shape[0])
+        rhs = self.broadcast_to(self.val(ins[1]), shape[0])
+        put(self.b.op(train_op, [lhs, rhs], [shape]))
+    return handler
+
+
+def _reduce(train_op):
+    """The handler of a reduction over constant axes (none: the input)."""
+    def handler(self, ins, put):
+        x = self.val(ins[0])
+        dims = sorted(set(int(d) % len(x.shape) for d in np.ravel(self.const(ins[1])))) \
+            if x.shape else []
+        if not dims:
+            put(x)
+            return
+        props = {"dims": dims}
+        if self.attr("keep_dims"):
+            props["keep_dims"] = True
+        put(self.b.op(train_op, [x], [self.out()], props))
+    return handler
+
+
+# Op type -> handler, in three tables by precedence (_Mapper.map_op).
+# Graph plumbing, before constant folding.
+_GRAPH_OPS = {
+    "Const": _Mapper.map_const,
+    "Identity": _Mapper.map_identity,
+    "StopGradient": _Mapper.map_identity,
+    "Snapshot": _Mapper.map_identity,
+    "IdentityN": _Mapper.map_identity_n,
+    "Shape": _Mapper.map_shape,
+    "ShapeN": _Mapper.map_shape,
+    "Size": _Mapper.map_size,
+    "Rank": _Mapper.map_size,
+}
+# Variables, optimizer updates and the loss, after constant folding.
+_STATE_OPS = {
+    "ReadVariableOp": _Mapper.map_read_variable,
+    "AssignVariableOp": _Mapper.map_assign,
+    "AssignAddVariableOp": _Mapper.map_assign_add,
+    "ResourceApplyGradientDescent": _Mapper.map_apply,
+    "ResourceApplyKerasMomentum": _Mapper.map_apply,
+    "SparseSoftmaxCrossEntropyWithLogits": _Mapper.map_sparse_softmax_ce,
+}
+# Tensor ops, where no input is the loss on its way to the logits' gradient.
+_TENSOR_OPS = {
+    "MatMul": _Mapper.map_matmul,
+    "BatchMatMulV2": _Mapper.map_matmul,
+    "BatchMatMul": _Mapper.map_matmul,
+    "BiasAdd": _Mapper.map_bias_add,
+    "BiasAddGrad": _Mapper.map_bias_add_grad,
+    "Relu": _unary("train.relu"),
+    "Neg": _unary("train.neg"),
+    "Exp": _unary("train.exp"),
+    "Log": _unary("train.log"),
+    "Sqrt": _unary("train.sqrt"),
+    "Rsqrt": _unary("train.rsqrt"),
+    "Tanh": _unary("train.tanh"),
+    "Sigmoid": _unary("train.sigmoid"),
+    "Erf": _unary("train.erf"),
+    "ReluGrad": _act_grad("train.relu_grad", grad_first=True),
+    "TanhGrad": _act_grad("train.tanh_grad", grad_first=False),
+    "SigmoidGrad": _act_grad("train.sigmoid_grad", grad_first=False),
+    "Add": _binary("train.add"),
+    "AddV2": _binary("train.add"),
+    "Sub": _binary("train.sub"),
+    "Mul": _binary("train.mul"),
+    "RealDiv": _binary("train.div"),
+    "Maximum": _binary("train.maximum"),
+    "Minimum": _binary("train.minimum"),
+    "Pow": _binary("train.pow"),
+    "Split": _Mapper.map_split,
+    "RsqrtGrad": _Mapper.map_rsqrt_grad,
+    "SqrtGrad": _Mapper.map_sqrt_grad,
+    "AddN": _Mapper.map_add_n,
+    "ConcatV2": _Mapper.map_concat,
+    "SquaredDifference": _Mapper.map_square,
+    "Square": _Mapper.map_square,
+    "Sum": _reduce("train.reduce_sum"),
+    "Mean": _reduce("train.reduce_mean"),
+    "Max": _reduce("train.reduce_max"),
+    "Reshape": _Mapper.map_reshape,
+    "ExpandDims": _Mapper.map_reshape,
+    "Squeeze": _Mapper.map_reshape,
+    "Transpose": _Mapper.map_transpose,
+    "Tile": _Mapper.map_tile,
+    "BroadcastTo": _Mapper.map_tile,
+    "Softmax": _unary("train.softmax"),
+    "LogSoftmax": _unary("train.log_softmax"),
+    "Conv2D": _Mapper.map_conv,
+    "Conv2DBackpropInput": _Mapper.map_conv_backprop_input,
+    "Conv2DBackpropFilter": _Mapper.map_conv_backprop_filter,
+    "MaxPool": _Mapper.map_max_pool,
+    "MaxPoolGrad": _Mapper.map_max_pool_grad,
+    "FusedBatchNormV3": _Mapper.map_batch_norm,
+    "FusedBatchNormGradV3": _Mapper.map_batch_norm_grad,
+    "ZerosLike": _Mapper.map_zeros_like,
+}
 
 
 def _bga(m, a):

@@ -2,8 +2,8 @@
 
 The forward pass, the loss and `torch.autograd.grad` are traced with
 `make_fx` into one joint graph of aten ops; each aten op is mapped to train
-ops (mapping table: docs/exporters.md). The `ones_like(loss)` that starts the
-backward pass becomes `train.grad_seed`. The optimizer update is read from
+ops by its entry in _ATEN (docs/exporters.md sums them up). The
+`ones_like(loss)` that starts the backward pass becomes `train.grad_seed`. The optimizer update is read from
 the `torch.optim` object (its class, hyper-parameters and param groups) and
 becomes `train.sgd` / `train.sgd_momentum` / `train.adam` / `train.adamw` per
 parameter: tracing PyTorch's in-place, foreach-vectorized optimizer code would
@@ -62,7 +62,8 @@ class _Mapper:
         self.env = {}
         self.transposed = {}      # Value name -> source Value (last-two-dims transpose)
         self.buffer_updates = {}  # placeholder node -> new Value
-        self.where = "?"
+        self.name = "?"           # the node being mapped: its op
+        self.where = "?"          # ... and where it is, for errors
 
     # --- helpers ---------------------------------------------------------
     def err(self, op, why, todo):
@@ -152,9 +153,11 @@ class _Mapper:
 
     # --- the mapping -----------------------------------------------------
     def map_node(self, node):
+        """Maps one call_function node: by its target's entry in _ATEN, once
+        getitem, unused nodes and the _IDENTITY ops are out of the way."""
         t = node.target
         a = node.args
-        name = getattr(t, "__name__", str(t))
+        name = self.name = getattr(t, "__name__", str(t))
         trace = node.meta.get("stack_trace")
         self.where = "node '%s' (%s)" % (
             node.name, trace.strip().splitlines()[-1].strip() if trace else name)
@@ -170,10 +173,7 @@ class _Mapper:
                 raise self.err(name, "an in-place update whose result is unused",
                                "Only batch norm's own buffer updates map.")
             return
-        ident = {aten.detach.default, aten.clone.default, aten.alias.default,
-                 aten.lift_fresh_copy.default, aten._to_copy.default,
-                 aten.contiguous.default}
-        if t in ident:
+        if t in _IDENTITY:
             if t == aten._to_copy.default and self.shapes[node][1] != self.shapes[a[0]][1]:
                 raise self.err(name, "dtype conversion", "Keep the model in float32; "
                                "mp's passes choose the precision.")
@@ -183,260 +183,179 @@ class _Mapper:
         shape, elem = (None, None)
         if not isinstance(self.shapes.get(node), list):
             shape, elem = self.meta(node)
-        b = self.b
+        handler = _ATEN.get(t)
+        if handler is None:
+            raise self.no_mapping(t)
+        self.env[node] = handler(self, node, a, shape, elem)
 
-        if t == aten.t.default:
-            x = self.v(a[0])  # t() of a rank < 2 tensor is the tensor itself
-            self.env[node] = self.transpose(x, [1, 0]) if len(x.shape) == 2 else x
-        elif t == aten.transpose.int:
-            x = self.v(a[0])
-            perm = list(range(len(x.shape)))
-            d0, d1 = a[1] % len(perm), a[2] % len(perm)
-            perm[d0], perm[d1] = perm[d1], perm[d0]
-            self.env[node] = self.transpose(x, perm)
-        elif t == aten.permute.default:
-            x = self.v(a[0])
-            self.env[node] = self.transpose(x, [d % len(x.shape) for d in a[1]])
-        elif t == aten.split.Tensor:
-            x = self.v(a[0])
-            dim = (a[2] if len(a) > 2 else node.kwargs.get("dim", 0)) % len(x.shape)
-            outs, start = [], 0
-            for shape_i, elem_i in (self.meta(node, i) for i in range(len(self.shapes[node]))):
-                offsets = [0] * len(x.shape)
-                offsets[dim] = start
-                outs.append(b.op("train.slice", [x], [(shape_i, elem_i)], {"offsets": offsets}))
-                start += shape_i[dim]
-            self.env[node] = outs
-        elif t == aten.cat.default:
-            parts = [self.v(p) for p in a[0]]
-            dim = (a[1] if len(a) > 1 else 0) % len(shape)
-            self.env[node] = b.op("train.concat", parts, [(shape, elem)], {"dim": dim})
-        elif t in (aten.view.default, aten._unsafe_view.default, aten._reshape_alias.default,
-                   aten.reshape.default, aten.unsqueeze.default,
-                   aten.squeeze.dim, aten.squeeze.default, aten.flatten.using_ints):
-            x = self.v(a[0])
-            src = x.op
-            if (src is not None and src.name.startswith("train.reduce_") and
-                    src.props.get("keep_dims") and shape == tuple(
-                        d for i, d in enumerate(x.shape) if i not in src.props["dims"])):
-                # sum(keepdim=True) + view: one reduction without keep_dims
-                # (the keep_dims one is left dead and dropped).
-                props = {k: v for k, v in src.props.items() if k != "keep_dims"}
-                self.env[node] = b.op(src.name, src.operands, [(shape, elem)], props)
-            else:
-                self.env[node] = x if x.shape == shape else b.op(
-                    "train.reshape", [x], [(shape, elem)])
-        elif t == aten.expand.default:
-            self.env[node] = self.broadcast_to(self.v(a[0]), shape)
-        elif t in (aten.mm.default, aten.bmm.default):
-            self.env[node] = self.matmul(self.v(a[0]), self.v(a[1]), shape, elem)
-        elif t == aten.addmm.default:
-            if node.kwargs.get("beta", 1) != 1 or node.kwargs.get("alpha", 1) != 1:
-                raise self.err(name, "beta/alpha other than 1", "Use nn.Linear or x @ w + b.")
-            mm = self.matmul(self.v(a[1]), self.v(a[2]), shape, elem)
-            bias = self.v(a[0])
-            if len(bias.shape) == 1 and bias.shape[0] == shape[-1]:
-                self.env[node] = b.op("train.bias_add", [mm, bias], [(shape, elem)])
-            else:
-                self.env[node] = b.op("train.add", [mm, self.broadcast_to(bias, shape)],
-                                      [(shape, elem)])
-        elif t in _UNARY:
-            self.env[node] = b.op(_UNARY[t], [self.v(a[0])], [(shape, elem)])
-        elif t == aten.gelu.default:
-            props = {"tanh_approx": True} if node.kwargs.get("approximate", a[1] if len(a) > 1 else "none") == "tanh" else {}
-            self.env[node] = b.op("train.gelu", [self.v(a[0])], [(shape, elem)], props)
-        elif t == aten.gelu_backward.default:
-            props = {"tanh_approx": True} if node.kwargs.get("approximate", a[2] if len(a) > 2 else "none") == "tanh" else {}
-            self.env[node] = b.op("train.gelu_grad", [self.v(a[0]), self.v(a[1])],
-                                  [(shape, elem)], props)
-        elif t == aten.threshold_backward.default:
-            if a[2] != 0:
-                raise self.err(name, "threshold %r (only ReLU's 0 maps)" % a[2],
-                               "Use nn.ReLU.")
-            self.env[node] = b.op("train.relu_grad", [self.v(a[0]), self.v(a[1])],
-                                  [(shape, elem)])
-        elif t in (aten.tanh_backward.default, aten.sigmoid_backward.default):
-            op = "train.tanh_grad" if t == aten.tanh_backward.default else "train.sigmoid_grad"
-            self.env[node] = b.op(op, [self.v(a[0]), self.v(a[1])], [(shape, elem)])
-        elif t in _BINARY:
-            alpha = node.kwargs.get("alpha", 1)
-            lhs = self.operand(a[0], shape, elem)
-            rhs = self.operand(a[1], shape, elem)
-            if alpha != 1:
-                rhs = b.op("train.mul", [rhs, self.fill(alpha, rhs)], [(shape, elem)])
-            self.env[node] = b.op(_BINARY[t], [lhs, rhs], [(shape, elem)])
-        elif t in (aten.sum.dim_IntList, aten.mean.dim):
-            op = "train.reduce_sum" if t == aten.sum.dim_IntList else "train.reduce_mean"
-            keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
-            self.env[node] = self.reduce(op, self.v(a[0]), a[1], keep, shape)
-        elif t in (aten.sum.default, aten.mean.default):
-            op = "train.reduce_sum" if t == aten.sum.default else "train.reduce_mean"
-            self.env[node] = self.reduce(op, self.v(a[0]), [], False, shape)
-        elif t == aten._log_softmax.default:
-            x = self.v(a[0])
-            out = b.op("train.log_softmax", [x], [(shape, elem)], {"axis": a[1] % len(shape)})
-            self.env[node] = out
-            self.log_softmax_input = getattr(self, "log_softmax_input", {})
-            self.log_softmax_input[out.name] = x
-        elif t == aten._softmax.default:
-            self.env[node] = b.op("train.softmax", [self.v(a[0])], [(shape, elem)],
-                                  {"axis": a[1] % len(shape)})
-        elif t == aten._softmax_backward_data.default:
-            self.env[node] = b.op("train.softmax_grad", [self.v(a[0]), self.v(a[1])],
-                                  [(shape, elem)], {"axis": a[2] % len(shape)})
-        elif t == aten.nll_loss_forward.default:
-            self.map_nll(node, a, name)
-        elif t == aten.ones_like.default:
-            src = self.v(a[0])
-            if src.shape != () or a[0] is not self.loss_node:
-                raise self.err(name, "ones_like of something other than the loss",
-                               "Only the seed of the backward pass maps.")
-            self.env[node] = b.op("train.grad_seed", [src], [((), src.elem)],
-                                  comment="backward: d loss / d loss")
-        elif t == aten.nll_loss_backward.default:
-            seed, _, labels, weight, reduction, ignore = a[:6]
-            self.check_nll(name, weight, reduction, ignore)
-            self.env[node] = _Pending("nll_loss_backward", seed=self.v(seed),
-                                      log_probs=self.v(a[1]), labels=self.v(labels))
-        elif t == aten._log_softmax_backward_data.default:
-            grad = self.env.get(a[0])
-            if isinstance(grad, _Pending) and grad.kind == "nll_loss_backward":
-                logits = self.log_softmax_input.get(grad.log_probs.name)
-                if logits is None:
-                    raise self.err(name, "nll_loss of something other than a log_softmax",
-                                   "Use F.cross_entropy.")
-                self.env[node] = b.op("train.sparse_cross_entropy_grad",
-                                      [logits, grad.labels, grad.seed], [(shape, elem)])
-            else:
-                self.env[node] = b.op("train.log_softmax_grad", [self.v(a[0]), self.v(a[1])],
-                                      [(shape, elem)], {"axis": a[2] % len(shape)})
-        elif t == aten.convolution.default:
-            self.map_conv(node, a, name)
-        elif t == aten.convolution_backward.default:
-            self.map_conv_backward(node, a, name)
-        elif t in (aten.native_batch_norm.default, aten._native_batch_norm_legit_functional.default
-                   if hasattr(aten, "_native_batch_norm_legit_functional") else None):
-            self.map_batch_norm(node, a, name)
-        elif t == aten.native_batch_norm_backward.default:
-            grad, x, weight, _rm, _rv, save_mean, save_invstd, train = a[:8]
-            if not train:
-                raise self.err(name, "batch norm in eval mode", "Call model.train() before exporting.")
-            xv = self.v(x)
-            w = self.v(weight)
-            res = b.op("train.batch_norm_grad", [self.v(grad), xv, w, self.v(save_mean),
-                                                self.v(save_invstd)],
-                       [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)])
-            self.env[node] = res
-        elif t == aten.native_layer_norm.default:
-            x, normalized, weight, bias, eps = a[:5]
-            xv = self.v(x)
-            axis = len(xv.shape) - len(normalized)
-            if weight is None or bias is None:
-                raise self.err(name, "layer norm without weight and bias",
-                               "Use nn.LayerNorm(elementwise_affine=True).")
-            stat = (xv.shape[:axis], "f32")
-            self.env[node] = b.op("train.layer_norm", [xv, self.v(weight), self.v(bias)],
-                                  [(xv.shape, xv.elem), stat, stat],
-                                  {"axis": axis, "epsilon": float(eps)})
-        elif t == aten.native_layer_norm_backward.default:
-            grad, x, normalized, mean, rstd, weight, bias = a[:7]
-            xv = self.v(x)
-            w = self.v(weight)
-            self.env[node] = b.op("train.layer_norm_grad",
-                                  [self.v(grad), xv, w, self.v(mean), self.v(rstd)],
-                                  [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)],
-                                  {"axis": len(xv.shape) - len(normalized)})
-        elif t == aten.max_pool2d_with_indices.default:
-            x = self.v(a[0])
-            props = self.pool_props(a[1:], name)
-            out = b.op("train.max_pool2d", [x], [(shape, elem)] if shape else
-                       [(self.meta(node, 0))], props)
-            self.env[node] = [out, _Pending("max_pool_indices", x=x)]
-        elif t == aten.max_pool2d_with_indices_backward.default:
-            grad, x = self.v(a[0]), self.v(a[1])
-            props = self.pool_props(a[2:], name)
-            self.env[node] = b.op("train.max_pool2d_grad", [grad, x], [(x.shape, x.elem)], props)
-        elif t in (aten.avg_pool2d.default,):
-            props = self.pool_props(a[1:4] + (1, a[4] if len(a) > 4 else False), name)
-            self.env[node] = b.op("train.avg_pool2d", [self.v(a[0])], [(shape, elem)], props)
-        elif t in (aten.add_.Tensor,) and self.names.get(a[0], "").endswith("num_batches_tracked"):
-            self.env[node] = self.env[a[0]]
-        else:
-            raise self.err(str(t), "no mapping to the train dialect",
-                           "Rewrite that part of the model with supported layers "
-                           "(docs/exporters.md lists them) or add a mapping in "
-                           "python/mp_export/torch_export.py.")
+    def no_mapping(self, t):
+        """The error for aten op `t`, which has no mapping."""
+        return self.err(str(t), "no mapping to the train dialect",
+                        "Rewrite that part of the model with supported layers "
+                        "(docs/exporters.md lists them) or add a mapping in "
+                        "python/mp_export/torch_export.py.")
 
-    def pool_props(self, a, name):
-        kernel = list(a[0])
-        strides = list(a[1]) if len(a) > 1 and a[1] else kernel
-        padding = list(a[2]) if len(a) > 2 else [0, 0]
-        dilation = list(a[3]) if len(a) > 3 else [1, 1]
-        ceil = a[4] if len(a) > 4 else False
-        if len(padding) == 1:
-            padding = padding * 2
-        if any(d != 1 for d in dilation) or ceil:
-            raise self.err(name, "dilated or ceil-mode pooling", "Use plain pooling.")
-        return {"layout": NCHW, "kernel": kernel, "strides": strides,
-                "padding": [padding[0], padding[0], padding[1], padding[1]]}
+    # --- handlers, _ATEN's values: (node, node.args, the result's shape and
+    # elem, both None for a node with several results) -> the node's value
+    # (a Value, a list of them, or a _Pending) ----------------------------
+    def map_t(self, node, a, shape, elem):
+        x = self.v(a[0])  # t() of a rank < 2 tensor is the tensor itself
+        return self.transpose(x, [1, 0]) if len(x.shape) == 2 else x
 
-    def check_nll(self, name, weight, reduction, ignore):
-        if weight is not None or reduction != 1:
-            raise self.err(name, "class weights or a reduction other than 'mean'",
-                           "Use F.cross_entropy(logits, labels) (mean, no weights).")
+    def map_transpose(self, node, a, shape, elem):
+        x = self.v(a[0])
+        perm = list(range(len(x.shape)))
+        d0, d1 = a[1] % len(perm), a[2] % len(perm)
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        return self.transpose(x, perm)
 
-    def map_nll(self, node, a, name):
+    def map_permute(self, node, a, shape, elem):
+        x = self.v(a[0])
+        return self.transpose(x, [d % len(x.shape) for d in a[1]])
+
+    def map_split(self, node, a, shape, elem):
+        x = self.v(a[0])
+        dim = (a[2] if len(a) > 2 else node.kwargs.get("dim", 0)) % len(x.shape)
+        outs, start = [], 0
+        for shape_i, elem_i in (self.meta(node, i) for i in range(len(self.shapes[node]))):
+            offsets = [0] * len(x.shape)
+            offsets[dim] = start
+            outs.append(self.b.op("train.slice", [x], [(shape_i, elem_i)], {"offsets": offsets}))
+            start += shape_i[dim]
+        return outs
+
+    def map_cat(self, node, a, shape, elem):
+        parts = [self.v(p) for p in a[0]]
+        dim = (a[1] if len(a) > 1 else 0) % len(shape)
+        return self.b.op("train.concat", parts, [(shape, elem)], {"dim": dim})
+
+    def map_view(self, node, a, shape, elem):
+        x = self.v(a[0])
+        src = x.op
+        if (src is not None and src.name.startswith("train.reduce_") and
+                src.props.get("keep_dims") and shape == tuple(
+                    d for i, d in enumerate(x.shape) if i not in src.props["dims"])):
+            # sum(keepdim=True) + view: one reduction without keep_dims
+            # (the keep_dims one is left dead and dropped).
+            props = {k: v for k, v in src.props.items() if k != "keep_dims"}
+            return self.b.op(src.name, src.operands, [(shape, elem)], props)
+        return x if x.shape == shape else self.b.op("train.reshape", [x], [(shape, elem)])
+
+    def map_expand(self, node, a, shape, elem):
+        return self.broadcast_to(self.v(a[0]), shape)
+
+    def map_mm(self, node, a, shape, elem):
+        return self.matmul(self.v(a[0]), self.v(a[1]), shape, elem)
+
+    def map_addmm(self, node, a, shape, elem):
+        if node.kwargs.get("beta", 1) != 1 or node.kwargs.get("alpha", 1) != 1:
+            raise self.err(self.name, "beta/alpha other than 1", "Use nn.Linear or x @ w + b.")
+        mm = self.matmul(self.v(a[1]), self.v(a[2]), shape, elem)
+        bias = self.v(a[0])
+        if len(bias.shape) == 1 and bias.shape[0] == shape[-1]:
+            return self.b.op("train.bias_add", [mm, bias], [(shape, elem)])
+        return self.b.op("train.add", [mm, self.broadcast_to(bias, shape)], [(shape, elem)])
+
+    def map_gelu(self, node, a, shape, elem):
+        approximate = node.kwargs.get("approximate", a[1] if len(a) > 1 else "none")
+        props = {"tanh_approx": True} if approximate == "tanh" else {}
+        return self.b.op("train.gelu", [self.v(a[0])], [(shape, elem)], props)
+
+    def map_gelu_backward(self, node, a, shape, elem):
+        approximate = node.kwargs.get("approximate", a[2] if len(a) > 2 else "none")
+        props = {"tanh_approx": True} if approximate == "tanh" else {}
+        return self.b.op("train.gelu_grad", [self.v(a[0]), self.v(a[1])], [(shape, elem)], props)
+
+    def map_threshold_backward(self, node, a, shape, elem):
+        if a[2] != 0:
+            raise self.err(self.name, "threshold %r (only ReLU's 0 maps)" % a[2], "Use nn.ReLU.")
+        return self.b.op("train.relu_grad", [self.v(a[0]), self.v(a[1])], [(shape, elem)])
+
+    def map_log_softmax(self, node, a, shape, elem):
+        x = self.v(a[0])
+        out = self.b.op("train.log_softmax", [x], [(shape, elem)], {"axis": a[1] % len(shape)})
+        self.log_softmax_input = getattr(self, "log_softmax_input", {})
+        self.log_softmax_input[out.name] = x
+        return out
+
+    def map_softmax(self, node, a, shape, elem):
+        return self.b.op("train.softmax", [self.v(a[0])], [(shape, elem)],
+                         {"axis": a[1] % len(shape)})
+
+    def map_softmax_backward(self, node, a, shape, elem):
+        return self.b.op("train.softmax_grad", [self.v(a[0]), self.v(a[1])],
+                         [(shape, elem)], {"axis": a[2] % len(shape)})
+
+    def map_nll(self, node, a, shape, elem):
         log_probs, labels, weight, reduction, ignore = a[:5]
-        self.check_nll(name, weight, reduction, ignore)
+        self.check_nll(weight, reduction, ignore)
         lp = self.v(log_probs)
         logits = getattr(self, "log_softmax_input", {}).get(lp.name)
         if logits is None or len(logits.shape) != 2:
-            raise self.err(name, "nll_loss of something other than log_softmax of [N, C] logits",
+            raise self.err(self.name, "nll_loss of something other than log_softmax of "
+                           "[N, C] logits",
                            "Use F.cross_entropy(logits, labels) on [N, C] logits.")
         loss = self.b.op("train.sparse_cross_entropy", [logits, self.v(labels)],
                          [((), "f32")], comment="loss: mean softmax cross-entropy")
         self.loss = loss
-        self.env[node] = [loss, _Pending("nll_total_weight")]
+        return [loss, _Pending("nll_total_weight")]
 
-    def conv_props(self, stride, padding, dilation, transposed, groups, name):
-        if transposed or groups != 1:
-            raise self.err(name, "transposed or grouped convolution",
-                           "Use nn.Conv2d with groups=1.")
-        if len(stride) != 2:
-            raise self.err(name, "a %d-D convolution" % len(stride), "Use nn.Conv2d.")
-        return {"layout": NCHW, "strides": list(stride),
-                "padding": [padding[0], padding[0], padding[1], padding[1]],
-                "dilations": list(dilation)}
+    def map_ones_like(self, node, a, shape, elem):
+        src = self.v(a[0])
+        if src.shape != () or a[0] is not self.loss_node:
+            raise self.err(self.name, "ones_like of something other than the loss",
+                           "Only the seed of the backward pass maps.")
+        return self.b.op("train.grad_seed", [src], [((), src.elem)],
+                         comment="backward: d loss / d loss")
 
-    def map_conv(self, node, a, name):
+    def map_nll_backward(self, node, a, shape, elem):
+        seed, _, labels, weight, reduction, ignore = a[:6]
+        self.check_nll(weight, reduction, ignore)
+        return _Pending("nll_loss_backward", seed=self.v(seed),
+                        log_probs=self.v(a[1]), labels=self.v(labels))
+
+    def map_log_softmax_backward(self, node, a, shape, elem):
+        grad = self.env.get(a[0])
+        if isinstance(grad, _Pending) and grad.kind == "nll_loss_backward":
+            logits = self.log_softmax_input.get(grad.log_probs.name)
+            if logits is None:
+                raise self.err(self.name, "nll_loss of something other than a log_softmax",
+                               "Use F.cross_entropy.")
+            return self.b.op("train.sparse_cross_entropy_grad",
+                             [logits, grad.labels, grad.seed], [(shape, elem)])
+        return self.b.op("train.log_softmax_grad", [self.v(a[0]), self.v(a[1])],
+                         [(shape, elem)], {"axis": a[2] % len(shape)})
+
+    def map_conv(self, node, a, shape, elem):
         x, w, bias, stride, padding, dilation, transposed, _out_pad, groups = a
-        shape, elem = self.meta(node)
-        props = self.conv_props(stride, padding, dilation, transposed, groups, name)
+        props = self.conv_props(stride, padding, dilation, transposed, groups)
         out = self.b.op("train.conv2d", [self.v(x), self.v(w)], [(shape, elem)], props)
         if bias is not None:
             out = self.b.op("train.bias_add", [out, self.v(bias)], [(shape, elem)], {"dim": 1})
-        self.env[node] = out
+        return out
 
-    def map_conv_backward(self, node, a, name):
+    def map_conv_backward(self, node, a, shape, elem):
         grad, x, w, bias_sizes, stride, padding, dilation, transposed, _op, groups, mask = a
-        props = self.conv_props(stride, padding, dilation, transposed, groups, name)
+        props = self.conv_props(stride, padding, dilation, transposed, groups)
         g, xv, wv = self.v(grad), self.v(x), self.v(w)
         outs = [None, None, None]
         if mask[0]:
             outs[0] = self.b.op("train.conv2d_backward_data", [g, wv], [(xv.shape, xv.elem)], props)
         if mask[1]:
-            outs[1] = self.b.op("train.conv2d_backward_filter", [xv, g], [(wv.shape, wv.elem)], props)
+            outs[1] = self.b.op("train.conv2d_backward_filter", [xv, g], [(wv.shape, wv.elem)],
+                                props)
         if mask[2]:
             outs[2] = self.b.op("train.reduce_sum", [g], [((g.shape[1],), g.elem)],
                                 {"dims": [0, 2, 3]})
-        self.env[node] = outs
+        return outs
 
-    def map_batch_norm(self, node, a, name):
+    def map_batch_norm(self, node, a, shape, elem):
         x, weight, bias, rmean, rvar, training, momentum, eps = a[:8]
         if not training:
-            raise self.err(name, "batch norm in eval mode", "Call model.train() before exporting.")
+            raise self.err(self.name, "batch norm in eval mode",
+                           "Call model.train() before exporting.")
         if weight is None or bias is None or rmean is None or rvar is None:
-            raise self.err(name, "batch norm without affine parameters or running statistics",
+            raise self.err(self.name, "batch norm without affine parameters or running statistics",
                            "Use nn.BatchNorm2d(affine=True, track_running_stats=True).")
         xv = self.v(x)
         c = (self.v(weight).shape, "f32")
@@ -446,20 +365,215 @@ class _Mapper:
                         {"epsilon": float(eps), "momentum": float(momentum), "feature_dim": 1})
         self.buffer_updates[rmean] = res[1]
         self.buffer_updates[rvar] = res[2]
-        self.env[node] = [res[0], res[3], res[4]]
+        return [res[0], res[3], res[4]]
+
+    def map_batch_norm_backward(self, node, a, shape, elem):
+        grad, x, weight, _rm, _rv, save_mean, save_invstd, train = a[:8]
+        if not train:
+            raise self.err(self.name, "batch norm in eval mode",
+                           "Call model.train() before exporting.")
+        xv = self.v(x)
+        w = self.v(weight)
+        return self.b.op("train.batch_norm_grad", [self.v(grad), xv, w, self.v(save_mean),
+                                                  self.v(save_invstd)],
+                         [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)])
+
+    def map_layer_norm(self, node, a, shape, elem):
+        x, normalized, weight, bias, eps = a[:5]
+        xv = self.v(x)
+        axis = len(xv.shape) - len(normalized)
+        if weight is None or bias is None:
+            raise self.err(self.name, "layer norm without weight and bias",
+                           "Use nn.LayerNorm(elementwise_affine=True).")
+        stat = (xv.shape[:axis], "f32")
+        return self.b.op("train.layer_norm", [xv, self.v(weight), self.v(bias)],
+                         [(xv.shape, xv.elem), stat, stat],
+                         {"axis": axis, "epsilon": float(eps)})
+
+    def map_layer_norm_backward(self, node, a, shape, elem):
+        grad, x, normalized, mean, rstd, weight, bias = a[:7]
+        xv = self.v(x)
+        w = self.v(weight)
+        return self.b.op("train.layer_norm_grad",
+                         [self.v(grad), xv, w, self.v(mean), self.v(rstd)],
+                         [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)],
+                         {"axis": len(xv.shape) - len(normalized)})
+
+    def map_max_pool(self, node, a, shape, elem):
+        x = self.v(a[0])
+        props = self.pool_props(a[1:])
+        out = self.b.op("train.max_pool2d", [x], [(shape, elem)] if shape else
+                        [(self.meta(node, 0))], props)
+        return [out, _Pending("max_pool_indices", x=x)]
+
+    def map_max_pool_backward(self, node, a, shape, elem):
+        grad, x = self.v(a[0]), self.v(a[1])
+        props = self.pool_props(a[2:])
+        return self.b.op("train.max_pool2d_grad", [grad, x], [(x.shape, x.elem)], props)
+
+    def avg_pool_props(self, a):
+        """avg_pool2d's (kernel, stride, padding, ceil_mode, count_include_pad,
+        divisor_override) as train pooling attributes: mp's average divides by
+        the full window, PyTorch's default count_include_pad=True."""
+        padding = a[2] if len(a) > 2 else [0, 0]
+        include_pad = a[4] if len(a) > 4 else True
+        divisor = a[5] if len(a) > 5 else None
+        if divisor is not None or (not include_pad and any(padding)):
+            raise self.err(self.name, "divisor_override or count_include_pad=False "
+                           "with padding", "Use nn.AvgPool2d's defaults.")
+        return self.pool_props((a[0], a[1] if len(a) > 1 else [], padding, [1, 1],
+                                a[3] if len(a) > 3 else False))
+
+    def map_avg_pool(self, node, a, shape, elem):
+        props = self.avg_pool_props(a[1:])
+        return self.b.op("train.avg_pool2d", [self.v(a[0])], [(shape, elem)], props)
+
+    def map_avg_pool_backward(self, node, a, shape, elem):
+        grad, x = self.v(a[0]), self.v(a[1])
+        props = self.avg_pool_props(a[2:])
+        return self.b.op("train.avg_pool2d_grad", [grad], [(x.shape, x.elem)], props)
+
+    def map_add_(self, node, a, shape, elem):
+        """num_batches_tracked += 1: not exported (the value stays)."""
+        if not self.names.get(a[0], "").endswith("num_batches_tracked"):
+            raise self.no_mapping(node.target)
+        return self.env[a[0]]
+
+    # --- shared pieces of the handlers ------------------------------------
+    def pool_props(self, a):
+        kernel = list(a[0])
+        strides = list(a[1]) if len(a) > 1 and a[1] else kernel
+        padding = list(a[2]) if len(a) > 2 else [0, 0]
+        dilation = list(a[3]) if len(a) > 3 else [1, 1]
+        ceil = a[4] if len(a) > 4 else False
+        if len(padding) == 1:
+            padding = padding * 2
+        if any(d != 1 for d in dilation) or ceil:
+            raise self.err(self.name, "dilated or ceil-mode pooling", "Use plain pooling.")
+        return {"layout": NCHW, "kernel": kernel, "strides": strides,
+                "padding": [padding[0], padding[0], padding[1], padding[1]]}
+
+    def check_nll(self, weight, reduction, ignore):
+        if weight is not None or reduction != 1:
+            raise self.err(self.name, "class weights or a reduction other than 'mean'",
+                           "Use F.cross_entropy(logits, labels) (mean, no weights).")
+
+    def conv_props(self, stride, padding, dilation, transposed, groups):
+        if transposed or groups != 1:
+            raise self.err(self.name, "transposed or grouped convolution",
+                           "Use nn.Conv2d with groups=1.")
+        if len(stride) != 2:
+            raise self.err(self.name, "a %d-D convolution" % len(stride), "Use nn.Conv2d.")
+        return {"layout": NCHW, "strides": list(stride),
+                "padding": [padding[0], padding[0], padding[1], padding[1]],
+                "dilations": list(dilation)}
 
 
-_UNARY = {aten.relu.default: "train.relu", aten.neg.default: "train.neg",
-          aten.exp.default: "train.exp", aten.log.default: "train.log",
-          aten.sqrt.default: "train.sqrt", aten.rsqrt.default: "train.rsqrt",
-          aten.tanh.default: "train.tanh", aten.sigmoid.default: "train.sigmoid",
-          aten.erf.default: "train.erf"}
-_BINARY = {aten.add.Tensor: "train.add", aten.sub.Tensor: "train.sub",
-           aten.mul.Tensor: "train.mul", aten.div.Tensor: "train.div",
-           aten.add.Scalar: "train.add", aten.mul.Scalar: "train.mul",
-           aten.div.Scalar: "train.div", aten.sub.Scalar: "train.sub",
-           aten.maximum.default: "train.maximum", aten.minimum.default: "train.minimum",
-           aten.pow.Tensor_Scalar: "train.pow"}
+def _elementwise(train_op, arity=1):
+    """The handler of a 1:1 op: `arity` tensor operands, one result."""
+    def handler(self, node, a, shape, elem):
+        return self.b.op(train_op, [self.v(x) for x in a[:arity]], [(shape, elem)])
+    return handler
+
+
+def _binary(train_op):
+    """The handler of a binary op with broadcasting and scalar operands (and
+    add/sub's `alpha`, which scales the right-hand side)."""
+    def handler(self, node, a, shape, elem):
+        alpha = node.kwargs.get("alpha", 1)
+        lhs = self.operand(a[0], shape, elem)
+        rhs = self.operand(a[1], shape, elem)
+        if alpha != 1:
+            rhs = self.b.op("train.mul", [rhs, self.fill(alpha, rhs)], [(shape, elem)])
+        return self.b.op(train_op, [lhs, rhs], [(shape, elem)])
+    return handler
+
+
+def _reduce(train_op, over_dims):
+    """The handler of sum/mean over the dims argument (and keepdim), or over
+    every dim."""
+    def handler(self, node, a, shape, elem):
+        if not over_dims:
+            return self.reduce(train_op, self.v(a[0]), [], False, shape)
+        keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
+        return self.reduce(train_op, self.v(a[0]), a[1], keep, shape)
+    return handler
+
+
+# Ops whose result is their first operand (a copy or a view of it).
+_IDENTITY = {aten.detach.default, aten.clone.default, aten.alias.default,
+             aten.lift_fresh_copy.default, aten._to_copy.default,
+             aten.contiguous.default}
+
+# aten op -> its handler (_Mapper.map_node calls it): every op that maps.
+_ATEN = {
+    aten.t.default: _Mapper.map_t,
+    aten.transpose.int: _Mapper.map_transpose,
+    aten.permute.default: _Mapper.map_permute,
+    aten.split.Tensor: _Mapper.map_split,
+    aten.cat.default: _Mapper.map_cat,
+    aten.view.default: _Mapper.map_view,
+    aten._unsafe_view.default: _Mapper.map_view,
+    aten._reshape_alias.default: _Mapper.map_view,
+    aten.reshape.default: _Mapper.map_view,
+    aten.unsqueeze.default: _Mapper.map_view,
+    aten.squeeze.dim: _Mapper.map_view,
+    aten.squeeze.default: _Mapper.map_view,
+    aten.flatten.using_ints: _Mapper.map_view,
+    aten.expand.default: _Mapper.map_expand,
+    aten.mm.default: _Mapper.map_mm,
+    aten.bmm.default: _Mapper.map_mm,
+    aten.addmm.default: _Mapper.map_addmm,
+    aten.relu.default: _elementwise("train.relu"),
+    aten.neg.default: _elementwise("train.neg"),
+    aten.exp.default: _elementwise("train.exp"),
+    aten.log.default: _elementwise("train.log"),
+    aten.sqrt.default: _elementwise("train.sqrt"),
+    aten.rsqrt.default: _elementwise("train.rsqrt"),
+    aten.tanh.default: _elementwise("train.tanh"),
+    aten.sigmoid.default: _elementwise("train.sigmoid"),
+    aten.erf.default: _elementwise("train.erf"),
+    aten.gelu.default: _Mapper.map_gelu,
+    aten.gelu_backward.default: _Mapper.map_gelu_backward,
+    aten.threshold_backward.default: _Mapper.map_threshold_backward,
+    aten.tanh_backward.default: _elementwise("train.tanh_grad", 2),
+    aten.sigmoid_backward.default: _elementwise("train.sigmoid_grad", 2),
+    aten.add.Tensor: _binary("train.add"),
+    aten.sub.Tensor: _binary("train.sub"),
+    aten.mul.Tensor: _binary("train.mul"),
+    aten.div.Tensor: _binary("train.div"),
+    aten.add.Scalar: _binary("train.add"),
+    aten.mul.Scalar: _binary("train.mul"),
+    aten.div.Scalar: _binary("train.div"),
+    aten.sub.Scalar: _binary("train.sub"),
+    aten.maximum.default: _binary("train.maximum"),
+    aten.minimum.default: _binary("train.minimum"),
+    aten.pow.Tensor_Scalar: _binary("train.pow"),
+    aten.sum.dim_IntList: _reduce("train.reduce_sum", over_dims=True),
+    aten.mean.dim: _reduce("train.reduce_mean", over_dims=True),
+    aten.sum.default: _reduce("train.reduce_sum", over_dims=False),
+    aten.mean.default: _reduce("train.reduce_mean", over_dims=False),
+    aten._log_softmax.default: _Mapper.map_log_softmax,
+    aten._softmax.default: _Mapper.map_softmax,
+    aten._softmax_backward_data.default: _Mapper.map_softmax_backward,
+    aten.nll_loss_forward.default: _Mapper.map_nll,
+    aten.ones_like.default: _Mapper.map_ones_like,
+    aten.nll_loss_backward.default: _Mapper.map_nll_backward,
+    aten._log_softmax_backward_data.default: _Mapper.map_log_softmax_backward,
+    aten.convolution.default: _Mapper.map_conv,
+    aten.convolution_backward.default: _Mapper.map_conv_backward,
+    aten.native_batch_norm.default: _Mapper.map_batch_norm,
+    aten.native_batch_norm_backward.default: _Mapper.map_batch_norm_backward,
+    aten.native_layer_norm.default: _Mapper.map_layer_norm,
+    aten.native_layer_norm_backward.default: _Mapper.map_layer_norm_backward,
+    aten.max_pool2d_with_indices.default: _Mapper.map_max_pool,
+    aten.max_pool2d_with_indices_backward.default: _Mapper.map_max_pool_backward,
+    aten.avg_pool2d.default: _Mapper.map_avg_pool,
+    aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
+    aten.add_.Tensor: _Mapper.map_add_,
+}
+if hasattr(aten, "_native_batch_norm_legit_functional"):  # newer PyTorch than 1.13
+    _ATEN[aten._native_batch_norm_legit_functional.default] = _Mapper.map_batch_norm
 
 
 def _modules_calling(model, tensors, example_x, op):
