@@ -206,7 +206,7 @@ double lossScaleFloor(const rt::Plan &plan) {
   bool scaled = false;
   for (const rt::KernelDesc &kernel : plan.kernels) {
     if (kernel.opId() == rt::OpId::MpUpdateScale)
-      return kernel.getFloat("min_scale", 0.0);
+      return kernel.getFloat(rt::AttrName::min_scale, 0.0);
     scaled |= kernel.opId() == rt::OpId::MpUnscaleAndCheck;
   }
   return scaled ? -1 : 0;

@@ -56,7 +56,7 @@ static bool isOihwFilter(const Plan &plan, uint32_t param) {
     bool takesFilter = kernel.opId() == OpId::TrainConv2d ||
                        kernel.opId() == OpId::TrainConv2dBackwardData;
     if (takesFilter && kernel.inputs.size() >= 2 && carries[kernel.inputs[1]]) {
-      const std::string *layout = kernel.getString("layout");
+      const std::string *layout = kernel.getString(AttrName::layout);
       return layout && *layout == "NCHW";
     }
   }

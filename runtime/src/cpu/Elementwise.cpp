@@ -189,7 +189,7 @@ ElementwiseFn elementwiseKernel(const KernelDesc &kernel) {
       {OpId::TrainSigmoidGrad, binary<sigmoidGradF>},
   };
   OpId op = kernel.opId();
-  bool tanhApprox = kernel.getFlag("tanh_approx");
+  bool tanhApprox = kernel.getFlag(AttrName::tanh_approx);
   if (op == OpId::TrainGelu)
     return tanhApprox ? unaryChunks<geluTanhChunk>
                       : unaryChunks<geluExactChunk>;
@@ -211,7 +211,7 @@ bool biasAdd(const KernelDesc &kernel, const std::vector<TensorView> &in,
     return false;
   const std::vector<int64_t> &shape = in[0].shape;
   int64_t rank = static_cast<int64_t>(shape.size());
-  int64_t dim = kernel.getInt("dim", -1);
+  int64_t dim = kernel.getInt(AttrName::dim, -1);
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank || in[1].shape[0] != shape[dim])
@@ -273,7 +273,7 @@ bool reduceLeading(const KernelDesc &kernel, bool mean,
   if (in.size() != 1 || out.size() != 1 || !isFloat(in[0].dtype) ||
       !(out[0].dtype == in[0].dtype || out[0].dtype == DType::F32))
     return false;
-  const std::vector<int64_t> *dims = kernel.getInts("dims");
+  const std::vector<int64_t> *dims = kernel.getInts(AttrName::dims);
   const std::vector<int64_t> &shape = in[0].shape;
   int64_t rank = static_cast<int64_t>(shape.size());
   if (!dims || dims->empty() || static_cast<int64_t>(dims->size()) > rank)
@@ -292,7 +292,7 @@ bool reduceLeading(const KernelDesc &kernel, bool mean,
   for (int64_t d = k; d < rank; ++d)
     cols *= shape[d];
   std::vector<int64_t> expected;
-  bool keep = kernel.getFlag("keep_dims");
+  bool keep = kernel.getFlag(AttrName::keep_dims);
   for (int64_t d = 0; d < rank; ++d)
     if (d >= k)
       expected.push_back(shape[d]);
@@ -369,7 +369,7 @@ bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) {
   if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
     return false;
-  const std::vector<int64_t> *perm = kernel.getInts("permutation");
+  const std::vector<int64_t> *perm = kernel.getInts(AttrName::permutation);
   const std::vector<int64_t> &shape = in[0].shape;
   size_t rank = shape.size();
   if (!perm || perm->size() != rank || rank < 2 ||

@@ -37,7 +37,7 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
   const TensorView &dy = in[0], &x = in[1], &scale = in[2], &mean = in[3],
                    &invStd = in[4];
   int64_t rank = static_cast<int64_t>(x.shape.size());
-  int64_t axis = kernel.getInt("axis", -1);
+  int64_t axis = kernel.getInt(AttrName::axis, -1);
   if (axis < 0)
     axis += rank;
   if (axis < 0 || axis >= rank)
@@ -138,7 +138,7 @@ struct FeatureSplit {
 bool featureSplit(const KernelDesc &kernel, const TensorView &x,
                   FeatureSplit &s) {
   int64_t rank = static_cast<int64_t>(x.shape.size());
-  int64_t dim = kernel.getInt("feature_dim", 1);
+  int64_t dim = kernel.getInt(AttrName::feature_dim, 1);
   if (dim < 0)
     dim += rank;
   if (rank < 2 || dim < 0 || dim >= rank)
@@ -188,8 +188,8 @@ void batchNormColumns(const KernelDesc &kernel, bool isGrad,
     return buf;
   };
   if (!isGrad) {
-    float epsilon = static_cast<float>(kernel.getFloat("epsilon", 1e-5));
-    float momentum = static_cast<float>(kernel.getFloat("momentum", 0.1));
+    float epsilon = static_cast<float>(kernel.getFloat(AttrName::epsilon, 1e-5));
+    float momentum = static_cast<float>(kernel.getFloat(AttrName::momentum, 0.1));
     std::vector<float> scale = widen(in[1]), offset = widen(in[2]),
                        runMean = widen(in[3]), runVar = widen(in[4]);
     cpu::parallelFor(features, grain, [&](int64_t begin, int64_t end) {
@@ -307,8 +307,8 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
   double count = static_cast<double>(s.outer * s.inner);
   size_t runFloats = static_cast<size_t>(s.inner);
   if (!isGrad) {
-    float epsilon = static_cast<float>(kernel.getFloat("epsilon", 1e-5));
-    float momentum = static_cast<float>(kernel.getFloat("momentum", 0.1));
+    float epsilon = static_cast<float>(kernel.getFloat(AttrName::epsilon, 1e-5));
+    float momentum = static_cast<float>(kernel.getFloat(AttrName::momentum, 0.1));
     std::vector<float> scale = widen(in[1]), offset = widen(in[2]),
                        runMean = widen(in[3]), runVar = widen(in[4]);
     parallelFor(s.features, 1, [&](int64_t begin, int64_t end) {

@@ -96,7 +96,7 @@ static bool matmulKey(const KernelDesc &kernel,
   key.relu = false;
   if (epilogue) {
     // An activation the reference does not know is its error to report.
-    const std::string *activation = kernel.getString("activation");
+    const std::string *activation = kernel.getString(AttrName::activation);
     if (activation && *activation != "none" && *activation != "relu")
       return false;
     key.relu = activation && *activation == "relu";
@@ -105,8 +105,8 @@ static bool matmulKey(const KernelDesc &kernel,
   size_t lr = l.size(), rr = r.size();
   if (lr < 2 || rr < 2 || (rr != 2 && rr != lr))
     return false;
-  key.transposeLhs = kernel.getFlag("transpose_lhs");
-  key.transposeRhs = kernel.getFlag("transpose_rhs");
+  key.transposeLhs = kernel.getFlag(AttrName::transpose_lhs);
+  key.transposeRhs = kernel.getFlag(AttrName::transpose_rhs);
   key.m = key.transposeLhs ? l[lr - 1] : l[lr - 2];
   key.k = key.transposeLhs ? l[lr - 2] : l[lr - 1];
   key.n = key.transposeRhs ? r[rr - 2] : r[rr - 1];

@@ -11,7 +11,7 @@ using namespace mp::rt;
 /// The resolved `axis` attribute (default -1) of a rank-`rank` operand, or
 /// -1 when out of range.
 static int64_t axisOf(const KernelDesc &kernel, int64_t rank) {
-  int64_t axis = kernel.getInt("axis", -1);
+  int64_t axis = kernel.getInt(AttrName::axis, -1);
   if (axis < 0)
     axis += rank;
   return axis >= 0 && axis < rank ? axis : -1;
@@ -32,7 +32,7 @@ static bool rowIndependent(const KernelDesc &kernel,
       op == OpId::TrainReduceMax) {
     // Reductions that keep dimension 0: each result row folds only its own
     // input row (leading-dimension sums are cpu/Elementwise.cpp's).
-    const std::vector<int64_t> *dims = kernel.getInts("dims");
+    const std::vector<int64_t> *dims = kernel.getInts(AttrName::dims);
     if (!dims || dims->empty())
       return false;
     for (int64_t d : *dims)

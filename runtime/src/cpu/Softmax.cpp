@@ -36,7 +36,7 @@ void cpu::runSoftmaxLastAxis(const KernelDesc &kernel,
     return;
   const TensorView &x = inputs[0], &y = outputs[0];
   int64_t rank = static_cast<int64_t>(x.shape.size());
-  int64_t axis = kernel.getInt("axis", -1);
+  int64_t axis = kernel.getInt(AttrName::axis, -1);
   if (axis < 0)
     axis += rank;
   if (rank == 0 || axis != rank - 1 || !isFloat(x.dtype) ||

@@ -21,7 +21,7 @@ Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
       {OpId::TrainSilu, Unary::Silu},
   };
   Unary kind = kinds.at(k.opId());
-  if (kind == Unary::Gelu && k.getFlag("tanh_approx"))
+  if (kind == Unary::Gelu && k.getFlag(AttrName::tanh_approx))
     kind = Unary::GeluTanh;
   return launched(
       k, unary(context(), kind, ref(in[0]), ref(out[0]), out[0].numElements()));
@@ -42,7 +42,7 @@ Status CudaBackend::runBinary(const KernelDesc &k, const Views &in,
 Status CudaBackend::runCompare(const KernelDesc &k, const Views &in,
                                const Views &out) {
   static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-  const std::string *name = k.getString("predicate");
+  const std::string *name = k.getString(AttrName::predicate);
   int p = 0;
   while (p < 6 && !(name && *name == names[p]))
     ++p;
@@ -67,7 +67,7 @@ Status CudaBackend::runActivationGrad(const KernelDesc &k, const Views &in,
                  : k.opId() == OpId::TrainTanhGrad    ? ActGrad::Tanh
                  : k.opId() == OpId::TrainSigmoidGrad ? ActGrad::Sigmoid
                  : k.opId() == OpId::TrainSiluGrad    ? ActGrad::Silu
-                 : k.getFlag("tanh_approx")     ? ActGrad::GeluTanh
+                 : k.getFlag(AttrName::tanh_approx)     ? ActGrad::GeluTanh
                                                 : ActGrad::Gelu;
   return launched(k, activationGrad(context(), kind, ref(in[0]), ref(in[1]),
                                     ref(out[0]), out[0].numElements()));
@@ -76,7 +76,7 @@ Status CudaBackend::runActivationGrad(const KernelDesc &k, const Views &in,
 Status CudaBackend::runBiasAdd(const KernelDesc &k, const Views &in,
                                const Views &out) {
   const std::vector<int64_t> &shape = in[0].shape;
-  int64_t dim = resolve(k.getInt("dim", -1), shape.size());
+  int64_t dim = resolve(k.getInt(AttrName::dim, -1), shape.size());
   if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
     return invalidArgument(k.op + ": 'dim' out of range");
   return launched(k, biasAdd(context(), ref(in[0]), ref(in[1]), ref(out[0]),
@@ -143,12 +143,12 @@ Status CudaBackend::runStateSelect(const KernelDesc &k, const Views &in,
 Status CudaBackend::runUpdateScale(const KernelDesc &k, const Views &in,
                                    const Views &out) {
   ScalerParams p;
-  p.growthInterval = k.getInt("growth_interval", 2000);
-  p.growthFactor = static_cast<float>(k.getFloat("growth_factor", 2.0));
-  p.backoffFactor = static_cast<float>(k.getFloat("backoff_factor", 0.5));
-  p.minScale = static_cast<float>(k.getFloat("min_scale", 0.0));
+  p.growthInterval = k.getInt(AttrName::growth_interval, 2000);
+  p.growthFactor = static_cast<float>(k.getFloat(AttrName::growth_factor, 2.0));
+  p.backoffFactor = static_cast<float>(k.getFloat(AttrName::backoff_factor, 0.5));
+  p.minScale = static_cast<float>(k.getFloat(AttrName::min_scale, 0.0));
   p.maxScale =
-      static_cast<float>(k.getFloat("max_scale", 3.4028234663852886e+38));
+      static_cast<float>(k.getFloat(AttrName::max_scale, 3.4028234663852886e+38));
   return launched(k, updateScale(context(), in[0].as<const float>(), ref(in[1]),
                                  in[2].as<const uint8_t>(), out[0].as<float>(),
                                  ref(out[1]), p));
@@ -162,11 +162,11 @@ Status CudaBackend::runSgd(const KernelDesc &k, const Views &in,
                            const Views &out) {
   SgdParams hp;
   hp.withMomentum = k.opId() == OpId::TrainSgdMomentum;
-  hp.lr = static_cast<float>(k.getFloat("lr", 0));
-  hp.weightDecay = static_cast<float>(k.getFloat("weight_decay", 0));
-  hp.momentum = static_cast<float>(k.getFloat("momentum", 0));
-  hp.keep = static_cast<float>(1 - k.getFloat("dampening", 0));
-  hp.nesterov = hp.withMomentum && k.getFlag("nesterov");
+  hp.lr = static_cast<float>(k.getFloat(AttrName::lr, 0));
+  hp.weightDecay = static_cast<float>(k.getFloat(AttrName::weight_decay, 0));
+  hp.momentum = static_cast<float>(k.getFloat(AttrName::momentum, 0));
+  hp.keep = static_cast<float>(1 - k.getFloat(AttrName::dampening, 0));
+  hp.nesterov = hp.withMomentum && k.getFlag(AttrName::nesterov);
   Ref none{nullptr, 0};
   return launched(k, sgd(context(), ref(in[0]), ref(in[1]),
                          hp.withMomentum ? ref(in[2]) : none, ref(out[0]),
@@ -178,11 +178,11 @@ Status CudaBackend::runAdam(const KernelDesc &k, const Views &in,
                             const Views &out) {
   AdamParams hp;
   hp.decoupled = k.opId() == OpId::TrainAdamw;
-  hp.lr = k.getFloat("lr", 0);
-  hp.beta1 = k.getFloat("beta1", 0.9);
-  hp.beta2 = k.getFloat("beta2", 0.999);
-  hp.epsilon = k.getFloat("epsilon", 1e-8);
-  hp.weightDecay = k.getFloat("weight_decay", hp.decoupled ? 0.01 : 0.0);
+  hp.lr = k.getFloat(AttrName::lr, 0);
+  hp.beta1 = k.getFloat(AttrName::beta1, 0.9);
+  hp.beta2 = k.getFloat(AttrName::beta2, 0.999);
+  hp.epsilon = k.getFloat(AttrName::epsilon, 1e-8);
+  hp.weightDecay = k.getFloat(AttrName::weight_decay, hp.decoupled ? 0.01 : 0.0);
   return launched(k, adam(context(), ref(in[0]), ref(in[1]), ref(in[2]),
                           ref(in[3]), ref(in[4]), ref(out[0]), ref(out[1]),
                           ref(out[2]), out[0].numElements(), hp));

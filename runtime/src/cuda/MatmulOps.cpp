@@ -21,7 +21,7 @@ Status CudaBackend::runMatmul(const KernelDesc &k, const Views &in,
 /// epilogue support for the dtypes and bias types would be.
 Status CudaBackend::runMatmulEpilogue(const KernelDesc &k, const Views &in,
                                       const Views &out) {
-  const std::string *activation = k.getString("activation");
+  const std::string *activation = k.getString(AttrName::activation);
   if (activation && *activation != "none" && *activation != "relu")
     return invalidArgument(k.op + " expects activation \"none\" or \"relu\"");
   bool relu = activation && *activation == "relu";
@@ -57,8 +57,8 @@ Status CudaBackend::gemmInto(const KernelDesc &k, const Views &in, void *out,
     return invalidArgument(k.op + " expects operands of rank >= 2");
   size_t lr = l.size(), rr = r.size();
   GemmProblem p;
-  p.transA = k.getFlag("transpose_lhs");
-  p.transB = k.getFlag("transpose_rhs");
+  p.transA = k.getFlag(AttrName::transpose_lhs);
+  p.transB = k.getFlag(AttrName::transpose_rhs);
   p.m = p.transA ? l[lr - 1] : l[lr - 2];
   p.k = p.transA ? l[lr - 2] : l[lr - 1];
   p.n = p.transB ? r[rr - 2] : r[rr - 1];

@@ -24,7 +24,7 @@ Status CudaBackend::runSoftmax(const KernelDesc &k, const Views &in,
                                const Views &out) {
   if (in[0].shape.empty())
     return invalidArgument(k.op + " expects a tensor of rank >= 1");
-  RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
+  RowsAround r = rowsAround(in[0].shape, k.getInt(AttrName::axis, -1));
   return launched(k, softmax(context(), k.opId() == OpId::TrainLogSoftmax, ref(in[0]),
                              ref(out[0]), r.outer, r.length, r.inner));
 }
@@ -33,7 +33,7 @@ Status CudaBackend::runSoftmaxGrad(const KernelDesc &k, const Views &in,
                                    const Views &out) {
   if (in[0].shape.empty())
     return invalidArgument(k.op + " expects a tensor of rank >= 1");
-  RowsAround r = rowsAround(in[0].shape, k.getInt("axis", -1));
+  RowsAround r = rowsAround(in[0].shape, k.getInt(AttrName::axis, -1));
   return launched(k, softmaxGrad(context(), k.opId() == OpId::TrainLogSoftmaxGrad,
                                  ref(in[0]), ref(in[1]), ref(out[0]), r.outer,
                                  r.length, r.inner));
@@ -68,7 +68,7 @@ Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
                               const Views &out) {
   const std::vector<int64_t> &shape = in[0].shape;
   size_t rank = shape.size();
-  const std::vector<int64_t> *dims = k.getInts("dims");
+  const std::vector<int64_t> *dims = k.getInts(AttrName::dims);
   if (!dims || rank > static_cast<size_t>(kMaxRank))
     return invalidArgument(
         k.op + " needs 'dims' and a rank <= " + std::to_string(kMaxRank));
@@ -107,20 +107,20 @@ Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
 Status CudaBackend::runLayerNorm(const KernelDesc &k, const Views &in,
                                  const Views &out) {
   const std::vector<int64_t> &shape = in[0].shape;
-  int64_t axis = resolve(k.getInt("axis", -1), shape.size());
+  int64_t axis = resolve(k.getInt(AttrName::axis, -1), shape.size());
   if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
     return invalidArgument(k.op + ": 'axis' out of range");
   return launched(
       k, layerNorm(context(), ref(in[0]), ref(in[1]), ref(in[2]), ref(out[0]),
                    ref(out[1]), ref(out[2]), product(shape, 0, axis),
                    product(shape, axis, shape.size()),
-                   static_cast<float>(k.getFloat("epsilon", 1e-5))));
+                   static_cast<float>(k.getFloat(AttrName::epsilon, 1e-5))));
 }
 
 Status CudaBackend::runLayerNormGrad(const KernelDesc &k, const Views &in,
                                      const Views &out) {
   const std::vector<int64_t> &shape = in[1].shape;
-  int64_t axis = resolve(k.getInt("axis", -1), shape.size());
+  int64_t axis = resolve(k.getInt(AttrName::axis, -1), shape.size());
   if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
     return invalidArgument(k.op + ": 'axis' out of range");
   return launched(k, layerNormGrad(context(), ref(in[0]), ref(in[1]),
@@ -133,7 +133,7 @@ Status CudaBackend::runLayerNormGrad(const KernelDesc &k, const Views &in,
 Status CudaBackend::runBatchNorm(const KernelDesc &k, const Views &in,
                                  const Views &out) {
   const std::vector<int64_t> &shape = in[0].shape;
-  int64_t dim = resolve(k.getInt("feature_dim", 1), shape.size());
+  int64_t dim = resolve(k.getInt(AttrName::feature_dim, 1), shape.size());
   if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
     return invalidArgument(k.op + ": 'feature_dim' out of range");
   return launched(
@@ -141,14 +141,14 @@ Status CudaBackend::runBatchNorm(const KernelDesc &k, const Views &in,
                    ref(in[4]), ref(out[0]), ref(out[1]), ref(out[2]),
                    ref(out[3]), ref(out[4]), product(shape, 0, dim), shape[dim],
                    product(shape, dim + 1, shape.size()),
-                   static_cast<float>(k.getFloat("epsilon", 1e-5)),
-                   static_cast<float>(k.getFloat("momentum", 0.1))));
+                   static_cast<float>(k.getFloat(AttrName::epsilon, 1e-5)),
+                   static_cast<float>(k.getFloat(AttrName::momentum, 0.1))));
 }
 
 Status CudaBackend::runBatchNormGrad(const KernelDesc &k, const Views &in,
                                      const Views &out) {
   const std::vector<int64_t> &shape = in[1].shape;
-  int64_t dim = resolve(k.getInt("feature_dim", 1), shape.size());
+  int64_t dim = resolve(k.getInt(AttrName::feature_dim, 1), shape.size());
   if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
     return invalidArgument(k.op + ": 'feature_dim' out of range");
   return launched(k, batchNormGrad(context(), ref(in[0]), ref(in[1]),

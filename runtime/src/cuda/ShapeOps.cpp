@@ -36,7 +36,7 @@ bool makeGather(const std::vector<int64_t> &shape,
 
 Status CudaBackend::runTranspose(const KernelDesc &k, const Views &in,
                                  const Views &out) {
-  const std::vector<int64_t> *perm = k.getInts("permutation");
+  const std::vector<int64_t> *perm = k.getInts(AttrName::permutation);
   const std::vector<int64_t> &shape = in[0].shape;
   if (!perm || perm->size() != shape.size())
     return invalidArgument(k.op + " needs a 'permutation' of its rank");
@@ -55,7 +55,7 @@ Status CudaBackend::runTranspose(const KernelDesc &k, const Views &in,
 
 Status CudaBackend::runBroadcast(const KernelDesc &k, const Views &in,
                                  const Views &out) {
-  const std::vector<int64_t> *dims = k.getInts("dims");
+  const std::vector<int64_t> *dims = k.getInts(AttrName::dims);
   const std::vector<int64_t> &x = in[0].shape, &result = out[0].shape;
   if (!dims || dims->size() != x.size())
     return invalidArgument(k.op + " needs 'dims' of the operand's rank");
@@ -77,8 +77,8 @@ Status CudaBackend::runBroadcast(const KernelDesc &k, const Views &in,
 Status CudaBackend::runSlice(const KernelDesc &k, const Views &in,
                              const Views &out) {
   const std::vector<int64_t> &x = in[0].shape;
-  const std::vector<int64_t> *offsets = k.getInts("offsets");
-  const std::vector<int64_t> *strideAttr = k.getInts("strides");
+  const std::vector<int64_t> *offsets = k.getInts(AttrName::offsets);
+  const std::vector<int64_t> *strideAttr = k.getInts(AttrName::strides);
   if (!offsets || offsets->size() != x.size() ||
       (strideAttr && strideAttr->size() != x.size()) ||
       out[0].shape.size() != x.size())
@@ -101,7 +101,7 @@ Status CudaBackend::runSlice(const KernelDesc &k, const Views &in,
 Status CudaBackend::runConcat(const KernelDesc &k, const Views &in,
                               const Views &out) {
   const std::vector<int64_t> &result = out[0].shape;
-  int64_t dim = resolve(k.getInt("dim", 0), result.size());
+  int64_t dim = resolve(k.getInt(AttrName::dim, 0), result.size());
   if (dim < 0 || dim >= static_cast<int64_t>(result.size()))
     return invalidArgument(k.op + ": 'dim' out of range");
   size_t size = dtypeSize(out[0].dtype);
@@ -126,7 +126,7 @@ Status CudaBackend::runConcat(const KernelDesc &k, const Views &in,
 Status CudaBackend::runFill(const KernelDesc &k, const Views &,
                             const Views &out) {
   return launched(k, fillBits(context(), out[0].data,
-                              bitsOf(out[0].dtype, k.getFloat("value", 0)),
+                              bitsOf(out[0].dtype, k.getFloat(AttrName::value, 0)),
                               dtypeSize(out[0].dtype), out[0].numElements()));
 }
 

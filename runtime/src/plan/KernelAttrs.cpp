@@ -11,24 +11,24 @@
 using namespace mp::rt;
 
 /// Returns the attribute `name` when present and of `kind`.
-static const Attr *findAttr(const KernelDesc &kernel, const std::string &name,
+static const Attr *findAttr(const KernelDesc &kernel, AttrName name,
                             Attr::Kind kind) {
-  auto it = kernel.attrs.find(name);
+  // Short names: the key fits std::string's inline buffer, no allocation.
+  auto it = kernel.attrs.find(attrName(name));
   if (it == kernel.attrs.end() || it->second.kind != kind)
     return nullptr;
   return &it->second;
 }
 
 /// The ODS default of `name` when the kernel lacks the attribute.
-static const AttrSchema *defaultOf(const KernelDesc &kernel,
-                                   const std::string &name) {
-  if (kernel.attrs.count(name))
+static const AttrSchema *defaultOf(const KernelDesc &kernel, AttrName name) {
+  if (kernel.attrs.count(attrName(name)))
     return nullptr;
   const AttrSchema *schema = findAttrSchema(kernel.opId(), name);
   return schema && schema->hasDefault ? schema : nullptr;
 }
 
-int64_t KernelDesc::getInt(const std::string &name, int64_t fallback) const {
+int64_t KernelDesc::getInt(AttrName name, int64_t fallback) const {
   const Attr *attr = findAttr(*this, name, Attr::Kind::Ints);
   if (attr && !attr->ints.empty())
     return attr->ints[0];
@@ -39,7 +39,7 @@ int64_t KernelDesc::getInt(const std::string &name, int64_t fallback) const {
              : fallback;
 }
 
-double KernelDesc::getFloat(const std::string &name, double fallback) const {
+double KernelDesc::getFloat(AttrName name, double fallback) const {
   const Attr *attr = findAttr(*this, name, Attr::Kind::Floats);
   if (attr && !attr->floats.empty())
     return attr->floats[0];
@@ -48,11 +48,13 @@ double KernelDesc::getFloat(const std::string &name, double fallback) const {
                                                    : fallback;
 }
 
-bool KernelDesc::getFlag(const std::string &name) const {
-  return getInt(name, 0) != 0;
+bool KernelDesc::getFlag(AttrName name) const { return getInt(name, 0) != 0; }
+
+bool KernelDesc::has(AttrName name) const {
+  return attrs.count(attrName(name)) != 0;
 }
 
-const std::vector<int64_t> *KernelDesc::getInts(const std::string &name) const {
+const std::vector<int64_t> *KernelDesc::getInts(AttrName name) const {
   const Attr *attr = findAttr(*this, name, Attr::Kind::Ints);
   if (attr)
     return &attr->ints;
@@ -68,7 +70,7 @@ const std::vector<int64_t> *KernelDesc::getInts(const std::string &name) const {
   return &it->second;
 }
 
-const std::string *KernelDesc::getString(const std::string &name) const {
+const std::string *KernelDesc::getString(AttrName name) const {
   const Attr *attr = findAttr(*this, name, Attr::Kind::String);
   if (attr)
     return &attr->str;

@@ -44,6 +44,20 @@ const AttrSchema *mp::rt::findAttrSchema(OpId id, std::string_view name) {
   return nullptr;
 }
 
+const AttrSchema *mp::rt::findAttrSchema(OpId id, AttrName name) {
+  if (id == OpId::Unknown)
+    return nullptr;
+  const OpSchema &op = opSchema(id);
+  for (size_t i = op.firstAttr; i < op.firstAttr + op.numAttrs; ++i)
+    if (kAttrSchemas[i].id == name)
+      return &kAttrSchemas[i];
+  return nullptr;
+}
+
+const char *mp::rt::attrName(AttrName name) {
+  return kAttrNames[static_cast<size_t>(name)];
+}
+
 bool mp::rt::isKernelOp(OpId id) {
   if (id == OpId::Unknown)
     return false;

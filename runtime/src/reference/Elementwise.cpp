@@ -44,7 +44,7 @@ static Status runUnary(const KernelDesc &, const Views &in, const Views &out) {
 
 
 static Status runGelu(const KernelDesc &k, const Views &in, const Views &out) {
-  return k.getFlag("tanh_approx") ? runUnary<geluTanh>(k, in, out)
+  return k.getFlag(AttrName::tanh_approx) ? runUnary<geluTanh>(k, in, out)
                                   : runUnary<geluExact>(k, in, out);
 }
 
@@ -100,7 +100,7 @@ enum class Predicate { Eq, Ne, Lt, Le, Gt, Ge };
 
 static Status getPredicate(const KernelDesc &k, Predicate &predicate) {
   static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-  const std::string *name = k.getString("predicate");
+  const std::string *name = k.getString(AttrName::predicate);
   for (int i = 0; name && i < 6; ++i)
     if (*name == names[i]) {
       predicate = static_cast<Predicate>(i);
@@ -206,7 +206,7 @@ static Status runActivationGrad(const KernelDesc &, const Views &in,
 
 static Status runGeluGrad(const KernelDesc &k, const Views &in,
                           const Views &out) {
-  return k.getFlag("tanh_approx")
+  return k.getFlag(AttrName::tanh_approx)
              ? runActivationGrad<geluGradTanhF>(k, in, out)
              : runActivationGrad<geluGradExactF>(k, in, out);
 }
@@ -222,7 +222,7 @@ static Status checkBiasAdd(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(checkSameType(k, in[0], "x", out[0], "result"));
   MP_RETURN_IF_ERROR(checkDType(k, in[1], in[0].dtype, "bias"));
   int64_t dim;
-  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt("dim", -1),
+  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt(AttrName::dim, -1),
                                 static_cast<int64_t>(in[0].shape.size()), "dim",
                                 dim));
   return checkShape(k, in[1], {in[0].shape[dim]}, "bias");
@@ -233,7 +233,7 @@ static Status runBiasAdd(const KernelDesc &k, const Views &in,
   const Shape &shape = in[0].shape;
   int64_t rank = static_cast<int64_t>(shape.size());
   int64_t dim;
-  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt("dim", -1), rank, "dim", dim));
+  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt(AttrName::dim, -1), rank, "dim", dim));
   int64_t outer = product(shape, 0, dim), channels = shape[dim];
   int64_t inner = product(shape, dim + 1, rank);
   FloatIn x(in[0]), bias(in[1]);

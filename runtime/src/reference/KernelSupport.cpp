@@ -98,15 +98,16 @@ Status ref::resolveDim(const KernelDesc &kernel, int64_t dim, int64_t rank,
                                  std::to_string(rank));
 }
 
-Status ref::getArray(const KernelDesc &kernel, const char *name, size_t size,
+Status ref::getArray(const KernelDesc &kernel, AttrName name, size_t size,
                      Shape &values) {
   const Shape *attr = kernel.getInts(name);
   if (!attr)
     return kernelError(kernel, std::string("needs the integer array "
                                            "attribute '") +
-                                   name + "'");
+                                   attrName(name) + "'");
   if (size && attr->size() != size)
-    return kernelError(kernel, std::string("expects '") + name + "' with " +
+    return kernelError(kernel, std::string("expects '") + attrName(name) +
+                                   "' with " +
                                    std::to_string(size) + " entries but got " +
                                    std::to_string(attr->size()));
   values = *attr;

@@ -75,7 +75,7 @@ Status checkAccumulator(const KernelDesc &kernel, const TensorView &in,
 Status resolveDim(const KernelDesc &kernel, int64_t dim, int64_t rank,
                   const char *what, int64_t &resolved);
 /// A required dense-array attribute, with `size` entries (any when 0).
-Status getArray(const KernelDesc &kernel, const char *name, size_t size,
+Status getArray(const KernelDesc &kernel, AttrName name, size_t size,
                 Shape &values);
 
 //===----------------------------------------------------------------------===//

@@ -21,8 +21,8 @@ static Status getMatmulDims(const KernelDesc &kernel, const Views &in,
     return kernelError(kernel, "expects operands of rank >= 2 but got " +
                                    formatShape(l) + " and " + formatShape(r));
   size_t lr = l.size(), rr = r.size();
-  dims.transposeLhs = kernel.getFlag("transpose_lhs");
-  dims.transposeRhs = kernel.getFlag("transpose_rhs");
+  dims.transposeLhs = kernel.getFlag(AttrName::transpose_lhs);
+  dims.transposeRhs = kernel.getFlag(AttrName::transpose_rhs);
   dims.m = dims.transposeLhs ? l[lr - 1] : l[lr - 2];
   dims.k = dims.transposeLhs ? l[lr - 2] : l[lr - 1];
   int64_t k2 = dims.transposeRhs ? r[rr - 1] : r[rr - 2];
@@ -86,7 +86,7 @@ static Status runMatmul(const KernelDesc &k, const Views &in,
 //===----------------------------------------------------------------------===//
 
 static Status getActivation(const KernelDesc &k, bool &relu) {
-  const std::string *activation = k.getString("activation");
+  const std::string *activation = k.getString(AttrName::activation);
   std::string name = activation ? *activation : "none";
   if (name != "none" && name != "relu")
     return kernelError(k, "expects activation \"none\" or \"relu\" but got \"" +

@@ -162,11 +162,11 @@ struct ScalerParams {
 } // namespace
 
 static Status getScalerParams(const KernelDesc &k, ScalerParams &p) {
-  p.growthInterval = k.getInt("growth_interval", 2000);
-  double growth = k.getFloat("growth_factor", 2.0);
-  double backoff = k.getFloat("backoff_factor", 0.5);
-  double lo = k.getFloat("min_scale", 0.0);
-  double hi = k.getFloat("max_scale", 3.4028234663852886e+38);
+  p.growthInterval = k.getInt(AttrName::growth_interval, 2000);
+  double growth = k.getFloat(AttrName::growth_factor, 2.0);
+  double backoff = k.getFloat(AttrName::backoff_factor, 0.5);
+  double lo = k.getFloat(AttrName::min_scale, 0.0);
+  double hi = k.getFloat(AttrName::max_scale, 3.4028234663852886e+38);
   if (p.growthInterval < 1)
     return kernelError(k, "expects growth_interval >= 1");
   if (!(growth >= 1) || !(backoff > 0 && backoff < 1) || !(lo >= 0 && lo <= hi))

@@ -40,7 +40,7 @@ static Status getFeatureSplit(const KernelDesc &k, const TensorView &x,
                               formatShape(x.shape));
   int64_t dim;
   MP_RETURN_IF_ERROR(
-      resolveDim(k, k.getInt("feature_dim", 1), rank, "feature_dim", dim));
+      resolveDim(k, k.getInt(AttrName::feature_dim, 1), rank, "feature_dim", dim));
   split = {product(x.shape, 0, dim), x.shape[dim],
            product(x.shape, dim + 1, rank)};
   return Status::ok();
@@ -77,8 +77,8 @@ static Status checkBatchNorm(const KernelDesc &k, const Views &in,
                                       {&out[2], "new_running_var"},
                                       {&out[3], "saved_mean"},
                                       {&out[4], "saved_inv_std"}}));
-  double epsilon = k.getFloat("epsilon", 1e-5);
-  double momentum = k.getFloat("momentum", 0.1);
+  double epsilon = k.getFloat(AttrName::epsilon, 1e-5);
+  double momentum = k.getFloat(AttrName::momentum, 0.1);
   if (!(epsilon > 0))
     return kernelError(k, "expects a positive epsilon");
   if (!(momentum >= 0 && momentum <= 1))
@@ -96,8 +96,8 @@ Status ref::runBatchNormWith(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(checkBatchNorm(k, in, out));
   Split s;
   MP_RETURN_IF_ERROR(getFeatureSplit(k, in[0], s));
-  float epsilon = static_cast<float>(k.getFloat("epsilon", 1e-5));
-  float momentum = static_cast<float>(k.getFloat("momentum", 0.1));
+  float epsilon = static_cast<float>(k.getFloat(AttrName::epsilon, 1e-5));
+  float momentum = static_cast<float>(k.getFloat(AttrName::momentum, 0.1));
   FloatIn x(in[0]), scale(in[1]), offset(in[2]), runMean(in[3]), runVar(in[4]);
   FloatOut y(out[0]), newMean(out[1]), newVar(out[2]), savedMean(out[3]),
       savedInvStd(out[4]);
@@ -197,7 +197,7 @@ static Status getLayerSplit(const KernelDesc &k, const TensorView &x,
                             Split &split, Shape &normalized, Shape &rows) {
   int64_t rank = static_cast<int64_t>(x.shape.size());
   int64_t axis;
-  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt("axis", -1), rank, "axis", axis));
+  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt(AttrName::axis, -1), rank, "axis", axis));
   normalized.assign(x.shape.begin() + axis, x.shape.end());
   rows.assign(x.shape.begin(), x.shape.begin() + axis);
   split = {product(x.shape, 0, axis), product(x.shape, axis, rank), 1};
@@ -228,7 +228,7 @@ static Status checkLayerNorm(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(checkArity(k, in, out, 3, 3));
   MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
   MP_RETURN_IF_ERROR(checkSameType(k, in[0], "x", out[0], "y"));
-  if (!(k.getFloat("epsilon", 1e-5) > 0))
+  if (!(k.getFloat(AttrName::epsilon, 1e-5) > 0))
     return kernelError(k, "expects a positive epsilon");
   return checkLayerTensors(k, in[0], in[1], {{&in[2], "offset"}}, out[1],
                            out[2]);
@@ -239,7 +239,7 @@ static Status runLayerNorm(const KernelDesc &k, const Views &in,
   Split s;
   Shape normalized, rows;
   MP_RETURN_IF_ERROR(getLayerSplit(k, in[0], s, normalized, rows));
-  float epsilon = static_cast<float>(k.getFloat("epsilon", 1e-5));
+  float epsilon = static_cast<float>(k.getFloat(AttrName::epsilon, 1e-5));
   FloatIn x(in[0]), scale(in[1]), offset(in[2]);
   FloatOut y(out[0]), meanOut(out[1]), invStdOut(out[2]);
   int64_t d = s.features;

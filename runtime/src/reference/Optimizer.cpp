@@ -29,25 +29,21 @@ static Status checkSameAsParam(const KernelDesc &k, const Views &in,
   return Status::ok();
 }
 
-/// A hyper-parameter: `fallback` when absent (nullptr: required), and in
-/// [lo, hi] (or [lo, hi) with `hiOpen`).
-static Status getHyper(const KernelDesc &k, const char *name,
-                       const double *fallback, double lo, double hi,
-                       bool hiOpen, double &value) {
-  auto it = k.attrs.find(name);
-  bool present = it != k.attrs.end() && it->second.kind == Attr::Kind::Floats &&
-                 !it->second.floats.empty();
-  if (!present && !fallback)
-    return kernelError(k,
-                       std::string("needs the float attribute '") + name + "'");
-  value = present ? it->second.floats[0] : *fallback;
+/// A hyper-parameter: the attribute or its ODS default (required when the
+/// op has none), in [lo, hi] (or [lo, hi) with `hiOpen`).
+static Status getHyper(const KernelDesc &k, AttrName name, double lo,
+                       double hi, bool hiOpen, double &value) {
+  const AttrSchema *schema = findAttrSchema(k.opId(), name);
+  bool known = k.has(name) || (schema && schema->hasDefault);
+  if (!known)
+    return kernelError(k, std::string("needs the float attribute '") +
+                              attrName(name) + "'");
+  value = k.getFloat(name, 0.0);
   if (value >= lo && (hiOpen ? value < hi : value <= hi))
     return Status::ok();
-  return kernelError(k, std::string("'") + name + "' = " +
+  return kernelError(k, std::string("'") + attrName(name) + "' = " +
                             std::to_string(value) + " is out of range");
 }
-
-static const double kZero = 0.0;
 
 //===----------------------------------------------------------------------===//
 // sgd and sgd_momentum
@@ -62,17 +58,17 @@ struct SgdParams {
 
 static Status getSgdParams(const KernelDesc &k, bool withMomentum,
                            SgdParams &p) {
-  MP_RETURN_IF_ERROR(getHyper(k, "lr", nullptr, 0, HUGE_VAL, true, p.lr));
+  MP_RETURN_IF_ERROR(getHyper(k, AttrName::lr, 0, HUGE_VAL, true, p.lr));
   MP_RETURN_IF_ERROR(
-      getHyper(k, "weight_decay", &kZero, 0, HUGE_VAL, true, p.weightDecay));
+      getHyper(k, AttrName::weight_decay, 0, HUGE_VAL, true, p.weightDecay));
   p.momentum = p.dampening = 0;
   p.nesterov = false;
   if (!withMomentum)
     return Status::ok();
-  MP_RETURN_IF_ERROR(getHyper(k, "momentum", nullptr, 0, 1, false, p.momentum));
+  MP_RETURN_IF_ERROR(getHyper(k, AttrName::momentum, 0, 1, false, p.momentum));
   MP_RETURN_IF_ERROR(
-      getHyper(k, "dampening", &kZero, 0, 1, false, p.dampening));
-  p.nesterov = k.getFlag("nesterov");
+      getHyper(k, AttrName::dampening, 0, 1, false, p.dampening));
+  p.nesterov = k.getFlag(AttrName::nesterov);
   if (p.nesterov && (p.momentum == 0 || p.dampening != 0))
     return kernelError(
         k, "nesterov momentum needs a positive momentum and zero dampening");
@@ -143,19 +139,16 @@ struct AdamParams {
 };
 } // namespace
 
-static Status getAdamParams(const KernelDesc &k, bool decoupled,
-                            AdamParams &p) {
-  static const double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8,
-                      adamwDecay = 0.01;
-  MP_RETURN_IF_ERROR(getHyper(k, "lr", nullptr, 0, HUGE_VAL, true, p.lr));
-  MP_RETURN_IF_ERROR(getHyper(k, "beta1", &beta1, 0, 1, true, p.beta1));
-  MP_RETURN_IF_ERROR(getHyper(k, "beta2", &beta2, 0, 1, true, p.beta2));
+static Status getAdamParams(const KernelDesc &k, AdamParams &p) {
+  MP_RETURN_IF_ERROR(getHyper(k, AttrName::lr, 0, HUGE_VAL, true, p.lr));
+  MP_RETURN_IF_ERROR(getHyper(k, AttrName::beta1, 0, 1, true, p.beta1));
+  MP_RETURN_IF_ERROR(getHyper(k, AttrName::beta2, 0, 1, true, p.beta2));
   MP_RETURN_IF_ERROR(
-      getHyper(k, "epsilon", &epsilon, 0, HUGE_VAL, true, p.epsilon));
+      getHyper(k, AttrName::epsilon, 0, HUGE_VAL, true, p.epsilon));
   if (!(p.epsilon > 0))
     return kernelError(k, "expects a positive epsilon");
-  return getHyper(k, "weight_decay", decoupled ? &adamwDecay : &kZero, 0,
-                  HUGE_VAL, true, p.weightDecay);
+  return getHyper(k, AttrName::weight_decay, 0, HUGE_VAL, true,
+                  p.weightDecay);
 }
 
 template <bool Decoupled>
@@ -170,13 +163,13 @@ static Status checkAdam(const KernelDesc &k, const Views &in,
     MP_RETURN_IF_ERROR(checkIndex(k, step, "step (i32, i64 or f32)"));
   MP_RETURN_IF_ERROR(checkShape(k, step, {}, "step"));
   AdamParams p;
-  return getAdamParams(k, Decoupled, p);
+  return getAdamParams(k, p);
 }
 
 Status ref::getAdamRule(const KernelDesc &k, bool decoupled, double t,
                         AdamRule &rule) {
   AdamParams hp;
-  MP_RETURN_IF_ERROR(getAdamParams(k, decoupled, hp));
+  MP_RETURN_IF_ERROR(getAdamParams(k, hp));
   if (!(t >= 1))
     return kernelError(k, "expects step >= 1 but got " + std::to_string(t));
   rule = adamRuleAt(hp.lr, hp.beta1, hp.beta2, hp.epsilon, hp.weightDecay,

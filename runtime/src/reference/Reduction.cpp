@@ -16,7 +16,7 @@ using namespace mp::rt::ref;
 static Status getReduction(const KernelDesc &k, const TensorView &x,
                            std::vector<bool> &reduced, Shape &resultShape) {
   Shape dims;
-  MP_RETURN_IF_ERROR(getArray(k, "dims", 0, dims));
+  MP_RETURN_IF_ERROR(getArray(k, AttrName::dims, 0, dims));
   int64_t rank = static_cast<int64_t>(x.shape.size());
   reduced.assign(rank, false);
   for (int64_t dim : dims) {
@@ -27,7 +27,7 @@ static Status getReduction(const KernelDesc &k, const TensorView &x,
                          "reduces dimension " + std::to_string(d) + " twice");
     reduced[d] = true;
   }
-  bool keepDims = k.getFlag("keep_dims");
+  bool keepDims = k.getFlag(AttrName::keep_dims);
   resultShape.clear();
   for (int64_t d = 0; d < rank; ++d)
     if (!reduced[d])

@@ -90,7 +90,7 @@ static Status getTransposeSteps(const KernelDesc &k, const Views &in,
                                 const Views &out, Shape &steps) {
   const Shape &shape = in[0].shape;
   Shape perm;
-  MP_RETURN_IF_ERROR(getArray(k, "permutation", shape.size(), perm));
+  MP_RETURN_IF_ERROR(getArray(k, AttrName::permutation, shape.size(), perm));
   std::vector<bool> seen(shape.size(), false);
   Shape expected;
   Shape strides = stridesOf(shape);
@@ -131,7 +131,7 @@ static Status getBroadcastSteps(const KernelDesc &k, const Views &in,
                                 const Views &out, Shape &steps) {
   const Shape &x = in[0].shape, &result = out[0].shape;
   Shape dims;
-  MP_RETURN_IF_ERROR(getArray(k, "dims", x.size(), dims));
+  MP_RETURN_IF_ERROR(getArray(k, AttrName::dims, x.size(), dims));
   Shape strides = stridesOf(x);
   steps.assign(result.size(), 0);
   int64_t previous = -1;
@@ -176,9 +176,9 @@ static Status getSliceSteps(const KernelDesc &k, const Views &in,
   const Shape &x = in[0].shape, &result = out[0].shape;
   MP_RETURN_IF_ERROR(checkRank(k, out[0], x.size(), "result"));
   Shape offsets, strides(x.size(), 1);
-  MP_RETURN_IF_ERROR(getArray(k, "offsets", x.size(), offsets));
-  if (k.getInts("strides"))
-    MP_RETURN_IF_ERROR(getArray(k, "strides", x.size(), strides));
+  MP_RETURN_IF_ERROR(getArray(k, AttrName::offsets, x.size(), offsets));
+  if (k.getInts(AttrName::strides))
+    MP_RETURN_IF_ERROR(getArray(k, AttrName::strides, x.size(), strides));
   Shape xStrides = stridesOf(x);
   base = 0;
   steps.assign(x.size(), 0);
@@ -221,10 +221,10 @@ static Status runSlice(const KernelDesc &k, const Views &in, const Views &out) {
 static Status getConcatDim(const KernelDesc &k, const Views &in,
                            const Views &out, int64_t &dim) {
   const Shape &result = out[0].shape;
-  if (!k.getInts("dim"))
+  if (!k.getInts(AttrName::dim))
     return kernelError(k, "needs the integer attribute 'dim'");
   MP_RETURN_IF_ERROR(resolveDim(
-      k, k.getInt("dim", 0), static_cast<int64_t>(result.size()), "dim", dim));
+      k, k.getInt(AttrName::dim, 0), static_cast<int64_t>(result.size()), "dim", dim));
   int64_t total = 0;
   for (size_t i = 0; i < in.size(); ++i) {
     const Shape &shape = in[i].shape;
@@ -282,11 +282,9 @@ static Status runConcat(const KernelDesc &k, const Views &in,
 static Status checkFill(const KernelDesc &k, const Views &in,
                         const Views &out) {
   MP_RETURN_IF_ERROR(checkArity(k, in, out, 0, 1));
-  auto it = k.attrs.find("value");
-  if (it == k.attrs.end() || it->second.kind != Attr::Kind::Floats ||
-      it->second.floats.empty())
+  double value = k.getFloat(AttrName::value, NAN);
+  if (std::isnan(value) && !k.has(AttrName::value))
     return kernelError(k, "needs the float attribute 'value'");
-  double value = it->second.floats[0];
   if (isFloat(out[0].dtype))
     return Status::ok();
   double lo = out[0].dtype == DType::I1    ? 0
@@ -304,7 +302,7 @@ static Status checkFill(const KernelDesc &k, const Views &in,
 }
 
 static Status runFill(const KernelDesc &k, const Views &, const Views &out) {
-  double value = k.getFloat("value", 0);
+  double value = k.getFloat(AttrName::value, 0);
   int64_t n = out[0].numElements();
   if (isFloat(out[0].dtype)) {
     float rounded = out[0].dtype == DType::F32 ? static_cast<float>(value)

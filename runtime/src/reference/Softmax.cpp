@@ -29,7 +29,7 @@ struct Rows {
 static Status getRows(const KernelDesc &k, const Shape &shape, Rows &rows) {
   int64_t rank = static_cast<int64_t>(shape.size());
   int64_t axis;
-  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt("axis", -1), rank, "axis", axis));
+  MP_RETURN_IF_ERROR(resolveDim(k, k.getInt(AttrName::axis, -1), rank, "axis", axis));
   rows = {product(shape, 0, axis), shape[axis], product(shape, axis + 1, rank)};
   return Status::ok();
 }

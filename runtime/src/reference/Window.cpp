@@ -5,7 +5,7 @@ using namespace mp::rt;
 using namespace mp::rt::ref;
 
 Status ref::getLayout(const KernelDesc &kernel, Layout &layout) {
-  const std::string *name = kernel.getString("layout");
+  const std::string *name = kernel.getString(AttrName::layout);
   if (name && *name == "NCHW")
     layout = Layout::NCHW;
   else if (name && *name == "NHWC")
@@ -34,7 +34,7 @@ Filter ref::filterOf(const Shape &s, Layout layout) {
 }
 
 /// Reads an optional array attribute of `size` entries, each >= `min`.
-static Status getBoundedArray(const KernelDesc &kernel, const char *name,
+static Status getBoundedArray(const KernelDesc &kernel, AttrName name,
                               size_t size, int64_t min, bool required,
                               Shape &values) {
   if (!kernel.getInts(name) && !required)
@@ -42,7 +42,8 @@ static Status getBoundedArray(const KernelDesc &kernel, const char *name,
   MP_RETURN_IF_ERROR(getArray(kernel, name, size, values));
   for (int64_t v : values)
     if (v < min)
-      return kernelError(kernel, std::string("expects every '") + name +
+      return kernelError(kernel, std::string("expects every '") +
+                                     attrName(name) +
                                      "' entry to be >= " + std::to_string(min) +
                                      " but got " + std::to_string(v));
   return Status::ok();
@@ -56,13 +57,13 @@ static Status getWindow(const KernelDesc &kernel, bool isPool, Window &window) {
   Shape size{1, 1}, strides{1, 1}, padding{0, 0, 0, 0}, dilations{1, 1};
   if (isPool)
     MP_RETURN_IF_ERROR(
-        getBoundedArray(kernel, "kernel", 2, 1, /*required=*/true, size));
+        getBoundedArray(kernel, AttrName::kernel, 2, 1, /*required=*/true, size));
   MP_RETURN_IF_ERROR(
-      getBoundedArray(kernel, "strides", 2, 1, /*required=*/isPool, strides));
+      getBoundedArray(kernel, AttrName::strides, 2, 1, /*required=*/isPool, strides));
   MP_RETURN_IF_ERROR(
-      getBoundedArray(kernel, "padding", 4, 0, /*required=*/false, padding));
+      getBoundedArray(kernel, AttrName::padding, 4, 0, /*required=*/false, padding));
   if (!isPool)
-    MP_RETURN_IF_ERROR(getBoundedArray(kernel, "dilations", 2, 1,
+    MP_RETURN_IF_ERROR(getBoundedArray(kernel, AttrName::dilations, 2, 1,
                                        /*required=*/false, dilations));
   for (const Shape *values : {&size, &strides, &padding, &dilations})
     for (int64_t v : *values)

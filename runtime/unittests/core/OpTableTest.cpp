@@ -68,20 +68,20 @@ TEST(OpTableTest, SchemasComeFromTheOds) {
 
 TEST(OpTableTest, AbsentAttributesReadAsTheirOdsDefault) {
   KernelDesc k{"train.softmax", {0}, {1}, {}};
-  EXPECT_EQ(k.getInt("axis", 99), -1);
+  EXPECT_EQ(k.getInt(AttrName::axis, 99), -1);
   KernelDesc bn{"train.batch_norm", {0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}, {}};
-  EXPECT_EQ(bn.getFloat("epsilon", 99), 1e-5);
+  EXPECT_EQ(bn.getFloat(AttrName::epsilon, 99), 1e-5);
   KernelDesc conv{"train.conv2d", {0, 1}, {2}, {{"layout", str("NHWC")}}};
-  ASSERT_NE(conv.getInts("padding"), nullptr);
-  EXPECT_EQ(*conv.getInts("padding"), (std::vector<int64_t>{0, 0, 0, 0}));
-  EXPECT_EQ(*conv.getString("layout"), "NHWC");
+  ASSERT_NE(conv.getInts(AttrName::padding), nullptr);
+  EXPECT_EQ(*conv.getInts(AttrName::padding), (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_EQ(*conv.getString(AttrName::layout), "NHWC");
   KernelDesc epilogue{"mp.matmul_epilogue", {0, 1}, {2}, {}};
-  EXPECT_EQ(*epilogue.getString("activation"), "none");
-  EXPECT_FALSE(epilogue.getFlag("transpose_lhs"));
+  EXPECT_EQ(*epilogue.getString(AttrName::activation), "none");
+  EXPECT_FALSE(epilogue.getFlag(AttrName::transpose_lhs));
   // Present attributes win; names no schema has take the fallback.
   k.attrs["axis"] = ints({1});
-  EXPECT_EQ(k.getInt("axis", 99), 1);
-  EXPECT_EQ(k.getInt("nonesuch", 7), 7);
+  EXPECT_EQ(k.getInt(AttrName::axis, 99), 1);
+  EXPECT_EQ(k.getInt(AttrName::momentum, 7), 7); // not one of its attributes
 }
 
 TEST(OpTableTest, KernelsAreCheckedAgainstTheirSchema) {

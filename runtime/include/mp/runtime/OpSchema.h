@@ -21,8 +21,12 @@ namespace mp::rt {
 /// value) never reaches a kernel: such ops become plan constants.
 enum class AttrKind : uint8_t { Flag, Int, Ints, Float, String, Elements };
 
+/// Every attribute name of the ops (OpTable.h).
+enum class AttrName : uint16_t;
+
 struct AttrSchema {
   const char *name;
+  AttrName id; ///< the name as an AttrName
   AttrKind kind;
   /// Neither optional nor defaulted: every kernel of the op has it.
   bool required;

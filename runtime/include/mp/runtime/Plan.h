@@ -96,13 +96,15 @@ struct KernelDesc {
   static constexpr uint32_t kHoistedCastKernel = 1u << 1;
   static constexpr uint32_t kKnownFlags = kViewKernel | kHoistedCastKernel;
 
-  /// Typed attribute access for kernels: the attribute, else its ODS
-  /// default, else `fallback`.
-  int64_t getInt(const std::string &name, int64_t fallback) const;
-  double getFloat(const std::string &name, double fallback) const;
-  bool getFlag(const std::string &name) const; ///< unit/bool attributes
-  const std::vector<int64_t> *getInts(const std::string &name) const;
-  const std::string *getString(const std::string &name) const;
+  /// Typed attribute access for kernels, by the generated name (a
+  /// misspelt one does not compile): the attribute, else its ODS default,
+  /// else `fallback` (or null).
+  int64_t getInt(AttrName name, int64_t fallback) const;
+  double getFloat(AttrName name, double fallback) const;
+  bool getFlag(AttrName name) const; ///< unit/bool attributes
+  bool has(AttrName name) const;     ///< present in the kernel itself
+  const std::vector<int64_t> *getInts(AttrName name) const;
+  const std::string *getString(AttrName name) const;
 };
 
 /// The op named `name`; OpId::Unknown when there is none.
@@ -118,6 +120,8 @@ const char *opName(OpId id);
 bool isKernelOp(OpId id);
 /// The schema of attribute `name` of op `id`; null when it has none.
 const AttrSchema *findAttrSchema(OpId id, std::string_view name);
+const AttrSchema *findAttrSchema(OpId id, AttrName name);
+const char *attrName(AttrName name); ///< "axis"
 /// Checks `kernel` against its op's schema (the op is one plans run, its
 /// operand and result counts, each attribute known, of its kind, required
 /// ones present, enum values spelled as a case); the message names the op.
