@@ -5,7 +5,9 @@
 # ms/step of each and new/old. For "no step slower" checks of runtime
 # changes (docs/benchmarks.md):
 #   bench/ab_runtime.sh OLD_BIN NEW_BIN PLAN...
-# env: ROUNDS (default 3), STEPS (default 10), BACKEND (default cpu).
+# env: ROUNDS (default 3), STEPS (default 10), BACKEND (default cpu),
+# OLD_PLANS: a directory with the old runtime's plans of the same names
+# (after a plan format change, each side reads its own version).
 set -euo pipefail
 old=$1 new=$2
 shift 2
@@ -22,7 +24,9 @@ printf "%-40s %10s %10s %8s\n" plan "old ms" "new ms" new/old
 for plan in "$@"; do
   best_old="" best_new=""
   for ((r = 0; r < rounds; ++r)); do
-    a=$(ms "$old" "$plan"); b=$(ms "$new" "$plan")
+    old_plan=$plan
+    [[ -n ${OLD_PLANS:-} ]] && old_plan=$OLD_PLANS/$(basename "$plan")
+    a=$(ms "$old" "$old_plan"); b=$(ms "$new" "$plan")
     best_old=$(awk -v x="$a" -v y="${best_old:-1e30}" 'BEGIN{print (x < y) ? x : y}')
     best_new=$(awk -v x="$b" -v y="${best_new:-1e30}" 'BEGIN{print (x < y) ? x : y}')
   done

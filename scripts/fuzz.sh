@@ -20,15 +20,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MP_FUZZ_BUILD_DIR:-$root/build-fuzz}
 cmd=${1:-smoke}
 
-cc=""
-for candidate in clang-22 clang-19 clang-18 clang-16 clang-15 clang-14 clang; do
-  if command -v "$candidate" >/dev/null; then cc=$candidate; break; fi
-done
-if [[ -z $cc ]]; then
+. "$root/scripts/common.sh"
+if ! find_clang; then
   echo "fuzz: no clang found (apt install clang); the fuzz targets need libFuzzer"
   exit 77
 fi
-cxx=${cc/clang/clang++}
 fuzzer_lib=$("$cc" -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null || true)
 if [[ ! -f $fuzzer_lib ]] && ! "$cc" -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null <<<'int LLVMFuzzerTestOneInput(const char*d,long s){return 0;}'; then
   echo "fuzz: $cc has no libFuzzer runtime (apt install libclang-rt-dev or clang's full package)"
@@ -36,17 +32,8 @@ if [[ ! -f $fuzzer_lib ]] && ! "$cc" -fsanitize=fuzzer -x c /dev/null -o /dev/nu
 fi
 
 sanitizers="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
-if [[ ! -f $build/build.ninja ]]; then
-  launcher=()
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  fi
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-    -DCMAKE_C_FLAGS="$sanitizers" -DCMAKE_CXX_FLAGS="$sanitizers" \
-    -DMP_ENABLE_FUZZERS=ON -DMP_ENABLE_ONEDNN=OFF -DMP_ENABLE_CUDA=OFF \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "${launcher[@]}"
-fi
+configure_instrumented "$build" "$cc" "$cxx" "$sanitizers" \
+  -DMP_ENABLE_FUZZERS=ON -DMP_ENABLE_ONEDNN=OFF -DMP_ENABLE_CUDA=OFF
 targets=(plan safetensors json npy policy mlir)
 cmake --build "$build" -j "$(nproc)" --target $(printf 'mp-fuzz-%s ' "${targets[@]}")
 

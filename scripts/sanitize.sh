@@ -17,16 +17,12 @@
 # Extra ctest arguments: MP_SAN_CTEST_ARGS (e.g. "-R CpuBackend").
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/common.sh"
 compiler=${1:-gcc}
 case $compiler in
   gcc) cc=gcc; cxx=g++ ;;
   clang)
-    cc=""
-    for candidate in clang-22 clang-19 clang-18 clang-16 clang-15 clang-14 clang; do
-      if command -v "$candidate" >/dev/null; then cc=$candidate; break; fi
-    done
-    [[ -n $cc ]] || { echo "sanitize: no clang found (apt install clang)"; exit 77; }
-    cxx=${cc/clang/clang++} ;;
+    find_clang || { echo "sanitize: no clang found (apt install clang)"; exit 77; } ;;
   *) echo "usage: scripts/sanitize.sh [gcc|clang]" >&2; exit 2 ;;
 esac
 build=${MP_SAN_BUILD_DIR:-$root/build-san-$compiler}
@@ -37,19 +33,10 @@ if "$root/scripts/get-onednn.sh" "$prefix" >/dev/null; then
   onednn=(-DMP_ONEDNN_ROOT="$prefix")
 fi
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
-if [[ ! -f $build/build.ninja ]]; then
-  launcher=()
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  fi
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DMP_ENABLE_CUDA=OFF -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    "${onednn[@]}" "${launcher[@]}"
-fi
+configure_instrumented "$build" "$cc" "$cxx" "$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DMP_ENABLE_CUDA=OFF "${onednn[@]}"
 cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_odr_violation=0}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/scripts/lsan.supp:print_suppressions=0}
