@@ -4,9 +4,11 @@ the malformed ones the issue's fuzzing found trouble with.
 
     python3 fuzz/corpus/make_seeds.py
 """
+import io
 import json
 import os
 import struct
+import zipfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 
@@ -47,6 +49,20 @@ put("npy", "i64.npy", npy("<i8", (3,), struct.pack("<3q", 1, -2, 3)))
 put("npy", "f16-v2.npy", npy("<f2", (2,), struct.pack("<2H", 0x3C00, 0x7E00), version=2))
 put("npy", "overflow-shape.npy", npy("<f4", (0, 4611686018427387904, 4611686018427387904), b""))
 put("npy", "short-data.npy", npy("<f4", (100, 100), b"\0" * 12))
+
+
+def npz(arrays):
+    """An np.savez archive: stored members, zip64 local records."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, data in arrays.items():
+            with z.open(name + ".npy", "w", force_zip64=True) as f:
+                f.write(data)
+    return buffer.getvalue()
+
+
+put("npy", "two.npz", npz({"x": npy("<f4", (2, 2), struct.pack("<4f", 1, 2, 3, 4)),
+                           "y": npy("<i8", (2,), struct.pack("<2q", 0, 1))}))
 
 put("policy", "edits.json", json.dumps({"allow": {"add": ["train.relu"]},
                                          "deny": {"remove": ["train.exp"]}}))

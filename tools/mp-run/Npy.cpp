@@ -1,6 +1,8 @@
 //===- Npy.cpp - read .npy arrays -----------------------------------------===//
 #include "Npy.h"
 
+#include "mp/runtime/Tensor.h"
+
 #include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
@@ -44,13 +46,14 @@ static std::string headerField(const std::string &header,
                        end - at - (open == '\'' || open == '(' ? 1 : 0));
 }
 
-rt::StatusOr<Array> mp::run::readNpy(const std::string &path) {
+rt::StatusOr<std::vector<uint8_t>>
+mp::run::readDataFile(const std::string &path, const char *what) {
   struct stat info;
   if (::stat(path.c_str(), &info) != 0)
     return rt::notFound(path + ": cannot open the file: " +
                         std::strerror(errno));
   if (S_ISDIR(info.st_mode))
-    return rt::invalidArgument(path + ": is a directory, not a .npy file");
+    return rt::invalidArgument(path + ": is a directory, not " + what);
   if (!S_ISREG(info.st_mode))
     return rt::invalidArgument(path + ": not a regular file");
   std::ifstream in(path, std::ios::binary);
@@ -60,7 +63,14 @@ rt::StatusOr<Array> mp::run::readNpy(const std::string &path) {
                              std::istreambuf_iterator<char>());
   if (in.bad())
     return rt::dataLoss(path + ": cannot read the file");
-  return parseNpy(bytes, path);
+  return bytes;
+}
+
+rt::StatusOr<Array> mp::run::readNpy(const std::string &path) {
+  rt::StatusOr<std::vector<uint8_t>> bytes = readDataFile(path, "a .npy file");
+  if (!bytes.isOk())
+    return bytes.status();
+  return parseNpy(*bytes, path);
 }
 
 rt::StatusOr<Array> mp::run::parseNpy(const std::vector<uint8_t> &bytes,
@@ -139,6 +149,9 @@ rt::StatusOr<Array> mp::run::parseNpy(const std::vector<uint8_t> &bytes,
         double d;
         std::memcpy(&d, data + i * 8, 8);
         array.floats[i] = static_cast<float>(d);
+      } else if (width == 2) {
+        rt::TensorView half{rt::DType::F16, {}, const_cast<uint8_t *>(data)};
+        array.floats[i] = rt::loadFloat(half, i);
       } else {
         return fail("unsupported float width " + std::to_string(width));
       }

@@ -21,6 +21,11 @@ struct Array {
   int64_t rowSize() const;
 };
 
+/// A regular file's bytes; errors name `path` (`what`: "a .npy file", for
+/// a directory given instead).
+rt::StatusOr<std::vector<uint8_t>> readDataFile(const std::string &path,
+                                                const char *what);
+
 /// Reads a version 1/2/3 .npy file of little-endian f4/f8/f2, i1/i2/i4/i8,
 /// u1/u2/u4/u8 or b1 in C order. Errors name the file and the problem.
 rt::StatusOr<Array> readNpy(const std::string &path);

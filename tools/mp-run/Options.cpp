@@ -15,9 +15,13 @@ static const char *kUsage = R"(usage: mp-run PLAN [options]
 
 Trains the compiled step PLAN (from mp-compile) on data.
 
-data (one of):
-  --train-x FILE.npy       inputs, [samples, ...] floats
-  --train-y FILE.npy       labels, [samples] integers
+data (every input and label of the plan, matched by name; or --synthetic):
+  --data NAME=FILE.npy     the array for the plan's input or label NAME,
+                           [samples, ...] (repeat for each)
+  --data FILE.npz          every entry of an np.savez archive, by name
+  --data FILE.safetensors  every tensor of the file, by name
+  --train-x / --train-y FILE.npy
+                           the plan's one input / one label
   --synthetic              random inputs and labels instead
   --synthetic-samples N    how many (default 1024)
   --classes N              label range of --synthetic (default 10, or the
@@ -30,7 +34,8 @@ order:
   --no-shuffle             keep the data order
 evaluation:
   --eval-plan FILE         forward-only plan (mp-compile --eval)
-  --test-x / --test-y FILE held-out split, evaluated at the end
+  --eval-data SPEC         the held-out split, as --data (or --test-x /
+                           --test-y FILE), evaluated at the end
   --eval-every N           also every N steps
 state:
   --init-params FILE       initial params from a safetensors file
@@ -82,6 +87,8 @@ Options mp::run::parseOptions(int argc, char **argv) {
   Options o;
   using Setter = std::function<void(const std::string &)>;
   std::map<std::string, Setter> withValue = {
+      {"--data", [&](auto &v) { o.data.push_back(v); }},
+      {"--eval-data", [&](auto &v) { o.evalData.push_back(v); }},
       {"--train-x", [&](auto &v) { o.trainX = v; }},
       {"--train-y", [&](auto &v) { o.trainY = v; }},
       {"--classes", [&](auto &v) { o.classes = parseInt("--classes", v, 1); }},
@@ -158,16 +165,19 @@ Options mp::run::parseOptions(int argc, char **argv) {
   }
   if (o.plan.empty())
     usageError("no plan given");
-  if (o.synthetic == !(o.trainX.empty() && o.trainY.empty()))
-    usageError("give either --train-x and --train-y, or --synthetic");
-  if (!o.synthetic && (o.trainX.empty() || o.trainY.empty()))
-    usageError("--train-x and --train-y go together");
+  bool given = !o.data.empty() || !o.trainX.empty() || !o.trainY.empty();
+  if (o.synthetic == given)
+    usageError("give the data (--data, or --train-x and --train-y), or "
+               "--synthetic");
   if ((o.steps > 0) == (o.epochs > 0))
     usageError("give exactly one of --steps and --epochs");
-  if (!o.evalPlan.empty() && (o.testX.empty() || o.testY.empty()))
-    usageError("--eval-plan needs --test-x and --test-y");
-  if (o.evalPlan.empty() && (!o.testX.empty() || !o.testY.empty()))
-    usageError("--test-x/--test-y need --eval-plan");
+  bool evalGiven =
+      !o.evalData.empty() || !o.testX.empty() || !o.testY.empty();
+  if (!o.evalPlan.empty() && !evalGiven)
+    usageError("--eval-plan needs its data: --eval-data (or --test-x and "
+               "--test-y)");
+  if (o.evalPlan.empty() && evalGiven)
+    usageError("--eval-data/--test-x/--test-y need --eval-plan");
   if (o.evalEvery > 0 && o.evalPlan.empty())
     usageError("--eval-every needs --eval-plan");
   if (o.checkpointEvery > 0 && o.checkpoint.empty())

@@ -4,11 +4,15 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mp::run {
 
 struct Options {
   std::string plan;
+  /// --data specs (Dataset.h); --train-x / --train-y name the plan's one
+  /// input and one label.
+  std::vector<std::string> data, evalData;
   std::string trainX, trainY;
   bool synthetic = false;
   int64_t syntheticSamples = 1024;

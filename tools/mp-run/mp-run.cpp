@@ -32,6 +32,7 @@
 #include <exception>
 #include <map>
 #include <new>
+#include <tuple>
 #include <unistd.h>
 
 using namespace mp;
@@ -116,49 +117,88 @@ private:
 };
 
 /// Runs the evaluation plan on the whole test set with the training
-/// session's current state; returns {mean loss, accuracy}.
+/// session's current state; returns {mean loss, accuracy}. Accuracy
+/// compares the logits' argmax over their last dimension with the label
+/// the plan's cross-entropy reads, position by position (a [batch] label
+/// against [batch, classes] logits, a [batch, T] one against
+/// [batch, T, classes]); NaN without such a label.
 std::pair<double, double> evaluate(rt::Session &train, rt::Session &eval,
-                                   const Feeds &feeds, const Array &x,
-                                   const Array &y) {
+                                   const Feeds &feeds, const Dataset &data,
+                                   int64_t samples) {
   for (const rt::TensorInfo &info : eval.tensors()) {
     if (info.isOutput || !rt::isPersistent(info.kind))
       continue;
-    std::vector<uint8_t> data(info.byteSize);
-    check(train.getTensor(info.name, data.data(), data.size()));
-    check(eval.setTensor(info.name, info.dtype, info.shape, data.data(),
-                         data.size()));
+    std::vector<uint8_t> bytes(info.byteSize);
+    check(train.getTensor(info.name, bytes.data(), bytes.size()));
+    check(eval.setTensor(info.name, info.dtype, info.shape, bytes.data(),
+                         bytes.size()));
   }
   const rt::TensorInfo *logits = eval.findTensor("logits");
-  std::vector<int64_t> order = epochOrder(x.rows(), 0, 0, false);
-  int64_t batches = x.rows() / feeds.batch;
+  std::vector<int64_t> order = epochOrder(samples, 0, 0, false);
+  int64_t batches = samples / feeds.batch;
   double lossSum = 0;
-  int64_t correct = 0;
+  int64_t correct = 0, compared = 0;
   std::vector<uint8_t> raw(logits->byteSize);
   rt::TensorView view{logits->dtype, logits->shape, raw.data()};
-  int64_t classes = logits->shape[1];
+  int64_t classes = logits->shape.back();
+  const Feed *label = feeds.label >= 0 ? &feeds.feeds[feeds.label] : nullptr;
+  int64_t positions = classes > 0 ? view.numElements() / classes : 0;
+  bool comparable = label && positions == feeds.batch * label->sampleSize;
   for (int64_t b = 0; b < batches; ++b) {
-    check(feedBatch(eval, feeds, x, y, order, b));
+    check(feedBatch(eval, feeds, data, order, b));
     float loss = 0;
     check(eval.runStep(&loss));
     lossSum += loss;
+    if (!comparable)
+      continue;
     check(eval.getTensor("logits", raw.data(), raw.size()));
-    for (int64_t i = 0; i < feeds.batch; ++i) {
+    const std::vector<int64_t> &labels =
+        data.entries.at(label->info->name).array.ints;
+    for (int64_t p = 0; p < positions; ++p) {
       int64_t best = 0;
       for (int64_t c = 1; c < classes; ++c)
-        if (rt::loadFloat(view, i * classes + c) >
-            rt::loadFloat(view, i * classes + best))
+        if (rt::loadFloat(view, p * classes + c) >
+            rt::loadFloat(view, p * classes + best))
           best = c;
-      correct += best == y.ints[order[b * feeds.batch + i]];
+      int64_t sample = order[b * feeds.batch + p / label->sampleSize];
+      correct += best == labels[sample * label->sampleSize +
+                                p % label->sampleSize];
+      ++compared;
     }
   }
-  return {lossSum / batches,
-          static_cast<double>(correct) / (batches * feeds.batch)};
+  return {lossSum / batches, compared ? static_cast<double>(correct) / compared
+                                      : std::nan("")};
+}
+
+/// Reads `specs` (--data or --eval-data) into `data`, and `x` / `y`
+/// (--train-x / --train-y, or --test-x / --test-y: `flag`) as the arrays of
+/// the plan's one input and one label.
+void readData(Dataset &data, const Feeds &feeds,
+              const std::vector<std::string> &specs, const std::string &x,
+              const std::string &y, const std::string &flag) {
+  for (const std::string &spec : specs)
+    check(addToDataset(data, spec));
+  for (auto [path, kind, suffix] :
+       {std::tuple{x, rt::TensorKind::Input, "-x"},
+        std::tuple{y, rt::TensorKind::Label, "-y"}}) {
+    if (path.empty())
+      continue;
+    std::vector<std::string> names;
+    for (const Feed &feed : feeds.feeds)
+      if (feed.info->kind == kind)
+        names.push_back(feed.info->name);
+    const char *what = kind == rt::TensorKind::Input ? "input" : "label";
+    if (names.size() != 1)
+      die(flag + suffix + " feeds the plan's one " + what + ", but it has " +
+          std::to_string(names.size()) + " (" + feeds.list() +
+          "): give each with --data NAME=FILE.npy");
+    check(addToDataset(data, names[0] + "=" + path));
+  }
 }
 
 /// Checks up front that `eval` is the evaluation plan of `train`'s model:
 /// forward-only (it updates no state), every persistent tensor a twin of
-/// one of the training plan's (name, dtype, shape), a [batch, classes]
-/// output "logits".
+/// one of the training plan's (name, dtype, shape), an output "logits".
 void checkEvalPlan(const rt::Session &train, const rt::Session &eval,
                    const std::string &path) {
   for (const rt::ResultDesc &result : eval.plan().results)
@@ -182,8 +222,8 @@ void checkEvalPlan(const rt::Session &train, const rt::Session &eval,
           ": the two plans are of different models");
   }
   const rt::TensorInfo *logits = eval.findTensor("logits");
-  if (!logits || !logits->isOutput || logits->shape.size() != 2)
-    die(path + ": the evaluation plan has no [batch, classes] output "
+  if (!logits || !logits->isOutput || logits->shape.size() < 2)
+    die(path + ": the evaluation plan has no [batch, ..., classes] output "
                "'logits' (build it with mp-compile --eval)");
 }
 
@@ -322,17 +362,18 @@ static int runMain(int argc, char **argv) {
                    file.c_str());
   }
 
-  // The data: every file read and checked (sizes, labels in the plan's
-  // class range, no NaN or inf unless allowed).
-  Array x, y, testX, testY;
+  // The data: every file read and checked (entries matched to the plan's
+  // inputs and labels, sample shapes, one sample count, integers in the
+  // plan's ranges, no NaN or inf unless allowed).
+  Dataset data, testData;
+  int64_t samples = 0, testSamples = 0;
   if (opt.synthetic) {
-    check(makeSynthetic(x, y, feeds, opt.syntheticSamples, opt.classes,
+    check(makeSynthetic(data, feeds, opt.syntheticSamples, opt.classes,
                         opt.seed));
-    check(checkData(x, y, feeds, "--synthetic-samples", "--classes", true));
+    samples = take(checkData(data, feeds, true));
   } else {
-    x = take(readNpy(opt.trainX));
-    y = take(readNpy(opt.trainY));
-    check(checkData(x, y, feeds, opt.trainX, opt.trainY, opt.allowNonFinite));
+    readData(data, feeds, opt.data, opt.trainX, opt.trainY, "--train");
+    samples = take(checkData(data, feeds, opt.allowNonFinite));
   }
   std::unique_ptr<rt::Session> eval;
   Feeds evalFeeds;
@@ -341,10 +382,9 @@ static int runMain(int argc, char **argv) {
                                     opt.backend));
     checkEvalPlan(*session, *eval, opt.evalPlan);
     evalFeeds = take(findFeeds(*eval, opt.evalPlan));
-    testX = take(readNpy(opt.testX));
-    testY = take(readNpy(opt.testY));
-    check(checkData(testX, testY, evalFeeds, opt.testX, opt.testY,
-                    opt.allowNonFinite));
+    readData(testData, evalFeeds, opt.evalData, opt.testX, opt.testY,
+             "--test");
+    testSamples = take(checkData(testData, evalFeeds, opt.allowNonFinite));
   }
 
   // State: resume, or initialize (and optionally load initial params).
@@ -369,7 +409,7 @@ static int runMain(int argc, char **argv) {
           std::to_string(floor) + ")");
   }
 
-  int64_t batchesPerEpoch = x.rows() / feeds.batch;
+  int64_t batchesPerEpoch = samples / feeds.batch;
   if (opt.epochs > 0 && opt.epochs > INT64_MAX / batchesPerEpoch)
     die("--epochs " + std::to_string(opt.epochs) + " of " +
         std::to_string(batchesPerEpoch) + " batches is more steps than "
@@ -421,13 +461,16 @@ static int runMain(int argc, char **argv) {
   };
 
   auto runEval = [&](int64_t step) {
-    auto [evalLoss, accuracy] = evaluate(*session, *eval, evalFeeds, testX,
-                                         testY);
-    std::fprintf(stderr, "%seval step %lld: loss %.4f accuracy %.2f%% (%lld "
+    auto [evalLoss, accuracy] =
+        evaluate(*session, *eval, evalFeeds, testData, testSamples);
+    char shown[32] = "n/a (no class labels)";
+    if (!std::isnan(accuracy))
+      std::snprintf(shown, sizeof(shown), "%.2f%%", 100 * accuracy);
+    std::fprintf(stderr, "%seval step %lld: loss %.4f accuracy %s (%lld "
                          "samples)\n",
                  terminal ? "\n" : "", static_cast<long long>(step), evalLoss,
-                 100 * accuracy,
-                 static_cast<long long>(testX.rows() / evalFeeds.batch *
+                 shown,
+                 static_cast<long long>(testSamples / evalFeeds.batch *
                                         evalFeeds.batch));
     recordOrStop(metrics.record("eval", step, evalLoss, accuracy,
                                 session->scalerStats().scale,
@@ -445,10 +488,10 @@ static int runMain(int argc, char **argv) {
   for (int64_t step = start; step < totalSteps; ++step) {
     int64_t epoch = step / batchesPerEpoch;
     if (epoch != orderEpoch) {
-      order = epochOrder(x.rows(), opt.seed, epoch, opt.shuffle);
+      order = epochOrder(samples, opt.seed, epoch, opt.shuffle);
       orderEpoch = epoch;
     }
-    check(feedBatch(*session, feeds, x, y, order, step % batchesPerEpoch));
+    check(feedBatch(*session, feeds, data, order, step % batchesPerEpoch));
     rt::Status ran = session->runStep(&loss);
     if (!ran.isOk())
       stopWith(ran.message());

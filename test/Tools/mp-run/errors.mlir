@@ -26,9 +26,9 @@
 // PROFILE-NOT: (state copy)
 
 // MISSING: mp-run: error: {{.*}}nope.npy: cannot open the file
-// SHAPE: mp-run: error: {{.*}}x_wrong.npy: each sample has 10 values but the plan's input 'input0' takes 784 per sample
-// DTYPE: mp-run: error: {{.*}}x_int.npy: inputs must be floating point
-// LABELS: mp-run: error: {{.*}}y_short.npy: expected one label per sample of {{.*}}x784.npy (32)
+// SHAPE: mp-run: error: {{.*}}x_wrong.npy: samples of shape [10] (10 values), but the plan's input 'input0' (f32[32, 784]) takes [784] (784 values) per sample
+// DTYPE: mp-run: error: {{.*}}x_int.npy: integer data, but the plan's input 'input0' (f32[32, 784]) takes floating-point values
+// LABELS: mp-run: error: {{.*}}y_short.npy: 31 samples, but {{.*}}x784.npy has 32; every input and label needs one row per sample
 // CORRUPT: mp-run: error: {{.*}}corrupt.npy: not a readable .npy file
 // RANGE: mp-run: error: {{.*}}label
 // NEGATIVE: mp-run: error: {{.*}}y_neg.npy: label -1 in row 5 is outside the plan's classes [0, 10)

@@ -37,7 +37,7 @@
 // RUN: not mp-run %t/f32.plan --synthetic --synthetic-samples 99999999999 --steps 1 2>&1 | FileCheck %s --check-prefix=SAMPLES
 // SAMPLES: mp-run: error: --synthetic-samples takes an integer >= 1 and <= 2147483648
 // RUN: not mp-run %t/f32.plan --synthetic --synthetic-samples 2147483648 --steps 1 2>&1 | FileCheck %s --check-prefix=SAMPLES2
-// SAMPLES2: mp-run: error: --synthetic-samples 2147483648 of 784 values each is more than mp-run makes
+// SAMPLES2: mp-run: error: --synthetic-samples 2147483648 of 785 values each (every input and label) is more than mp-run makes
 // RUN: not mp-run %t/f32.plan --synthetic --epochs 9223372036854775807 2>&1 | FileCheck %s --check-prefix=EPOCHS
 // EPOCHS: mp-run: error: --epochs 9223372036854775807 of 32 batches is more steps than mp-run counts
 // RUN: not mp-run %t/f32.plan --synthetic --steps 1 --threads 4294967297 2>&1 | FileCheck %s --check-prefix=THREADS
