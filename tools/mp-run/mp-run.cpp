@@ -396,6 +396,13 @@ static int runMain(int argc, char **argv) {
     check(session->initParams(opt.seed));
     if (!opt.initParams.empty())
       check(rt::loadParams(*session, opt.initParams));
+    const rt::Plan &plan = session->plan();
+    for (uint32_t t = 0; t < plan.tensors.size() && opt.initParams.empty();
+         ++t)
+      if (rt::isFrozenBuffer(plan, t))
+        die(opt.plan + ": the frozen buffer '" + plan.tensors[t].name +
+            "' (the step only reads it) needs its value: give it with "
+            "--init-params FILE.safetensors (or --resume)");
   }
   double floor = lossScaleFloor(session->plan());
   if (session->scalerStats().dynamicScale) {

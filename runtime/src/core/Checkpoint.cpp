@@ -245,8 +245,10 @@ Status mp::rt::loadParams(Session &session, const std::string &path) {
   for (const TensorInfo &info : session.tensors()) {
     if (info.isOutput)
       continue;
+    // A frozen buffer's value is the file's: the step never makes one.
     if (info.kind == TensorKind::Param || info.kind == TensorKind::Buffer)
-      matcher.expect(info, info.kind == TensorKind::Buffer);
+      matcher.expect(info, info.kind == TensorKind::Buffer &&
+                               !isFrozenBuffer(session.plan(), info.tensor));
     else
       matcher.skip(info.name);
   }

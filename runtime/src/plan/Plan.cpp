@@ -128,3 +128,12 @@ mp::rt::checkedByteSize(const std::vector<int64_t> &shape, DType dtype) {
     return std::nullopt;
   return static_cast<uint64_t>(count) * size;
 }
+
+bool mp::rt::isFrozenBuffer(const Plan &plan, uint32_t id) {
+  if (id >= plan.tensors.size() || plan.tensors[id].kind != TensorKind::Buffer)
+    return false;
+  for (const ResultDesc &result : plan.results)
+    if (result.role == ResultRole::Buffer && result.state == id)
+      return false;
+  return true;
+}

@@ -1528,9 +1528,44 @@ func.func @buffer_arg_without_name(%m: tensor<3xf32> {train.role = "buffer"})
 
 // -----
 
-// expected-error @+1 {{buffer 'bn.running_mean' (argument #0) has no updated result}}
+// expected-error @+1 {{buffer 'bn.running_mean' (argument #0) has no updated result (mark it 'train.frozen' if the step only reads it)}}
 func.func @buffer_not_updated(%m: tensor<3xf32> {train.role = "buffer", train.name = "bn.running_mean"})
     -> (tensor<f32> {train.role = "loss"}) attributes {train.step} {
+  %l = train.fill 0.0 : tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 is marked 'train.frozen' but is a param; only buffers can be frozen}}
+func.func @frozen_param(%w: tensor<3xf32> {train.role = "param", train.name = "w", train.frozen})
+    -> (tensor<f32> {train.role = "loss"}, tensor<3xf32> {train.role = "param", train.name = "w"}) attributes {train.step} {
+  %l = train.fill 0.0 : tensor<f32>
+  return %l, %w : tensor<f32>, tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result #1 updates the frozen buffer 'pos' (argument #0); drop 'train.frozen' or the result}}
+func.func @frozen_buffer_updated(%p: tensor<3xf32> {train.role = "buffer", train.name = "pos", train.frozen})
+    -> (tensor<f32> {train.role = "loss"}, tensor<3xf32> {train.role = "buffer", train.name = "pos"}) attributes {train.step} {
+  %l = train.fill 0.0 : tensor<f32>
+  return %l, %p : tensor<f32>, tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #0: 'train.frozen' is a unit attribute of buffer arguments}}
+func.func @frozen_with_a_value(%p: tensor<3xf32> {train.role = "buffer", train.name = "pos", train.frozen = 1 : i64})
+    -> (tensor<f32> {train.role = "loss"}) attributes {train.step} {
+  %l = train.fill 0.0 : tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{result #0: 'train.frozen' is a unit attribute of buffer arguments}}
+func.func @frozen_result() -> (tensor<f32> {train.role = "loss", train.frozen}) attributes {train.step} {
   %l = train.fill 0.0 : tensor<f32>
   return %l : tensor<f32>
 }

@@ -22,6 +22,14 @@
 // RUN: not mp-run %t/seq.plan --data %t/seq_corrupt.npz --steps 1 2>&1 | FileCheck %s --check-prefix=CORRUPT
 // RUN: not mp-run %t/seq.plan --train-x %t/tokens.npy --train-y %t/targets.npy --data %t/seq.npz --steps 1 2>&1 | FileCheck %s --check-prefix=TWICE2
 // RUN: not mp-run %t/seq.plan --data %t/seq.txt --steps 1 2>&1 | FileCheck %s --check-prefix=SPEC
+// A frozen buffer: its value comes from --init-params (required), stays as
+// it is through training, and checkpoints keep it for --resume.
+// RUN: mp-compile %S/Inputs/frozen_scale.mlir --mixed-precision="policy=mixed_float16" -o %t/frozen.plan
+// RUN: not mp-run %t/frozen.plan --data %t/seq.npz --steps 1 2>&1 | FileCheck %s --check-prefix=FROZEN-NONE
+// RUN: not mp-run %t/frozen.plan --data %t/seq.npz --steps 1 --init-params %t/init_params_only.safetensors 2>&1 | FileCheck %s --check-prefix=FROZEN-MISSING
+// RUN: mp-run %t/frozen.plan --data %t/seq.npz --steps 20 --plain --init-params %t/init.safetensors --checkpoint %t/frozen.ckpt 2>&1 | FileCheck %s --check-prefix=NPZ-20
+// RUN: %python -c "import json,struct; b=open('%t/frozen.ckpt','rb').read(); n=struct.unpack('<Q',b[:8])[0]; h=json.loads(b[8:8+n]); o=h['logit_scale']['data_offsets']; print('logit_scale', h['logit_scale']['shape'], set(struct.unpack('<192f', b[8+n+o[0]:8+n+o[1]])))" | FileCheck %s --check-prefix=FROZEN-KEPT
+// RUN: mp-run %t/frozen.plan --data %t/seq.npz --steps 30 --plain --resume %t/frozen.ckpt 2>&1 | FileCheck %s --check-prefix=FROZEN-RESUMED
 
 // The task (target = token + 1 mod 6) is learnt: the loss falls from
 // ln 6 = 1.79, and the held-out accuracy compares the argmax of every
@@ -29,6 +37,7 @@
 // NPY: step 20/40 loss {{0\.[0-9]+|1\.[0-6][0-9]*}}
 // NPY: eval step 40: loss {{0\.[0-9]+}} accuracy {{[0-9.]+}}% (64 samples)
 // NPZ: step 40/40 loss {{0\.[0-9]+}}
+// NPZ-20: trained 20 steps (0 to 20)
 // EXTRA: trained 2 steps
 
 // MISSING: mp-run: error: the plan's label 'targets' (i64[8, 4]) has no data: give --data targets=FILE.npy
@@ -41,4 +50,8 @@
 // COMPRESSED: mp-run: error: {{.*}}seq_compressed.npz entry 'tokens.npy' is compressed (zip method 8); mp-run reads uncompressed archives: save with np.savez, not np.savez_compressed
 // CORRUPT: mp-run: error: {{.*}}seq_corrupt.npz entry '{{.*}}.npy': corrupt data (CRC-32 mismatch)
 // TWICE2: mp-run: error: --data: 'tokens' is given twice
+// FROZEN-NONE: mp-run: error: {{.*}}frozen.plan: the frozen buffer 'logit_scale' (the step only reads it) needs its value: give it with --init-params FILE.safetensors (or --resume)
+// FROZEN-MISSING: mp-run: error: {{.*}}init_params_only.safetensors' does not match the plan: missing from the file: 'logit_scale'
+// FROZEN-KEPT: logit_scale [32, 6] {2.0}
+// FROZEN-RESUMED: trained 10 steps (20 to 30)
 // SPEC: mp-run: error: --data '{{.*}}seq.txt': expected NAME=FILE.npy, FILE.npz or FILE.safetensors

@@ -87,6 +87,11 @@ llvm::StringRef getResultName(FunctionOpInterface fn, unsigned index) {
   return nameOf(fn.getResultAttrDict(index));
 }
 
+bool isFrozenArg(FunctionOpInterface fn, unsigned index) {
+  DictionaryAttr attrs = fn.getArgAttrDict(index);
+  return attrs && attrs.get(TrainDialect::kFrozenAttrName);
+}
+
 SmallVector<int> getUpdatedArguments(FunctionOpInterface fn) {
   llvm::DenseMap<std::pair<unsigned, StringRef>, int> argumentOf;
   for (unsigned a = 0, e = fn.getNumArguments(); a < e; ++a)
@@ -170,6 +175,12 @@ LogicalResult verifyTrainStep(FunctionOpInterface fn) {
       return fn.emitOpError() << "two " << stringifyRole(*role)
                               << " arguments are named '" << name << "'";
   }
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+    if (isFrozenArg(fn, i) && *getArgRole(fn, i) != Role::Buffer)
+      return fn.emitOpError()
+             << "argument #" << i << " is marked 'train.frozen' but is a "
+             << stringifyRole(*getArgRole(fn, i))
+             << "; only buffers can be frozen";
 
   std::optional<unsigned> lossIndex;
   ArrayRef<Type> resultTypes = fn.getResultTypes();
@@ -213,6 +224,11 @@ LogicalResult verifyTrainStep(FunctionOpInterface fn) {
       return fn.emitOpError() << "result #" << i << " ("
                               << stringifyRole(*role) << " '" << name
                               << "') updates no argument";
+    if (isFrozenArg(fn, arg->second))
+      return fn.emitOpError()
+             << "result #" << i << " updates the frozen buffer '" << name
+             << "' (argument #" << arg->second
+             << "); drop 'train.frozen' or the result";
     Type argType = fn.getArgumentTypes()[arg->second];
     if (argType != resultTypes[i])
       return fn.emitOpError()
@@ -226,11 +242,14 @@ LogicalResult verifyTrainStep(FunctionOpInterface fn) {
   // Walk arguments in order so that the first missing update is reported.
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
     Role role = *getArgRole(fn, i);
-    if (isPersistent(role) &&
+    if (isPersistent(role) && !isFrozenArg(fn, i) &&
         !resultByKey.count(keyOf(role, getArgName(fn, i))))
       return fn.emitOpError()
              << stringifyRole(role) << " '" << getArgName(fn, i)
-             << "' (argument #" << i << ") has no updated result";
+             << "' (argument #" << i << ") has no updated result"
+             << (role == Role::Buffer
+                     ? " (mark it 'train.frozen' if the step only reads it)"
+                     : "");
   }
   return success();
 }

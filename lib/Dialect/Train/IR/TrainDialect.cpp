@@ -38,7 +38,8 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute";
     return verifyTrainStep(fn);
   }
-  if (attr.getName() == kRoleAttrName || attr.getName() == kNameAttrName)
+  if (attr.getName() == kRoleAttrName || attr.getName() == kNameAttrName ||
+      attr.getName() == kFrozenAttrName)
     return op->emitError() << "'" << attr.getName().getValue()
                            << "' is only valid on function arguments and "
                               "results";
@@ -56,6 +57,13 @@ static LogicalResult verifyRoleAttr(Operation *op, NamedAttribute attr,
       return op->emitError() << what << index << ": '"
                              << TrainDialect::kNameAttrName
                              << "' must be a non-empty string";
+    return success();
+  }
+  if (attr.getName() == TrainDialect::kFrozenAttrName) {
+    if (!isArg || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << what << index << ": '"
+                             << TrainDialect::kFrozenAttrName
+                             << "' is a unit attribute of buffer arguments";
     return success();
   }
   if (attr.getName() != TrainDialect::kRoleAttrName)

@@ -186,6 +186,11 @@ struct Plan {
   Status validate() const;
 };
 
+/// Whether tensor `id` of `plan` is a frozen buffer: a buffer no result
+/// replaces (the step only reads it; `train.frozen` in the step). Its
+/// value comes from outside: initial params or a checkpoint.
+bool isFrozenBuffer(const Plan &plan, uint32_t id);
+
 /// Serializes / parses the binary plan format (docs/plan-format.md). The
 /// reader rejects a wrong magic, an unknown version, a truncated file, a
 /// checksum mismatch and an inconsistent plan with a DataLoss or

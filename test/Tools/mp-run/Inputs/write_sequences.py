@@ -63,6 +63,16 @@ with open(os.path.join(out, "seq.npz"), "rb") as f:
 corrupt[200] ^= 0xFF  # inside the first member's array data
 with open(os.path.join(out, "seq_corrupt.npz"), "wb") as f:
     f.write(corrupt)
+# Initial values for frozen_scale.mlir: the frozen buffer with them, and
+# without it.
+emb = [((i * 5) % 7 - 3) * 0.1 for i in range(48)]
+safetensors(os.path.join(out, "init.safetensors"),
+            {"tok_emb": ("F32", [6, 8], struct.pack("<48f", *emb)),
+             "head": ("F32", [8, 6], struct.pack("<48f", *reversed(emb))),
+             "logit_scale": ("F32", [32, 6], struct.pack("<192f", *([2.0] * 192)))})
+safetensors(os.path.join(out, "init_params_only.safetensors"),
+            {"tok_emb": ("F32", [6, 8], struct.pack("<48f", *emb)),
+             "head": ("F32", [8, 6], struct.pack("<48f", *reversed(emb)))})
 safetensors(os.path.join(out, "seq.safetensors"),
             {"tokens": ("I64", [n, t], struct.pack("<%dq" % (n * t), *tokens)),
              "targets": ("I32", [n, t], struct.pack("<%di" % (n * t), *targets))})

@@ -46,6 +46,10 @@ std::optional<Role> getResultRole(mlir::FunctionOpInterface fn,
 llvm::StringRef getArgName(mlir::FunctionOpInterface fn, unsigned index);
 llvm::StringRef getResultName(mlir::FunctionOpInterface fn, unsigned index);
 
+/// Whether argument `index` of `fn` is a frozen buffer (`train.frozen`):
+/// persistent, read by the step, never updated.
+bool isFrozenArg(mlir::FunctionOpInterface fn, unsigned index);
+
 /// For each result of `fn` with a persistent role, the argument it
 /// replaces (same role and name), or -1 when none does; -1 for the other
 /// results. Linear in the size of the signature.
@@ -56,7 +60,8 @@ bool isTrainStep(mlir::Operation *op);
 
 /// Verifies the role rules of a training-step function: every argument and
 /// result has a role, persistent arguments and results pair up one to one by
-/// name with equal types, there is exactly one scalar loss.
+/// name with equal types (a frozen buffer argument has no result), there is
+/// exactly one scalar loss.
 llvm::LogicalResult verifyTrainStep(mlir::FunctionOpInterface fn);
 
 } // namespace mp::train

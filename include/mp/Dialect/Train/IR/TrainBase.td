@@ -31,6 +31,9 @@ def Train_Dialect : Dialect {
     static constexpr llvm::StringLiteral kStepAttrName = "train.step";
     static constexpr llvm::StringLiteral kRoleAttrName = "train.role";
     static constexpr llvm::StringLiteral kNameAttrName = "train.name";
+    /// On a buffer argument: the step reads it and never changes it (a
+    /// frozen buffer has no updated result).
+    static constexpr llvm::StringLiteral kFrozenAttrName = "train.frozen";
   }];
 }
 
