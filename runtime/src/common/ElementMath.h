@@ -56,6 +56,23 @@ inline constexpr float kGeluCubic = 0.044715f;
 /// -inf gives NaN as x / (1 + e^-x) does in PyTorch.
 MP_HD inline float siluF(float x) { return x * sigmoidF(x); }
 
+/// x * relu6(x + 3) / 6 (hard swish); NaN stays NaN. The factor is
+/// divided first, so that x itself comes out for x >= 3 up to the largest
+/// float (PyTorch's x * r / 6 overflows to inf beyond 5.7e37).
+MP_HD inline float hardswishF(float x) {
+  float r = x + 3.0f;
+  r = r < 0.0f ? 0.0f : r > 6.0f ? 6.0f : r;
+  return x * (r / 6.0f);
+}
+/// x for x > 0, else negative_slope * x (NaN stays NaN).
+MP_HD inline float leakyReluF(float x, float slope) {
+  return x > 0.0f ? x : x * slope;
+}
+/// x for x > 0, else alpha * (e^x - 1), with expm1 for small |x|.
+MP_HD inline float eluF(float x, float alpha) {
+  return x > 0.0f ? x : alpha * expm1f(x);
+}
+
 MP_HD inline float geluExact(float x) {
   return 0.5f * x * (1.0f + erff(x * kSqrtHalf));
 }
@@ -142,6 +159,21 @@ MP_HD inline float sigmoidGradF(float g, float y) { return g * y * (1.0f - y); }
 MP_HD inline float siluGradF(float g, float x) {
   float s = sigmoidF(x);
   return g * s * (1.0f + x * (1.0f - s));
+}
+/// hardswish'(x): 0 below -3, x / 3 + 1/2 up to 3, 1 above (PyTorch's
+/// rule, which also gives g for a NaN x).
+MP_HD inline float hardswishGradF(float g, float x) {
+  return x < -3.0f ? 0.0f : x <= 3.0f ? g * (x / 3.0f + 0.5f) : g;
+}
+/// g for x > 0, else g * negative_slope (x = 0 takes the slope, as PyTorch).
+MP_HD inline float leakyReluGradF(float g, float x, float slope) {
+  return x > 0.0f ? g : g * slope;
+}
+/// g for x > 0, else g * (alpha * e^x): elu' from the forward input (the
+/// factor first: it is at most alpha, so a large finite g cannot overflow
+/// before e^x makes it small).
+MP_HD inline float eluGradF(float g, float x, float alpha) {
+  return x > 0.0f ? g : g * (alpha * expf(x));
 }
 MP_HD inline float geluGradExactF(float g, float x) {
   return g * geluExactDerivative(x);

@@ -14,7 +14,7 @@ namespace ref = mp::rt::ref;
 
 namespace {
 
-__device__ float applyUnary(Unary op, float x) {
+__device__ float applyUnary(Unary op, float x, float param) {
   switch (op) {
   case Unary::Neg:
     return ref::negF(x);
@@ -40,12 +40,18 @@ __device__ float applyUnary(Unary op, float x) {
     return ref::geluTanh(x);
   case Unary::Silu:
     return ref::siluF(x);
+  case Unary::Hardswish:
+    return ref::hardswishF(x);
+  case Unary::LeakyRelu:
+    return ref::leakyReluF(x, param);
+  case Unary::Elu:
+    return ref::eluF(x, param);
   }
   return x;
 }
 
-__global__ void unaryKernel(Unary op, Ref x, Ref y, int64_t n) {
-  MP_GRID_STRIDE(i, n) storeF(y, i, applyUnary(op, loadF(x, i)));
+__global__ void unaryKernel(Unary op, Ref x, Ref y, int64_t n, float param) {
+  MP_GRID_STRIDE(i, n) storeF(y, i, applyUnary(op, loadF(x, i), param));
 }
 
 __device__ float applyBinary(Binary op, float a, float b) {
@@ -108,7 +114,7 @@ __global__ void integerKernel(Binary op, Ref a, Ref b, Ref r, int64_t n,
 }
 
 __global__ void activationGradKernel(ActGrad op, Ref g, Ref saved, Ref r,
-                                     int64_t n) {
+                                     int64_t n, float param) {
   MP_GRID_STRIDE(i, n) {
     float grad = loadF(g, i), s = loadF(saved, i), v;
     switch (op) {
@@ -127,6 +133,16 @@ __global__ void activationGradKernel(ActGrad op, Ref g, Ref saved, Ref r,
     case ActGrad::Silu:
       v = ref::siluGradF(grad, s);
       break;
+    case ActGrad::Hardswish:
+      v = ref::hardswishGradF(grad, s);
+      break;
+    case ActGrad::LeakyRelu:
+      v = ref::leakyReluGradF(grad, s, param);
+      break;
+    case ActGrad::Elu:
+      v = ref::eluGradF(grad, s, param);
+      break;
+    case ActGrad::GeluTanh:
     default:
       v = ref::geluGradTanhF(grad, s);
     }
@@ -197,8 +213,9 @@ template <typename T> __global__ void fillKernel(T *out, T value, int64_t n) {
 
 } // namespace
 
-int mp::rt::cuda::unary(const Context &ctx, Unary op, Ref x, Ref y, int64_t n) {
-  unaryKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(op, x, y, n);
+int mp::rt::cuda::unary(const Context &ctx, Unary op, Ref x, Ref y, int64_t n,
+                        float param) {
+  unaryKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(op, x, y, n, param);
   return lastError();
 }
 
@@ -213,9 +230,9 @@ int mp::rt::cuda::binary(const Context &ctx, Binary op, Ref a, Ref b, Ref r,
 }
 
 int mp::rt::cuda::activationGrad(const Context &ctx, ActGrad op, Ref g,
-                                 Ref saved, Ref r, int64_t n) {
-  activationGradKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(op, g, saved,
-                                                                  r, n);
+                                 Ref saved, Ref r, int64_t n, float param) {
+  activationGradKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(
+      op, g, saved, r, n, param);
   return lastError();
 }
 

@@ -18,13 +18,18 @@ Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
       {OpId::TrainRsqrt, Unary::Rsqrt},     {OpId::TrainTanh, Unary::Tanh},
       {OpId::TrainSigmoid, Unary::Sigmoid}, {OpId::TrainErf, Unary::Erf},
       {OpId::TrainRelu, Unary::Relu},       {OpId::TrainGelu, Unary::Gelu},
-      {OpId::TrainSilu, Unary::Silu},
+      {OpId::TrainSilu, Unary::Silu},       {OpId::TrainHardswish, Unary::Hardswish},
+      {OpId::TrainLeakyRelu, Unary::LeakyRelu}, {OpId::TrainElu, Unary::Elu},
   };
   Unary kind = kinds.at(k.opId());
   if (kind == Unary::Gelu && k.getFlag(AttrName::tanh_approx))
     kind = Unary::GeluTanh;
-  return launched(
-      k, unary(context(), kind, ref(in[0]), ref(out[0]), out[0].numElements()));
+  float param =
+      kind == Unary::LeakyRelu ? k.getFloat(AttrName::negative_slope, 0.01)
+      : kind == Unary::Elu     ? k.getFloat(AttrName::alpha, 1.0)
+                               : 0.0f;
+  return launched(k, unary(context(), kind, ref(in[0]), ref(out[0]),
+                           out[0].numElements(), param));
 }
 
 Status CudaBackend::runBinary(const KernelDesc &k, const Views &in,
@@ -63,14 +68,25 @@ Status CudaBackend::runSelect(const KernelDesc &k, const Views &in,
 
 Status CudaBackend::runActivationGrad(const KernelDesc &k, const Views &in,
                                       const Views &out) {
-  ActGrad kind = k.opId() == OpId::TrainReluGrad      ? ActGrad::Relu
-                 : k.opId() == OpId::TrainTanhGrad    ? ActGrad::Tanh
-                 : k.opId() == OpId::TrainSigmoidGrad ? ActGrad::Sigmoid
-                 : k.opId() == OpId::TrainSiluGrad    ? ActGrad::Silu
-                 : k.getFlag(AttrName::tanh_approx)     ? ActGrad::GeluTanh
-                                                : ActGrad::Gelu;
+  static const std::unordered_map<OpId, ActGrad> kinds = {
+      {OpId::TrainReluGrad, ActGrad::Relu},
+      {OpId::TrainTanhGrad, ActGrad::Tanh},
+      {OpId::TrainSigmoidGrad, ActGrad::Sigmoid},
+      {OpId::TrainGeluGrad, ActGrad::Gelu},
+      {OpId::TrainSiluGrad, ActGrad::Silu},
+      {OpId::TrainHardswishGrad, ActGrad::Hardswish},
+      {OpId::TrainLeakyReluGrad, ActGrad::LeakyRelu},
+      {OpId::TrainEluGrad, ActGrad::Elu},
+  };
+  ActGrad kind = kinds.at(k.opId());
+  if (kind == ActGrad::Gelu && k.getFlag(AttrName::tanh_approx))
+    kind = ActGrad::GeluTanh;
+  float param =
+      kind == ActGrad::LeakyRelu ? k.getFloat(AttrName::negative_slope, 0.01)
+      : kind == ActGrad::Elu     ? k.getFloat(AttrName::alpha, 1.0)
+                                 : 0.0f;
   return launched(k, activationGrad(context(), kind, ref(in[0]), ref(in[1]),
-                                    ref(out[0]), out[0].numElements()));
+                                    ref(out[0]), out[0].numElements(), param));
 }
 
 Status CudaBackend::runBiasAdd(const KernelDesc &k, const Views &in,

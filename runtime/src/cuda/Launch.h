@@ -71,16 +71,31 @@ enum class Unary : int32_t {
   Gelu,
   GeluTanh,
   Silu,
+  Hardswish,
+  LeakyRelu, ///< param: the negative slope
+  Elu,       ///< param: alpha
 };
 enum class Binary : int32_t { Add, Sub, Mul, Div, Maximum, Minimum, Pow };
-enum class ActGrad : int32_t { Relu, Tanh, Sigmoid, Gelu, GeluTanh, Silu };
+enum class ActGrad : int32_t {
+  Relu,
+  Tanh,
+  Sigmoid,
+  Gelu,
+  GeluTanh,
+  Silu,
+  Hardswish,
+  LeakyRelu, ///< param: the negative slope
+  Elu,       ///< param: alpha
+};
 enum class Predicate : int32_t { Eq, Ne, Lt, Le, Gt, Ge };
 
-int unary(const Context &ctx, Unary op, Ref x, Ref y, int64_t n);
+/// `param`: the op's one float attribute where it has one.
+int unary(const Context &ctx, Unary op, Ref x, Ref y, int64_t n,
+          float param = 0);
 /// Float, i32 or i64 (integers wrap; division by zero is a data error).
 int binary(const Context &ctx, Binary op, Ref a, Ref b, Ref r, int64_t n);
 int activationGrad(const Context &ctx, ActGrad op, Ref g, Ref saved, Ref r,
-                   int64_t n);
+                   int64_t n, float param = 0);
 int compare(const Context &ctx, Predicate p, Ref a, Ref b, uint8_t *r,
             int64_t n);
 /// r[e] = cond[e] ? a[e] : b[e], elements of `size` bytes.

@@ -43,6 +43,29 @@ static Status runUnary(const KernelDesc &, const Views &in, const Views &out) {
 }
 
 
+/// A unary op with one float attribute `A` (leaky_relu's slope, elu's
+/// alpha), which must be finite.
+template <AttrName A>
+static Status checkParamUnary(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  MP_RETURN_IF_ERROR(checkUnary(k, in, out));
+  if (!std::isfinite(k.getFloat(A, 0.0)))
+    return kernelError(k, std::string("'") + attrName(A) + "' must be finite");
+  return Status::ok();
+}
+template <float (*F)(float, float), AttrName A>
+static Status runParamUnary(const KernelDesc &k, const Views &in,
+                            const Views &out) {
+  float param = static_cast<float>(k.getFloat(A, 0.0));
+  FloatIn x(in[0]);
+  FloatOut y(out[0]);
+  int64_t n = out[0].numElements();
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = F(x[i], param);
+  y.finish();
+  return Status::ok();
+}
+
 static Status runGelu(const KernelDesc &k, const Views &in, const Views &out) {
   return k.getFlag(AttrName::tanh_approx) ? runUnary<geluTanh>(k, in, out)
                                   : runUnary<geluExact>(k, in, out);
@@ -204,6 +227,27 @@ static Status runActivationGrad(const KernelDesc &, const Views &in,
   return Status::ok();
 }
 
+template <AttrName A>
+static Status checkParamActivationGrad(const KernelDesc &k, const Views &in,
+                                       const Views &out) {
+  MP_RETURN_IF_ERROR(checkActivationGrad(k, in, out));
+  if (!std::isfinite(k.getFloat(A, 0.0)))
+    return kernelError(k, std::string("'") + attrName(A) + "' must be finite");
+  return Status::ok();
+}
+template <float (*F)(float, float, float), AttrName A>
+static Status runParamActivationGrad(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  float param = static_cast<float>(k.getFloat(A, 0.0));
+  FloatIn g(in[0]), saved(in[1]);
+  FloatOut r(out[0]);
+  int64_t n = out[0].numElements();
+  for (int64_t e = 0; e < n; ++e)
+    r[e] = F(g[e], saved[e], param);
+  r.finish();
+  return Status::ok();
+}
+
 static Status runGeluGrad(const KernelDesc &k, const Views &in,
                           const Views &out) {
   return k.getFlag(AttrName::tanh_approx)
@@ -261,6 +305,12 @@ void ref::addElementwiseKernels(KernelTable &table) {
                    {OpId::TrainErf, checkUnary, runUnary<erfF>},
                    {OpId::TrainRelu, checkUnary, runUnary<reluF>},
                    {OpId::TrainSilu, checkUnary, runUnary<siluF>},
+                   {OpId::TrainHardswish, checkUnary, runUnary<hardswishF>},
+                   {OpId::TrainLeakyRelu,
+                    checkParamUnary<AttrName::negative_slope>,
+                    runParamUnary<leakyReluF, AttrName::negative_slope>},
+                   {OpId::TrainElu, checkParamUnary<AttrName::alpha>,
+                    runParamUnary<eluF, AttrName::alpha>},
                    {OpId::TrainGelu, checkUnary, runGelu},
                    {OpId::TrainAdd, checkNumericBinary, runBinary<AddOp>},
                    {OpId::TrainSub, checkNumericBinary, runBinary<SubOp>},
@@ -280,6 +330,15 @@ void ref::addElementwiseKernels(KernelTable &table) {
                    {OpId::TrainGeluGrad, checkActivationGrad, runGeluGrad},
                    {OpId::TrainSiluGrad, checkActivationGrad,
                     runActivationGrad<siluGradF>},
+                   {OpId::TrainHardswishGrad, checkActivationGrad,
+                    runActivationGrad<hardswishGradF>},
+                   {OpId::TrainLeakyReluGrad,
+                    checkParamActivationGrad<AttrName::negative_slope>,
+                    runParamActivationGrad<leakyReluGradF,
+                                           AttrName::negative_slope>},
+                   {OpId::TrainEluGrad,
+                    checkParamActivationGrad<AttrName::alpha>,
+                    runParamActivationGrad<eluGradF, AttrName::alpha>},
                    {OpId::TrainBiasAdd, checkBiasAdd, runBiasAdd},
                });
 }

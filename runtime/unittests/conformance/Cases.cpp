@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Conformance.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mp::rt;
@@ -175,6 +176,18 @@ void addVariants(std::vector<Case> &t) {
     c.dtypes = {DType::F32};
     t.push_back(c);
   }
+  {
+    // The ODS defaults: slope 0.01, alpha 1.
+    Case c = make("leaky_relu_default_slope", "train.leaky_relu",
+                  {data({7, 37}, -4, 4)}, {data({7, 37})}, {}, Agreement::Ulps,
+                  2);
+    c.oracle = [](auto &x) { return x[0] > 0 ? x[0] : 0.01 * x[0]; };
+    t.push_back(c);
+    c = make("elu_default_alpha", "train.elu", {data({7, 37}, -4, 4)},
+             {data({7, 37})}, {}, Agreement::Ulps, 4);
+    c.oracle = [](auto &x) { return x[0] > 0 ? x[0] : std::expm1(x[0]); };
+    t.push_back(c);
+  }
   t.push_back(make("log_softmax_axis0", "train.log_softmax",
                    {data({5, 33}, -8, 8)}, {data({5, 33})},
                    {{"axis", ints({0})}}, kSum, 4));
@@ -241,6 +254,15 @@ std::vector<Case> build() {
   t.push_back(unary("erf", [](auto &x) { return std::erf(x[0]); }, 4));
   t.push_back(unary("relu", [](auto &x) { return x[0] < 0 ? 0.0 : x[0]; }, 0));
   t.push_back(unary("silu", [](auto &x) { return x[0] * sigmoid(x[0]); }, 4));
+  t.push_back(unary("hardswish", [](auto &x) {
+    return x[0] * std::min(std::max(x[0] + 3, 0.0), 6.0) / 6;
+  }, 2));
+  t.push_back(unary("leaky_relu", [](auto &x) {
+    return x[0] > 0 ? x[0] : 0.2 * x[0];
+  }, 2, {{"negative_slope", floats({0.2})}}));
+  t.push_back(unary("elu", [](auto &x) {
+    return x[0] > 0 ? x[0] : 1.5 * std::expm1(x[0]);
+  }, 4, {{"alpha", floats({1.5})}}));
   {
     // 1 + erf(x / sqrt 2) cancels for x < -2: an f32 unit of erf is a
     // large relative error of the result there (as in PyTorch's f32 gelu).
@@ -307,6 +329,17 @@ std::vector<Case> build() {
     }, 6);
     c.absolute = 4; // 1 + x (1 - s) cancels near x = -1.3
     t.push_back(c);
+    c = activationGrad("hardswish_grad", [](auto &x) {
+      return x[1] < -3 ? 0.0 : x[1] <= 3 ? x[0] * (x[1] / 3 + 0.5) : x[0];
+    }, 2);
+    c.absolute = 2; // x / 3 + 1/2 cancels near x = -1.5
+    t.push_back(c);
+    t.push_back(activationGrad("leaky_relu_grad", [](auto &x) {
+      return x[1] > 0 ? x[0] : x[0] * 0.2;
+    }, 2, {{"negative_slope", floats({0.2})}}));
+    t.push_back(activationGrad("elu_grad", [](auto &x) {
+      return x[1] > 0 ? x[0] : x[0] * 1.5 * std::exp(x[1]);
+    }, 4, {{"alpha", floats({1.5})}}));
     c = activationGrad("gelu_grad", nullptr, 8);
     c.absolute = 4;
     t.push_back(c);

@@ -70,7 +70,8 @@ Cases elementwiseCases() {
       {"train.rsqrt", 0.05, 4}, {"train.tanh", -3, 3},
       {"train.sigmoid", -6, 6}, {"train.erf", -2, 2},
       {"train.relu", -2, 2},    {"train.gelu", -3, 3},
-      {"train.silu", -6, 6},
+      {"train.silu", -6, 6},    {"train.hardswish", -5, 5},
+      {"train.leaky_relu", -2, 2}, {"train.elu", -3, 3},
   };
   uint32_t seed = 1;
   for (DType d : kFloats) {
@@ -84,6 +85,17 @@ Cases elementwiseCases() {
                      "train.gelu",
                      {{"tanh_approx", ints({1})}},
                      {uniform(d, shape, seed++, -3, 3)},
+                     {{d, shape}}});
+    cases.push_back({nameOf("train.leaky_relu", d, "slope"),
+                     "train.leaky_relu",
+                     {{"negative_slope", floats({0.2})}},
+                     {uniform(d, shape, seed++, -2, 2)},
+                     {{d, shape}}});
+    cases.push_back({nameOf("train.elu_grad", d, "alpha"),
+                     "train.elu_grad",
+                     {{"alpha", floats({1.5})}},
+                     {uniform(d, shape, seed++, -2, 2),
+                      uniform(d, shape, seed++, -3, 3)},
                      {{d, shape}}});
     for (const char *op : {"train.add", "train.sub", "train.mul", "train.div",
                            "train.maximum", "train.minimum", "train.pow"}) {
@@ -118,7 +130,8 @@ Cases elementwiseCases() {
                      {{d, shape}}});
     for (const char *op : {"train.relu_grad", "train.tanh_grad",
                            "train.sigmoid_grad", "train.gelu_grad",
-                           "train.silu_grad"})
+                           "train.silu_grad", "train.hardswish_grad",
+                           "train.leaky_relu_grad", "train.elu_grad"})
       cases.push_back(
           {nameOf(op, d),
            op,

@@ -1870,3 +1870,27 @@ func.func @bn_zero_features(%x: tensor<4x0x2xf32>, %s: tensor<0xf32>) -> tensor<
   %y:5 = train.batch_norm %x, %s, %s, %s, %s : tensor<4x0x2xf32>, tensor<0xf32>
   return %y#0 : tensor<4x0x2xf32>
 }
+
+// -----
+
+func.func @leaky_relu_nan_slope(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.leaky_relu' op needs a finite 'negative_slope', got nan}}
+  %y = train.leaky_relu %x {negative_slope = 0x7FF8000000000000 : f64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @elu_grad_infinite_alpha(%g: tensor<4xf32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.elu_grad' op needs a finite 'alpha', got INF}}
+  %y = train.elu_grad %g, %x {alpha = 0x7FF0000000000000 : f64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @hardswish_grad_types(%g: tensor<4xf32>, %x: tensor<4xbf16>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %y = "train.hardswish_grad"(%g, %x) : (tensor<4xf32>, tensor<4xbf16>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

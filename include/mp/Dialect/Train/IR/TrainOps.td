@@ -125,6 +125,44 @@ def Train_SiluOp : Train_UnaryOp<"silu", "elementwise x * sigmoid(x) (SiLU, swis
   let precisionCategory = "Infer";
 }
 
+def Train_HardswishOp : Train_UnaryOp<"hardswish",
+    "elementwise x * relu6(x + 3) / 6 (hard swish)"> {
+  let precisionReason = [{
+    as `silu`, which it approximates: no reduction, one rounding of a product
+    (PyTorch autocast leaves `hardswish` to the input dtype)
+  }];
+  let precisionCategory = "Infer";
+}
+
+def Train_LeakyReluOp : Train_Op<"leaky_relu", [SameOperandsAndResultType]> {
+  let precisionReason = [{
+    elementwise, one rounding of `negative_slope * x` on the negative side,
+    no reduction (PyTorch autocast leaves `leaky_relu` to the input dtype)
+  }];
+  let precisionCategory = "Infer";
+  let summary = "elementwise x for x > 0, negative_slope * x otherwise";
+  let arguments = (ins Train_FloatTensor:$x,
+                       DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasVerifier = 1;
+}
+
+def Train_EluOp : Train_Op<"elu", [SameOperandsAndResultType]> {
+  let precisionReason = [{
+    unlike `exp` (deny: e^x overflows f16 above 11), e^x - 1 is taken of
+    x <= 0 only, within (-alpha, 0]: no overflow in 16 bits, no reduction
+    (PyTorch autocast leaves `elu` to the input dtype)
+  }];
+  let precisionCategory = "Infer";
+  let summary = "elementwise x for x > 0, alpha * (e^x - 1) otherwise (ELU)";
+  let arguments = (ins Train_FloatTensor:$x,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasVerifier = 1;
+}
+
 def Train_GeluOp : Train_Op<"gelu", [SameOperandsAndResultType]> {
   let precisionReason = [{
     TF infer list (Add, Mul, RealDiv, BiasAdd, Sqrt, Tanh(Grad),
@@ -233,7 +271,8 @@ def Train_SelectOp : Train_Op<"select", [
 }
 
 /// Activation gradients: (upstream gradient, saved forward tensor) -> grad.
-/// relu_grad, gelu_grad and silu_grad take the forward input; tanh_grad and
+/// relu_grad, gelu_grad, silu_grad, hardswish_grad, leaky_relu_grad and
+/// elu_grad take the forward input; tanh_grad and
 /// sigmoid_grad take the forward output, as TensorFlow's raw ops do.
 class Train_ActivationGradOp<string mnemonic, string what>
     : Train_Op<mnemonic, [SameOperandsAndResultType]> {
@@ -271,6 +310,32 @@ def Train_SiluGradOp : Train_ActivationGradOp<"silu_grad",
     "grad * silu'(x), with x the forward input"> {
   let precisionReason = [{as `sigmoid_grad` (TF infer list)}];
   let precisionCategory = "Infer";
+}
+def Train_HardswishGradOp : Train_ActivationGradOp<"hardswish_grad",
+    "grad * hardswish'(x), with x the forward input"> {
+  let precisionReason = [{as `silu_grad`: elementwise, no reduction}];
+  let precisionCategory = "Infer";
+}
+def Train_LeakyReluGradOp : Train_Op<"leaky_relu_grad",
+                                     [SameOperandsAndResultType]> {
+  let precisionReason = [{as `leaky_relu`: elementwise, no reduction}];
+  let precisionCategory = "Infer";
+  let summary = "grad for x > 0, grad * negative_slope otherwise (x: the input)";
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved,
+                       DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $saved attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+def Train_EluGradOp : Train_Op<"elu_grad", [SameOperandsAndResultType]> {
+  let precisionReason = [{as `elu`: elementwise, no reduction}];
+  let precisionCategory = "Infer";
+  let summary = "grad for x > 0, grad * alpha * e^x otherwise (x: the input)";
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $saved attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad",
     "grad * gelu'(x), with x the forward input"> {
