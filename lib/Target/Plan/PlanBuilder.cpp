@@ -192,12 +192,19 @@ private:
     for (unsigned i = 0, e = step.getNumResults(); i < e; ++i)
       if (train::getResultRole(step, i) == train::Role::Loss)
         loss = terminator->getOperand(i);
-    if (auto ce = loss.getDefiningOp<train::SparseCrossEntropyOp>())
+    // The loss op's prediction is the output "logits" (for the pointwise
+    // losses: the predictions or the binary logits).
+    Operation *lossOp = loss.getDefiningOp();
+    if (auto ce = dyn_cast_or_null<train::SparseCrossEntropyOp>(lossOp))
       logits = ce.getLogits();
+    else if (lossOp && isa<train::MseLossOp, train::BceWithLogitsLossOp,
+                           train::HuberLossOp>(lossOp))
+      logits = lossOp->getOperand(0);
     else
       return step.emitOpError()
-             << "an evaluation plan needs the loss to come from "
-                "train.sparse_cross_entropy (its logits are the output)";
+             << "an evaluation plan needs the loss to come from a loss op "
+                "(train.sparse_cross_entropy, mse_loss, bce_with_logits_loss, "
+                "huber_loss: its prediction is the output 'logits')";
     SmallVector<Value> work{loss, logits};
     while (!work.empty()) {
       Operation *op = work.pop_back_val().getDefiningOp();

@@ -258,6 +258,35 @@ MP_HD inline AdamRule adamRuleAt(double lr, double beta1, double beta2,
   return rule;
 }
 
+//===----------------------------------------------------------------------===//
+// Pointwise losses: one element's term and its derivative, in f64 (the
+// kernels sum the terms in f64 and round the mean, or each gradient, once)
+//===----------------------------------------------------------------------===//
+
+MP_HD inline double mseTerm(double x, double t) {
+  double d = x - t;
+  return d * d;
+}
+MP_HD inline double mseDerivative(double x, double t) { return 2 * (x - t); }
+/// max(x, 0) - x t + log(1 + e^-|x|): the form that never overflows.
+MP_HD inline double bceLogitsTerm(double x, double t) {
+  return (x > 0 ? x : 0.0) - x * t + log1p(exp(-fabs(x)));
+}
+MP_HD inline double bceLogitsDerivative(double x, double t) {
+  double e = exp(-fabs(x));
+  return (x >= 0 ? 1 / (1 + e) : e / (1 + e)) - t;
+}
+/// d^2 / 2 for |d| <= delta, else delta (|d| - delta / 2), d = x - t.
+MP_HD inline double huberTerm(double x, double t, double delta) {
+  double d = fabs(x - t);
+  return d <= delta ? 0.5 * d * d : delta * (d - 0.5 * delta);
+}
+/// clamp(x - t, -delta, delta); NaN stays NaN.
+MP_HD inline double huberDerivative(double x, double t, double delta) {
+  double d = x - t;
+  return d < -delta ? -delta : d > delta ? delta : d;
+}
+
 } // namespace mp::rt::ref
 
 #endif // MP_RUNTIME_COMMON_ELEMENTMATH_H

@@ -38,6 +38,7 @@ void addMatmulKernels(KernelTable &table);
 void addConvolutionKernels(KernelTable &table);
 void addNormalizationKernels(KernelTable &table);
 void addSoftmaxKernels(KernelTable &table);
+void addPointwiseLossKernels(KernelTable &table);
 void addReductionKernels(KernelTable &table);
 void addPoolingKernels(KernelTable &table);
 void addEmbeddingKernels(KernelTable &table);

@@ -33,6 +33,7 @@ private:
     addConvolutionKernels(table_);
     addNormalizationKernels(table_);
     addSoftmaxKernels(table_);
+    addPointwiseLossKernels(table_);
     addReductionKernels(table_);
     addPoolingKernels(table_);
     addEmbeddingKernels(table_);

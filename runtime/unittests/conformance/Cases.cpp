@@ -188,6 +188,21 @@ void addVariants(std::vector<Case> &t) {
     c.oracle = [](auto &x) { return x[0] > 0 ? x[0] : std::expm1(x[0]); };
     t.push_back(c);
   }
+  // Pointwise losses (means over every element, accumulated in f64; the
+  // float64 check is reference/PointwiseLossTest.cpp): a prediction with
+  // the edge values against a target in [0, 1].
+  for (const char *name : {"mse_loss", "bce_with_logits_loss", "huber_loss"}) {
+    std::string op = std::string("train.") + name;
+    t.push_back(make(name, op, {data({6, 23}, -3, 3), plain({6, 23}, 0, 1)},
+                     {f32({})}, {}, kSum, 4));
+    t.push_back(make(std::string(name) + "_grad", op + "_grad",
+                     {data({6, 23}, -3, 3), plain({6, 23}, 0, 1),
+                      f32({}, 0.5, 2)},
+                     {data({6, 23})}, {}, kSum, 2));
+  }
+  t.push_back(make("huber_loss_delta", "train.huber_loss",
+                   {data({6, 23}, -3, 3), plain({6, 23}, 0, 1)}, {f32({})},
+                   {{"delta", floats({0.25})}}, kSum, 4));
   t.push_back(make("log_softmax_axis0", "train.log_softmax",
                    {data({5, 33}, -8, 8)}, {data({5, 33})},
                    {{"axis", ints({0})}}, kSum, 4));

@@ -1894,3 +1894,27 @@ func.func @hardswish_grad_types(%g: tensor<4xf32>, %x: tensor<4xbf16>) -> tensor
   %y = "train.hardswish_grad"(%g, %x) : (tensor<4xf32>, tensor<4xbf16>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+func.func @huber_zero_delta(%x: tensor<4xf32>, %t: tensor<4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'train.huber_loss' op needs a finite, positive 'delta', got 0}}
+  %l = train.huber_loss %x, %t {delta = 0.0 : f64} : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @mse_target_shape(%x: tensor<4xf32>, %t: tensor<2x2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{all of {input, target} have same type}}
+  %l = "train.mse_loss"(%x, %t) : (tensor<4xf32>, tensor<2x2xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @bce_grad_result(%x: tensor<4xf32>, %t: tensor<4xf32>, %g: tensor<f32>) -> tensor<4xbf16> {
+  // expected-error @+1 {{all of {input, target, result} have same type}}
+  %r = "train.bce_with_logits_loss_grad"(%x, %t, %g) : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xbf16>
+  return %r : tensor<4xbf16>
+}

@@ -36,7 +36,7 @@ func.func @step(%w: tensor<4xf32> {train.role = "param", train.name = "w"})
   %l = train.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
   return %l, %w : tensor<f32>, tensor<4xf32>
 }
-// EVAL: error: 'func.func' op an evaluation plan needs the loss to come from train.sparse_cross_entropy
+// EVAL: error: 'func.func' op an evaluation plan needs the loss to come from a loss op (train.sparse_cross_entropy, mse_loss, bce_with_logits_loss, huber_loss
 
 // MISSING: mp-compile: cannot open input file '{{.*}}missing.mlir': No such file or directory
 // POLICY: error: unknown policy 'mixed_float64'

@@ -682,6 +682,60 @@ def Train_SparseCrossEntropyGradOp : Train_Op<"sparse_cross_entropy_grad", [
   let hasVerifier = 1;
 }
 
+/// Losses of a prediction against a float target of its shape: the mean
+/// over every element of a pointwise term (PyTorch's reduction="mean",
+/// Keras' default), accumulated in f64. Their gradients take the same
+/// operands and the loss's upstream gradient.
+class Train_PointwiseLossOp<string mnemonic, string what, dag extra = (ins)>
+    : Train_Op<mnemonic, [AllTypesMatch<["input", "target"]>]> {
+  let summary = what;
+  let arguments = !con((ins Train_FloatTensor:$input, Train_FloatTensor:$target),
+                       extra);
+  let results = (outs 0DTensorOf<[F32, BF16, F16]>:$loss);
+  let assemblyFormat = [{
+    $input `,` $target attr-dict `:` type($input) `->` type($loss)
+  }];
+  let precisionReason = [{
+    losses are fp32 everywhere (TF deny list, PyTorch "all losses")
+  }];
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+}
+class Train_PointwiseLossGradOp<string mnemonic, string what,
+                                dag extra = (ins)>
+    : Train_Op<mnemonic, [AllTypesMatch<["input", "target", "result"]>]> {
+  let summary = what;
+  let arguments = !con((ins Train_FloatTensor:$input, Train_FloatTensor:$target,
+                            0DTensorOf<[F32, BF16, F16]>:$grad_loss),
+                       extra);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $target `,` $grad_loss attr-dict `:` type($input) `,`
+    type($grad_loss)
+  }];
+  let precisionReason = [{as its loss: fp32 (TF deny list)}];
+  let precisionCategory = "Deny";
+}
+
+def Train_MseLossOp : Train_PointwiseLossOp<"mse_loss",
+    "mean squared error: mean((input - target)^2)">;
+def Train_MseLossGradOp : Train_PointwiseLossGradOp<"mse_loss_grad",
+    "2 (input - target) * grad_loss / N">;
+def Train_BceWithLogitsLossOp : Train_PointwiseLossOp<"bce_with_logits_loss",
+    "binary cross-entropy of logits: mean(max(x, 0) - x t + log(1 + e^-|x|))">;
+def Train_BceWithLogitsLossGradOp
+    : Train_PointwiseLossGradOp<"bce_with_logits_loss_grad",
+          "(sigmoid(input) - target) * grad_loss / N">;
+def Train_HuberLossOp : Train_PointwiseLossOp<"huber_loss",
+    "Huber: mean of d^2 / 2 for |d| <= delta, else delta (|d| - delta / 2)",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$delta)> {
+  let hasVerifier = 1;
+}
+def Train_HuberLossGradOp : Train_PointwiseLossGradOp<"huber_loss_grad",
+    "clamp(input - target, -delta, delta) * grad_loss / N",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$delta)> {
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and pooling
 //===----------------------------------------------------------------------===//
