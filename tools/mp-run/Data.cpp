@@ -99,6 +99,10 @@ rt::StatusOr<Feeds> mp::run::findFeeds(const rt::Session &session,
         break;
       limit(kernel.inputs[1], logits.back(), "the plan's classes");
       int f = fedBy[kernel.inputs[1]];
+      if (f >= 0 && kernel.has(rt::AttrName::ignore_index)) {
+        result.feeds[f].hasIgnore = true;
+        result.feeds[f].ignore = kernel.getInt(rt::AttrName::ignore_index, 0);
+      }
       if (f >= 0 && result.label < 0) {
         result.label = f;
         result.classes = logits.back();
@@ -193,7 +197,8 @@ rt::StatusOr<int64_t> mp::run::checkData(const Dataset &data,
         range = feed.limitWhat;
       }
       for (size_t i = 0; i < a.ints.size(); ++i)
-        if (a.ints[i] < lo || a.ints[i] > hi) {
+        if ((a.ints[i] < lo || a.ints[i] > hi) &&
+            !(feed.hasIgnore && a.ints[i] == feed.ignore)) {
           int64_t row = static_cast<int64_t>(i) / std::max<int64_t>(1, a.rowSize());
           std::string where =
               a.rowSize() == 1

@@ -30,6 +30,10 @@ struct Feed {
   /// [0, limit) (0: no such range; the dtype's range applies).
   int64_t limit = 0;
   std::string limitWhat; ///< "the plan's classes", "the rows of ..."
+  /// The cross-entropy's ignore_index, where it has one: a label value
+  /// outside the range that the loss (and accuracy) skips.
+  bool hasIgnore = false;
+  int64_t ignore = 0;
 };
 
 /// Every input and label of a plan (inputs first, in plan order); all

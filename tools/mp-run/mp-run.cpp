@@ -161,8 +161,10 @@ std::pair<double, double> evaluate(rt::Session &train, rt::Session &eval,
             rt::loadFloat(view, p * classes + best))
           best = c;
       int64_t sample = order[b * feeds.batch + p / label->sampleSize];
-      correct += best == labels[sample * label->sampleSize +
-                                p % label->sampleSize];
+      int64_t want = labels[sample * label->sampleSize + p % label->sampleSize];
+      if (label->hasIgnore && want == label->ignore)
+        continue; // a position the loss ignores (padding)
+      correct += best == want;
       ++compared;
     }
   }

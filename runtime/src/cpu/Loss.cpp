@@ -20,6 +20,10 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
   if ((kernel.opId() != OpId::TrainSparseCrossEntropy && !isGrad) ||
       inputs.size() != (isGrad ? 3u : 2u) || outputs.size() != 1)
     return;
+  // Label smoothing and ignore_index run on the reference kernel.
+  if (kernel.getFloat(AttrName::label_smoothing, 0.0) != 0.0 ||
+      kernel.has(AttrName::ignore_index))
+    return;
   const TensorView &logits = inputs[0], &labels = inputs[1], &out = outputs[0];
   if (!isFloat(logits.dtype) || logits.shape.size() != 2 ||
       (labels.dtype != DType::I32 && labels.dtype != DType::I64) ||

@@ -314,6 +314,13 @@ Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
                            " on the cuda backend takes tensors "
                            "of rank <= " +
                            std::to_string(kMaxRank));
+  bool crossEntropy = kernel.opId() == OpId::TrainSparseCrossEntropy ||
+                      kernel.opId() == OpId::TrainSparseCrossEntropyGrad;
+  if (crossEntropy &&
+      (kernel.getFloat(AttrName::label_smoothing, 0.0) != 0.0 ||
+       kernel.has(AttrName::ignore_index)))
+    return unimplemented(kernel.op + " with label_smoothing or ignore_index "
+                                     "has no cuda kernel yet");
   int64_t largest = 0;
   for (uint32_t id : kernel.inputs)
     largest = std::max<int64_t>(largest, plan.tensors[id].numElements());

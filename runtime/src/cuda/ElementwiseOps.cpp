@@ -10,6 +10,21 @@ namespace mp::rt::cudabackend {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+/// The one float parameter of an activation and its gradient (leaky_relu's
+/// slope, elu's alpha; their ODS defaults when absent), else 0.
+static float activationParam(const KernelDesc &k) {
+  switch (k.opId()) {
+  case OpId::TrainLeakyRelu:
+  case OpId::TrainLeakyReluGrad:
+    return static_cast<float>(k.getFloat(AttrName::negative_slope, 0.01));
+  case OpId::TrainElu:
+  case OpId::TrainEluGrad:
+    return static_cast<float>(k.getFloat(AttrName::alpha, 1.0));
+  default:
+    return 0.0f;
+  }
+}
+
 Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
                              const Views &out) {
   static const std::unordered_map<OpId, Unary> kinds = {
@@ -24,12 +39,8 @@ Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
   Unary kind = kinds.at(k.opId());
   if (kind == Unary::Gelu && k.getFlag(AttrName::tanh_approx))
     kind = Unary::GeluTanh;
-  float param =
-      kind == Unary::LeakyRelu ? k.getFloat(AttrName::negative_slope, 0.01)
-      : kind == Unary::Elu     ? k.getFloat(AttrName::alpha, 1.0)
-                               : 0.0f;
   return launched(k, unary(context(), kind, ref(in[0]), ref(out[0]),
-                           out[0].numElements(), param));
+                           out[0].numElements(), activationParam(k)));
 }
 
 Status CudaBackend::runBinary(const KernelDesc &k, const Views &in,
@@ -81,12 +92,9 @@ Status CudaBackend::runActivationGrad(const KernelDesc &k, const Views &in,
   ActGrad kind = kinds.at(k.opId());
   if (kind == ActGrad::Gelu && k.getFlag(AttrName::tanh_approx))
     kind = ActGrad::GeluTanh;
-  float param =
-      kind == ActGrad::LeakyRelu ? k.getFloat(AttrName::negative_slope, 0.01)
-      : kind == ActGrad::Elu     ? k.getFloat(AttrName::alpha, 1.0)
-                                 : 0.0f;
   return launched(k, activationGrad(context(), kind, ref(in[0]), ref(in[1]),
-                                    ref(out[0]), out[0].numElements(), param));
+                                    ref(out[0]), out[0].numElements(),
+                                    activationParam(k)));
 }
 
 Status CudaBackend::runBiasAdd(const KernelDesc &k, const Views &in,

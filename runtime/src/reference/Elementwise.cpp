@@ -43,15 +43,18 @@ static Status runUnary(const KernelDesc &, const Views &in, const Views &out) {
 }
 
 
-/// A unary op with one float attribute `A` (leaky_relu's slope, elu's
-/// alpha), which must be finite.
+/// The float attribute `A` of an activation (leaky_relu's slope, elu's
+/// alpha) must be finite.
+template <AttrName A> static Status checkFiniteParam(const KernelDesc &k) {
+  if (!std::isfinite(k.getFloat(A, 0.0)))
+    return kernelError(k, std::string("'") + attrName(A) + "' must be finite");
+  return Status::ok();
+}
 template <AttrName A>
 static Status checkParamUnary(const KernelDesc &k, const Views &in,
                               const Views &out) {
   MP_RETURN_IF_ERROR(checkUnary(k, in, out));
-  if (!std::isfinite(k.getFloat(A, 0.0)))
-    return kernelError(k, std::string("'") + attrName(A) + "' must be finite");
-  return Status::ok();
+  return checkFiniteParam<A>(k);
 }
 template <float (*F)(float, float), AttrName A>
 static Status runParamUnary(const KernelDesc &k, const Views &in,
@@ -231,9 +234,7 @@ template <AttrName A>
 static Status checkParamActivationGrad(const KernelDesc &k, const Views &in,
                                        const Views &out) {
   MP_RETURN_IF_ERROR(checkActivationGrad(k, in, out));
-  if (!std::isfinite(k.getFloat(A, 0.0)))
-    return kernelError(k, std::string("'") + attrName(A) + "' must be finite");
-  return Status::ok();
+  return checkFiniteParam<A>(k);
 }
 template <float (*F)(float, float, float), AttrName A>
 static Status runParamActivationGrad(const KernelDesc &k, const Views &in,

@@ -5,6 +5,7 @@
 // once (reference/Accumulate.h).
 //
 //===----------------------------------------------------------------------===//
+#include "reference/Accumulate.h"
 #include "reference/KernelSupport.h"
 
 #include <cmath>
@@ -130,67 +131,109 @@ static Status checkLogitsAndLabels(const KernelDesc &k,
   return checkShape(k, labels, {logits.shape[0]}, "labels");
 }
 
-/// labels[n] as an index into [0, classes), or the data error naming it.
+/// labels[n] as an index into [0, classes), or -1 for a row of the
+/// kernel's ignore_index, or the data error naming it.
 static Status getLabel(const KernelDesc &k, const TensorView &labels, int64_t n,
                        int64_t classes, int64_t &label) {
   label = loadInt(labels, n);
   if (label >= 0 && label < classes)
     return Status::ok();
+  if (k.has(AttrName::ignore_index) &&
+      label == k.getInt(AttrName::ignore_index, 0)) {
+    label = -1;
+    return Status::ok();
+  }
   return kernelError(k, "label " + std::to_string(label) + " in row " +
                             std::to_string(n) + " is outside [0, " +
                             std::to_string(classes) + ")");
 }
 
+static Status checkSmoothing(const KernelDesc &k) {
+  double e = k.getFloat(AttrName::label_smoothing, 0.0);
+  if (e >= 0 && e <= 1)
+    return Status::ok();
+  return kernelError(k, "needs a label_smoothing in [0, 1]");
+}
+
 static Status checkCrossEntropy(const KernelDesc &k, const Views &in,
                                 const Views &out) {
   MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkSmoothing(k));
   MP_RETURN_IF_ERROR(checkLogitsAndLabels(k, in[0], in[1]));
   MP_RETURN_IF_ERROR(checkAccumulator(k, in[0], out[0]));
   return checkShape(k, out[0], {}, "loss");
 }
 
-/// mean over rows of logsumexp(logits[n]) - logits[n, label[n]].
+/// mean over the rows not ignored of lse(logits[n]) - logits[n, label[n]]
+/// ((1 - e) of it plus e (lse - mean_c logits[n, c]) with smoothing e).
 static Status runCrossEntropy(const KernelDesc &k, const Views &in,
                               const Views &out) {
   int64_t rows = in[0].shape[0], classes = in[0].shape[1];
+  double e = k.getFloat(AttrName::label_smoothing, 0.0);
   FloatIn logits(in[0]);
   double total = 0;
+  int64_t counted = 0;
   for (int64_t n = 0; n < rows; ++n) {
     int64_t label;
     MP_RETURN_IF_ERROR(getLabel(k, in[1], n, classes, label));
+    if (label < 0)
+      continue;
     float max, sum;
     rowExpSum(logits.data(), n * classes, 1, classes, max, sum);
-    total += (max - logits[n * classes + label]) + std::log(sum);
+    // In f32 as the cpu backend's rows (which run only without smoothing).
+    double term = (max - logits[n * classes + label]) + std::log(sum);
+    if (e > 0) {
+      double lse = static_cast<double>(max) + std::log(sum);
+      double mean = sumOf(logits.data() + n * classes, classes) /
+                    static_cast<double>(classes);
+      term = (1 - e) * (lse - logits[n * classes + label]) + e * (lse - mean);
+    }
+    total += term;
+    ++counted;
   }
-  storeFloat(out[0], 0, static_cast<float>(total / static_cast<double>(rows)));
+  storeFloat(out[0], 0,
+             static_cast<float>(total / static_cast<double>(counted)));
   return Status::ok();
 }
 
 static Status checkCrossEntropyGrad(const KernelDesc &k, const Views &in,
                                     const Views &out) {
   MP_RETURN_IF_ERROR(checkArity(k, in, out, 3, 1));
+  MP_RETURN_IF_ERROR(checkSmoothing(k));
   MP_RETURN_IF_ERROR(checkLogitsAndLabels(k, in[0], in[1]));
   MP_RETURN_IF_ERROR(checkFloat(k, in[2], "grad_loss"));
   MP_RETURN_IF_ERROR(checkShape(k, in[2], {}, "grad_loss"));
   return checkSameType(k, in[0], "logits", out[0], "result");
 }
 
-/// (softmax(logits) - one_hot(labels)) * grad_loss / N.
+/// (softmax(logits) - (1 - e) one_hot(labels) - e / C) * grad_loss / N,
+/// N the rows not ignored; an ignored row's gradient is 0.
 static Status runCrossEntropyGrad(const KernelDesc &k, const Views &in,
                                   const Views &out) {
   int64_t rows = in[0].shape[0], classes = in[0].shape[1];
+  float e = static_cast<float>(k.getFloat(AttrName::label_smoothing, 0.0));
   FloatIn logits(in[0]);
   FloatOut result(out[0]);
-  float factor = loadFloat(in[2], 0) / static_cast<float>(rows);
+  std::vector<int64_t> labels(static_cast<size_t>(rows));
+  int64_t counted = 0;
   for (int64_t n = 0; n < rows; ++n) {
-    int64_t label;
-    MP_RETURN_IF_ERROR(getLabel(k, in[1], n, classes, label));
+    MP_RETURN_IF_ERROR(getLabel(k, in[1], n, classes, labels[n]));
+    counted += labels[n] >= 0;
+  }
+  float factor = loadFloat(in[2], 0) / static_cast<float>(counted);
+  float off = e / static_cast<float>(classes), on = 1.0f - e + off;
+  for (int64_t n = 0; n < rows; ++n) {
+    int64_t label = labels[n], base = n * classes;
+    if (label < 0) {
+      for (int64_t c = 0; c < classes; ++c)
+        result[base + c] = 0.0f;
+      continue;
+    }
     float max, sum;
-    int64_t base = n * classes;
     rowExpSum(logits.data(), base, 1, classes, max, sum);
     for (int64_t c = 0; c < classes; ++c) {
       float p = std::exp(logits[base + c] - max) / sum;
-      result[base + c] = (p - (c == label ? 1.0f : 0.0f)) * factor;
+      result[base + c] = (p - (c == label ? on : off)) * factor;
     }
   }
   result.finish();

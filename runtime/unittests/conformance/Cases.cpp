@@ -126,6 +126,14 @@ void addVariants(std::vector<Case> &t) {
                    "train.sparse_cross_entropy_grad",
                    {data({9, 21}, -6, 6), index32({9}, 21), f32({}, 2, 2)},
                    {data({9, 21})}, {}, kSum, 4));
+  t.push_back(make("sparse_cross_entropy_smoothed", "train.sparse_cross_entropy",
+                   {data({9, 21}, -6, 6), index({9}, 21)}, {f32({})},
+                   {{"label_smoothing", floats({0.1})}}, kSum, 4));
+  t.push_back(make("sparse_cross_entropy_grad_smoothed",
+                   "train.sparse_cross_entropy_grad",
+                   {data({9, 21}, -6, 6), index({9}, 21), f32({}, 2, 2)},
+                   {data({9, 21})}, {{"label_smoothing", floats({0.1})}}, kSum,
+                   4));
   t.push_back(make("embedding_i32", "train.embedding",
                    {data({11, 6}), index32({4, 5}, 11)}, {data({4, 5, 6})}));
   t.push_back(make("embedding_grad_i32", "train.embedding_grad",

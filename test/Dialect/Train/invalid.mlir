@@ -1918,3 +1918,11 @@ func.func @bce_grad_result(%x: tensor<4xf32>, %t: tensor<4xf32>, %g: tensor<f32>
   %r = "train.bce_with_logits_loss_grad"(%x, %t, %g) : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xbf16>
   return %r : tensor<4xbf16>
 }
+
+// -----
+
+func.func @smoothing_out_of_range(%x: tensor<4x3xf32>, %y: tensor<4xi64>) -> tensor<f32> {
+  // expected-error @+1 {{'train.sparse_cross_entropy' op needs a label_smoothing in [0, 1], got 1.5}}
+  %l = train.sparse_cross_entropy %x, %y {label_smoothing = 1.5 : f64} : tensor<4x3xf32>, tensor<4xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -66,10 +66,15 @@ protected:
           labels = entry->getArgument(2);
     Value logits = train::MatmulOp::create(b, loc, logitsType, x, w);
     Value loss =
-        train::SparseCrossEntropyOp::create(b, loc, lossType, logits, labels);
+        train::SparseCrossEntropyOp::create(b, loc, lossType, logits, labels,
+                                            b.getF64FloatAttr(0.0),
+                                            IntegerAttr());
     Value seed = train::GradSeedOp::create(b, loc, loss);
     Value dLogits =
-        train::SparseCrossEntropyGradOp::create(b, loc, logits, labels, seed);
+        train::SparseCrossEntropyGradOp::create(b, loc, logitsType, logits,
+                                                labels, seed,
+                                                b.getF64FloatAttr(0.0),
+                                                IntegerAttr());
     // dW = x^T @ dLogits.
     Value dW = train::MatmulOp::create(b, loc, wType, x, dLogits,
                                        /*transpose_lhs=*/true);

@@ -363,12 +363,20 @@ static LogicalResult verifyLogitsAndLabels(Operation *op, Value logits,
   return checkShape(op, "labels", {shapeOf(logits)[0]}, labels);
 }
 
+static LogicalResult verifySmoothing(Operation *op, double e) {
+  if (e >= 0 && e <= 1)
+    return success();
+  return op->emitOpError() << "needs a label_smoothing in [0, 1], got " << e;
+}
 LogicalResult SparseCrossEntropyOp::verify() {
-  if (failed(checkAccumulatorType(*this, getLogits(), getLoss())))
+  if (failed(checkAccumulatorType(*this, getLogits(), getLoss())) ||
+      failed(verifySmoothing(*this, getLabelSmoothing().convertToDouble())))
     return failure();
   return verifyLogitsAndLabels(*this, getLogits(), getLabels());
 }
 LogicalResult SparseCrossEntropyGradOp::verify() {
+  if (failed(verifySmoothing(*this, getLabelSmoothing().convertToDouble())))
+    return failure();
   return verifyLogitsAndLabels(*this, getLogits(), getLabels());
 }
 

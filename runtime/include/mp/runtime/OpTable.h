@@ -139,8 +139,10 @@ enum class AttrName : uint16_t {
   feature_dim,
   growth_factor,
   growth_interval,
+  ignore_index,
   keep_dims,
   kernel,
+  label_smoothing,
   layout,
   lr,
   max_scale,
@@ -160,7 +162,7 @@ enum class AttrName : uint16_t {
   weight_decay,
 };
 
-inline constexpr size_t kNumAttrNames = 34;
+inline constexpr size_t kNumAttrNames = 36;
 
 /// Indexed by AttrName.
 inline constexpr const char *kAttrNames[kNumAttrNames] = {
@@ -179,8 +181,10 @@ inline constexpr const char *kAttrNames[kNumAttrNames] = {
   "feature_dim",
   "growth_factor",
   "growth_interval",
+  "ignore_index",
   "keep_dims",
   "kernel",
+  "label_smoothing",
   "layout",
   "lr",
   "max_scale",
@@ -293,6 +297,10 @@ inline constexpr AttrSchema kAttrSchemas[] = {
   {"strides", AttrName::strides, AttrKind::Ints, false, false, 0, 0, nullptr, nullptr, 0, nullptr, 0},
   {"axis", AttrName::axis, AttrKind::Int, false, true, -1, 0, nullptr, nullptr, 0, nullptr, 0},
   {"axis", AttrName::axis, AttrKind::Int, false, true, -1, 0, nullptr, nullptr, 0, nullptr, 0},
+  {"label_smoothing", AttrName::label_smoothing, AttrKind::Float, false, true, 0, 0.0, nullptr, nullptr, 0, nullptr, 0},
+  {"ignore_index", AttrName::ignore_index, AttrKind::Int, false, false, 0, 0, nullptr, nullptr, 0, nullptr, 0},
+  {"label_smoothing", AttrName::label_smoothing, AttrKind::Float, false, true, 0, 0.0, nullptr, nullptr, 0, nullptr, 0},
+  {"ignore_index", AttrName::ignore_index, AttrKind::Int, false, false, 0, 0, nullptr, nullptr, 0, nullptr, 0},
   {"permutation", AttrName::permutation, AttrKind::Ints, true, false, 0, 0, nullptr, nullptr, 0, nullptr, 0},
 };
 
@@ -373,13 +381,13 @@ inline constexpr OpSchema kOpSchemas[kNumOps] = {
   {"train.slice", 1, false, 1, 1, false, 1, 86, 2, false},
   {"train.softmax", 1, false, 1, 1, false, 1, 88, 1, false},
   {"train.softmax_grad", 2, false, 2, 1, false, 1, 89, 1, false},
-  {"train.sparse_cross_entropy", 2, false, 2, 1, false, 1, 90, 0, false},
-  {"train.sparse_cross_entropy_grad", 3, false, 3, 1, false, 1, 90, 0, false},
-  {"train.sqrt", 1, false, 1, 1, false, 1, 90, 0, false},
-  {"train.sub", 2, false, 2, 1, false, 1, 90, 0, false},
-  {"train.tanh", 1, false, 1, 1, false, 1, 90, 0, false},
-  {"train.tanh_grad", 2, false, 2, 1, false, 1, 90, 0, false},
-  {"train.transpose", 1, false, 1, 1, false, 1, 90, 1, false},
+  {"train.sparse_cross_entropy", 2, false, 2, 1, false, 1, 90, 2, false},
+  {"train.sparse_cross_entropy_grad", 3, false, 3, 1, false, 1, 92, 2, false},
+  {"train.sqrt", 1, false, 1, 1, false, 1, 94, 0, false},
+  {"train.sub", 2, false, 2, 1, false, 1, 94, 0, false},
+  {"train.tanh", 1, false, 1, 1, false, 1, 94, 0, false},
+  {"train.tanh_grad", 2, false, 2, 1, false, 1, 94, 0, false},
+  {"train.transpose", 1, false, 1, 1, false, 1, 94, 1, false},
 };
 
 } // namespace mp::rt

@@ -651,9 +651,14 @@ def Train_SparseCrossEntropyOp : Train_Op<"sparse_cross_entropy"> {
     loss = mean_n(logsumexp(logits[n]) - logits[n, labels[n]]), the default
     reduction of PyTorch's CrossEntropyLoss and of Keras'
     SparseCategoricalCrossentropy(from_logits=True). A label outside [0, C)
-    is a runtime error.
+    is a runtime error, but for `ignore_index`: its rows count neither in
+    the sum nor in N (PyTorch's ignore_index; all rows ignored gives NaN).
+    With `label_smoothing` e in [0, 1] each row's term is
+    (1 - e) (lse - x[label]) + e (lse - mean_c x[c]) (PyTorch's).
   }];
-  let arguments = (ins Train_FloatTensor:$logits, Train_IndexTensor:$labels);
+  let arguments = (ins Train_FloatTensor:$logits, Train_IndexTensor:$labels,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs 0DTensorOf<[F32, BF16, F16]>:$loss);
   let assemblyFormat = [{
     $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->`
@@ -670,10 +675,13 @@ def Train_SparseCrossEntropyGradOp : Train_Op<"sparse_cross_entropy_grad", [
   let precisionCategory = "Deny";
   let summary = "d loss / d logits of sparse_cross_entropy, times grad_loss";
   let description = [{
-    (softmax(logits) - one_hot(labels)) * grad_loss / N.
+    (softmax(logits) - (1 - e) one_hot(labels) - e / C) * grad_loss / N,
+    with e = label_smoothing; rows of `ignore_index` are 0 and not in N.
   }];
   let arguments = (ins Train_FloatTensor:$logits, Train_IndexTensor:$labels,
-                       0DTensorOf<[F32, BF16, F16]>:$grad_loss);
+                       0DTensorOf<[F32, BF16, F16]>:$grad_loss,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Train_FloatTensor:$result);
   let assemblyFormat = [{
     $logits `,` $labels `,` $grad_loss attr-dict `:` type($logits) `,`
