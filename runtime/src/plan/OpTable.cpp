@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Plan.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -35,13 +36,14 @@ const char *mp::rt::opName(OpId id) {
 }
 
 const AttrSchema *mp::rt::findAttrSchema(OpId id, std::string_view name) {
-  if (id == OpId::Unknown)
+  // kAttrNames is in name order: the name's AttrName, if it is one.
+  const char *const *begin = kAttrNames, *const *end = kAttrNames + kNumAttrNames;
+  const char *const *at = std::lower_bound(
+      begin, end, name,
+      [](const char *a, std::string_view b) { return std::string_view(a) < b; });
+  if (at == end || name != *at)
     return nullptr;
-  const OpSchema &op = opSchema(id);
-  for (size_t i = op.firstAttr; i < op.firstAttr + op.numAttrs; ++i)
-    if (name == kAttrSchemas[i].name)
-      return &kAttrSchemas[i];
-  return nullptr;
+  return findAttrSchema(id, static_cast<AttrName>(at - begin));
 }
 
 const AttrSchema *mp::rt::findAttrSchema(OpId id, AttrName name) {
@@ -126,24 +128,22 @@ Status mp::rt::checkKernelSchema(const KernelDesc &kernel) {
     return invalidArgument("'" + kernel.op +
                            "' is a constant, which a plan holds as a "
                            "constant tensor, not as a kernel");
-  auto countOk = [](size_t n, int min, int max, bool variadic) {
-    return n >= static_cast<size_t>(min) &&
-           (variadic || n <= static_cast<size_t>(max));
+  // "'train.add' takes 2 operands; the kernel has 3".
+  auto checkCount = [&](size_t n, int min, int max, bool variadic,
+                        const char *verb, const char *what) {
+    if (n >= static_cast<size_t>(min) &&
+        (variadic || n <= static_cast<size_t>(max)))
+      return Status::ok();
+    return invalidArgument("'" + kernel.op + "' " + verb + " " +
+                           countText(min, max, variadic) + " " + what +
+                           "; the kernel has " + std::to_string(n));
   };
-  if (!countOk(kernel.inputs.size(), op.minInputs, op.maxInputs,
-               op.variadicInputs))
-    return invalidArgument("'" + kernel.op + "' takes " +
-                           countText(op.minInputs, op.maxInputs,
-                                     op.variadicInputs) +
-                           " operands; the kernel has " +
-                           std::to_string(kernel.inputs.size()));
-  if (!countOk(kernel.outputs.size(), op.minOutputs, op.maxOutputs,
-               op.variadicOutputs))
-    return invalidArgument("'" + kernel.op + "' has " +
-                           countText(op.minOutputs, op.maxOutputs,
-                                     op.variadicOutputs) +
-                           " results; the kernel has " +
-                           std::to_string(kernel.outputs.size()));
+  MP_RETURN_IF_ERROR(checkCount(kernel.inputs.size(), op.minInputs,
+                                op.maxInputs, op.variadicInputs, "takes",
+                                "operands"));
+  MP_RETURN_IF_ERROR(checkCount(kernel.outputs.size(), op.minOutputs,
+                                op.maxOutputs, op.variadicOutputs, "has",
+                                "results"));
   for (const auto &[name, attr] : kernel.attrs) {
     const AttrSchema *schema = findAttrSchema(id, name);
     if (!schema)
