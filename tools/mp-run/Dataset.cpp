@@ -63,8 +63,12 @@ bool endsWith(const std::string &s, const std::string &suffix) {
 Array toArray(const rt::SafetensorsTensor &tensor) {
   Array array;
   array.shape = tensor.shape;
-  rt::TensorView view{tensor.dtype, tensor.shape,
-                      const_cast<void *>(tensor.data)};
+  // A safetensors file aligns nothing (the data start after a header of
+  // any length): copied into 8-byte aligned memory before typed loads.
+  std::vector<uint64_t> aligned((tensor.byteSize + 7) / 8);
+  if (tensor.byteSize)
+    std::memcpy(aligned.data(), tensor.data, tensor.byteSize);
+  rt::TensorView view{tensor.dtype, tensor.shape, aligned.data()};
   int64_t count = view.numElements();
   array.isFloat = rt::isFloat(tensor.dtype);
   if (array.isFloat) {

@@ -150,8 +150,10 @@ rt::StatusOr<Array> mp::run::parseNpy(const std::vector<uint8_t> &bytes,
         std::memcpy(&d, data + i * 8, 8);
         array.floats[i] = static_cast<float>(d);
       } else if (width == 2) {
-        rt::TensorView half{rt::DType::F16, {}, const_cast<uint8_t *>(data)};
-        array.floats[i] = rt::loadFloat(half, i);
+        // Copied out first: the data need not be 2-byte aligned.
+        uint16_t bits;
+        std::memcpy(&bits, data + i * 2, 2);
+        array.floats[i] = rt::loadFloat({rt::DType::F16, {}, &bits}, 0);
       } else {
         return fail("unsupported float width " + std::to_string(width));
       }
