@@ -3,7 +3,7 @@
 // Loss scaling (LossScaling.cpp) already checks every gradient and skips
 // the step when one is not finite. A step without it (float32, bf16) gets
 // the same check without the skip: one mp.all_finite over the gradients
-// the optimizers read, returned with role `check`; the runtime fails the
+// the optimizers (or the clipping before them) read, returned with role `check`; the runtime fails the
 // step (and keeps the state) when it is false.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,7 @@
 #include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/Dialect/Train/IR/TrainDialect.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
+#include "mp/Transforms/Gradients.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -43,8 +44,8 @@ struct GuardFinitePass : public mp::impl::GuardFiniteBase<GuardFinitePass> {
         return success(); // guarded before
     SmallVector<Value> grads;
     Operation *lastDef = nullptr;
-    for (auto update : body.getOps<train::OptimizerOpInterface>()) {
-      Value grad = update.getGradientOperand().get();
+    for (OpOperand *edge : findGradientEdges(body).edges) {
+      Value grad = edge->get();
       grads.push_back(grad);
       if (Operation *def = grad.getDefiningOp())
         if (!lastDef || lastDef->isBeforeInBlock(def))

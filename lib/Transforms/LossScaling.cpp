@@ -5,10 +5,12 @@
 #include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
 #include "mp/Transforms/Annotations.h"
+#include "mp/Transforms/Gradients.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mp {
 #define GEN_PASS_DEF_LOSSSCALING
@@ -93,13 +95,12 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
       return success();
 
     SmallVector<train::GradSeedOp> seeds(body.getOps<train::GradSeedOp>());
-    SmallVector<train::OptimizerOpInterface> updates(
-        body.getOps<train::OptimizerOpInterface>());
+    GradientEdges gradients = findGradientEdges(body);
     if (seeds.empty())
       return fn.emitOpError()
              << "loss scaling needs the start of the backward pass, but the "
                 "step has no 'train.grad_seed'";
-    if (updates.empty())
+    if (gradients.edges.empty())
       return fn.emitOpError() << "loss scaling needs optimizer updates "
                                  "(train.sgd, train.adam, ...), but the step "
                                  "has none";
@@ -140,17 +141,18 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     }
 
     // Unscale and check all gradients at once, after the last of them is
-    // computed; a gradient read through a widening cast is unscaled from
-    // its 16-bit source, so the cast and the unscale are one op.
+    // computed, where they enter the updates (or the clipping before
+    // them); a gradient read through a widening cast is unscaled from its
+    // 16-bit source, so the cast and the unscale are one op.
     SmallVector<Value> sources;
     SmallVector<Type> unscaledTypes;
     Operation *lastDef = nullptr;
-    for (train::OptimizerOpInterface update : updates) {
-      Value grad = update.getGradientOperand().get();
+    for (OpOperand *edge : gradients.edges) {
+      Value grad = edge->get();
       if (auto cast = grad.getDefiningOp<mpd::CastOp>())
         grad = cast.getInput();
       sources.push_back(grad);
-      unscaledTypes.push_back(update.getGradientOperand().get().getType());
+      unscaledTypes.push_back(edge->get().getType());
       if (Operation *def = grad.getDefiningOp())
         if (!lastDef || lastDef->isBeforeInBlock(def))
           lastDef = def;
@@ -169,27 +171,31 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
         sources);
     Value allFinite = check.getAllFinite();
 
-    // Updates placed before the check move after it, in their order. Block
-    // positions are numbered once: asking the block after each move would
-    // renumber it every time (quadratic in the step's size).
+    // Updates and transforms placed before the check move after it, in
+    // their order. Block positions are numbered once: asking the block
+    // after each move would renumber it every time (quadratic in the
+    // step's size).
     llvm::DenseMap<Operation *, size_t> position;
     for (auto [i, op] : llvm::enumerate(body))
       position[&op] = i;
     size_t checkPosition = position[check];
+    llvm::SmallPtrSet<Operation *, 32> consumers(
+        gradients.consumers.begin(), gradients.consumers.end());
     Operation *insertAfter = check;
-    for (auto [i, update] : llvm::enumerate(updates)) {
-      Operation *op = update.getOperation();
+    for (Operation *op : gradients.consumers) {
       if (position[op] < checkPosition) {
         for (Operation *user : op->getUsers())
-          if (user != check && position[user] < checkPosition)
+          if (user != check && !consumers.contains(user) &&
+              position[user] < checkPosition)
             return op->emitOpError()
                    << "is used before all gradients of the step are "
                       "computed; loss scaling cannot guard it";
         op->moveAfter(insertAfter);
       }
       insertAfter = op;
-      update.getGradientOperand().set(check.getUnscaled()[i]);
     }
+    for (auto [i, edge] : llvm::enumerate(gradients.edges))
+      edge->set(check.getUnscaled()[i]);
 
     // On overflow every persistent result keeps the value it came in with.
     SmallVector<int> updatedArgument = train::getUpdatedArguments(fn);

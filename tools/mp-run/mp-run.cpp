@@ -61,18 +61,24 @@ template <typename T> T take(rt::StatusOr<T> value) {
 /// ignored: record() returns it.
 class Metrics {
 public:
-  explicit Metrics(const std::string &path) : path(path) {
+  /// `scalars`: the names of the step's scalar outputs (ScalarOutputs),
+  /// recorded after the fixed columns.
+  Metrics(const std::string &path, const std::vector<std::string> &scalars)
+      : path(path), scalars(scalars) {
     if (path.empty())
       return;
     csv = path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
     out = std::fopen(path.c_str(), "a");
     if (!out)
       die(path + ": cannot open the metrics file: " + std::strerror(errno));
-    if (csv && std::ftell(out) == 0)
-      if (rt::Status s = write(
-              "event,step,loss,accuracy,loss_scale,skipped,examples_per_second\n");
-          !s.isOk())
+    if (csv && std::ftell(out) == 0) {
+      std::string header =
+          "event,step,loss,accuracy,loss_scale,skipped,examples_per_second";
+      for (const std::string &name : scalars)
+        header += "," + name;
+      if (rt::Status s = write((header + "\n").c_str()); !s.isOk())
         die(s.message());
+    }
   }
   ~Metrics() {
     if (out)
@@ -81,25 +87,36 @@ public:
   Metrics(const Metrics &) = delete;
   Metrics &operator=(const Metrics &) = delete;
 
+  /// `values`: the scalar outputs' latest values, in the constructor's
+  /// order.
   rt::Status record(const char *event, int64_t step, double loss,
                     double accuracy, double scale, int64_t skipped,
-                    double rate) {
+                    double rate, const std::vector<double> &values) {
     if (!out)
       return rt::Status::ok();
     char line[512];
     if (csv)
-      std::snprintf(line, sizeof(line), "%s,%lld,%.9g,%.9g,%.9g,%lld,%.6g\n",
+      std::snprintf(line, sizeof(line), "%s,%lld,%.9g,%.9g,%.9g,%lld,%.6g",
                     event, static_cast<long long>(step), loss, accuracy,
                     scale, static_cast<long long>(skipped), rate);
     else
       std::snprintf(line, sizeof(line),
                     "{\"event\": \"%s\", \"step\": %lld, \"loss\": %.9g, "
                     "\"accuracy\": %.9g, \"loss_scale\": %.9g, "
-                    "\"skipped\": %lld, \"examples_per_second\": %.6g}\n",
+                    "\"skipped\": %lld, \"examples_per_second\": %.6g",
                     event, static_cast<long long>(step), loss,
                     std::isnan(accuracy) ? -1.0 : accuracy, scale,
                     static_cast<long long>(skipped), rate);
-    return write(line);
+    std::string text = line;
+    for (size_t i = 0; i < scalars.size() && i < values.size(); ++i) {
+      char value[64];
+      std::snprintf(value, sizeof(value), "%.9g", values[i]);
+      text += csv ? std::string(",") + value
+                  : ", \"" + scalars[i] + "\": " +
+                        (std::isfinite(values[i]) ? value : "null");
+    }
+    text += csv ? "\n" : "}\n";
+    return write(text.c_str());
   }
 
 private:
@@ -112,8 +129,48 @@ private:
   }
 
   std::string path;
+  std::vector<std::string> scalars;
   std::FILE *out = nullptr;
   bool csv = false;
+};
+
+/// The step's scalar f32 outputs other than the loss (a learning rate from
+/// train.lr_schedule, a gradient norm from train.clip_grad_norm): logged
+/// by name with every loss, like the loss scale.
+class ScalarOutputs {
+public:
+  explicit ScalarOutputs(const rt::Session &session) {
+    for (const rt::ResultDesc &result : session.plan().results) {
+      const rt::TensorDesc &desc = session.plan().tensors[result.value];
+      if (result.role == rt::ResultRole::Output && !result.name.empty() &&
+          desc.dtype == rt::DType::F32 && desc.shape.empty())
+        names.push_back(result.name);
+    }
+  }
+  const std::vector<std::string> &all() const { return names; }
+  std::vector<double> read(rt::Session &session) const {
+    std::vector<double> values;
+    for (const std::string &name : names) {
+      float value = NAN;
+      check(session.getTensor(name, &value, sizeof(value)));
+      values.push_back(value);
+    }
+    return values;
+  }
+  /// " lr 0.001 grad_norm 0.52" (empty without scalar outputs).
+  std::string text(const std::vector<double> &values,
+                   const char *separator) const {
+    std::string out;
+    for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
+      char value[32];
+      std::snprintf(value, sizeof(value), "%g", values[i]);
+      out += separator + names[i] + " " + value;
+    }
+    return out;
+  }
+
+private:
+  std::vector<std::string> names;
 };
 
 /// Runs the evaluation plan on the whole test set with the training
@@ -401,7 +458,7 @@ static int runMain(int argc, char **argv) {
     const rt::Plan &plan = session->plan();
     for (uint32_t t = 0; t < plan.tensors.size() && opt.initParams.empty();
          ++t)
-      if (rt::isFrozenBuffer(plan, t))
+      if (rt::isFrozenBuffer(plan, t) && !rt::isDropoutKey(plan, t))
         die(opt.plan + ": the frozen buffer '" + plan.tensors[t].name +
             "' (the step only reads it) needs its value: give it with "
             "--init-params FILE.safetensors (or --resume)");
@@ -431,7 +488,8 @@ static int runMain(int argc, char **argv) {
         ", past the requested " + std::to_string(totalSteps));
 
   session->setProfiling(opt.profile);
-  Metrics metrics(opt.metrics);
+  ScalarOutputs scalars(*session);
+  Metrics metrics(opt.metrics, scalars.all());
   bool terminal = isatty(STDERR_FILENO) && !opt.plainProgress;
   auto began = std::chrono::steady_clock::now();
   auto lastPrint = began;
@@ -483,7 +541,7 @@ static int runMain(int argc, char **argv) {
                                         evalFeeds.batch));
     recordOrStop(metrics.record("eval", step, evalLoss, accuracy,
                                 session->scalerStats().scale,
-                                session->scalerStats().stepsSkipped, 0));
+                                session->scalerStats().stepsSkipped, 0, {}));
   };
 
   // SIGINT / SIGTERM / SIGHUP finish the current step, save, and exit.
@@ -541,15 +599,17 @@ static int runMain(int argc, char **argv) {
     if (logNow) {
       double rate = intervalSteps * feeds.batch / std::max(intervalSeconds, 1e-9);
       double meanLoss = intervalLoss / intervalSteps;
+      std::vector<double> values = scalars.read(*session);
       recordOrStop(metrics.record("train", done, meanLoss, NAN, stats.scale,
-                                  stats.stepsSkipped, rate));
+                                  stats.stepsSkipped, rate, values));
       if (!terminal)
         std::fprintf(stderr,
                      "step %lld/%lld loss %.4f scale %g skipped %lld %.0f "
-                     "examples/s\n",
+                     "examples/s%s\n",
                      static_cast<long long>(done),
                      static_cast<long long>(totalSteps), meanLoss, stats.scale,
-                     static_cast<long long>(stats.stepsSkipped), rate);
+                     static_cast<long long>(stats.stepsSkipped), rate,
+                     scalars.text(values, " ").c_str());
       intervalSteps = 0;
       intervalLoss = 0;
       intervalBegan = now;
@@ -645,6 +705,8 @@ static int runMain(int argc, char **argv) {
   if (stats.lastOverflowStep >= 0)
     std::printf(" (last at step %lld)",
                 static_cast<long long>(stats.lastOverflowStep + 1));
+  if (totalSteps > start)
+    std::printf("%s", scalars.text(scalars.read(*session), "; ").c_str());
   std::printf("\n");
   if (std::fflush(stdout) != 0 || std::ferror(stdout))
     die(std::string("cannot write the summary to stdout: ") +

@@ -259,19 +259,19 @@ private:
       out.ints = {b.getValue()};
     } else if (auto i = dyn_cast<IntegerAttr>(attr)) {
       // The train dialect's enums are integer attributes: give kernels
-      // their spelling.
-      if (name == "layout") {
+      // their spelling, the op table's case of that value (mp-tblgen
+      // checks that enums are numbered 0, 1, ...).
+      const rt::AttrSchema *schema = rt::findAttrSchema(
+          rt::findOp(op->getName().getStringRef()), name);
+      int64_t value = i.getValue().getSExtValue();
+      if (schema && schema->enumCases) {
+        if (value < 0 || static_cast<size_t>(value) >= schema->numEnumCases)
+          return op->emitOpError() << "has attribute '" << name
+                                   << "' with no case " << value;
         out.kind = rt::Attr::Kind::String;
-        out.str = train::stringifyLayout(
-                      static_cast<train::Layout>(i.getInt()))
-                      .str();
-      } else if (name == "predicate") {
-        out.kind = rt::Attr::Kind::String;
-        out.str = train::stringifyComparePredicate(
-                      static_cast<train::ComparePredicate>(i.getInt()))
-                      .str();
+        out.str = schema->enumCases[value];
       } else {
-        out.ints = {i.getValue().getSExtValue()};
+        out.ints = {value};
       }
     } else if (auto f = dyn_cast<FloatAttr>(attr)) {
       out.kind = rt::Attr::Kind::Floats;

@@ -245,10 +245,12 @@ Status mp::rt::loadParams(Session &session, const std::string &path) {
   for (const TensorInfo &info : session.tensors()) {
     if (info.isOutput)
       continue;
-    // A frozen buffer's value is the file's: the step never makes one.
+    // A frozen buffer's value is the file's: the step never makes one
+    // (but a dropout key has one drawn from the seed).
     if (info.kind == TensorKind::Param || info.kind == TensorKind::Buffer)
       matcher.expect(info, info.kind == TensorKind::Buffer &&
-                               !isFrozenBuffer(session.plan(), info.tensor));
+                               (!isFrozenBuffer(session.plan(), info.tensor) ||
+                                isDropoutKey(session.plan(), info.tensor)));
     else
       matcher.skip(info.name);
   }

@@ -9,7 +9,8 @@
 //     mp.cast copies, to the filter operand of a conv kernel);
 //   - rank 0 and 1: zero (biases), except rank-1 params named "*.weight",
 //     which are normalization scales: one;
-//   - buffers named "*running_var": one; other buffers zero.
+//   - buffers named "*running_var": one; other buffers zero;
+//   - dropout keys (isDropoutKey): 64 bits drawn from the seed.
 // Each tensor draws from its own stream, seeded by the seed and its name,
 // so that adding a parameter to a model does not change the others.
 //
@@ -68,6 +69,18 @@ Status Session::initParams(uint64_t seed) {
     const TensorDesc &desc = plan_.tensors[t];
     int64_t count = desc.numElements();
     bool isParam = desc.kind == TensorKind::Param;
+    if (isDropoutKey(plan_, t)) {
+      SplitMix64 rng(seed ^ fnv1a64(desc.name.data(), desc.name.size()));
+      uint64_t key = rng.next();
+      std::vector<uint8_t> bytes(desc.byteSize());
+      TensorView view{desc.dtype, desc.shape, bytes.data()};
+      if (desc.dtype == DType::I64)
+        view.as<int64_t>()[0] = static_cast<int64_t>(key);
+      else
+        view.as<int32_t>()[0] = static_cast<int32_t>(key);
+      MP_RETURN_IF_ERROR(copyIn(t, bytes.data(), bytes.size()));
+      continue;
+    }
     if ((!isParam && desc.kind != TensorKind::Buffer) || !isFloat(desc.dtype))
       continue;
     // Computed on the host, then copied to wherever the tensor lives.

@@ -36,7 +36,7 @@ Status cpu::runOptimizer(const KernelDesc &kernel,
       return Status::ok();
     }
     ref::SgdRule rule;
-    MP_RETURN_IF_ERROR(ref::getSgdRule(kernel, momentum, rule));
+    MP_RETURN_IF_ERROR(ref::getSgdRule(kernel, in, momentum, rule));
     if (momentum)
       mapElements<3, 2>({&in[0], &in[1], &in[2]}, {&out[0], &out[1]}, n,
                         [&](const float *const *x, float *const *y,
@@ -57,8 +57,10 @@ Status cpu::runOptimizer(const KernelDesc &kernel,
     handled = true;
     return Status::ok();
   }
-  // adam / adamw: param, grad, exp_avg, exp_avg_sq, and the scalar step.
-  if (in.size() != 5 || in[4].numElements() != 1 || !in[4].data)
+  // adam / adamw: param, grad, exp_avg, exp_avg_sq, the scalar step and
+  // an optional learning rate.
+  if ((in.size() != 5 && in.size() != 6) || in[4].numElements() != 1 ||
+      !in[4].data)
     return Status::ok();
   std::vector<TensorView> tensors(in.begin(), in.begin() + 4);
   if (!sameFloat(tensors, out, 4, 3))
@@ -76,7 +78,8 @@ Status cpu::runOptimizer(const KernelDesc &kernel,
   else
     return Status::ok();
   ref::AdamRule rule;
-  MP_RETURN_IF_ERROR(ref::getAdamRule(kernel, op == OpId::TrainAdamw, t, rule));
+  MP_RETURN_IF_ERROR(
+      ref::getAdamRule(kernel, in, op == OpId::TrainAdamw, t, rule));
   mapElements<4, 3>({&in[0], &in[1], &in[2], &in[3]},
                     {&out[0], &out[1], &out[2]}, n,
                     [&](const float *const *x, float *const *y, int64_t len) {

@@ -192,6 +192,8 @@ Status CudaBackend::runSgd(const KernelDesc &k, const Views &in,
   hp.keep = static_cast<float>(1 - k.getFloat(AttrName::dampening, 0));
   hp.nesterov = hp.withMomentum && k.getFlag(AttrName::nesterov);
   Ref none{nullptr, 0};
+  size_t fixed = hp.withMomentum ? 3 : 2;
+  hp.lrTensor = in.size() > fixed ? ref(in[fixed]) : none;
   return launched(k, sgd(context(), ref(in[0]), ref(in[1]),
                          hp.withMomentum ? ref(in[2]) : none, ref(out[0]),
                          hp.withMomentum ? ref(out[1]) : none,
@@ -207,6 +209,7 @@ Status CudaBackend::runAdam(const KernelDesc &k, const Views &in,
   hp.beta2 = k.getFloat(AttrName::beta2, 0.999);
   hp.epsilon = k.getFloat(AttrName::epsilon, 1e-8);
   hp.weightDecay = k.getFloat(AttrName::weight_decay, hp.decoupled ? 0.01 : 0.0);
+  hp.lrTensor = in.size() > 5 ? ref(in[5]) : Ref{nullptr, 0};
   return launched(k, adam(context(), ref(in[0]), ref(in[1]), ref(in[2]),
                           ref(in[3]), ref(in[4]), ref(out[0]), ref(out[1]),
                           ref(out[2]), out[0].numElements(), hp));

@@ -139,9 +139,12 @@ int updateScale(const Context &ctx, const float *scale, Ref count,
                 const ScalerParams &p);
 
 // Optimizer.cu --------------------------------------------------------------
+/// `lrTensor`: the learning rate as a 0-d f32 on the device (an operand
+/// of the update), read in place of `lr` when its data is not null.
 struct SgdParams {
   float lr, weightDecay, momentum, keep; ///< keep = 1 - dampening
   bool nesterov, withMomentum;
+  Ref lrTensor;
 };
 /// With momentum: buf/newBuf are the momentum buffer; else unused.
 int sgd(const Context &ctx, Ref p, Ref g, Ref buf, Ref newP, Ref newBuf,
@@ -149,6 +152,7 @@ int sgd(const Context &ctx, Ref p, Ref g, Ref buf, Ref newP, Ref newBuf,
 struct AdamParams {
   double lr, beta1, beta2, epsilon, weightDecay;
   bool decoupled;
+  Ref lrTensor; ///< as in SgdParams
 };
 /// `step` is an f32/i32/i64 scalar on the device; the bias corrections are
 /// taken from it on the device.

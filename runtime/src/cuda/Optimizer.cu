@@ -2,9 +2,10 @@
 //
 // One pass over the elements reads param, gradient and state once and
 // writes the new values once, with the reference's update rules
-// (common/ElementMath.h) and hyper-parameters (reference/Optimizer.cpp). Adam's step counter
-// stays on the device: every thread takes the bias corrections from it, in
-// double, as the reference does on the host.
+// (common/ElementMath.h) and hyper-parameters (reference/Optimizer.cpp).
+// Adam's step counter and a learning-rate operand stay on the device:
+// every thread takes the bias corrections from them, in double, as the
+// reference does on the host.
 //
 //===----------------------------------------------------------------------===//
 #include "common/ElementMath.h"
@@ -18,7 +19,7 @@ namespace {
 __global__ void sgdKernel(Ref p, Ref g, Ref buf, Ref newP, Ref newBuf,
                           int64_t n, SgdParams hp) {
   ref::SgdRule rule;
-  rule.lr = hp.lr;
+  rule.lr = hp.lrTensor.data ? loadF(hp.lrTensor, 0) : hp.lr;
   rule.wd = hp.weightDecay;
   rule.momentum = hp.momentum;
   rule.keep = hp.keep;
@@ -48,7 +49,9 @@ __global__ void adamKernel(Ref p, Ref g, Ref m, Ref v, Ref stepRef, Ref newP,
   }
   // The reference's constants (common/ElementMath.h), from the step on the
   // device.
-  ref::AdamRule rule = ref::adamRuleAt(hp.lr, hp.beta1, hp.beta2, hp.epsilon,
+  double lr = hp.lrTensor.data ? static_cast<double>(loadF(hp.lrTensor, 0))
+                               : hp.lr;
+  ref::AdamRule rule = ref::adamRuleAt(lr, hp.beta1, hp.beta2, hp.epsilon,
                                        hp.weightDecay, hp.decoupled, t);
   MP_GRID_STRIDE(i, n) {
     float param, avg, avgSq;

@@ -129,6 +129,19 @@ mp::rt::checkedByteSize(const std::vector<int64_t> &shape, DType dtype) {
   return static_cast<uint64_t>(count) * size;
 }
 
+bool mp::rt::isDropoutKey(const Plan &plan, uint32_t id) {
+  if (!isFrozenBuffer(plan, id) || !plan.tensors[id].shape.empty() ||
+      (plan.tensors[id].dtype != DType::I64 &&
+       plan.tensors[id].dtype != DType::I32))
+    return false;
+  for (const KernelDesc &kernel : plan.kernels)
+    if ((kernel.opId() == OpId::TrainDropout ||
+         kernel.opId() == OpId::TrainDropoutGrad) &&
+        kernel.inputs.size() > 1 && kernel.inputs[1] == id)
+      return true;
+  return false;
+}
+
 bool mp::rt::isFrozenBuffer(const Plan &plan, uint32_t id) {
   if (id >= plan.tensors.size() || plan.tensors[id].kind != TensorKind::Buffer)
     return false;

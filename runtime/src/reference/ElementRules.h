@@ -12,10 +12,12 @@
 #include "common/ElementMath.h"
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Status.h"
+#include "mp/runtime/Tensor.h"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace mp::rt::ref {
 
@@ -48,13 +50,15 @@ inline float roundToOdd(double value) {
 //===----------------------------------------------------------------------===//
 
 /// Reads and checks the attributes of train.sgd (`withMomentum` false) or
-/// train.sgd_momentum.
-Status getSgdRule(const KernelDesc &k, bool withMomentum, SgdRule &rule);
+/// train.sgd_momentum, and the learning-rate operand among `in` if any.
+Status getSgdRule(const KernelDesc &k, const std::vector<TensorView> &in,
+                  bool withMomentum, SgdRule &rule);
 
 /// Reads and checks the attributes of train.adam / train.adamw
-/// (`decoupled`) and the step t (>= 1) from the scalar tensor `step`.
-Status getAdamRule(const KernelDesc &k, bool decoupled, double step,
-                   AdamRule &rule);
+/// (`decoupled`), the learning-rate operand among `in` if any and the step
+/// t (>= 1) from the scalar tensor `step`.
+Status getAdamRule(const KernelDesc &k, const std::vector<TensorView> &in,
+                   bool decoupled, double step, AdamRule &rule);
 
 } // namespace mp::rt::ref
 

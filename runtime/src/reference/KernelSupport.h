@@ -44,6 +44,7 @@ void addPoolingKernels(KernelTable &table);
 void addEmbeddingKernels(KernelTable &table);
 void addShapeKernels(KernelTable &table);
 void addOptimizerKernels(KernelTable &table);
+void addStepStateKernels(KernelTable &table);
 void addMixedPrecisionKernels(KernelTable &table);
 
 //===----------------------------------------------------------------------===//

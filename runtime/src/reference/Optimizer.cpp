@@ -45,6 +45,43 @@ static Status getHyper(const KernelDesc &k, AttrName name, double lo,
                             std::to_string(value) + " is out of range");
 }
 
+/// The learning rate: input #`fixed` when the update has one (a 0-d f32,
+/// train.lr_schedule's result: finite and >= 0 at every step), else the
+/// `lr` attribute.
+static Status getLearningRate(const KernelDesc &k, const Views &in,
+                              size_t fixed, double &lr) {
+  if (in.size() <= fixed)
+    return getHyper(k, AttrName::lr, 0, HUGE_VAL, true, lr);
+  if (k.has(AttrName::lr))
+    return kernelError(k, "has both an 'lr' attribute and a learning-rate "
+                          "operand");
+  if (!in[fixed].data)
+    return Status::ok(); // checked before the tensors are bound
+  lr = loadFloat(in[fixed], 0);
+  if (std::isfinite(lr) && lr >= 0)
+    return Status::ok();
+  return kernelError(k, "got the learning rate " + std::to_string(lr) +
+                            " from its operand; it must be finite and >= 0");
+}
+
+/// The update's inputs: `fixed` of them, then an optional learning rate
+/// (a 0-d f32).
+static Status checkUpdateArity(const KernelDesc &k, const Views &in,
+                               const Views &out, size_t fixed,
+                               size_t outputs) {
+  if (in.size() == fixed + 1) {
+    MP_RETURN_IF_ERROR(checkArity(k, in, out, fixed + 1, outputs));
+    if (in[fixed].dtype != DType::F32)
+      return kernelError(k, "expects the learning rate as f32");
+    MP_RETURN_IF_ERROR(checkShape(k, in[fixed], {}, "learning rate"));
+    if (k.has(AttrName::lr))
+      return kernelError(k, "has both an 'lr' attribute and a "
+                            "learning-rate operand");
+    return Status::ok();
+  }
+  return checkArity(k, in, out, fixed, outputs);
+}
+
 //===----------------------------------------------------------------------===//
 // sgd and sgd_momentum
 //===----------------------------------------------------------------------===//
@@ -56,9 +93,10 @@ struct SgdParams {
 };
 } // namespace
 
-static Status getSgdParams(const KernelDesc &k, bool withMomentum,
-                           SgdParams &p) {
-  MP_RETURN_IF_ERROR(getHyper(k, AttrName::lr, 0, HUGE_VAL, true, p.lr));
+static Status getSgdParams(const KernelDesc &k, const Views &in,
+                           bool withMomentum, SgdParams &p) {
+  p.lr = 0;
+  MP_RETURN_IF_ERROR(getLearningRate(k, in, withMomentum ? 3 : 2, p.lr));
   MP_RETURN_IF_ERROR(
       getHyper(k, AttrName::weight_decay, 0, HUGE_VAL, true, p.weightDecay));
   p.momentum = p.dampening = 0;
@@ -76,17 +114,17 @@ static Status getSgdParams(const KernelDesc &k, bool withMomentum,
 }
 
 static Status checkSgd(const KernelDesc &k, const Views &in, const Views &out) {
-  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
+  MP_RETURN_IF_ERROR(checkUpdateArity(k, in, out, 2, 1));
   MP_RETURN_IF_ERROR(
       checkSameAsParam(k, in, out, {"param", "grad"}, {"new_param"}));
   SgdParams p;
-  return getSgdParams(k, false, p);
+  return getSgdParams(k, in, false, p);
 }
 
-Status ref::getSgdRule(const KernelDesc &k, bool withMomentum,
-                       SgdRule &rule) {
+Status ref::getSgdRule(const KernelDesc &k, const Views &in,
+                       bool withMomentum, SgdRule &rule) {
   SgdParams hp;
-  MP_RETURN_IF_ERROR(getSgdParams(k, withMomentum, hp));
+  MP_RETURN_IF_ERROR(getSgdParams(k, in, withMomentum, hp));
   rule.lr = static_cast<float>(hp.lr);
   rule.wd = static_cast<float>(hp.weightDecay);
   rule.momentum = static_cast<float>(hp.momentum);
@@ -97,7 +135,7 @@ Status ref::getSgdRule(const KernelDesc &k, bool withMomentum,
 
 static Status runSgd(const KernelDesc &k, const Views &in, const Views &out) {
   SgdRule rule;
-  MP_RETURN_IF_ERROR(getSgdRule(k, false, rule));
+  MP_RETURN_IF_ERROR(getSgdRule(k, in, false, rule));
   FloatIn p(in[0]), g(in[1]);
   FloatOut np(out[0]);
   for (int64_t e = 0, n = out[0].numElements(); e < n; ++e)
@@ -108,18 +146,18 @@ static Status runSgd(const KernelDesc &k, const Views &in, const Views &out) {
 
 static Status checkSgdMomentum(const KernelDesc &k, const Views &in,
                                const Views &out) {
-  MP_RETURN_IF_ERROR(checkArity(k, in, out, 3, 2));
+  MP_RETURN_IF_ERROR(checkUpdateArity(k, in, out, 3, 2));
   MP_RETURN_IF_ERROR(checkSameAsParam(k, in, out,
                                       {"param", "grad", "momentum_buffer"},
                                       {"new_param", "new_momentum_buffer"}));
   SgdParams p;
-  return getSgdParams(k, true, p);
+  return getSgdParams(k, in, true, p);
 }
 
 static Status runSgdMomentum(const KernelDesc &k, const Views &in,
                              const Views &out) {
   SgdRule rule;
-  MP_RETURN_IF_ERROR(getSgdRule(k, true, rule));
+  MP_RETURN_IF_ERROR(getSgdRule(k, in, true, rule));
   FloatIn p(in[0]), g(in[1]), b(in[2]);
   FloatOut np(out[0]), nb(out[1]);
   for (int64_t e = 0, n = out[0].numElements(); e < n; ++e)
@@ -139,8 +177,10 @@ struct AdamParams {
 };
 } // namespace
 
-static Status getAdamParams(const KernelDesc &k, AdamParams &p) {
-  MP_RETURN_IF_ERROR(getHyper(k, AttrName::lr, 0, HUGE_VAL, true, p.lr));
+static Status getAdamParams(const KernelDesc &k, const Views &in,
+                            AdamParams &p) {
+  p.lr = 0;
+  MP_RETURN_IF_ERROR(getLearningRate(k, in, 5, p.lr));
   MP_RETURN_IF_ERROR(getHyper(k, AttrName::beta1, 0, 1, true, p.beta1));
   MP_RETURN_IF_ERROR(getHyper(k, AttrName::beta2, 0, 1, true, p.beta2));
   MP_RETURN_IF_ERROR(
@@ -154,7 +194,7 @@ static Status getAdamParams(const KernelDesc &k, AdamParams &p) {
 template <bool Decoupled>
 static Status checkAdam(const KernelDesc &k, const Views &in,
                         const Views &out) {
-  MP_RETURN_IF_ERROR(checkArity(k, in, out, 5, 3));
+  MP_RETURN_IF_ERROR(checkUpdateArity(k, in, out, 5, 3));
   MP_RETURN_IF_ERROR(
       checkSameAsParam(k, in, out, {"param", "grad", "exp_avg", "exp_avg_sq"},
                        {"new_param", "new_exp_avg", "new_exp_avg_sq"}));
@@ -163,13 +203,13 @@ static Status checkAdam(const KernelDesc &k, const Views &in,
     MP_RETURN_IF_ERROR(checkIndex(k, step, "step (i32, i64 or f32)"));
   MP_RETURN_IF_ERROR(checkShape(k, step, {}, "step"));
   AdamParams p;
-  return getAdamParams(k, p);
+  return getAdamParams(k, in, p);
 }
 
-Status ref::getAdamRule(const KernelDesc &k, bool decoupled, double t,
-                        AdamRule &rule) {
+Status ref::getAdamRule(const KernelDesc &k, const Views &in, bool decoupled,
+                        double t, AdamRule &rule) {
   AdamParams hp;
-  MP_RETURN_IF_ERROR(getAdamParams(k, hp));
+  MP_RETURN_IF_ERROR(getAdamParams(k, in, hp));
   if (!(t >= 1))
     return kernelError(k, "expects step >= 1 but got " + std::to_string(t));
   rule = adamRuleAt(hp.lr, hp.beta1, hp.beta2, hp.epsilon, hp.weightDecay,
@@ -182,7 +222,7 @@ static Status runAdam(const KernelDesc &k, const Views &in, const Views &out) {
   double t = in[4].dtype == DType::F32 ? loadFloat(in[4], 0)
                                        : static_cast<double>(loadInt(in[4], 0));
   AdamRule rule;
-  MP_RETURN_IF_ERROR(getAdamRule(k, Decoupled, t, rule));
+  MP_RETURN_IF_ERROR(getAdamRule(k, in, Decoupled, t, rule));
   FloatIn p(in[0]), g(in[1]), m(in[2]), v(in[3]);
   FloatOut np(out[0]), nm(out[1]), nv(out[2]);
   for (int64_t e = 0, n = out[0].numElements(); e < n; ++e)

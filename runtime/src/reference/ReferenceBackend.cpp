@@ -39,6 +39,7 @@ private:
     addEmbeddingKernels(table_);
     addShapeKernels(table_);
     addOptimizerKernels(table_);
+    addStepStateKernels(table_);
     addMixedPrecisionKernels(table_);
     byId_.fill(nullptr);
     for (const KernelEntry &entry : table_)

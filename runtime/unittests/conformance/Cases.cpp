@@ -553,7 +553,70 @@ std::vector<Case> build() {
     Case c = make(name, "train." + name, in, out, attrs, Agreement::Ulps, 2);
     c.dtypes = {kF32};
     t.push_back(c);
+    // The learning rate as an operand (train.lr_schedule's result).
+    attrs.erase("lr");
+    in.push_back(f32({}, 0.01, 0.01));
+    c = make(name + "_lr_operand", "train." + name, in, out, attrs,
+             Agreement::Ulps, 2);
+    c.dtypes = {kF32};
+    t.push_back(c);
   }
+
+  // State that changes per step.
+  {
+    Case c = make("lr_schedule_warmup", "train.lr_schedule", {counter(3)},
+                  {f32({})},
+                  {{"base_lr", floats({0.003})},
+                   {"warmup_steps", ints({10})},
+                   {"warmup_start_factor", floats({0.1})},
+                   {"warmup", str("cosine")}},
+                  Agreement::Ulps, 1);
+    c.dtypes = {kF32};
+    t.push_back(c);
+    c = make("lr_schedule_cosine", "train.lr_schedule", {counter(17, true)},
+             {f32({})},
+             {{"base_lr", floats({0.003})},
+              {"warmup_steps", ints({5})},
+              {"decay", str("cosine")},
+              {"decay_steps", ints({40})},
+              {"end_factor", floats({0.05})}},
+             Agreement::Ulps, 1);
+    c.dtypes = {kF32};
+    t.push_back(c);
+    c = make("lr_schedule_step", "train.lr_schedule", {counter(25)},
+             {f32({})},
+             {{"base_lr", floats({0.1})},
+              {"decay", str("step")},
+              {"decay_steps", ints({10})},
+              {"gamma", floats({0.5})}},
+             Agreement::Ulps, 1);
+    c.dtypes = {kF32};
+    t.push_back(c);
+  }
+  t.push_back(make("clip_grad_norm", "train.clip_grad_norm",
+                   {data({7, 13}), data({29})},
+                   {data({7, 13}), data({29}), f32({})},
+                   {{"max_norm", floats({0.5})}}, kSum, 2));
+  t.push_back(make("clip_grad_norm_l1_unclipped", "train.clip_grad_norm",
+                   {data({7, 13}, -0.01, 0.01)},
+                   {data({7, 13}), f32({})},
+                   {{"max_norm", floats({100})}, {"norm_type", floats({1})}},
+                   kSum, 2));
+  t.push_back(make("clip_grad_norm_inf", "train.clip_grad_norm",
+                   {data({7, 13}), data({5})}, {data({7, 13}), data({5}),
+                   f32({})},
+                   {{"max_norm", floats({0.25})},
+                    {"norm_type", floats({INFINITY})}},
+                   kSum, 2));
+  t.push_back(make("clip_grad_value", "train.clip_grad_value",
+                   {data({7, 13}, -2, 2), data({29}, -2, 2)},
+                   {data({7, 13}), data({29})},
+                   {{"clip_value", floats({0.5})}}));
+  for (const char *op : {"dropout", "dropout_grad"})
+    t.push_back(make(op, std::string("train.") + op,
+                     {data({7, 37}), counter(0x1234567890ll), counter(3)},
+                     {data({7, 37})},
+                     {{"p", floats({0.3})}, {"site", ints({2})}}));
   addVariants(t);
   return t;
 }

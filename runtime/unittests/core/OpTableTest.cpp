@@ -63,7 +63,10 @@ TEST(OpTableTest, SchemasComeFromTheOds) {
   EXPECT_TRUE(opSchema(OpId::TrainConcat).variadicInputs);
   EXPECT_TRUE(opSchema(OpId::TrainAdamw).optimizer);
   EXPECT_FALSE(opSchema(OpId::TrainMatmul).optimizer);
-  EXPECT_TRUE(findAttrSchema(OpId::TrainSgd, "lr")->required);
+  // An attribute or an operand: optional in the schema.
+  EXPECT_FALSE(findAttrSchema(OpId::TrainSgd, "lr")->required);
+  EXPECT_EQ(opSchema(OpId::TrainSgd).maxInputs, 3);
+  EXPECT_TRUE(findAttrSchema(OpId::TrainSgdMomentum, "momentum")->required);
 }
 
 TEST(OpTableTest, AbsentAttributesReadAsTheirOdsDefault) {

@@ -176,8 +176,152 @@ func.func @adam_step_not_scalar(%p: tensor<8xf32>, %t: tensor<1xi64>) {
 // -----
 
 func.func @sgd_missing_lr(%p: tensor<8xf32>) {
-  // expected-error @+1 {{requires attribute 'lr'}}
+  // expected-error @+1 {{needs a learning rate: an 'lr' attribute or an operand}}
   %0 = train.sgd %p, %p : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_two_learning_rates(%p: tensor<8xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{has both an 'lr' attribute and a learning rate operand}}
+  %0 = train.sgd %p, %p lr %lr {lr = 0.1 : f64} : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @adamw_learning_rate_not_f32(%p: tensor<8xf32>, %t: tensor<i64>, %lr: tensor<f64>) {
+  // expected-error @+1 {{operand #5 must be 0D tensor of 32-bit float values}}
+  %0:3 = "train.adamw"(%p, %p, %p, %p, %t, %lr) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<i64>, tensor<f64>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @lr_schedule_negative_base(%t: tensor<i64>) {
+  // expected-error @+1 {{needs a finite 'base_lr' >= 0, got -0.1}}
+  %0 = train.lr_schedule %t {base_lr = -0.1 : f64} : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @lr_schedule_negative_warmup(%t: tensor<i64>) {
+  // expected-error @+1 {{needs 'warmup_steps' >= 0, got -3}}
+  %0 = train.lr_schedule %t {base_lr = 0.1 : f64, warmup_steps = -3 : i64} : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @lr_schedule_warmup_factor(%t: tensor<i64>) {
+  // expected-error @+1 {{expects 'warmup_start_factor' in [0, 1] but got 2}}
+  %0 = train.lr_schedule %t {base_lr = 0.1 : f64, warmup_steps = 3 : i64, warmup_start_factor = 2.0 : f64} : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @lr_schedule_no_decay_steps(%t: tensor<i64>) {
+  // expected-error @+1 {{needs 'decay_steps' >= 1 for the cosine decay, got 0}}
+  %0 = train.lr_schedule %t decay cosine {base_lr = 0.1 : f64, decay_steps = 0 : i64} : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @lr_schedule_end_factor(%t: tensor<i64>) {
+  // expected-error @+1 {{expects 'end_factor' in [0, 1] but got 1.5}}
+  %0 = train.lr_schedule %t decay linear {base_lr = 0.1 : f64, decay_steps = 10 : i64, end_factor = 1.5 : f64} : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @lr_schedule_gamma(%t: tensor<i64>) {
+  // expected-error @+1 {{expects 'gamma' in [0, 1] but got 3}}
+  %0 = train.lr_schedule %t decay exponential {base_lr = 0.1 : f64, gamma = 3.0 : f64} : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @lr_schedule_float_step(%t: tensor<f32>) {
+  // expected-error @+1 {{operand #0 must be 0D tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = "train.lr_schedule"(%t) <{base_lr = 0.1 : f64}> : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @clip_grad_norm_nothing() {
+  // expected-error @+1 {{needs at least one gradient}}
+  %0 = "train.clip_grad_norm"() <{max_norm = 1.0 : f64}> : () -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @clip_grad_norm_max(%g: tensor<8xf32>) {
+  // expected-error @+1 {{needs a finite, positive 'max_norm', got 0}}
+  %0:2 = train.clip_grad_norm %g {max_norm = 0.0 : f64} : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @clip_grad_norm_type(%g: tensor<8xf32>) {
+  // expected-error @+1 {{needs a positive 'norm_type' (or inf), got -2}}
+  %0:2 = train.clip_grad_norm %g {max_norm = 1.0 : f64, norm_type = -2.0 : f64} : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @clip_grad_norm_types(%g: tensor<8xf32>) {
+  // expected-error @+1 {{every clipped gradient has its gradient's type}}
+  %0:2 = "train.clip_grad_norm"(%g) <{max_norm = 1.0 : f64}> : (tensor<8xf32>) -> (tensor<8xbf16>, tensor<f32>)
+  return
+}
+
+// -----
+
+func.func @clip_grad_value_bound(%g: tensor<8xf32>) {
+  // expected-error @+1 {{needs a finite, positive 'clip_value', got -1}}
+  %0 = train.clip_grad_value %g {clip_value = -1.0 : f64} : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_p(%x: tensor<8xf32>, %k: tensor<i64>, %c: tensor<i64>) {
+  // expected-error @+1 {{expects 'p' in [0, 1) but got 1}}
+  %0 = train.dropout %x, %k, %c {p = 1.0 : f64} : tensor<8xf32>, tensor<i64>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @dropout_site(%x: tensor<8xf32>, %k: tensor<i64>, %c: tensor<i64>) {
+  // expected-error @+1 {{needs a 'site' in [0, 2^32), got -1}}
+  %0 = train.dropout_grad %x, %k, %c {p = 0.5 : f64, site = -1 : i64} : tensor<8xf32>, tensor<i64>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @dropout_key_not_scalar(%x: tensor<8xf32>, %k: tensor<2xi64>, %c: tensor<i64>) {
+  // expected-error @+1 {{operand #1 must be 0D tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = train.dropout %x, %k, %c {p = 0.5 : f64} : tensor<8xf32>, tensor<2xi64>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @dropout_too_large(%x: tensor<8x4096x4096x256xbf16>, %k: tensor<i64>, %c: tensor<i64>) {
+  // expected-error @+1 {{dropout masks cover at most 2^34}}
+  %0 = train.dropout %x, %k, %c {p = 0.5 : f64} : tensor<8x4096x4096x256xbf16>, tensor<i64>, tensor<i64>
   return
 }
 

@@ -78,8 +78,8 @@ protected:
     // dW = x^T @ dLogits.
     Value dW = train::MatmulOp::create(b, loc, wType, x, dLogits,
                                        /*transpose_lhs=*/true);
-    Value newW = train::SgdOp::create(b, loc, w, dW, llvm::APFloat(0.1),
-                                      llvm::APFloat(0.0));
+    Value newW = train::SgdOp::create(b, loc, w, dW, b.getF64FloatAttr(0.1),
+                                      llvm::APFloat(0.0), Value());
     func::ReturnOp::create(b, loc, ValueRange{loss, newW});
     return module;
   }

@@ -653,56 +653,5 @@ LogicalResult FillOp::verify() {
   return success();
 }
 
-//===----------------------------------------------------------------------===//
-// Optimizer updates
-//===----------------------------------------------------------------------===//
-
-/// Checks that a hyper-parameter lies in [lo, hi] (`hiOpen`: [lo, hi)).
-static LogicalResult checkRange(Operation *op, StringRef name, APFloat value,
-                                double lo, double hi, bool hiOpen = false) {
-  double v = value.convertToDouble();
-  if (v >= lo && (hiOpen ? v < hi : v <= hi))
-    return success();
-  return op->emitOpError() << "expects '" << name << "' in [" << num(lo)
-                           << ", " << num(hi) << (hiOpen ? ")" : "]")
-                           << " but got " << num(v);
-}
-
-LogicalResult SgdOp::verify() {
-  if (failed(checkRange(*this, "lr", getLr(), 0, HUGE_VAL, true)) ||
-      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL, true)))
-    return failure();
-  return success();
-}
-
-LogicalResult SgdMomentumOp::verify() {
-  if (failed(checkRange(*this, "lr", getLr(), 0, HUGE_VAL, true)) ||
-      failed(checkRange(*this, "momentum", getMomentum(), 0, 1)) ||
-      failed(checkRange(*this, "dampening", getDampening(), 0, 1)) ||
-      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL, true)))
-    return failure();
-  if (getNesterov() && (getMomentum().isZero() || !getDampening().isZero()))
-    return emitOpError()
-           << "nesterov momentum needs a positive momentum and zero dampening";
-  return success();
-}
-
-template <typename AdamOp>
-static LogicalResult verifyAdam(AdamOp op) {
-  Operation *raw = op.getOperation();
-  if (failed(checkRange(raw, "lr", op.getLr(), 0, HUGE_VAL, true)) ||
-      failed(checkRange(raw, "beta1", op.getBeta1(), 0, 1, true)) ||
-      failed(checkRange(raw, "beta2", op.getBeta2(), 0, 1, true)) ||
-      failed(checkRange(raw, "weight_decay", op.getWeightDecay(), 0,
-                        HUGE_VAL, true)))
-    return failure();
-  if (!(op.getEpsilon().convertToDouble() > 0))
-    return op.emitOpError() << "expects a positive epsilon";
-  return success();
-}
-
-LogicalResult AdamOp::verify() { return verifyAdam(*this); }
-LogicalResult AdamWOp::verify() { return verifyAdam(*this); }
-
 #define GET_OP_CLASSES
 #include "mp/Dialect/Train/IR/TrainOps.cpp.inc"

@@ -51,7 +51,8 @@ Status loadCheckpoint(Session &session, const std::string &path,
 
 /// Loads initial params from any safetensors file (a PyTorch state_dict
 /// saved with safetensors, a checkpoint): every param and frozen buffer
-/// (isFrozenBuffer) of the plan must be there; other buffers are loaded
+/// (isFrozenBuffer) of the plan but dropout keys (isDropoutKey) must be
+/// there; other buffers are loaded
 /// when present; file tensors that are other
 /// persistent tensors of the plan are skipped; names the plan does not have
 /// and dtype or shape mismatches are errors. Nothing changes on error.

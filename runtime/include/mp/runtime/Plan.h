@@ -191,6 +191,12 @@ struct Plan {
 /// value comes from outside: initial params or a checkpoint.
 bool isFrozenBuffer(const Plan &plan, uint32_t id);
 
+/// Whether tensor `id` is a dropout key: a frozen 0-d i32/i64 buffer that
+/// a train.dropout (or dropout_grad) reads as its key. Session::initParams
+/// draws it from the seed, so that initial params need not carry it; a
+/// checkpoint keeps it like any buffer.
+bool isDropoutKey(const Plan &plan, uint32_t id);
+
 /// Serializes / parses the binary plan format (docs/plan-format.md). The
 /// reader rejects a wrong magic, an unknown version, a truncated file, a
 /// checksum mismatch and an inconsistent plan with a DataLoss or

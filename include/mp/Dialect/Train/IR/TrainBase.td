@@ -51,6 +51,11 @@ def Train_AnyTensor : StaticShapeTensorOf<[F32, BF16, F16, I1, I32, I64]>;
 def Train_PredTensor : StaticShapeTensorOf<[I1]>;
 /// A scalar (0-d) counter such as Adam's step number.
 def Train_StepTensor : TensorRankOf<[I32, I64, F32], [0]>;
+/// A step counter: the number of steps done before this one (0-d).
+def Train_CounterTensor : TensorRankOf<[I32, I64], [0]>;
+/// A 0-d f32 (a learning rate, a norm) whose type the format need not spell.
+def Train_ScalarF32 : TensorRankOf<[F32], [0]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF32Type())">;
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -68,6 +73,22 @@ def Train_ComparePredicate : I64EnumAttr<"ComparePredicate",
     I64EnumAttrCase<"eq", 0>, I64EnumAttrCase<"ne", 1>,
     I64EnumAttrCase<"lt", 2>, I64EnumAttrCase<"le", 3>,
     I64EnumAttrCase<"gt", 4>, I64EnumAttrCase<"ge", 5>,
+  ]> {
+  let cppNamespace = "::mp::train";
+}
+
+def Train_WarmupShape : I64EnumAttr<"WarmupShape",
+    "how a learning-rate warm-up rises", [
+    I64EnumAttrCase<"linear", 0>, I64EnumAttrCase<"cosine", 1>,
+  ]> {
+  let cppNamespace = "::mp::train";
+}
+
+def Train_DecayShape : I64EnumAttr<"DecayShape",
+    "how a learning rate decays after its warm-up", [
+    I64EnumAttrCase<"constant", 0>, I64EnumAttrCase<"linear", 1>,
+    I64EnumAttrCase<"cosine", 2>, I64EnumAttrCase<"step", 3>,
+    I64EnumAttrCase<"exponential", 4>,
   ]> {
   let cppNamespace = "::mp::train";
 }

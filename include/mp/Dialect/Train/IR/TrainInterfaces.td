@@ -18,4 +18,22 @@ def Train_OptimizerOpInterface : OpInterface<"OptimizerOpInterface"> {
   ];
 }
 
+def Train_GradientTransformOpInterface
+    : OpInterface<"GradientTransformOpInterface"> {
+  let cppNamespace = "::mp::train";
+  let description = [{
+    An op between the gradients and the optimizer updates (clipping): its
+    operands are gradients and its first results their transformed values.
+    Loss scaling unscales and checks the gradients it reads, not the ones it
+    writes, so that it sees true gradients and a skipped step runs none of
+    it.
+  }];
+  let methods = [
+    InterfaceMethod<"The operands that carry gradients.",
+      "::mlir::MutableOperandRange", "getGradientOperands", (ins), [{}], [{
+        return $_op.getGradsMutable();
+      }]>,
+  ];
+}
+
 #endif // MP_DIALECT_TRAIN_IR_TRAININTERFACES_TD

@@ -1,0 +1,248 @@
+//===- TrainStepOps.td - grad seed, optimizers, per-step state --*- td -*-===//
+//
+// Included by TrainOps.td (after Train_Op); one family of ops per file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_DIALECT_TRAIN_IR_TRAINSTEPOPS_TD
+#define MP_DIALECT_TRAIN_IR_TRAINSTEPOPS_TD
+
+
+//===----------------------------------------------------------------------===//
+// Backward-pass seed and optimizer updates
+//===----------------------------------------------------------------------===//
+
+def Train_GradSeedOp : Train_Op<"grad_seed", [SameOperandsAndResultType]> {
+  let precisionReason = [{
+    losses are fp32 everywhere (TF deny list, PyTorch "all losses")
+  }];
+  let precisionCategory = "Deny";
+  let summary = "d loss / d loss: the start of the backward pass";
+  let description = [{
+    A tensor of ones shaped like the loss. Marking it lets loss scaling find
+    the seed of the backward pass without guessing: the loss-scaling pass
+    multiplies it by the loss scale.
+  }];
+  let arguments = (ins 0DTensorOf<[F32, BF16, F16]>:$loss);
+  let results = (outs 0DTensorOf<[F32, BF16, F16]>:$result);
+  let assemblyFormat = "$loss attr-dict `:` type($loss)";
+}
+
+def Train_SgdOp : Train_Op<"sgd", [Train_OptimizerOpInterface,
+    AllTypesMatch<["param", "grad", "new_param"]>]> {
+  let precisionReason = [{the optimizer is an fp32 island: master weights}];
+  let precisionCategory = "Deny";
+  let summary = "plain SGD: p - lr * (g + weight_decay * p)";
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                       OptionalAttr<F64Attr>:$lr,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       Optional<Train_ScalarF32>:$learning_rate);
+  let results = (outs Train_FloatTensor:$new_param);
+  let assemblyFormat = [{
+    $param `,` $grad (`lr` $learning_rate^)? attr-dict `:` type($param)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_SgdMomentumOp : Train_Op<"sgd_momentum", [Train_OptimizerOpInterface,
+    AllTypesMatch<["param", "grad", "momentum_buffer", "new_param",
+                   "new_momentum_buffer"]>]> {
+  let precisionReason = [{the optimizer is an fp32 island: master weights}];
+  let precisionCategory = "Deny";
+  let summary = "SGD with momentum (PyTorch semantics), optionally Nesterov";
+  let description = [{
+    g' = g + weight_decay * p; b' = momentum * b + (1 - dampening) * g';
+    step = nesterov ? g' + momentum * b' : b'; p' = p - lr * step.
+    The buffer starts at zero (PyTorch initializes it to the first gradient;
+    with zero dampening both give the same sequence).
+  }];
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                       Train_FloatTensor:$momentum_buffer,
+                       OptionalAttr<F64Attr>:$lr, F64Attr:$momentum,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dampening,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       UnitAttr:$nesterov,
+                       Optional<Train_ScalarF32>:$learning_rate);
+  let results = (outs Train_FloatTensor:$new_param,
+                      Train_FloatTensor:$new_momentum_buffer);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $momentum_buffer (`lr` $learning_rate^)? attr-dict
+    `:` type($param)
+  }];
+  let hasVerifier = 1;
+}
+
+class Train_AdamBase<string mnemonic, string what, string defaultDecay>
+    : Train_Op<mnemonic, [Train_OptimizerOpInterface,
+                          AllTypesMatch<["param", "grad", "exp_avg",
+                                         "exp_avg_sq", "new_param",
+                                         "new_exp_avg", "new_exp_avg_sq"]>]> {
+  let summary = what;
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                       Train_FloatTensor:$exp_avg, Train_FloatTensor:$exp_avg_sq,
+                       Train_StepTensor:$step, OptionalAttr<F64Attr>:$lr,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1e-8">:$epsilon,
+                       DefaultValuedAttr<F64Attr, defaultDecay>:$weight_decay,
+                       Optional<Train_ScalarF32>:$learning_rate);
+  let results = (outs Train_FloatTensor:$new_param,
+                      Train_FloatTensor:$new_exp_avg,
+                      Train_FloatTensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step
+    (`lr` $learning_rate^)? attr-dict `:` type($param) `,` type($step)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_AdamOp : Train_AdamBase<"adam",
+    "Adam; weight decay is added to the gradient (L2); `step` is t >= 1",
+    "0.0"> {
+  let precisionReason = [{the optimizer is an fp32 island: master weights}];
+  let precisionCategory = "Deny";
+}
+def Train_AdamWOp : Train_AdamBase<"adamw",
+    "AdamW: decoupled weight decay p -= lr * wd * p; `step` is t >= 1",
+    "0.01"> {
+  let precisionReason = [{the optimizer is an fp32 island: master weights}];
+  let precisionCategory = "Deny";
+}
+
+//===----------------------------------------------------------------------===//
+// State that changes per step: schedules, clipping, dropout
+//===----------------------------------------------------------------------===//
+
+def Train_LrScheduleOp : Train_Op<"lr_schedule"> {
+  let precisionReason = [{
+    a learning rate is a scalar computed in double and kept f32: it has no
+    place in a 16-bit type
+  }];
+  let precisionCategory = "Deny";
+  let summary = "the learning rate after `step` steps: a warm-up, then a decay";
+  let description = [{
+    `step` counts the steps done before this one (0 at the first step: the
+    step counter as the step receives it). With w = warmup_steps, s0 =
+    warmup_start_factor and D = decay_steps:
+
+      t < w:  factor = s0 + (1 - s0) * r, r = t / w (linear) or
+              (1 - cos(pi * t / w)) / 2 (cosine)
+      t >= w: u = t - w and, by `decay`,
+              constant     1
+              linear       1 + (end_factor - 1) * min(u, D) / D
+              cosine       end_factor + (1 - end_factor) *
+                           (1 + cos(pi * min(u, D) / D)) / 2
+              step         gamma ^ floor(u / D)
+              exponential  gamma ^ u
+
+    lr = base_lr * factor, in double, rounded to f32 once. The linear and
+    cosine decays hold `end_factor` after D steps (Keras' CosineDecay;
+    PyTorch's CosineAnnealingLR would rise again). PyTorch's LinearLR,
+    CosineAnnealingLR, StepLR, ExponentialLR, a SequentialLR of a warm-up
+    and one of them, and OneCycleLR's two phases are all of this form.
+  }];
+  let arguments = (ins Train_CounterTensor:$step, F64Attr:$base_lr,
+                       DefaultValuedAttr<I64Attr, "0">:$warmup_steps,
+                       DefaultValuedAttr<F64Attr, "0.0">:$warmup_start_factor,
+                       DefaultValuedAttr<Train_WarmupShape,
+                           "::mp::train::WarmupShape::linear">:$warmup,
+                       DefaultValuedAttr<Train_DecayShape,
+                           "::mp::train::DecayShape::constant">:$decay,
+                       DefaultValuedAttr<I64Attr, "1">:$decay_steps,
+                       DefaultValuedAttr<F64Attr, "0.0">:$end_factor,
+                       DefaultValuedAttr<F64Attr, "1.0">:$gamma);
+  let results = (outs Train_ScalarF32:$lr);
+  let assemblyFormat = [{
+    $step (`warmup` $warmup^)? (`decay` $decay^)? attr-dict `:` type($step)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_ClipGradNormOp : Train_Op<"clip_grad_norm", [
+    Train_GradientTransformOpInterface,
+    RangedTypesMatchWith<"every clipped gradient has its gradient's type",
+                         "grads", "clipped", "$_self">]> {
+  let precisionReason = [{
+    a norm over every gradient of the model: a reduction, fp32 with a
+    double accumulator
+  }];
+  let precisionCategory = "Deny";
+  let summary = "scales all gradients so that their global norm is at most max_norm";
+  let description = [{
+    total = (sum over every element of every gradient of |g|^p)^(1/p) (p =
+    norm_type; max |g| for p = inf), accumulated in double; every gradient
+    is multiplied by min(1, max_norm / (total + 1e-6)) (PyTorch's
+    clip_grad_norm_). `total_norm` is the norm before clipping.
+  }];
+  let arguments = (ins Variadic<Train_FloatTensor>:$grads, F64Attr:$max_norm,
+                       DefaultValuedAttr<F64Attr, "2.0">:$norm_type);
+  let results = (outs Variadic<Train_FloatTensor>:$clipped,
+                      Train_ScalarF32:$total_norm);
+  let assemblyFormat = "$grads attr-dict `:` type($grads)";
+  let hasVerifier = 1;
+}
+
+def Train_ClipGradValueOp : Train_Op<"clip_grad_value", [
+    Train_GradientTransformOpInterface,
+    RangedTypesMatchWith<"every clipped gradient has its gradient's type",
+                         "grads", "clipped", "$_self">]> {
+  let precisionReason = [{
+    it reads the gradients the optimizers read, which are fp32
+  }];
+  let precisionCategory = "Deny";
+  let summary = "clamps every gradient element to [-clip_value, clip_value]";
+  let description = [{
+    PyTorch's clip_grad_value_; NaN stays NaN.
+  }];
+  let arguments = (ins Variadic<Train_FloatTensor>:$grads, F64Attr:$clip_value);
+  let results = (outs Variadic<Train_FloatTensor>:$clipped);
+  let assemblyFormat = "$grads attr-dict `:` type($grads)";
+  let hasVerifier = 1;
+}
+
+class Train_DropoutBase<string mnemonic, string what>
+    : Train_Op<mnemonic, [AllTypesMatch<["x", "result"]>]> {
+  let summary = what;
+  let arguments = (ins Train_FloatTensor:$x, Train_CounterTensor:$key,
+                       Train_CounterTensor:$counter, F64Attr:$p,
+                       DefaultValuedAttr<I64Attr, "0">:$site);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $key `,` $counter attr-dict `:` type($x) `,` type($key) `,`
+    type($counter)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_DropoutOp : Train_DropoutBase<"dropout",
+    "zeroes elements with probability p and scales the rest by 1 / (1 - p)"> {
+  let precisionReason = [{
+    elementwise: takes its input's dtype (the mask is integer arithmetic)
+  }];
+  let precisionCategory = "Infer";
+  let description = [{
+    The mask is Philox 4x32-10 (Salmon et al., 2011) keyed by `key` (its
+    low and high 32 bits) at the counter (element index / 4, site, counter
+    low, counter high): element i is kept when word i % 4 is at least
+    ceil(p * 2^32). `counter` is the step counter, `site` tells the dropout
+    ops of one step apart: the same key, counter and site give the same
+    mask on every backend, and a step resumed from a checkpoint the same
+    mask as the step it replays. A kept element is x * f32(1 / (1 - p)) in
+    f32, rounded to the result's dtype.
+  }];
+}
+
+def Train_DropoutGradOp : Train_DropoutBase<"dropout_grad",
+    "the gradient of train.dropout: dx = the same mask applied to dy"> {
+  let precisionReason = [{
+    elementwise: takes its input's dtype, like the dropout it reverses
+  }];
+  let precisionCategory = "Infer";
+  let description = [{
+    Regenerates the forward pass's mask from the same key, counter, site
+    and p (nothing is stored between the passes): x is the gradient of the
+    dropout's result.
+  }];
+}
+
+#endif // MP_DIALECT_TRAIN_IR_TRAINSTEPOPS_TD

@@ -1,0 +1,170 @@
+//===- StepOps.cpp - verifiers of the optimizers and per-step state -------===//
+//
+// Optimizer hyper-parameters lie in PyTorch's ranges; the learning rate is
+// an attribute or an operand (train.lr_schedule's result), never both.
+// Schedules, clipping and dropout check their attributes here; their types
+// are ODS's.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/Dialect/Train/IR/TrainOps.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace mp::train;
+
+/// Formats a number for diagnostics (1e-05, 0.5, inf).
+static std::string num(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
+}
+
+/// Checks that a hyper-parameter lies in [lo, hi] (`hiOpen`: [lo, hi)).
+static LogicalResult checkRange(Operation *op, StringRef name, double v,
+                                double lo, double hi, bool hiOpen = false) {
+  if (v >= lo && (hiOpen ? v < hi : v <= hi))
+    return success();
+  return op->emitOpError() << "expects '" << name << "' in [" << num(lo)
+                           << ", " << num(hi) << (hiOpen ? ")" : "]")
+                           << " but got " << num(v);
+}
+static LogicalResult checkRange(Operation *op, StringRef name,
+                                const APFloat &value, double lo, double hi,
+                                bool hiOpen = false) {
+  return checkRange(op, name, value.convertToDouble(), lo, hi, hiOpen);
+}
+
+/// The learning rate: the `lr` attribute (in [0, inf)) or the
+/// `learning_rate` operand, exactly one of them.
+static LogicalResult checkLearningRate(Operation *op,
+                                       std::optional<APFloat> lr,
+                                       Value operand) {
+  if (lr && operand)
+    return op->emitOpError() << "has both an 'lr' attribute and a learning "
+                                "rate operand; give one";
+  if (!lr && !operand)
+    return op->emitOpError() << "needs a learning rate: an 'lr' attribute "
+                                "or an operand (`lr %rate`)";
+  if (lr)
+    return checkRange(op, "lr", *lr, 0, HUGE_VAL, true);
+  return success();
+}
+
+LogicalResult SgdOp::verify() {
+  if (failed(checkLearningRate(*this, getLr(), getLearningRate())) ||
+      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL,
+                        true)))
+    return failure();
+  return success();
+}
+
+LogicalResult SgdMomentumOp::verify() {
+  if (failed(checkLearningRate(*this, getLr(), getLearningRate())) ||
+      failed(checkRange(*this, "momentum", getMomentum(), 0, 1)) ||
+      failed(checkRange(*this, "dampening", getDampening(), 0, 1)) ||
+      failed(checkRange(*this, "weight_decay", getWeightDecay(), 0, HUGE_VAL,
+                        true)))
+    return failure();
+  if (getNesterov() && (getMomentum().isZero() || !getDampening().isZero()))
+    return emitOpError()
+           << "nesterov momentum needs a positive momentum and zero dampening";
+  return success();
+}
+
+template <typename AdamOp>
+static LogicalResult verifyAdam(AdamOp op) {
+  Operation *raw = op.getOperation();
+  if (failed(checkLearningRate(raw, op.getLr(), op.getLearningRate())) ||
+      failed(checkRange(raw, "beta1", op.getBeta1(), 0, 1, true)) ||
+      failed(checkRange(raw, "beta2", op.getBeta2(), 0, 1, true)) ||
+      failed(checkRange(raw, "weight_decay", op.getWeightDecay(), 0,
+                        HUGE_VAL, true)))
+    return failure();
+  if (!(op.getEpsilon().convertToDouble() > 0))
+    return op.emitOpError() << "expects a positive epsilon";
+  return success();
+}
+
+LogicalResult AdamOp::verify() { return verifyAdam(*this); }
+LogicalResult AdamWOp::verify() { return verifyAdam(*this); }
+
+LogicalResult LrScheduleOp::verify() {
+  double base = getBaseLr().convertToDouble();
+  if (!std::isfinite(base) || base < 0)
+    return emitOpError() << "needs a finite 'base_lr' >= 0, got " << num(base);
+  // I64Attr reads back unsigned: the signed value is the one written.
+  auto warmupSteps = static_cast<int64_t>(getWarmupSteps());
+  auto decaySteps = static_cast<int64_t>(getDecaySteps());
+  if (warmupSteps < 0)
+    return emitOpError() << "needs 'warmup_steps' >= 0, got " << warmupSteps;
+  if (failed(checkRange(*this, "warmup_start_factor", getWarmupStartFactor(),
+                        0, 1)))
+    return failure();
+  DecayShape decay = getDecay();
+  bool usesSteps = decay != DecayShape::constant &&
+                   decay != DecayShape::exponential;
+  if (usesSteps && decaySteps < 1)
+    return emitOpError() << "needs 'decay_steps' >= 1 for the "
+                         << stringifyDecayShape(decay) << " decay, got "
+                         << decaySteps;
+  if ((decay == DecayShape::linear || decay == DecayShape::cosine) &&
+      failed(checkRange(*this, "end_factor", getEndFactor(), 0, 1)))
+    return failure();
+  if ((decay == DecayShape::step || decay == DecayShape::exponential) &&
+      failed(checkRange(*this, "gamma", getGamma(), 0, 1)))
+    return failure();
+  return success();
+}
+
+/// Clipping takes at least one gradient.
+static LogicalResult checkSomeGradients(Operation *op, size_t count) {
+  if (count)
+    return success();
+  return op->emitOpError() << "needs at least one gradient";
+}
+
+LogicalResult ClipGradNormOp::verify() {
+  if (failed(checkSomeGradients(*this, getGrads().size())))
+    return failure();
+  double maxNorm = getMaxNorm().convertToDouble();
+  if (!std::isfinite(maxNorm) || !(maxNorm > 0))
+    return emitOpError() << "needs a finite, positive 'max_norm', got "
+                         << num(maxNorm);
+  double p = getNormType().convertToDouble();
+  if (!(p > 0))
+    return emitOpError() << "needs a positive 'norm_type' (or inf), got "
+                         << num(p);
+  return success();
+}
+
+LogicalResult ClipGradValueOp::verify() {
+  if (failed(checkSomeGradients(*this, getGrads().size())))
+    return failure();
+  double value = getClipValue().convertToDouble();
+  if (!std::isfinite(value) || !(value > 0))
+    return emitOpError() << "needs a finite, positive 'clip_value', got "
+                         << num(value);
+  return success();
+}
+
+/// Philox's counter word 0 is the element index / 4: a tensor has at most
+/// 2^34 elements.
+template <typename DropoutOp>
+static LogicalResult verifyDropout(DropoutOp op) {
+  Operation *raw = op.getOperation();
+  if (failed(checkRange(raw, "p", op.getP(), 0, 1, true)))
+    return failure();
+  auto site = static_cast<int64_t>(op.getSite()); // I64Attr reads unsigned
+  if (site < 0 || site > static_cast<int64_t>(UINT32_MAX))
+    return op.emitOpError() << "needs a 'site' in [0, 2^32), got " << site;
+  auto type = cast<ShapedType>(op.getX().getType());
+  if (type.getNumElements() > (int64_t(1) << 34))
+    return op.emitOpError() << "has " << type.getNumElements()
+                            << " elements; dropout masks cover at most 2^34";
+  return success();
+}
+
+LogicalResult DropoutOp::verify() { return verifyDropout(*this); }
+LogicalResult DropoutGradOp::verify() { return verifyDropout(*this); }
