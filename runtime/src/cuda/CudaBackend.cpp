@@ -101,6 +101,11 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainAvgPool2dGrad, {&B::runPoolGrad, 1, 1}},
       {OpId::TrainGlobalAvgPool2d, {&B::runGlobalPool, 1, 1}},
       {OpId::TrainGlobalAvgPool2dGrad, {&B::runGlobalPool, 1, 1}},
+      {OpId::TrainLrSchedule, {&B::runLrSchedule, 1, 1}},
+      {OpId::TrainClipGradNorm, {&B::runClipGradNorm, 1, 2}},
+      {OpId::TrainClipGradValue, {&B::runClipGradValue, 1, 1}},
+      {OpId::TrainDropout, {&B::runDropout, 3, 1}},
+      {OpId::TrainDropoutGrad, {&B::runDropout, 3, 1}},
   };
   static const std::array<const OpEntry *, kNumOps> byId = [] {
     std::array<const OpEntry *, kNumOps> table{};
@@ -257,6 +262,9 @@ Status CudaBackend::finishStep() {
   case kStepNotPositive:
     return invalidArgument(where + ": expects step >= 1 but got " +
                            std::to_string(e.value));
+  case kStepNegative:
+    return invalidArgument(where + ": got the step count " +
+                           std::to_string(e.value) + "; it must be >= 0");
   default:
     return internalError(where + ": unknown device error code " +
                          std::to_string(e.code));
@@ -339,6 +347,9 @@ Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
     workspaceNeeded_ = std::max<uint64_t>(
         workspaceNeeded_,
         sizeof(float) * std::max<int64_t>(shapeOf(kernel.inputs[0])[0], 1));
+  if (kernel.opId() == OpId::TrainClipGradNorm)
+    workspaceNeeded_ =
+        std::max<uint64_t>(workspaceNeeded_, clipNormWorkspace(kernel, plan));
   return Status::ok();
 }
 

@@ -71,6 +71,9 @@ inline uint64_t bitsOf(DType dtype, double value) {
   }
 }
 
+/// The workspace bytes a train.clip_grad_norm kernel needs (StepStateOps).
+uint64_t clipNormWorkspace(const KernelDesc &kernel, const Plan &plan);
+
 class CudaBackend;
 using Handler = Status (CudaBackend::*)(const KernelDesc &, const Views &,
                                         const Views &);
@@ -165,6 +168,10 @@ private:
   Status runPool(const KernelDesc &, const Views &, const Views &);
   Status runPoolGrad(const KernelDesc &, const Views &, const Views &);
   Status runGlobalPool(const KernelDesc &, const Views &, const Views &);
+  Status runLrSchedule(const KernelDesc &, const Views &, const Views &);
+  Status runClipGradNorm(const KernelDesc &, const Views &, const Views &);
+  Status runClipGradValue(const KernelDesc &, const Views &, const Views &);
+  Status runDropout(const KernelDesc &, const Views &, const Views &);
 
   CudaBackendOptions options_;
   std::unique_ptr<Backend> reference_; ///< its prepare() is the contract
@@ -175,7 +182,8 @@ private:
   void *workspace_ = nullptr;
   uint64_t workspaceBytes_ = 0;
   /// The largest workspace a prepared kernel needs (cross-entropy partial
-  /// losses); allocated at the first run, so never during later steps.
+  /// losses, clip_grad_norm's partial sums); allocated at the first run,
+  /// so never during later steps.
   uint64_t workspaceNeeded_ = 0;
   /// The op of each launch of the current step, for error messages.
   std::vector<const std::string *> launches_;

@@ -11,6 +11,8 @@
 #ifndef MP_RUNTIME_CUDA_LAUNCH_H
 #define MP_RUNTIME_CUDA_LAUNCH_H
 
+#include "common/StepRules.h"
+
 #include <cstdint>
 
 typedef struct CUstream_st *cudaStream_t;
@@ -30,6 +32,7 @@ enum ErrorCode : int32_t {
   kIndexOutOfRange = 2,  ///< value = index, position = element, limit = rows
   kIntegerDivByZero = 3, ///< position = element
   kStepNotPositive = 4,  ///< Adam's step < 1; value = floor(step)
+  kStepNegative = 5,     ///< a schedule's step count < 0; value = it
 };
 
 struct Context {
@@ -158,6 +161,26 @@ struct AdamParams {
 /// taken from it on the device.
 int adam(const Context &ctx, Ref p, Ref g, Ref m, Ref v, Ref step, Ref newP,
          Ref newM, Ref newV, int64_t n, const AdamParams &hp);
+
+// StepState.cu --------------------------------------------------------------
+/// *lr = the schedule after *step steps (a 0-d i32/i64).
+int lrSchedule(const Context &ctx, Ref step, float *lr,
+               const ref::Schedule &s);
+/// clip_grad_norm: normBlocks(n) f64 partials of gradient g (n elements)
+/// at `partials`; then the norm of all `count` partials and the clamped
+/// coefficient (both f32 on the device); then r = g * *coef.
+unsigned normBlocks(int64_t n);
+int normPartial(const Context &ctx, Ref g, int64_t n, double p,
+                double *partials);
+int normCoefficient(const Context &ctx, const double *partials, int64_t count,
+                    double p, double maxNorm, float *norm, float *coef);
+int scaleByDevice(const Context &ctx, Ref g, Ref r, int64_t n,
+                  const float *coef);
+/// r = clamp(g, -c, c), NaN kept.
+int clampValues(const Context &ctx, Ref g, Ref r, int64_t n, float c);
+/// train.dropout / dropout_grad (the same mask).
+int dropout(const Context &ctx, Ref x, Ref key, Ref counter, Ref r, int64_t n,
+            int64_t site, double p);
 
 // Softmax.cu ----------------------------------------------------------------
 /// x as [outer, length, inner] around the axis.
