@@ -36,11 +36,19 @@ struct ConvKey {
   int64_t strideH, strideW, padTop, padBottom, padLeft, padRight;
   int64_t dilationH, dilationW;
   DType in, out;
+  int64_t groups;
 
   auto tie() const {
     return std::make_tuple(kind, nhwc, n, c, h, w, o, kh, kw, oh, ow, strideH,
                            strideW, padTop, padBottom, padLeft, padRight,
-                           dilationH, dilationW, in, out);
+                           dilationH, dilationW, in, out, groups);
+  }
+  /// The filter's logical dimensions: O, I, H, W, or with groups oneDNN's
+  /// G, O / G, I / G, H, W.
+  dnnl::memory::dims filterDims() const {
+    if (groups == 1)
+      return {o, c, kh, kw};
+    return {groups, o / groups, c / groups, kh, kw};
   }
   bool operator==(const ConvKey &other) const { return tie() == other.tie(); }
 };
@@ -128,7 +136,7 @@ static bool makeConv(const dnnl::engine &engine, const ConvKey &key,
                      dnnl::memory::desc (&chosen)[3]) {
   using tag = dnnl::memory::format_tag;
   dnnl::memory::dims x = {key.n, key.c, key.h, key.w},
-                     f = {key.o, key.c, key.kh, key.kw},
+                     f = key.filterDims(),
                      y = {key.n, key.o, key.oh, key.ow};
   // The primitive picks its layouts (`any`): in the plan's plain layouts
   // oneDNN has only slow kernels for most problems (for f32 NCHW its
@@ -210,12 +218,16 @@ static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   dt types[3] = {inType, inType, inType};
   types[result] = outType;
   ConvEntry entry;
-  // oneDNN's logical dimensions are always N, C, H, W (and O, I, H, W); the
-  // format tag says how the plan stores them.
+  // oneDNN's logical dimensions are always N, C, H, W (and O, I, H, W, or
+  // G, O/G, I/G, H, W); the format tag says how the plan stores them. The
+  // plan's grouped OIHW filter [O, I/G, H, W] is goihw (O = G x O/G,
+  // outer), its grouped HWIO [H, W, I/G, O] is hwigo.
   entry.src = dnnl::memory::desc({key.n, key.c, key.h, key.w}, types[0],
                                  key.nhwc ? tag::nhwc : tag::nchw);
-  entry.weights = dnnl::memory::desc({key.o, key.c, key.kh, key.kw}, types[1],
-                                     key.nhwc ? tag::hwio : tag::oihw);
+  entry.weights = dnnl::memory::desc(
+      key.filterDims(), types[1],
+      key.groups == 1 ? (key.nhwc ? tag::hwio : tag::oihw)
+                      : (key.nhwc ? tag::hwigo : tag::goihw));
   entry.dst = dnnl::memory::desc({key.n, key.o, key.oh, key.ow}, types[2],
                                  key.nhwc ? tag::nhwc : tag::nchw);
   dnnl::memory::desc chosen[3];
@@ -302,7 +314,9 @@ static const ConvEntry *findConv(ConvCache::Impl &impl,
   window.sizeH = f.h;
   window.sizeW = f.w;
   std::vector<int64_t> expected;
-  if (f.i != x.c || inputs[1].dtype != inputs[0].dtype ||
+  int64_t groups = kernel.getInt(AttrName::groups, 1);
+  if (groups < 1 || f.o % groups != 0 || f.i * groups != x.c ||
+      inputs[1].dtype != inputs[0].dtype ||
       !isAccumulatorOf(inputs[0].dtype, outputs[0].dtype) ||
       !ref::windowOutputShape(kernel, v.x->shape, layout, f.o, window,
                               expected)
@@ -329,7 +343,8 @@ static const ConvEntry *findConv(ConvCache::Impl &impl,
               window.dilationH,
               window.dilationW,
               inputs[0].dtype,
-              outputs[0].dtype};
+              outputs[0].dtype,
+              groups};
   if (x.n == 0 || x.c == 0 || f.o == 0)
     return nullptr;
   const ConvEntry &entry = impl.lookup(key, state.engine, createConv);

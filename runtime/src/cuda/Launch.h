@@ -240,8 +240,11 @@ int embeddingGrad(const Context &ctx, Ref grad, Ref indices, Ref table,
 struct ImageDesc {
   int64_t n, c, h, w, sn, sc, sh, sw;
 };
+/// `i` is the channels of one group; `groups` splits o (and the input's
+/// channels) into groups (train.conv2d's `groups`).
 struct FilterDesc {
   int64_t o, i, h, w, so, si, sh, sw;
+  int64_t groups;
 };
 struct WindowDesc {
   int64_t sizeH, sizeW, strideH, strideW, padTop, padLeft, dilationH, dilationW;

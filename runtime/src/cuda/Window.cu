@@ -45,6 +45,7 @@ __global__ void conv2dKernel(Ref x, Ref f, Ref y, ImageDesc xi, FilterDesc fd,
   MP_GRID_STRIDE(e, total) {
     int64_t n, o, oh, ow;
     split(yi, e, n, o, oh, ow);
+    int64_t c0 = o / (fd.o / fd.groups) * fd.i; // the group's first channel
     float sum = 0;
     for (int64_t ci = 0; ci < fd.i; ++ci)
       for (int64_t kh = 0; kh < fd.h; ++kh) {
@@ -54,7 +55,7 @@ __global__ void conv2dKernel(Ref x, Ref f, Ref y, ImageDesc xi, FilterDesc fd,
         for (int64_t kw = 0; kw < fd.w; ++kw) {
           int64_t iw = ow * w.strideW - w.padLeft + kw * w.dilationW;
           if (iw >= 0 && iw < xi.w)
-            sum += loadF(x, at(xi, n, ci, ih, iw)) *
+            sum += loadF(x, at(xi, n, c0 + ci, ih, iw)) *
                    loadF(f, at(fd, o, ci, kh, kw));
         }
       }
@@ -79,6 +80,8 @@ __global__ void conv2dBackwardDataKernel(Ref dy, Ref f, Ref dx, ImageDesc xi,
   MP_GRID_STRIDE(e, total) {
     int64_t n, ci, ih, iw;
     split(xi, e, n, ci, ih, iw);
+    // ci's group: its filters' outputs [o0, o0 + og), its channel in them.
+    int64_t og = fd.o / fd.groups, o0 = ci / fd.i * og, cl = ci % fd.i;
     float sum = 0;
     // The reference adds the column entries of (ci, kh, kw) rows in that
     // order, each a sum over the output channels.
@@ -91,9 +94,9 @@ __global__ void conv2dBackwardDataKernel(Ref dy, Ref f, Ref dx, ImageDesc xi,
         if (ow < 0)
           continue;
         float tap = 0;
-        for (int64_t o = 0; o < fd.o; ++o)
+        for (int64_t o = o0; o < o0 + og; ++o)
           tap +=
-              loadF(f, at(fd, o, ci, kh, kw)) * loadF(dy, at(yi, n, o, oh, ow));
+              loadF(f, at(fd, o, cl, kh, kw)) * loadF(dy, at(yi, n, o, oh, ow));
         sum += tap;
       }
     }
@@ -108,6 +111,7 @@ __global__ void conv2dBackwardFilterKernel(Ref x, Ref dy, Ref df, ImageDesc xi,
   int64_t e = blockIdx.x;
   int64_t kw = e % fd.w, kh = (e / fd.w) % fd.h;
   int64_t ci = (e / (fd.w * fd.h)) % fd.i, o = e / (fd.w * fd.h * fd.i);
+  int64_t cx = o / (fd.o / fd.groups) * fd.i + ci; // the channel of x
   int64_t pixels = yi.h * yi.w, count = yi.n * pixels;
   float sum = 0;
   for (int64_t p = threadIdx.x; p < count; p += blockDim.x) {
@@ -115,7 +119,7 @@ __global__ void conv2dBackwardFilterKernel(Ref x, Ref dy, Ref df, ImageDesc xi,
     int64_t ih = oh * w.strideH - w.padTop + kh * w.dilationH;
     int64_t iw = ow * w.strideW - w.padLeft + kw * w.dilationW;
     if (ih >= 0 && ih < xi.h && iw >= 0 && iw < xi.w)
-      sum += loadF(dy, at(yi, n, o, oh, ow)) * loadF(x, at(xi, n, ci, ih, iw));
+      sum += loadF(dy, at(yi, n, o, oh, ow)) * loadF(x, at(xi, n, cx, ih, iw));
   }
   sum = blockReduce(sum, 0.0f, Sum(), shared);
   if (threadIdx.x == 0)

@@ -49,9 +49,11 @@ Status CudaBackend::runConv(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(windowOf(k, false, {x, f, y}, layout, window));
   ref::Filter filter = ref::filterOf(f->shape, layout);
   FilterDesc fd{filter.o,  filter.i,  filter.h,  filter.w,
-                filter.so, filter.si, filter.sh, filter.sw};
+                filter.so, filter.si, filter.sh, filter.sw,
+                k.getInt(AttrName::groups, 1)};
   ImageDesc xi = imageDesc(x->shape, layout), yi = imageDesc(y->shape, layout);
-  if (xi.c != fd.i || yi.c != fd.o)
+  if (fd.groups < 1 || fd.o % fd.groups != 0 || xi.c != fd.i * fd.groups ||
+      yi.c != fd.o)
     return invalidArgument(k.op + ": channels do not match the filter");
   WindowDesc wd = windowDesc(window);
   if (k.opId() == OpId::TrainConv2d)

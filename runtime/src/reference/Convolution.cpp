@@ -6,6 +6,9 @@
 //   forward:         y_n   = Wmat x col_n
 //   backward data:   dcol  = Wmat^T x dy_n, scattered back (col2im)
 //   backward filter: dWmat = sum_n dy_n x col_n^T
+// With G groups each group g is its own convolution: its Og = O / G rows of
+// Wmat (its filters, whose I = C / G channels are the group's), its I
+// channels of x in col, its Og channels of y.
 //
 //===----------------------------------------------------------------------===//
 #include "reference/Gemm.h"
@@ -19,11 +22,13 @@ namespace {
 /// window, all through their layouts.
 struct ConvGeometry {
   Image x, y;
-  Filter f;
+  Filter f; ///< f.i: the channels of one group
   Window window;
+  int64_t groups = 1;
 
   int64_t patch() const { return f.i * f.h * f.w; } ///< rows of col
   int64_t pixels() const { return y.h * y.w; }      ///< columns of col
+  int64_t groupOutputs() const { return f.o / groups; }
 };
 } // namespace
 
@@ -41,10 +46,16 @@ static Status getConvGeometry(const KernelDesc &k, const TensorView &input,
   MP_RETURN_IF_ERROR(checkRank(k, output, 4, names[2]));
   g.x = imageOf(input.shape, layout);
   g.f = filterOf(filter.shape, layout);
-  if (g.x.c != g.f.i)
+  g.groups = k.getInt(AttrName::groups, 1);
+  if (g.groups < 1 || g.x.c % g.groups != 0 || g.f.o % g.groups != 0)
+    return kernelError(k, "needs groups >= 1 dividing the " +
+                              std::to_string(g.x.c) + " channels and the " +
+                              std::to_string(g.f.o) + " outputs");
+  if (g.x.c != g.f.i * g.groups)
     return kernelError(k, std::string(names[0]) + " has " +
                               std::to_string(g.x.c) + " channels but " +
-                              names[1] + " expects " + std::to_string(g.f.i));
+                              names[1] + " expects " +
+                              std::to_string(g.f.i * g.groups));
   g.window.sizeH = g.f.h;
   g.window.sizeW = g.f.w;
   Shape expected;
@@ -66,12 +77,13 @@ static int64_t tapPosition(int64_t o, int64_t k, int64_t stride, int64_t pad,
   return i >= 0 && i < size ? i : -1;
 }
 
-/// col[(ci*KH + kh)*KW + kw][oh*OW + ow] = x[n, ci, ih, iw] (0 in padding).
+/// col[(ci*KH + kh)*KW + kw][oh*OW + ow] = x[n, c0 + ci, ih, iw] (0 in
+/// padding): the receptive fields of the group whose first channel is c0.
 static void im2col(const ConvGeometry &g, const float *x, int64_t n,
-                   float *col) {
+                   int64_t c0, float *col) {
   const Window &w = g.window;
   int64_t row = 0;
-  for (int64_t ci = 0; ci < g.f.i; ++ci)
+  for (int64_t ci = c0; ci < c0 + g.f.i; ++ci)
     for (int64_t kh = 0; kh < g.f.h; ++kh)
       for (int64_t kw = 0; kw < g.f.w; ++kw, ++row) {
         float *dst = col + row * g.pixels();
@@ -91,10 +103,10 @@ static void im2col(const ConvGeometry &g, const float *x, int64_t n,
 /// The inverse scatter of im2col: x[n, ci, ih, iw] += every column entry
 /// that im2col read from it.
 static void col2im(const ConvGeometry &g, const float *col, int64_t n,
-                   float *x) {
+                   int64_t c0, float *x) {
   const Window &w = g.window;
   int64_t row = 0;
-  for (int64_t ci = 0; ci < g.f.i; ++ci)
+  for (int64_t ci = c0; ci < c0 + g.f.i; ++ci)
     for (int64_t kh = 0; kh < g.f.h; ++kh)
       for (int64_t kw = 0; kw < g.f.w; ++kw, ++row) {
         const float *src = col + row * g.pixels();
@@ -175,10 +187,14 @@ static Status runConv(const KernelDesc &k, const Views &in, const Views &out) {
   std::vector<float> wmat(g.f.o * g.patch()), col(g.patch() * g.pixels()),
       image(g.f.o * g.pixels());
   gatherFilter(g.f, filter.data(), wmat.data());
+  int64_t og = g.groupOutputs();
   for (int64_t n = 0; n < g.x.n; ++n) {
-    im2col(g, x.data(), n, col.data());
-    gemm(false, false, g.f.o, g.pixels(), g.patch(), wmat.data(), col.data(),
-         image.data(), false);
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      im2col(g, x.data(), n, gi * g.f.i, col.data());
+      gemm(false, false, og, g.pixels(), g.patch(),
+           wmat.data() + gi * og * g.patch(), col.data(),
+           image.data() + gi * og * g.pixels(), false);
+    }
     scatterImage(g.y, image.data(), n, y.data());
   }
   y.finish();
@@ -201,11 +217,15 @@ static Status runConvBackwardData(const KernelDesc &k, const Views &in,
   std::vector<float> wmat(g.f.o * g.patch()), col(g.patch() * g.pixels()),
       image(g.f.o * g.pixels());
   gatherFilter(g.f, filter.data(), wmat.data());
+  int64_t og = g.groupOutputs();
   for (int64_t n = 0; n < g.x.n; ++n) {
     gatherImage(g.y, dy.data(), n, image.data());
-    gemm(/*transA=*/true, false, g.patch(), g.pixels(), g.f.o, wmat.data(),
-         image.data(), col.data(), false);
-    col2im(g, col.data(), n, dx.data());
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      gemm(/*transA=*/true, false, g.patch(), g.pixels(), og,
+           wmat.data() + gi * og * g.patch(),
+           image.data() + gi * og * g.pixels(), col.data(), false);
+      col2im(g, col.data(), n, gi * g.f.i, dx.data());
+    }
   }
   dx.finish();
   return Status::ok();
@@ -226,11 +246,15 @@ static Status runConvBackwardFilter(const KernelDesc &k, const Views &in,
   FloatOut dfilter(out[0]);
   std::vector<float> dwmat(g.f.o * g.patch(), 0.0f),
       col(g.patch() * g.pixels()), image(g.f.o * g.pixels());
+  int64_t og = g.groupOutputs();
   for (int64_t n = 0; n < g.x.n; ++n) {
-    im2col(g, x.data(), n, col.data());
     gatherImage(g.y, dy.data(), n, image.data());
-    gemm(false, /*transB=*/true, g.f.o, g.patch(), g.pixels(), image.data(),
-         col.data(), dwmat.data(), /*accumulate=*/true);
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      im2col(g, x.data(), n, gi * g.f.i, col.data());
+      gemm(false, /*transB=*/true, og, g.patch(), g.pixels(),
+           image.data() + gi * og * g.pixels(), col.data(),
+           dwmat.data() + gi * og * g.patch(), /*accumulate=*/true);
+    }
   }
   scatterFilter(g.f, dwmat.data(), dfilter.data());
   dfilter.finish();

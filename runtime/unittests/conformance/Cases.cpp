@@ -240,6 +240,40 @@ void addVariants(std::vector<Case> &t) {
                    {data({2, 4, 5, 7})},
                    {{"layout", str("NCHW")}, {"dilations", ints({2, 2})}},
                    kSum, 2));
+  // Grouped (6 channels in 2 groups of 3, 4 outputs) and depthwise (6
+  // groups, 2 outputs each) convolutions, both layouts, all three ops. The
+  // filter (or, for the filter gradient, the output gradient) keeps finite
+  // values: with 9 taps a padding tap's 0 * inf decides the result, NaN in
+  // the reference's im2col and inf where oneDNN skips padding taps (both
+  // IEEE-correct readings of zero padding; docs/runtime-reference.md).
+  for (bool nhwc : {false, true}) {
+    std::string tag = nhwc ? "_nhwc" : "_nchw";
+    auto image = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
+      return nhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
+    };
+    auto filter = [&](int64_t o, int64_t i, int64_t h, int64_t w) {
+      return nhwc ? Shape{h, w, i, o} : Shape{o, i, h, w};
+    };
+    for (int64_t groups : {2, 6}) {
+      int64_t perGroup = 6 / groups, outputs = groups == 2 ? 4 : 12;
+      std::string name = (groups == 2 ? "grouped" : "depthwise") + tag;
+      std::map<std::string, Attr> attrs = {
+          {"layout", str(nhwc ? "NHWC" : "NCHW")},
+          {"strides", ints({2, 1})},
+          {"padding", ints({1, 1, 1, 0})},
+          {"groups", ints({groups})}};
+      Shape x = image(2, 6, 9, 8), f = filter(outputs, perGroup, 3, 3),
+            y = image(2, outputs, 5, 7);
+      t.push_back(make("conv2d_" + name, "train.conv2d", {data(x), plain(f)},
+                       {data(y)}, attrs, kSum, 2));
+      t.push_back(make("conv2d_backward_data_" + name,
+                       "train.conv2d_backward_data", {data(y), plain(f)},
+                       {data(x)}, attrs, kSum, 2));
+      t.push_back(make("conv2d_backward_filter_" + name,
+                       "train.conv2d_backward_filter", {data(x), plain(y)},
+                       {data(f)}, attrs, kSum, 2));
+    }
+  }
   t.push_back(make("batch_norm_nhwc", "train.batch_norm",
                    {data({4, 5, 7, 3}), f32({3}), f32({3}), f32({3}),
                     f32({3}, 0.5, 2)},

@@ -2070,3 +2070,35 @@ func.func @smoothing_out_of_range(%x: tensor<4x3xf32>, %y: tensor<4xi64>) -> ten
   %l = train.sparse_cross_entropy %x, %y {label_smoothing = 1.5 : f64} : tensor<4x3xf32>, tensor<4xi64> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+func.func @conv_groups_zero(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{needs 'groups' >= 1, got 0}}
+  %0 = train.conv2d NCHW %x, %w {groups = 0 : i64} : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups_do_not_divide(%x: tensor<1x6x8x8xf32>, %w: tensor<3x2x3x3xf32>) {
+  // expected-error @+1 {{input has 6 channels and filter 3 outputs: both must divide into 2 groups}}
+  %0 = train.conv2d NCHW %x, %w {groups = 2 : i64} : tensor<1x6x8x8xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups_filter_channels(%x: tensor<1x8x8x6xf32>, %w: tensor<3x3x6x6xf32>) {
+  // expected-error @+1 {{input has 6 channels but filter expects 36 (filter layout HWIO, 6 per group of 6)}}
+  %0 = train.conv2d NHWC %x, %w {groups = 6 : i64} : tensor<1x8x8x6xf32>, tensor<3x3x6x6xf32> -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_backward_filter_groups(%x: tensor<1x6x8x8xf32>, %dy: tensor<1x6x6x6xf32>) {
+  // expected-error @+1 {{input has 6 channels but result expects 12 (filter layout OIHW, 2 per group of 6)}}
+  %0 = train.conv2d_backward_filter NCHW %x, %dy {groups = 6 : i64} : tensor<1x6x8x8xf32>, tensor<1x6x6x6xf32> -> tensor<6x2x3x3xf32>
+  return
+}

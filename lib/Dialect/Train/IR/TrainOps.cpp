@@ -204,12 +204,24 @@ static LogicalResult verifyConv(ConvOp op, Value input, Value filter,
   ImageDims d = imageDims(op.getLayout());
   FilterDims f = filterDims(op.getLayout());
   ArrayRef<int64_t> in = shapeOf(input), fl = shapeOf(filter);
-  if (in[d.c] != fl[f.i])
+  auto groups = static_cast<int64_t>(op.getGroups()); // I64Attr: unsigned
+  if (groups < 1)
+    return raw->emitOpError() << "needs 'groups' >= 1, got " << groups;
+  if (in[d.c] % groups != 0 || fl[f.o] % groups != 0)
+    return raw->emitOpError()
+           << names.input << " has " << in[d.c] << " channels and "
+           << names.filter << " " << fl[f.o]
+           << " outputs: both must divide into " << groups << " groups";
+  if (in[d.c] != fl[f.i] * groups)
     return raw->emitOpError()
            << names.input << " has " << in[d.c] << " channels but "
            << names.filter << " expects "
-           << fl[f.i] << " (filter layout "
-           << (op.getLayout() == Layout::NCHW ? "OIHW" : "HWIO") << ")";
+           << fl[f.i] * groups << " (filter layout "
+           << (op.getLayout() == Layout::NCHW ? "OIHW" : "HWIO")
+           << (groups > 1 ? ", " + std::to_string(fl[f.i]) + " per group of " +
+                                std::to_string(groups)
+                          : std::string())
+           << ")";
   int64_t window[2] = {fl[f.h], fl[f.w]};
   auto expected =
       windowOutputShape(raw, op.getLayout(), in, fl[f.o], window, w);

@@ -392,12 +392,17 @@ def Train_BiasAddOp : Train_Op<"bias_add", [AllTypesMatch<["x", "result"]>,
 
 /// Attributes shared by conv2d and its two backward ops. Filters are OIHW
 /// with NCHW data and HWIO with NHWC data (PyTorch's and TensorFlow's own
-/// conventions). `padding` is [top, bottom, left, right].
+/// conventions). `padding` is [top, bottom, left, right]. With `groups` G
+/// the C input channels and O output channels split into G groups, each
+/// output group seeing its input group only: the filter's I is C / G
+/// (PyTorch's [O, C/G, KH, KW]; depthwise is G = C, TensorFlow's
+/// DepthwiseConv2D filter [KH, KW, C, M] reshaped to HWIO [KH, KW, 1, C*M]).
 defvar Train_ConvAttrs = (ins
   Train_Layout:$layout,
   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
-  DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations);
+  DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+  DefaultValuedAttr<I64Attr, "1">:$groups);
 
 def Train_Conv2DOp : Train_Op<"conv2d"> {
   let precisionReason = [{
