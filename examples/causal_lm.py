@@ -32,7 +32,8 @@ import sys
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from step_ir import LayerNorm, Linear, TrainStep, param_name  # noqa: E402
+from step_ir import (  # noqa: E402
+    LayerNorm, Linear, TrainStep, merge_heads, param_name, split_heads)
 
 VOCAB = 96  # "\n" and chr(32) .. chr(126)
 SEQ = 32
@@ -41,20 +42,6 @@ SEQ = 32
 # ===----------------------------------------------------------------------===
 # The step
 # ===----------------------------------------------------------------------===
-
-def split_heads(e, t, heads, hint):
-    """[B, S, D] -> [B, H, S, D/H]."""
-    b, s, d = t.shape
-    t4 = e.reshape(t, (b, s, heads, d // heads), hint + "_bshd")
-    return e.transpose(t4, (0, 2, 1, 3), hint + "_heads")
-
-
-def merge_heads(e, t, hint):
-    """[B, H, S, Dh] -> [B, S, H * Dh]."""
-    b, h, s, dh = t.shape
-    t4 = e.transpose(t, (0, 2, 1, 3), hint + "_bshd")
-    return e.reshape(t4, (b, s, h * dh), hint)
-
 
 class Block:
     """x + drop(attn(ln1(x))), then h + drop(mlp(ln2(h))); causal attention

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from step_ir import *  # noqa: E402,F401,F403  (bench/ imports it from here)
 from step_ir import (  # noqa: E402
     ConvBnRelu, LayerNorm, Linear, TrainStep, _check, loss_and_seed,
-    param_name, tensor_type)
+    merge_heads, param_name, split_heads, tensor_type)
 
 # ===----------------------------------------------------------------------===
 # Model 1: MLP 784-256-10, plain SGD
@@ -156,20 +156,6 @@ exp_avg / exp_avg_sq per parameter and one shared step counter "step"
 updates so that AdamW's bias correction sees t = 1, 2, ..."""
 
 
-def split_heads(e, t, heads, hint):
-    """[B, S, D] -> [B, H, S, D/H]."""
-    b, s, d = t.shape
-    t4 = e.reshape(t, (b, s, heads, d // heads), hint + "_bshd")
-    return e.transpose(t4, (0, 2, 1, 3), hint + "_heads")
-
-
-def merge_heads(e, t, hint):
-    """[B, H, S, Dh] -> [B, S, H * Dh]; the inverse of split_heads."""
-    b, h, s, dh = t.shape
-    t4 = e.transpose(t, (0, 2, 1, 3), hint + "_bshd")
-    return e.reshape(t4, (b, s, h * dh), hint)
-
-
 def build_transformer(batch=4, seq=16, d_model=64, heads=4, d_ff=256):
     """The block above; bench/gen_models.py builds it at other sizes."""
     classes = 10
@@ -294,11 +280,17 @@ def build_causal_lm():
     return build()
 
 
+def build_separable_cnn():
+    from separable_cnn import build_separable_cnn as build
+    return build()
+
+
 MODELS = {
     "mlp.mlir": build_mlp,
     "cnn.mlir": build_cnn,
     "transformer.mlir": build_transformer,
     "causal_lm.mlir": build_causal_lm,
+    "separable_cnn.mlir": build_separable_cnn,
 }
 
 

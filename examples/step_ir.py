@@ -179,40 +179,45 @@ class Emitter:
                        f"{self._refs(x, bias)} : {x.type}, {bias.type}",
                        [(x.shape, x.dtype)])
 
-    def _conv_text(self, a, b, result_shape, stride, pad):
+    def _conv_text(self, a, b, result_shape, stride, pad, groups=1):
         attrs = fmt_attr_dict({
             "strides": None if stride == 1 else [stride, stride],
-            "padding": None if pad == 0 else [pad] * 4})
+            "padding": None if pad == 0 else [pad] * 4,
+            "groups": None if groups == 1 else groups})
         return (f"NCHW {self._refs(a, b)}{attrs} : {a.type}, {b.type}"
                 f" -> {tensor_type(result_shape)}")
 
     @staticmethod
-    def conv_output_shape(x_shape, w_shape, stride, pad):
+    def conv_output_shape(x_shape, w_shape, stride, pad, groups=1):
         n, c, h, w = x_shape
         o, i, kh, kw = w_shape
-        _check(c == i, f"conv2d: {c} input channels, filter wants {i}")
+        _check(c == i * groups and o % groups == 0,
+               f"conv2d: {c} input channels, filter wants {i} x {groups}")
         return (n, o, (h + 2 * pad - kh) // stride + 1,
                 (w + 2 * pad - kw) // stride + 1)
 
-    def conv2d(self, x, w, hint, stride=1, pad=0):
-        """NCHW input, OIHW filter, symmetric padding."""
-        shape = self.conv_output_shape(x.shape, w.shape, stride, pad)
+    def conv2d(self, x, w, hint, stride=1, pad=0, groups=1):
+        """NCHW input, OIHW filter ([O, C / groups, KH, KW]), symmetric
+        padding."""
+        shape = self.conv_output_shape(x.shape, w.shape, stride, pad, groups)
         return self.op(hint, "conv2d",
-                       self._conv_text(x, w, shape, stride, pad),
+                       self._conv_text(x, w, shape, stride, pad, groups),
                        [(shape, "f32")])
 
-    def conv2d_backward_data(self, dy, w, x_shape, hint, stride=1, pad=0):
-        _check(self.conv_output_shape(x_shape, w.shape, stride, pad)
+    def conv2d_backward_data(self, dy, w, x_shape, hint, stride=1, pad=0,
+                             groups=1):
+        _check(self.conv_output_shape(x_shape, w.shape, stride, pad, groups)
                == dy.shape, "conv2d_backward_data shapes")
         return self.op(hint, "conv2d_backward_data",
-                       self._conv_text(dy, w, x_shape, stride, pad),
+                       self._conv_text(dy, w, x_shape, stride, pad, groups),
                        [(x_shape, "f32")])
 
-    def conv2d_backward_filter(self, x, dy, w_shape, hint, stride=1, pad=0):
-        _check(self.conv_output_shape(x.shape, w_shape, stride, pad)
+    def conv2d_backward_filter(self, x, dy, w_shape, hint, stride=1, pad=0,
+                               groups=1):
+        _check(self.conv_output_shape(x.shape, w_shape, stride, pad, groups)
                == dy.shape, "conv2d_backward_filter shapes")
         return self.op(hint, "conv2d_backward_filter",
-                       self._conv_text(x, dy, w_shape, stride, pad),
+                       self._conv_text(x, dy, w_shape, stride, pad, groups),
                        [(w_shape, "f32")])
 
     # -- normalization -------------------------------------------------------------
@@ -426,16 +431,17 @@ class Emitter:
                        [(param.shape, "f32")] * 2)
 
     def adamw(self, param, grad, exp_avg, exp_avg_sq, step, hint, lr,
-              weight_decay):
+              weight_decay, mnemonic="adamw"):
         """Returns [new_param, new_exp_avg, new_exp_avg_sq]; `lr` is a
-        number (the attribute) or a Value (train.lr_schedule's result)."""
+        number (the attribute) or a Value (train.lr_schedule's result);
+        `mnemonic` "adam" for Adam (L2 weight decay, default 0)."""
         _check(param.type == grad.type == exp_avg.type == exp_avg_sq.type,
                f"adamw {param}")
         operand = isinstance(lr, Value)
         rate = f" lr {lr.ref}" if operand else ""
         attrs = fmt_attr_dict({"lr": None if operand else lr,
                                "weight_decay": weight_decay})
-        return self.op(hint, "adamw",
+        return self.op(hint, mnemonic,
                        f"{self._refs(param, grad, exp_avg, exp_avg_sq, step)}"
                        f"{rate}{attrs} : {param.type}, {step.type}",
                        [(param.shape, "f32")] * 3)
@@ -609,9 +615,10 @@ class ConvBnRelu:
     """relu(batch_norm(conv2d(x, weight))), 3x3 'same' convolution without a
     bias (batch norm's offset makes one redundant)."""
 
-    def __init__(self, step, conv, bn, c_in, c_out, k=3):
-        self.pad = k // 2
-        self.weight = step.param(f"{conv}.weight", (c_out, c_in, k, k))
+    def __init__(self, step, conv, bn, c_in, c_out, k=3, groups=1, stride=1):
+        self.pad, self.groups, self.stride = k // 2, groups, stride
+        self.weight = step.param(f"{conv}.weight",
+                                 (c_out, c_in // groups, k, k))
         self.bn_weight = step.param(f"{bn}.weight", (c_out,))
         self.bn_bias = step.param(f"{bn}.bias", (c_out,))
         # Running statistics: persistent, not trained (see the file header).
@@ -627,7 +634,8 @@ class ConvBnRelu:
     def forward(self, step, x, conv_hint, bn_hint):
         e = step.e
         self.x = x
-        self.conv = e.conv2d(x, self.weight, conv_hint, pad=self.pad)
+        self.conv = e.conv2d(x, self.weight, conv_hint, stride=self.stride,
+                             pad=self.pad, groups=self.groups)
         self.bn_out = e.batch_norm(self.conv, self.bn_weight, self.bn_bias,
                                    self.running_mean, self.running_var,
                                    bn_hint)
@@ -644,12 +652,28 @@ class ConvBnRelu:
         d_conv, d_gamma, d_beta = e.batch_norm_grad(
             d_y, self.conv, self.bn_weight, saved_mean, saved_inv_std,
             f"d_{hint}_bn")
-        d_weight = e.conv2d_backward_filter(self.x, d_conv, self.weight.shape,
-                                            f"d_{hint}_weight", pad=self.pad)
+        d_weight = e.conv2d_backward_filter(
+            self.x, d_conv, self.weight.shape, f"d_{hint}_weight",
+            stride=self.stride, pad=self.pad, groups=self.groups)
         dx = (e.conv2d_backward_data(d_conv, self.weight, self.x.shape,
-                                     f"d_{hint}_in", pad=self.pad)
+                                     f"d_{hint}_in", stride=self.stride,
+                                     pad=self.pad, groups=self.groups)
               if need_dx else None)
         return dx, [d_weight, d_gamma, d_beta]
+
+
+def split_heads(e, t, heads, hint):
+    """[B, S, D] -> [B, H, S, D/H]."""
+    b, s, d = t.shape
+    t4 = e.reshape(t, (b, s, heads, d // heads), hint + "_bshd")
+    return e.transpose(t4, (0, 2, 1, 3), hint + "_heads")
+
+
+def merge_heads(e, t, hint):
+    """[B, H, S, Dh] -> [B, S, H * Dh]; the inverse of split_heads."""
+    b, h, s, dh = t.shape
+    t4 = e.transpose(t, (0, 2, 1, 3), hint + "_bshd")
+    return e.reshape(t4, (b, s, h * dh), hint)
 
 
 def param_name(step, value):

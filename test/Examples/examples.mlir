@@ -8,10 +8,12 @@
 // RUN: mp-opt %examples/transformer.mlir --mlir-print-op-generic | mp-opt | FileCheck %s --check-prefix=TRANSFORMER
 // RUN: mp-opt %examples/causal_lm.mlir | mp-opt | FileCheck %s --check-prefix=LM
 // RUN: mp-opt %examples/causal_lm.mlir --mlir-print-op-generic | mp-opt | FileCheck %s --check-prefix=LM
+// RUN: mp-opt %examples/separable_cnn.mlir | mp-opt | FileCheck %s --check-prefix=SEPARABLE
 // The checked-in steps are generate.py's output.
 // RUN: rm -rf %t.gen && mkdir -p %t.gen && %python %examples/generate.py %t.gen > /dev/null
 // RUN: diff %t.gen/causal_lm.mlir %examples/causal_lm.mlir
 // RUN: diff %t.gen/transformer.mlir %examples/transformer.mlir
+// RUN: diff %t.gen/separable_cnn.mlir %examples/separable_cnn.mlir
 // Several inputs at once (`mp-opt examples/*.mlir`), each printed back.
 // RUN: mp-opt %examples/mlp.mlir %examples/cnn.mlir %examples/transformer.mlir | FileCheck %s --check-prefix=ALL
 // RUN: not mp-opt %examples/mlp.mlir %t.missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
@@ -43,6 +45,11 @@
 // LM: train.clip_grad_norm
 // LM: train.lr_schedule {{.*}} decay cosine
 // LM: train.adamw {{.*}} lr %
+
+// SEPARABLE: train.conv2d NCHW {{.*}}groups = 16 : i64{{.*}} : tensor<32x16x16x16xf32>, tensor<16x1x3x3xf32>
+// SEPARABLE: train.conv2d NCHW {{.*}}groups = 32 : i64
+// SEPARABLE: train.conv2d_backward_data NCHW {{.*}}groups = 32 : i64
+// SEPARABLE: train.adam
 
 // TRANSFORMER: func.func @train_step
 // TRANSFORMER: train.layer_norm
