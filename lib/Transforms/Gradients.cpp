@@ -11,8 +11,9 @@ using namespace mlir;
 static bool isTransformed(Value value) {
   if (auto cast = value.getDefiningOp<mp::mpd::CastOp>())
     value = cast.getInput();
-  return value.getDefiningOp<mp::train::GradientTransformOpInterface>() !=
-         nullptr;
+  Operation *def = value.getDefiningOp();
+  return def && isa<mp::train::GradientTransformOpInterface,
+                    mp::train::GradientOp>(def);
 }
 
 mp::GradientEdges mp::findGradientEdges(Block &body) {
@@ -23,6 +24,10 @@ mp::GradientEdges mp::findGradientEdges(Block &body) {
       OpOperand &grad = update.getGradientOperand();
       if (!isTransformed(grad.get()))
         out.edges.push_back(&grad);
+    } else if (auto marker = dyn_cast<train::GradientOp>(op)) {
+      out.consumers.push_back(&op);
+      if (!isTransformed(marker.getGrad()))
+        out.edges.push_back(&marker.getGradMutable());
     } else if (auto transform =
                    dyn_cast<train::GradientTransformOpInterface>(op)) {
       out.consumers.push_back(&op);

@@ -10,7 +10,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mp {
 #define GEN_PASS_DEF_LOSSSCALING
@@ -171,27 +170,44 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
         sources);
     Value allFinite = check.getAllFinite();
 
-    // Updates and transforms placed before the check move after it, in
-    // their order. Block positions are numbered once: asking the block
-    // after each move would renumber it every time (quadratic in the
-    // step's size).
+    // The updates, transforms and markers, and every op computed from
+    // them (an optimizer written as elementwise ops), move after the check
+    // where they were before it, in their order. Block positions are
+    // numbered once: asking the block after each move would renumber it
+    // every time (quadratic in the step's size).
     llvm::DenseMap<Operation *, size_t> position;
     for (auto [i, op] : llvm::enumerate(body))
       position[&op] = i;
     size_t checkPosition = position[check];
-    llvm::SmallPtrSet<Operation *, 32> consumers(
-        gradients.consumers.begin(), gradients.consumers.end());
-    Operation *insertAfter = check;
-    for (Operation *op : gradients.consumers) {
-      if (position[op] < checkPosition) {
-        for (Operation *user : op->getUsers())
-          if (user != check && !consumers.contains(user) &&
-              position[user] < checkPosition)
-            return op->emitOpError()
-                   << "is used before all gradients of the step are "
-                      "computed; loss scaling cannot guard it";
-        op->moveAfter(insertAfter);
+    // Each op of the slice and the update (or marker) it comes from.
+    llvm::DenseMap<Operation *, Operation *> origin;
+    SmallVector<Operation *> work;
+    for (Operation *op : gradients.consumers)
+      if (origin.try_emplace(op, op).second)
+        work.push_back(op);
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Operation *user : op->getUsers()) {
+        Operation *inBlock = body.findAncestorOpInBlock(*user);
+        if (inBlock && inBlock != body.getTerminator() && inBlock != check &&
+            origin.try_emplace(inBlock, origin[op]).second)
+          work.push_back(inBlock);
       }
+    }
+    // A gradient computed from an update cannot be checked before it.
+    for (Value source : sources)
+      if (Operation *def = source.getDefiningOp())
+        if (auto it = origin.find(def); it != origin.end())
+          return it->second->emitOpError()
+                 << "is used before all gradients of the step are "
+                    "computed; loss scaling cannot guard it";
+    SmallVector<Operation *> moved;
+    for (Operation &op : body)
+      if (position[&op] < checkPosition && origin.count(&op))
+        moved.push_back(&op);
+    Operation *insertAfter = check;
+    for (Operation *op : moved) {
+      op->moveAfter(insertAfter);
       insertAfter = op;
     }
     for (auto [i, edge] : llvm::enumerate(gradients.edges))

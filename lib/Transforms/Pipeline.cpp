@@ -9,6 +9,9 @@ using namespace mlir;
 
 void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
                                      const MixedPrecisionOptions &options) {
+  // Elementwise SGD becomes the fused update first, so that the precision
+  // passes see an optimizer (an fp32 island) rather than loose arithmetic.
+  pm.addPass(createFuseOptimizers());
   AssignPrecisionOptions assign;
   options.copyTo(assign);
   pm.addPass(createAssignPrecision(assign));
@@ -59,7 +62,8 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
 void mp::registerMixedPrecisionPipeline() {
   PassPipelineRegistration<MixedPrecisionOptions>(
       "mp-mixed-precision",
-      "The whole mixed-precision pipeline: assign precision, insert casts, "
+      "The whole mixed-precision pipeline: fuse optimizers, assign precision, "
+      "insert casts, "
       "loss scaling, guard finite, fold casts, canonicalize, report, fuse "
       "epilogues, "
       "recompute casts",

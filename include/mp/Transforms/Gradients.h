@@ -1,7 +1,8 @@
 //===- Gradients.h - where a step's gradients enter its updates -*- C++ -*-===//
 //
 // The gradients of a step flow into optimizer updates
-// (train::OptimizerOpInterface), possibly through gradient transforms
+// (train::OptimizerOpInterface, or elementwise ops reading a
+// `train.gradient` marker), possibly through gradient transforms
 // (train::GradientTransformOpInterface: clipping). Loss scaling unscales
 // and checks the gradients where they enter this chain, not where they
 // leave it, so that a clip sees true gradients and a skipped step runs
@@ -21,7 +22,7 @@ struct GradientEdges {
   /// and that no transform computed (looking through one mp.cast), in the
   /// block order of their owners.
   llvm::SmallVector<mlir::OpOperand *> edges;
-  /// The transforms and updates, in block order.
+  /// The transforms, updates and markers, in block order.
   llvm::SmallVector<mlir::Operation *> consumers;
 };
 

@@ -100,6 +100,26 @@ def FoldCasts : Pass<"mp-fold-casts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
+def FuseOptimizers : Pass<"mp-fuse-optimizers", "::mlir::ModuleOp"> {
+  let summary = "Rewrites elementwise SGD and SGD-with-momentum into the fused updates";
+  let description = [{
+    An optimizer written as elementwise ops on a `train.gradient` marker g
+    of a parameter p (a step argument with role `param` whose new value is
+    the step's result for it), with splat constants for the
+    hyper-parameters (`train.fill`, or a splat `train.constant`):
+      p - lr * g'                              -> train.sgd
+      b' = mu * b + k * g', p - lr * b'        -> train.sgd_momentum
+    where g' is g or g + wd * p (L2 weight decay), k is 1 or 1 - dampening,
+    b an `opt_state` argument and b' its new value; operands of add and mul
+    in either order, `sub(p, x)` or `add(p, neg(x))`. The fused op runs one
+    pass over the elements instead of one per op. Anything else (RMSprop,
+    Adagrad, Lion, ...) stays as written: the elementwise ops run it, loss
+    scaling finds its gradient through the marker. Adam's elementwise form
+    needs the step counter as a float (a conversion op the dialect does not
+    have yet) and is not recognized.
+  }];
+}
+
 def FuseEpilogues : Pass<"mp-fuse-epilogues", "::mlir::ModuleOp"> {
   let summary = "Fuses a matmul's bias add and ReLU into one mp.matmul_epilogue";
   let description = [{

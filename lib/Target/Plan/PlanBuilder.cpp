@@ -117,9 +117,10 @@ public:
     for (Operation &op : body.without_terminator()) {
       if (options.evaluation && !needed.contains(&op))
         continue;
-      // Evaluation runs dropout as the identity (PyTorch's eval()): its
-      // result is its input's tensor.
-      if (options.evaluation && isa<train::DropoutOp>(op) &&
+      // Evaluation runs dropout as the identity (PyTorch's eval()), and a
+      // gradient marker is the identity: the result is its input's tensor.
+      if (((options.evaluation && isa<train::DropoutOp>(op)) ||
+           isa<train::GradientOp>(op)) &&
           ids.count(op.getOperand(0))) {
         ids[op.getResult(0)] = ids[op.getOperand(0)];
         continue;

@@ -35,6 +35,11 @@ MP_HD inline bool signBit(float x) { return copysignf(1.0f, x) < 0.0f; }
 /// NaN stays NaN (a comparison-based max would turn it into 0).
 MP_HD inline float reluF(float x) { return x < 0.0f ? 0.0f : x; }
 MP_HD inline float negF(float x) { return -x; }
+MP_HD inline float absF(float x) { return fabsf(x); }
+/// -1 or 1; a zero (either sign) or NaN is itself (torch.sign).
+MP_HD inline float signF(float x) {
+  return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x);
+}
 MP_HD inline float expF(float x) { return expf(x); }
 MP_HD inline float logF(float x) { return logf(x); }
 MP_HD inline float sqrtF(float x) { return sqrtf(x); }

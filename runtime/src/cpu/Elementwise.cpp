@@ -169,6 +169,8 @@ ElementwiseFn elementwiseKernel(const KernelDesc &kernel) {
   using namespace ref;
   static const std::pair<OpId, ElementwiseFn> table[] = {
       {OpId::TrainNeg, unary<negF>},
+      {OpId::TrainAbs, unary<absF>},
+      {OpId::TrainSign, unary<signF>},
       {OpId::TrainExp, unaryChunks<expChunk>},
       {OpId::TrainLog, unary<logF>},
       {OpId::TrainSqrt, unary<sqrtF>},

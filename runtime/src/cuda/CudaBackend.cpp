@@ -27,6 +27,8 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
   using B = CudaBackend;
   static const std::pair<OpId, OpEntry> entries[] = {
       {OpId::TrainNeg, {&B::runUnary, 1, 1}},
+      {OpId::TrainAbs, {&B::runUnary, 1, 1}},
+      {OpId::TrainSign, {&B::runUnary, 1, 1}},
       {OpId::TrainExp, {&B::runUnary, 1, 1}},
       {OpId::TrainLog, {&B::runUnary, 1, 1}},
       {OpId::TrainSqrt, {&B::runUnary, 1, 1}},
@@ -84,6 +86,7 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainBatchNorm, {&B::runBatchNorm, 5, 5}},
       {OpId::TrainBatchNormGrad, {&B::runBatchNormGrad, 5, 3}},
       {OpId::TrainReshape, {&B::runReshape, 1, 1}},
+      {OpId::TrainGradient, {&B::runReshape, 1, 1}},
       {OpId::TrainTranspose, {&B::runTranspose, 1, 1}},
       {OpId::TrainBroadcast, {&B::runBroadcast, 1, 1}},
       {OpId::TrainSlice, {&B::runSlice, 1, 1}},

@@ -46,6 +46,10 @@ __device__ float applyUnary(Unary op, float x, float param) {
     return ref::leakyReluF(x, param);
   case Unary::Elu:
     return ref::eluF(x, param);
+  case Unary::Abs:
+    return ref::absF(x);
+  case Unary::Sign:
+    return ref::signF(x);
   }
   return x;
 }

@@ -35,6 +35,7 @@ Status CudaBackend::runUnary(const KernelDesc &k, const Views &in,
       {OpId::TrainRelu, Unary::Relu},       {OpId::TrainGelu, Unary::Gelu},
       {OpId::TrainSilu, Unary::Silu},       {OpId::TrainHardswish, Unary::Hardswish},
       {OpId::TrainLeakyRelu, Unary::LeakyRelu}, {OpId::TrainElu, Unary::Elu},
+      {OpId::TrainAbs, Unary::Abs},         {OpId::TrainSign, Unary::Sign},
   };
   Unary kind = kinds.at(k.opId());
   if (kind == Unary::Gelu && k.getFlag(AttrName::tanh_approx))

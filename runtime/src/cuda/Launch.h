@@ -77,6 +77,8 @@ enum class Unary : int32_t {
   Hardswish,
   LeakyRelu, ///< param: the negative slope
   Elu,       ///< param: alpha
+  Abs,
+  Sign,
 };
 enum class Binary : int32_t { Add, Sub, Mul, Div, Maximum, Minimum, Pow };
 enum class ActGrad : int32_t {

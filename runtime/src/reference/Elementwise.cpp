@@ -297,6 +297,8 @@ void ref::addElementwiseKernels(KernelTable &table) {
   table.insert(table.end(),
                {
                    {OpId::TrainNeg, checkUnary, runUnary<negF>},
+                   {OpId::TrainAbs, checkUnary, runUnary<absF>},
+                   {OpId::TrainSign, checkUnary, runUnary<signF>},
                    {OpId::TrainExp, checkUnary, runUnary<expF>},
                    {OpId::TrainLog, checkUnary, runUnary<logF>},
                    {OpId::TrainSqrt, checkUnary, runUnary<sqrtF>},

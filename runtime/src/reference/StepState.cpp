@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 using namespace mp::rt;
 using namespace mp::rt::ref;
@@ -189,6 +190,24 @@ Status runClipValue(const KernelDesc &k, const Views &in, const Views &out) {
 }
 
 //===----------------------------------------------------------------------===//
+// gradient: the marker of an elementwise update's gradient, a copy (plans
+// from mp-compile hold no kernel for it: the result is its operand)
+//===----------------------------------------------------------------------===//
+
+Status checkGradient(const KernelDesc &k, const Views &in, const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad"));
+  return checkSameType(k, in[0], "grad", out[0], "result");
+}
+
+Status runGradient(const KernelDesc &, const Views &in, const Views &out) {
+  if (out[0].data != in[0].data)
+    std::memcpy(out[0].data, in[0].data,
+                in[0].numElements() * dtypeSize(in[0].dtype));
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
 // dropout and dropout_grad (one rule: the gradient is the same mask)
 //===----------------------------------------------------------------------===//
 
@@ -237,5 +256,6 @@ void ref::addStepStateKernels(KernelTable &table) {
                    {OpId::TrainClipGradValue, checkClipValue, runClipValue},
                    {OpId::TrainDropout, checkDropout, runDropout},
                    {OpId::TrainDropoutGrad, checkDropout, runDropout},
+                   {OpId::TrainGradient, checkGradient, runGradient},
                });
 }

@@ -302,6 +302,10 @@ std::vector<Case> build() {
   // Elementwise: the f32 rules of common/ElementMath.h. The cpu backend's
   // exp/tanh/erf/sigmoid/gelu run on vector math (a few f32 units apart).
   t.push_back(unary("neg", [](auto &x) { return -x[0]; }, 0));
+  t.push_back(unary("abs", [](auto &x) { return std::fabs(x[0]); }, 0));
+  t.push_back(unary("sign", [](auto &x) {
+    return x[0] > 0 ? 1.0 : (x[0] < 0 ? -1.0 : x[0] * 0.0);
+  }, 0));
   t.push_back(unary("exp", [](auto &x) { return std::exp(x[0]); }, 4));
   t.push_back(unary("log", [](auto &x) { return std::log(x[0]); }, 4));
   t.push_back(unary("sqrt", [](auto &x) { return std::sqrt(x[0]); }, 0));
@@ -646,6 +650,8 @@ std::vector<Case> build() {
                    {data({7, 13}, -2, 2), data({29}, -2, 2)},
                    {data({7, 13}), data({29})},
                    {{"clip_value", floats({0.5})}}));
+  t.push_back(make("gradient", "train.gradient", {data({7, 13})},
+                   {data({7, 13})}));
   for (const char *op : {"dropout", "dropout_grad"})
     t.push_back(make(op, std::string("train.") + op,
                      {data({7, 37}), counter(0x1234567890ll), counter(3)},

@@ -21,6 +21,7 @@ enum class OpId : uint16_t {
   MpSelect,
   MpUnscaleAndCheck,
   MpUpdateScale,
+  TrainAbs,
   TrainAdam,
   TrainAdamw,
   TrainAdd,
@@ -55,6 +56,7 @@ enum class OpId : uint16_t {
   TrainGlobalAvgPool2d,
   TrainGlobalAvgPool2dGrad,
   TrainGradSeed,
+  TrainGradient,
   TrainHardswish,
   TrainHardswishGrad,
   TrainHuberLoss,
@@ -89,6 +91,7 @@ enum class OpId : uint16_t {
   TrainSgdMomentum,
   TrainSigmoid,
   TrainSigmoidGrad,
+  TrainSign,
   TrainSilu,
   TrainSiluGrad,
   TrainSlice,
@@ -105,7 +108,7 @@ enum class OpId : uint16_t {
   Unknown,
 };
 
-inline constexpr size_t kNumOps = 87;
+inline constexpr size_t kNumOps = 90;
 
 namespace op_table {
 inline constexpr const char *kEnumLayout[] = {"NCHW", "NHWC"};
@@ -366,6 +369,7 @@ inline constexpr OpSchema kOpSchemas[kNumOps] = {
   {"mp.select", 1, true, 3, 0, true, 1, 3, 0, false},
   {"mp.unscale_and_check", 1, true, 2, 1, true, 2, 3, 0, false},
   {"mp.update_scale", 3, false, 3, 2, false, 2, 3, 5, false},
+  {"train.abs", 1, false, 1, 1, false, 1, 8, 0, false},
   {"train.adam", 5, false, 6, 3, false, 3, 8, 5, true},
   {"train.adamw", 5, false, 6, 3, false, 3, 13, 5, true},
   {"train.add", 2, false, 2, 1, false, 1, 18, 0, false},
@@ -400,6 +404,7 @@ inline constexpr OpSchema kOpSchemas[kNumOps] = {
   {"train.global_avg_pool2d", 1, false, 1, 1, false, 1, 62, 1, false},
   {"train.global_avg_pool2d_grad", 1, false, 1, 1, false, 1, 63, 1, false},
   {"train.grad_seed", 1, false, 1, 1, false, 1, 64, 0, false},
+  {"train.gradient", 1, false, 1, 1, false, 1, 64, 0, false},
   {"train.hardswish", 1, false, 1, 1, false, 1, 64, 0, false},
   {"train.hardswish_grad", 2, false, 2, 1, false, 1, 64, 0, false},
   {"train.huber_loss", 2, false, 2, 1, false, 1, 64, 1, false},
@@ -434,6 +439,7 @@ inline constexpr OpSchema kOpSchemas[kNumOps] = {
   {"train.sgd_momentum", 3, false, 4, 2, false, 2, 99, 5, true},
   {"train.sigmoid", 1, false, 1, 1, false, 1, 104, 0, false},
   {"train.sigmoid_grad", 2, false, 2, 1, false, 1, 104, 0, false},
+  {"train.sign", 1, false, 1, 1, false, 1, 104, 0, false},
   {"train.silu", 1, false, 1, 1, false, 1, 104, 0, false},
   {"train.silu_grad", 2, false, 2, 1, false, 1, 104, 0, false},
   {"train.slice", 1, false, 1, 1, false, 1, 104, 2, false},

@@ -63,6 +63,19 @@ def Train_NegOp : Train_UnaryOp<"neg", "elementwise negation: -x"> {
   }];
   let precisionCategory = "Clear";
 }
+def Train_AbsOp : Train_UnaryOp<"abs", "elementwise absolute value: |x|"> {
+  let precisionReason = [{
+    a sign-bit change, exact in every float type (TF clear list: Abs)
+  }];
+  let precisionCategory = "Clear";
+}
+def Train_SignOp : Train_UnaryOp<"sign",
+    "elementwise sign: -1 or 1; a zero or NaN is itself"> {
+  let precisionReason = [{
+    exact in every float type: -1, 0, 1 (PyTorch's sign, Lion's update)
+  }];
+  let precisionCategory = "Clear";
+}
 def Train_ExpOp : Train_UnaryOp<"exp", "elementwise exponential: e^x"> {
   let precisionReason = [{
     on TensorFlow's deny list (Exp, Pow) and PyTorch's fp32 list (exp, log,

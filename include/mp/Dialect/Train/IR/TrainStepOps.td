@@ -28,6 +28,28 @@ def Train_GradSeedOp : Train_Op<"grad_seed", [SameOperandsAndResultType]> {
   let assemblyFormat = "$loss attr-dict `:` type($loss)";
 }
 
+def Train_GradientOp : Train_Op<"gradient", [SameOperandsAndResultType]> {
+  let precisionReason = [{
+    the gradient enters the update, an fp32 island (master weights): the
+    elementwise ops after it follow it in f32, and a 16-bit producer's
+    cast folds into the producer (an f32 accumulator, as for train.sgd)
+  }];
+  let precisionCategory = "Deny";
+  let summary = "marks the gradient of a parameter where its update begins";
+  let description = [{
+    The identity. An optimizer written as elementwise ops (RMSprop, Adagrad,
+    Lion, ...) reads its gradient through this op, so that loss scaling
+    finds the gradients without guessing: it unscales and checks the
+    marked values and moves the update after the check, and a skipped step
+    keeps the state the update would have changed. `mp-fuse-optimizers`
+    rewrites the elementwise forms of SGD and SGD with momentum into
+    `train.sgd` / `train.sgd_momentum`; plans run the marker as a view.
+  }];
+  let arguments = (ins Train_FloatTensor:$grad);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad attr-dict `:` type($grad)";
+}
+
 def Train_SgdOp : Train_Op<"sgd", [Train_OptimizerOpInterface,
     AllTypesMatch<["param", "grad", "new_param"]>]> {
   let precisionReason = [{the optimizer is an fp32 island: master weights}];
