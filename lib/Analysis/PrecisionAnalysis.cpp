@@ -98,8 +98,10 @@ static NodeKind kindOf(PrecisionCategory category) {
   llvm_unreachable("unknown category");
 }
 
-PrecisionAnalysis::PrecisionAnalysis(FunctionOpInterface fn,
-                                     const PrecisionPolicy &policy) {
+PrecisionAnalysis::PrecisionAnalysis(
+    FunctionOpInterface fn, const PrecisionPolicy &policy,
+    const llvm::SmallPtrSetImpl<Operation *> *residual)
+    : residual(residual) {
   Type computeType = policy.getComputeType(fn->getContext());
   // One block only: values crossing blocks would need casts on every edge.
   if (!computeType || !llvm::hasSingleElement(fn.getFunctionBody()))
@@ -127,6 +129,13 @@ void PrecisionAnalysis::build(FunctionOpInterface fn,
     decision.category = lookup.category;
     decision.source = lookup.reason;
     decision.kind = lookup.category ? kindOf(*lookup.category) : NodeKind::Fixed;
+    // residual=f32: the stream stays fp32, like a deny op (it also keeps
+    // the ops it feeds that follow it, such as the next norm, in fp32).
+    if (residual && residual->contains(&op) &&
+        decision.source != StringRef("forced-low")) {
+      decision.kind = NodeKind::Deny;
+      decision.rule = "residual";
+    }
     // A constant that the compute dtype cannot hold keeps its users fp32.
     Attribute value;
     if (decision.kind != NodeKind::Fixed && decision.kind != NodeKind::Deny &&

@@ -3,6 +3,7 @@
 
 #include "mp/Analysis/PrecisionAnalysis.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/Dialect/Train/IR/TrainOps.h"
 #include "mp/Transforms/Annotations.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -17,6 +18,35 @@ using namespace mlir;
 using namespace mp;
 
 namespace {
+
+/// Whether `op` is a normalization of the train dialect or its gradient.
+bool isNorm(Operation *op) {
+  return op && isa<train::LayerNormOp, train::LayerNormGradOp,
+                   train::BatchNormOp, train::BatchNormGradOp>(op);
+}
+
+/// Whether `add` is on a residual stream: two tensors of one shape, one of
+/// them read by another op as well (the skip path), next to a
+/// normalization (its result or an operand read or made by layer_norm,
+/// batch_norm or their gradients): the pre-norm block's x + f(ln(x)), the
+/// post-norm LN(x + f(x)), ResNet's bn(conv(.)) + x, and the same adds of
+/// the backward pass.
+bool isResidualAdd(train::AddOp add) {
+  if (add.getLhs().getType() != add.getRhs().getType() ||
+      !isa<FloatType>(getElementTypeOrSelf(add.getLhs().getType())))
+    return false;
+  bool skip = false, norm = false;
+  for (Value operand : {add.getLhs(), add.getRhs()}) {
+    for (Operation *user : operand.getUsers()) {
+      skip |= user != add.getOperation();
+      norm |= isNorm(user);
+    }
+    norm |= isNorm(operand.getDefiningOp());
+  }
+  for (Operation *user : add->getUsers())
+    norm |= isNorm(user);
+  return skip && norm;
+}
 
 struct AssignPrecisionPass
     : public mp::impl::AssignPrecisionBase<AssignPrecisionPass> {
@@ -43,7 +73,13 @@ struct AssignPrecisionPass
                             "of one block";
         continue;
       }
-      PrecisionAnalysis analysis(fn, *policy);
+      llvm::SmallPtrSet<Operation *, 16> residualAdds;
+      if (residual == "f32")
+        fn.walk([&](train::AddOp add) {
+          if (isResidualAdd(add))
+            residualAdds.insert(add);
+        });
+      PrecisionAnalysis analysis(fn, *policy, &residualAdds);
       for (Operation *op : analysis.getNodes())
         setDecision(op, *analysis.lookup(op), computeType);
     }
@@ -60,6 +96,11 @@ struct AssignPrecisionPass
         return failure();
       }
       edits = std::move(*fromFile);
+    }
+    if (residual != "low" && residual != "f32") {
+      module.emitError() << "unknown residual mode '" << residual
+                         << "' (expected low or f32)";
+      return failure();
     }
     std::string kindName = policy, targetName = target;
     std::optional<PolicyKind> kind = PrecisionPolicy::parseKind(kindName);

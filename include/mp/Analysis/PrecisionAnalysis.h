@@ -24,6 +24,7 @@
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mp {
 
@@ -66,8 +67,12 @@ bool isPaintableType(mlir::Type type, mlir::Type computeType);
 
 class PrecisionAnalysis {
 public:
-  PrecisionAnalysis(mlir::FunctionOpInterface fn,
-                    const PrecisionPolicy &policy);
+  /// `residual`: ops kept fp32 as deny ops with the rule "residual" (the
+  /// residual stream, mp-assign-precision's residual=f32), unless forced
+  /// low.
+  PrecisionAnalysis(
+      mlir::FunctionOpInterface fn, const PrecisionPolicy &policy,
+      const llvm::SmallPtrSetImpl<mlir::Operation *> *residual = nullptr);
 
   /// The decision for a painted op; nullptr for ops the painting ignored
   /// (casts, terminators, ops without float values, nested ops).
@@ -80,6 +85,7 @@ private:
              mlir::Type computeType);
   void paint(bool followAllow);
 
+  const llvm::SmallPtrSetImpl<mlir::Operation *> *residual;
   llvm::SmallVector<mlir::Operation *> nodes;
   llvm::DenseMap<mlir::Operation *, unsigned> index;
   llvm::SmallVector<PrecisionDecision> decisions;

@@ -21,7 +21,9 @@ defvar PrecisionListOptions = [
     ListOption<"inferAdd", "infer-add", "std::string", "op names to put on the infer list">,
     ListOption<"inferRemove", "infer-remove", "std::string", "op names to take off the infer list">,
     ListOption<"clearAdd", "clear-add", "std::string", "op names to put on the clear list">,
-    ListOption<"clearRemove", "clear-remove", "std::string", "op names to take off the clear list">
+    ListOption<"clearRemove", "clear-remove", "std::string", "op names to take off the clear list">,
+    Option<"residual", "residual", "std::string", "\"low\"",
+           "the residual stream's adds: low (follow their 16-bit producers) or f32 (keep the stream in f32)">
 ];
 
 defvar LossScaleOptions = [
