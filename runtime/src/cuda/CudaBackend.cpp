@@ -83,6 +83,8 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainReduceMax, {&B::runReduce, 1, 1}},
       {OpId::TrainLayerNorm, {&B::runLayerNorm, 3, 3}},
       {OpId::TrainLayerNormGrad, {&B::runLayerNormGrad, 5, 3}},
+      {OpId::TrainRmsNorm, {&B::runRmsNorm, 2, 2}},
+      {OpId::TrainRmsNormGrad, {&B::runRmsNormGrad, 4, 2}},
       {OpId::TrainBatchNorm, {&B::runBatchNorm, 5, 5}},
       {OpId::TrainBatchNormGrad, {&B::runBatchNormGrad, 5, 3}},
       {OpId::TrainReshape, {&B::runReshape, 1, 1}},

@@ -169,6 +169,8 @@ private:
   Status runPoolGrad(const KernelDesc &, const Views &, const Views &);
   Status runGlobalPool(const KernelDesc &, const Views &, const Views &);
   Status runLrSchedule(const KernelDesc &, const Views &, const Views &);
+  Status runRmsNorm(const KernelDesc &, const Views &, const Views &);
+  Status runRmsNormGrad(const KernelDesc &, const Views &, const Views &);
   Status runClipGradNorm(const KernelDesc &, const Views &, const Views &);
   Status runClipGradValue(const KernelDesc &, const Views &, const Views &);
   Status runDropout(const KernelDesc &, const Views &, const Views &);

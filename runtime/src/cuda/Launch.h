@@ -210,6 +210,8 @@ struct Reduction {
 int reduce(const Context &ctx, Reduce kind, Ref x, Ref r, const Reduction &d);
 
 // Normalization.cu ----------------------------------------------------------
+/// rms_norm too: `offset`, `mean` (and the grad's `mean`, `doffset`) with
+/// null data, the rows not centered.
 int layerNorm(const Context &ctx, Ref x, Ref scale, Ref offset, Ref y, Ref mean,
               Ref invStd, int64_t rows, int64_t features, float epsilon);
 int layerNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale, Ref mean,

@@ -1,7 +1,9 @@
 //===- Normalization.cu - layer_norm, batch_norm and their grads ----------===//
 //
 // The reference's formulas (reference/Normalization.cpp), two-pass
-// statistics with f64 sums rounded to f32 once. layer_norm: a block per row; its grad's per-feature
+// statistics with f64 sums rounded to f32 once. layer_norm (and rms_norm,
+// the same kernels without the mean: its mean and offset Refs are null): a
+// block per row; its grad's per-feature
 // sums (grad_scale, grad_offset) tiles of 32 features, the rows split over
 // 32 rows of threads. batch_norm: a block per feature. No atomics: results are
 // reproducible.
@@ -18,10 +20,14 @@ __global__ void layerNormKernel(Ref x, Ref scale, Ref offset, Ref y, Ref mean,
   __shared__ double shared[32];
   int64_t row = blockIdx.x, base = row * d;
   double size = static_cast<double>(d);
-  double s = 0;
-  for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
-    s += loadF(x, base + j);
-  double muD = blockReduce(s, 0.0, Sum(), shared) / size;
+  bool centered = mean.data != nullptr;
+  double muD = 0;
+  if (centered) {
+    double s = 0;
+    for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
+      s += loadF(x, base + j);
+    muD = blockReduce(s, 0.0, Sum(), shared) / size;
+  }
   double q = 0;
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     double diff = loadF(x, base + j) - muD;
@@ -33,9 +39,10 @@ __global__ void layerNormKernel(Ref x, Ref scale, Ref offset, Ref y, Ref mean,
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
     storeF(y, base + j,
            (loadF(x, base + j) - mu) * inv * loadF(scale, j) +
-               loadF(offset, j));
+               (offset.data ? loadF(offset, j) : 0.0f));
   if (threadIdx.x == 0) {
-    storeF(mean, row, mu);
+    if (centered)
+      storeF(mean, row, mu);
     storeF(invStd, row, inv);
   }
 }
@@ -44,7 +51,8 @@ __global__ void layerNormGradKernel(Ref dy, Ref x, Ref scale, Ref mean,
                                     Ref invStd, Ref dx, int64_t d) {
   __shared__ double shared[32];
   int64_t row = blockIdx.x, base = row * d;
-  float mu = loadF(mean, row), inv = loadF(invStd, row);
+  bool centered = mean.data != nullptr;
+  float mu = centered ? loadF(mean, row) : 0.0f, inv = loadF(invStd, row);
   double sg = 0, sgx = 0;
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     float g = loadF(dy, base + j) * loadF(scale, j);
@@ -54,6 +62,8 @@ __global__ void layerNormGradKernel(Ref dy, Ref x, Ref scale, Ref mean,
   }
   double size = static_cast<double>(d);
   float meanG = static_cast<float>(blockReduce(sg, 0.0, Sum(), shared) / size);
+  if (!centered)
+    meanG = 0.0f;
   float meanGXhat = static_cast<float>(
       blockReduce(sgx, 0.0, Sum(), shared) * inv / size);
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
@@ -76,7 +86,8 @@ __global__ void layerNormParamGradKernel(Ref dy, Ref x, Ref mean, Ref invStd,
   double ds = 0, db = 0;
   if (j < d)
     for (int64_t r = threadIdx.y; r < rows; r += kTileRows) {
-      float xhat = (loadF(x, r * d + j) - loadF(mean, r)) * loadF(invStd, r);
+      float mu = mean.data ? loadF(mean, r) : 0.0f;
+      float xhat = (loadF(x, r * d + j) - mu) * loadF(invStd, r);
       float g = loadF(dy, r * d + j);
       ds += static_cast<double>(g) * xhat;
       db += g;
@@ -90,7 +101,8 @@ __global__ void layerNormParamGradKernel(Ref dy, Ref x, Ref mean, Ref invStd,
       db += partialOffset[row][threadIdx.x];
     }
     storeF(dscale, j, static_cast<float>(ds));
-    storeF(doffset, j, static_cast<float>(db));
+    if (doffset.data)
+      storeF(doffset, j, static_cast<float>(db));
   }
 }
 

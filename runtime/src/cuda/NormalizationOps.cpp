@@ -130,6 +130,33 @@ Status CudaBackend::runLayerNormGrad(const KernelDesc &k, const Views &in,
                                    product(shape, axis, shape.size())));
 }
 
+Status CudaBackend::runRmsNorm(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t axis = resolve(k.getInt(AttrName::axis, -1), shape.size());
+  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'axis' out of range");
+  Ref none{nullptr, 0};
+  return launched(
+      k, layerNorm(context(), ref(in[0]), ref(in[1]), none, ref(out[0]), none,
+                   ref(out[1]), product(shape, 0, axis),
+                   product(shape, axis, shape.size()),
+                   static_cast<float>(k.getFloat(AttrName::epsilon, 1e-6))));
+}
+
+Status CudaBackend::runRmsNormGrad(const KernelDesc &k, const Views &in,
+                                   const Views &out) {
+  const std::vector<int64_t> &shape = in[1].shape;
+  int64_t axis = resolve(k.getInt(AttrName::axis, -1), shape.size());
+  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
+    return invalidArgument(k.op + ": 'axis' out of range");
+  Ref none{nullptr, 0};
+  return launched(k, layerNormGrad(context(), ref(in[0]), ref(in[1]),
+                                   ref(in[2]), none, ref(in[3]), ref(out[0]),
+                                   ref(out[1]), none, product(shape, 0, axis),
+                                   product(shape, axis, shape.size())));
+}
+
 Status CudaBackend::runBatchNorm(const KernelDesc &k, const Views &in,
                                  const Views &out) {
   const std::vector<int64_t> &shape = in[0].shape;

@@ -13,6 +13,7 @@
 #include "reference/KernelSupport.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mp::rt;
 using namespace mp::rt::ref;
@@ -234,30 +235,70 @@ static Status checkLayerNorm(const KernelDesc &k, const Views &in,
                            out[2]);
 }
 
-static Status runLayerNorm(const KernelDesc &k, const Views &in,
-                           const Views &out) {
+/// layer_norm (`centered`: x - mean) and rms_norm (x itself) of every row:
+/// y = xc * inv * scale (+ offset), inv = 1 / sqrt(mean(xc^2) + epsilon),
+/// the sums in f64. `offset` and `meanOut` are null for rms_norm.
+static Status normalizeRows(const KernelDesc &k, const TensorView &xView,
+                            const TensorView &scaleView,
+                            const TensorView *offsetView,
+                            const TensorView &yView,
+                            const TensorView *meanView,
+                            const TensorView &invView, bool centered) {
   Split s;
   Shape normalized, rows;
-  MP_RETURN_IF_ERROR(getLayerSplit(k, in[0], s, normalized, rows));
-  float epsilon = static_cast<float>(k.getFloat(AttrName::epsilon, 1e-5));
-  FloatIn x(in[0]), scale(in[1]), offset(in[2]);
-  FloatOut y(out[0]), meanOut(out[1]), invStdOut(out[2]);
+  MP_RETURN_IF_ERROR(getLayerSplit(k, xView, s, normalized, rows));
+  float epsilon = static_cast<float>(
+      k.getFloat(AttrName::epsilon, centered ? 1e-5 : 1e-6));
+  FloatIn x(xView), scale(scaleView);
+  std::optional<FloatIn> offset;
+  if (offsetView)
+    offset.emplace(*offsetView);
+  FloatOut y(yView), invOut(invView);
+  std::optional<FloatOut> meanOut;
+  if (meanView)
+    meanOut.emplace(*meanView);
   int64_t d = s.features;
   double size = static_cast<double>(d);
   for (int64_t r = 0; r < s.outer; ++r) {
     const float *row = x.data() + r * d;
-    double meanD = sumOf(row, d) / size;
+    double meanD = centered ? sumOf(row, d) / size : 0.0;
     float mean = static_cast<float>(meanD);
-    float invStd = static_cast<float>(
+    float inv = static_cast<float>(
         1.0 / std::sqrt(sumOfSquares(row, d, meanD) / size + epsilon));
     for (int64_t j = 0; j < d; ++j)
-      y[r * d + j] = (row[j] - mean) * invStd * scale[j] + offset[j];
-    meanOut[r] = mean;
-    invStdOut[r] = invStd;
+      y[r * d + j] = (row[j] - mean) * inv * scale[j] +
+                     (offset ? (*offset)[j] : 0.0f);
+    if (meanOut)
+      (*meanOut)[r] = mean;
+    invOut[r] = inv;
   }
-  for (FloatOut *o : {&y, &meanOut, &invStdOut})
-    o->finish();
+  y.finish();
+  invOut.finish();
+  if (meanOut)
+    meanOut->finish();
   return Status::ok();
+}
+
+static Status runLayerNorm(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  return normalizeRows(k, in[0], in[1], &in[2], out[0], &out[1], out[2],
+                       /*centered=*/true);
+}
+
+static Status checkRmsNorm(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 2));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "x", out[0], "y"));
+  if (!(k.getFloat(AttrName::epsilon, 1e-6) > 0))
+    return kernelError(k, "expects a positive epsilon");
+  return checkLayerTensors(k, in[0], in[1], {}, out[1], out[1]);
+}
+
+static Status runRmsNorm(const KernelDesc &k, const Views &in,
+                         const Views &out) {
+  return normalizeRows(k, in[0], in[1], nullptr, out[0], nullptr, out[1],
+                       /*centered=*/false);
 }
 
 static Status checkLayerNormGrad(const KernelDesc &k, const Views &in,
@@ -272,17 +313,30 @@ static Status checkLayerNormGrad(const KernelDesc &k, const Views &in,
 }
 
 /// Per row, with g = dy * scale and xhat = (x - mean) * inv_std over the D
-/// normalized values:
-///   grad_x = inv_std * (g - mean(g) - xhat * mean(g * xhat)),
+/// normalized values (mean 0 for rms_norm: `mean` and `doffset` null):
+///   grad_x = inv_std * (g - mean(g) - xhat * mean(g * xhat))   (layer)
+///   grad_x = inv_rms * (g - xhat * mean(g * xhat))             (rms)
 /// and grad_scale / grad_offset sum dy * xhat / dy over the rows (f64
 /// column accumulators, rows in order).
-static Status runLayerNormGrad(const KernelDesc &k, const Views &in,
-                               const Views &out) {
+static Status normalizeRowsGrad(const KernelDesc &k, const TensorView &dyView,
+                                const TensorView &xView,
+                                const TensorView &scaleView,
+                                const TensorView *meanView,
+                                const TensorView &invView,
+                                const TensorView &dxView,
+                                const TensorView &dscaleView,
+                                const TensorView *doffsetView) {
   Split s;
   Shape normalized, rows;
-  MP_RETURN_IF_ERROR(getLayerSplit(k, in[1], s, normalized, rows));
-  FloatIn dy(in[0]), x(in[1]), scale(in[2]), mean(in[3]), invStd(in[4]);
-  FloatOut dx(out[0]), dscale(out[1]), doffset(out[2]);
+  MP_RETURN_IF_ERROR(getLayerSplit(k, xView, s, normalized, rows));
+  FloatIn dy(dyView), x(xView), scale(scaleView), invStd(invView);
+  std::optional<FloatIn> meanIn;
+  if (meanView)
+    meanIn.emplace(*meanView);
+  FloatOut dx(dxView), dscale(dscaleView);
+  std::optional<FloatOut> doffset;
+  if (doffsetView)
+    doffset.emplace(*doffsetView);
   int64_t d = s.features;
   double size = static_cast<double>(d);
   // The column sums over rows, in row order.
@@ -291,14 +345,15 @@ static Status runLayerNormGrad(const KernelDesc &k, const Views &in,
   std::vector<float> g(static_cast<size_t>(d));
   for (int64_t r = 0; r < s.outer; ++r) {
     const float *dyRow = dy.data() + r * d, *xRow = x.data() + r * d;
+    float mean = meanIn ? (*meanIn)[r] : 0.0f;
     for (int64_t j = 0; j < d; ++j)
       g[j] = dyRow[j] * scale[j];
-    double sumG = sumOf(g.data(), d);
-    double sumGXhat = sumOfProducts(g.data(), xRow, d, mean[r]) * invStd[r];
+    double sumG = meanIn ? sumOf(g.data(), d) : 0.0;
+    double sumGXhat = sumOfProducts(g.data(), xRow, d, mean) * invStd[r];
     float meanG = static_cast<float>(sumG / size),
           meanGXhat = static_cast<float>(sumGXhat / size);
     for (int64_t j = 0; j < d; ++j) {
-      float xhat = (xRow[j] - mean[r]) * invStd[r];
+      float xhat = (xRow[j] - mean) * invStd[r];
       dx[r * d + j] = invStd[r] * (g[j] - meanG - xhat * meanGXhat);
       sumScale[j] += static_cast<double>(dyRow[j]) * xhat;
       sumOffset[j] += dyRow[j];
@@ -306,11 +361,36 @@ static Status runLayerNormGrad(const KernelDesc &k, const Views &in,
   }
   for (int64_t j = 0; j < d; ++j) {
     dscale[j] = static_cast<float>(sumScale[j]);
-    doffset[j] = static_cast<float>(sumOffset[j]);
+    if (doffset)
+      (*doffset)[j] = static_cast<float>(sumOffset[j]);
   }
-  for (FloatOut *o : {&dx, &dscale, &doffset})
-    o->finish();
+  dx.finish();
+  dscale.finish();
+  if (doffset)
+    doffset->finish();
   return Status::ok();
+}
+
+static Status runLayerNormGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  return normalizeRowsGrad(k, in[0], in[1], in[2], &in[3], in[4], out[0],
+                           out[1], &out[2]);
+}
+
+static Status checkRmsNormGrad(const KernelDesc &k, const Views &in,
+                               const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 4, 2));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad_y"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad_y", in[1], "x"));
+  MP_RETURN_IF_ERROR(checkSameType(k, in[0], "grad_y", out[0], "grad_x"));
+  return checkLayerTensors(k, in[1], in[2], {{&out[1], "grad_scale"}}, in[3],
+                           in[3]);
+}
+
+static Status runRmsNormGrad(const KernelDesc &k, const Views &in,
+                             const Views &out) {
+  return normalizeRowsGrad(k, in[0], in[1], in[2], nullptr, in[3], out[0],
+                           out[1], nullptr);
 }
 
 Status ref::checkBatchNormKernel(const KernelDesc &k, const Views &in,
@@ -339,5 +419,7 @@ void ref::addNormalizationKernels(KernelTable &table) {
           {OpId::TrainBatchNormGrad, checkBatchNormGrad, runBatchNormGrad},
           {OpId::TrainLayerNorm, checkLayerNorm, runLayerNorm},
           {OpId::TrainLayerNormGrad, checkLayerNormGrad, runLayerNormGrad},
+          {OpId::TrainRmsNorm, checkRmsNorm, runRmsNorm},
+          {OpId::TrainRmsNormGrad, checkRmsNormGrad, runRmsNormGrad},
       });
 }

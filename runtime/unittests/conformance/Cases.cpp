@@ -650,6 +650,19 @@ std::vector<Case> build() {
                    {data({7, 13}, -2, 2), data({29}, -2, 2)},
                    {data({7, 13}), data({29})},
                    {{"clip_value", floats({0.5})}}));
+  // rms_norm over the last 37 (and the last two) dimensions: statistics and
+  // the scale stay f32.
+  t.push_back(make("rms_norm", "train.rms_norm", {data({5, 37}, -2, 2),
+                   f32({37}, 0.5, 1.5)}, {data({5, 37}), f32({5})}, {}, kSum,
+                   2));
+  t.push_back(make("rms_norm_axis1", "train.rms_norm",
+                   {data({3, 4, 9}, -2, 2), f32({4, 9}, 0.5, 1.5)},
+                   {data({3, 4, 9}), f32({3})}, {{"axis", ints({1})}}, kSum,
+                   2));
+  t.push_back(make("rms_norm_grad", "train.rms_norm_grad",
+                   {data({5, 37}), data({5, 37}, -2, 2), f32({37}, 0.5, 1.5),
+                    f32({5}, 0.5, 2)},
+                   {data({5, 37}), f32({37})}, {}, kSum, 2));
   t.push_back(make("gradient", "train.gradient", {data({7, 13})},
                    {data({7, 13})}));
   for (const char *op : {"dropout", "dropout_grad"})

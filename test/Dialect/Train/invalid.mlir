@@ -2102,3 +2102,27 @@ func.func @conv_backward_filter_groups(%x: tensor<1x6x8x8xf32>, %dy: tensor<1x6x
   %0 = train.conv2d_backward_filter NCHW %x, %dy {groups = 6 : i64} : tensor<1x6x8x8xf32>, tensor<1x6x6x6xf32> -> tensor<6x2x3x3xf32>
   return
 }
+
+// -----
+
+func.func @rms_norm_epsilon(%x: tensor<4x8xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{expects a positive epsilon}}
+  %y, %r = train.rms_norm %x, %s {epsilon = 0.0 : f64} : tensor<4x8xf32>, tensor<8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_scale_shape(%x: tensor<4x8xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{scale}}
+  %y, %r = train.rms_norm %x, %s : tensor<4x8xf32>, tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_grad_stats_shape(%dy: tensor<4x8xf32>, %s: tensor<8xf32>, %r: tensor<8xf32>) {
+  // expected-error @+1 {{inv_rms}}
+  %dx, %ds = train.rms_norm_grad %dy, %dy, %s, %r : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+  return
+}

@@ -329,16 +329,18 @@ LogicalResult BatchNormGradOp::verify() {
 }
 
 /// Checks layer_norm shapes: scale is x.shape[axis:], stats x.shape[:axis].
+/// `params` and `stats` name the per-feature and per-row tensors.
 static LogicalResult verifyLayerNorm(Operation *op, Value x, int64_t axis,
-                                     Value scale, Value stats) {
+                                     Value scale, Value stats,
+                                     StringRef params = "scale and offset",
+                                     StringRef statNames = "mean and inv_std") {
   ArrayRef<int64_t> shape = shapeOf(x);
   auto dim = resolveDim(op, "axis", axis, shape.size());
   if (failed(dim))
     return failure();
-  if (failed(checkShape(op, "scale and offset", shape.drop_front(*dim),
-                        scale)))
+  if (failed(checkShape(op, params, shape.drop_front(*dim), scale)))
     return failure();
-  return checkShape(op, "mean and inv_std", shape.take_front(*dim), stats);
+  return checkShape(op, statNames, shape.take_front(*dim), stats);
 }
 
 LogicalResult LayerNormOp::verify() {
@@ -349,6 +351,18 @@ LogicalResult LayerNormOp::verify() {
 
 LogicalResult LayerNormGradOp::verify() {
   return verifyLayerNorm(*this, getX(), getAxis(), getScale(), getMean());
+}
+
+LogicalResult RmsNormOp::verify() {
+  if (!(getEpsilon().convertToDouble() > 0))
+    return emitOpError() << "expects a positive epsilon";
+  return verifyLayerNorm(*this, getX(), getAxis(), getScale(), getInvRms(),
+                         "scale", "inv_rms");
+}
+
+LogicalResult RmsNormGradOp::verify() {
+  return verifyLayerNorm(*this, getX(), getAxis(), getScale(), getInvRms(),
+                         "scale", "inv_rms");
 }
 
 //===----------------------------------------------------------------------===//

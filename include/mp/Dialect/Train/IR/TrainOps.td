@@ -598,6 +598,57 @@ def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [
   let hasVerifier = 1;
 }
 
+def Train_RmsNormOp : Train_Op<"rms_norm", [
+    AllTypesMatch<["x", "y"]>]> {
+  let precisionReason = [{
+    as layer_norm: only `x`/`y` (and `grad_y`, `grad_x`) follow; the scale
+    and the saved statistic stay f32, the mean square is accumulated in f64
+  }];
+  let precisionCategory = "Infer"; let wideAccumulator = 1;
+  let convertibleOperands = "index == 0"; let convertibleResults = "index == 0";
+  let summary = "RMS normalization over dimensions [axis, rank)";
+  let description = [{
+    y = x * inv_rms * scale with inv_rms = 1 / sqrt(mean(x^2) + epsilon)
+    over the normalized dimensions (PyTorch's nn.RMSNorm, LLaMA's RMSNorm);
+    `scale` has the normalized shape x.shape[axis:], `inv_rms` (saved for
+    rms_norm_grad) x.shape[:axis].
+  }];
+  let arguments = (ins Train_FloatTensor:$x, Train_FloatTensor:$scale,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F64Attr, "1e-6">:$epsilon);
+  let results = (outs Train_FloatTensor:$y, Train_FloatTensor:$inv_rms);
+  let assemblyFormat = [{
+    $x `,` $scale attr-dict `:` type($x) `,` type($scale) `->` type($inv_rms)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_RmsNormGradOp : Train_Op<"rms_norm_grad", [
+    AllTypesMatch<["grad_y", "x", "grad_x"]>,
+    AllTypesMatch<["scale", "grad_scale"]>]> {
+  let precisionReason = [{
+    as layer_norm: only `x`/`y` (and `grad_y`, `grad_x`) follow; the scale
+    and the saved statistic stay f32, the mean square is accumulated in f64
+  }];
+  let precisionCategory = "Infer"; let wideAccumulator = 1;
+  let convertibleOperands = "index <= 1"; let convertibleResults = "index == 0";
+  let summary = "gradients of rms_norm";
+  let description = [{
+    With xhat = x * inv_rms and g = grad_y * scale, per row:
+    grad_x = inv_rms * (g - xhat * mean(g * xhat)); grad_scale sums
+    grad_y * xhat over the rows.
+  }];
+  let arguments = (ins Train_FloatTensor:$grad_y, Train_FloatTensor:$x,
+                       Train_FloatTensor:$scale, Train_FloatTensor:$inv_rms,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Train_FloatTensor:$grad_x, Train_FloatTensor:$grad_scale);
+  let assemblyFormat = [{
+    $grad_y `,` $x `,` $scale `,` $inv_rms attr-dict `:` type($x) `,`
+    type($scale) `,` type($inv_rms)
+  }];
+  let hasVerifier = 1;
+}
+
 include "mp/Dialect/Train/IR/TrainLossOps.td"
 include "mp/Dialect/Train/IR/TrainShapeOps.td"
 include "mp/Dialect/Train/IR/TrainStepOps.td"
