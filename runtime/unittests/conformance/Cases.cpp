@@ -663,6 +663,20 @@ std::vector<Case> build() {
                    {data({5, 37}), data({5, 37}, -2, 2), f32({37}, 0.5, 1.5),
                     f32({5}, 0.5, 2)},
                    {data({5, 37}), f32({37})}, {}, kSum, 2));
+  t.push_back(make("logsumexp", "train.logsumexp", {data({7, 13}, -8, 8)},
+                   {f32({7})}, {{"dims", ints({1})}}, kSum, 4));
+  t.push_back(make("logsumexp_dims02_keep", "train.logsumexp",
+                   {data({3, 5, 4}, -8, 8)}, {data({1, 5, 1})},
+                   {{"dims", ints({0, 2})}, {"keep_dims", ints({1})}}, kSum,
+                   4));
+  {
+    Case c = make("argmax", "train.argmax", {data({7, 13})}, {index({7}, 13)},
+                  {{"dim", ints({1})}});
+    t.push_back(c);
+    c = make("argmax_dim0_keep", "train.argmax", {data({5, 3, 4})},
+             {index({1, 3, 4}, 5)}, {{"dim", ints({0})}, {"keep_dims", ints({1})}});
+    t.push_back(c);
+  }
   t.push_back(make("gradient", "train.gradient", {data({7, 13})},
                    {data({7, 13})}));
   for (const char *op : {"dropout", "dropout_grad"})

@@ -2126,3 +2126,35 @@ func.func @rms_norm_grad_stats_shape(%dy: tensor<4x8xf32>, %s: tensor<8xf32>, %r
   %dx, %ds = train.rms_norm_grad %dy, %dy, %s, %r : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
   return
 }
+
+// -----
+
+func.func @argmax_dim(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{dim 2 is out of range for rank 2}}
+  %0 = train.argmax %x {dim = 2 : i64} : tensor<4x8xf32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @argmax_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{expects a result of shape [4] but got [8]}}
+  %0 = train.argmax %x {dim = 1 : i64} : tensor<4x8xf32> -> tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @argmax_empty(%x: tensor<4x0xf32>) {
+  // expected-error @+1 {{takes the argmax of an empty dimension}}
+  %0 = train.argmax %x {dim = 1 : i64} : tensor<4x0xf32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @logsumexp_narrow(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result}}
+  %0 = train.logsumexp %x {dims = array<i64: 1>} : tensor<4x8xf32> -> tensor<4xbf16>
+  return
+}

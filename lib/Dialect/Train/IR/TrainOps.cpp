@@ -448,6 +448,27 @@ LogicalResult ReduceMaxOp::verify() {
     return failure();
   return verifyReduce(*this);
 }
+LogicalResult LogSumExpOp::verify() {
+  if (failed(checkAccumulatorType(*this, getX(), getResult())))
+    return failure();
+  return verifyReduce(*this);
+}
+LogicalResult ArgMaxOp::verify() {
+  ArrayRef<int64_t> shape = shapeOf(getX());
+  auto dim = resolveDim(*this, "dim", static_cast<int64_t>(getDim()),
+                        shape.size());
+  if (failed(dim))
+    return failure();
+  if (shape[*dim] == 0)
+    return emitOpError() << "takes the argmax of an empty dimension";
+  SmallVector<int64_t> expected;
+  for (auto [i, size] : llvm::enumerate(shape))
+    if (static_cast<int64_t>(i) != *dim)
+      expected.push_back(size);
+    else if (getKeepDims())
+      expected.push_back(1);
+  return checkShape(*this, "a result", expected, getResult());
+}
 
 /// Checks a pooling window applied to `input` gives `output`.
 template <typename PoolOp>

@@ -212,6 +212,33 @@ def Train_ReduceMaxOp : Train_ReduceOp<"reduce_max", "maximum over `dims`"> {
   let precisionCategory = "Clear";
 }
 
+def Train_LogSumExpOp : Train_ReduceOp<"logsumexp",
+    "log(sum(exp(x))) over `dims`, max-subtracted"> {
+  let precisionReason = [{
+    exp and a sum: PyTorch's fp32 list (logsumexp, exp, sum); the sum
+    accumulates in f64
+  }];
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+}
+
+def Train_ArgMaxOp : Train_Op<"argmax"> {
+  let precisionReason = [{
+    a comparison: any float dtype gives the same index (TF clear list: Max)
+  }];
+  let precisionCategory = "Clear";
+  let convertibleResults = "false";
+  let summary = "the index of the first maximum along `dim` (i64)";
+  let description = [{
+    A NaN counts as the maximum (torch.argmax): the first NaN's index. With
+    `keep_dims` the dimension stays with size 1.
+  }];
+  let arguments = (ins Train_FloatTensor:$x, I64Attr:$dim,
+                       UnitAttr:$keep_dims);
+  let results = (outs TensorOf<[I64]>:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 /// Attributes of the windowed pooling ops; `padding` is [top, bottom, left,
 /// right]. avg_pool2d divides by the full window (padding counted), like
 /// PyTorch's count_include_pad=True.
