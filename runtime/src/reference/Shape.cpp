@@ -335,6 +335,82 @@ static Status runGradSeed(const KernelDesc &, const Views &, const Views &out) {
   return Status::ok();
 }
 
+//===----------------------------------------------------------------------===//
+// pad and one_hot
+//===----------------------------------------------------------------------===//
+
+static Status checkPad(const KernelDesc &k, const Views &in,
+                       const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkDType(k, out[0], in[0].dtype, "result"));
+  size_t rank = in[0].shape.size();
+  Shape low, high, expected;
+  MP_RETURN_IF_ERROR(getArray(k, AttrName::low, rank, low));
+  MP_RETURN_IF_ERROR(getArray(k, AttrName::high, rank, high));
+  for (size_t d = 0; d < rank; ++d) {
+    if (low[d] < 0 || high[d] < 0)
+      return kernelError(k, "needs padding >= 0");
+    expected.push_back(low[d] + in[0].shape[d] + high[d]);
+  }
+  MP_RETURN_IF_ERROR(checkShape(k, out[0], expected, "result"));
+  return checkFill(k, {}, out);
+}
+
+/// The constant everywhere (fill's rule), then x's bytes at offset `low`.
+static Status runPad(const KernelDesc &k, const Views &in, const Views &out) {
+  MP_RETURN_IF_ERROR(runFill(k, {}, out));
+  size_t rank = in[0].shape.size();
+  Shape low;
+  MP_RETURN_IF_ERROR(getArray(k, AttrName::low, rank, low));
+  Shape outStrides = stridesOf(out[0].shape);
+  size_t size = dtypeSize(in[0].dtype);
+  const char *src = in[0].as<const char>();
+  char *dst = out[0].as<char>();
+  int64_t n = in[0].numElements();
+  Shape index(rank, 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t o = 0;
+    for (size_t d = 0; d < rank; ++d)
+      o += (index[d] + low[d]) * outStrides[d];
+    std::memcpy(dst + o * size, src + e * size, size);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < in[0].shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return Status::ok();
+}
+
+static Status checkOneHot(const KernelDesc &k, const Views &in,
+                          const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkIndex(k, in[0], "indices"));
+  MP_RETURN_IF_ERROR(checkFloat(k, out[0], "result"));
+  Shape expected = in[0].shape;
+  if (out[0].shape.empty() || out[0].shape.back() < 1)
+    return kernelError(k, "needs a result with at least one class");
+  expected.push_back(out[0].shape.back());
+  return checkShape(k, out[0], expected, "result");
+}
+
+static Status runOneHot(const KernelDesc &k, const Views &in,
+                        const Views &out) {
+  int64_t classes = out[0].shape.back(), n = in[0].numElements();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t c = loadInt(in[0], i);
+    if (c < 0 || c >= classes)
+      return kernelError(k, "index " + std::to_string(c) + " at position " +
+                                std::to_string(i) + " is outside [0, " +
+                                std::to_string(classes) + ")");
+  }
+  FloatOut r(out[0], /*zeroed=*/true);
+  for (int64_t i = 0; i < n; ++i)
+    r[i * classes + loadInt(in[0], i)] = 1.0f;
+  r.finish();
+  return Status::ok();
+}
+
 void ref::addShapeKernels(KernelTable &table) {
   table.insert(table.end(),
                {
@@ -345,5 +421,7 @@ void ref::addShapeKernels(KernelTable &table) {
                    {OpId::TrainConcat, checkConcat, runConcat},
                    {OpId::TrainFill, checkFill, runFill},
                    {OpId::TrainGradSeed, checkGradSeed, runGradSeed},
+                   {OpId::TrainPad, checkPad, runPad},
+                   {OpId::TrainOneHot, checkOneHot, runOneHot},
                });
 }

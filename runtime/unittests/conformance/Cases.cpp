@@ -677,6 +677,11 @@ std::vector<Case> build() {
              {index({1, 3, 4}, 5)}, {{"dim", ints({0})}, {"keep_dims", ints({1})}});
     t.push_back(c);
   }
+  t.push_back(make("pad", "train.pad", {data({3, 5})}, {data({4, 8})},
+                   {{"low", ints({1, 2})}, {"high", ints({0, 1})},
+                    {"value", floats({-0.5})}}));
+  t.push_back(make("one_hot", "train.one_hot", {index({4, 3}, 6)},
+                   {data({4, 3, 6})}));
   t.push_back(make("gradient", "train.gradient", {data({7, 13})},
                    {data({7, 13})}));
   for (const char *op : {"dropout", "dropout_grad"})

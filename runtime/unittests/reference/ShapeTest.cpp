@@ -168,3 +168,34 @@ TEST(Shape, GradSeedIsOne) {
 
 INSTANTIATE_TEST_SUITE_P(DTypes, ShapeTest, ::testing::ValuesIn(kAllDTypes),
                          dtypeTestName);
+
+TEST(PadTest, ConstantAroundTheInput) {
+  HostTensor x = makeTensor(DType::F32, {2, 2}, {1, 2, 3, 4});
+  HostTensor y = zerosTensor(DType::F32, {3, 5});
+  ASSERT_OK(runKernel("train.pad",
+                      {{"low", intsAttr({1, 2})},
+                       {"high", intsAttr({0, 1})},
+                       {"value", floatAttr(-1)}},
+                      {&x}, {&y}));
+  EXPECT_EQ(y.values(), (Values{-1, -1, -1, -1, -1, //
+                                -1, -1, 1, 2, -1,   //
+                                -1, -1, 3, 4, -1}));
+  HostTensor ints = makeTensor(DType::I64, {2}, {7, 8});
+  HostTensor padded = zerosTensor(DType::I64, {3});
+  expectError(runKernel("train.pad",
+                        {{"low", intsAttr({1})}, {"high", intsAttr({0})},
+                         {"value", floatAttr(0.5)}},
+                        {&ints}, {&padded}),
+              StatusCode::InvalidArgument, "cannot fill");
+}
+
+TEST(OneHotTest, OnesAtTheIndicesAndOutOfRangeIsAnError) {
+  HostTensor idx = makeTensor(DType::I64, {3}, {2, 0, 1});
+  HostTensor y = zerosTensor(DType::BF16, {3, 3});
+  ASSERT_OK(runKernel("train.one_hot", {}, {&idx}, {&y}));
+  EXPECT_EQ(y.values(), (Values{0, 0, 1, 1, 0, 0, 0, 1, 0}));
+  HostTensor bad = makeTensor(DType::I32, {2}, {1, 3});
+  HostTensor z = zerosTensor(DType::F32, {2, 3});
+  expectError(runKernel("train.one_hot", {}, {&bad}, {&z}),
+              StatusCode::InvalidArgument, "index 3 at position 1");
+}

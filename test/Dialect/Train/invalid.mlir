@@ -2158,3 +2158,43 @@ func.func @logsumexp_narrow(%x: tensor<4x8xf32>) {
   %0 = train.logsumexp %x {dims = array<i64: 1>} : tensor<4x8xf32> -> tensor<4xbf16>
   return
 }
+
+// -----
+
+func.func @pad_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{needs 'low' and 'high' of 2 values (one per dimension)}}
+  %0 = train.pad %x {low = array<i64: 1>, high = array<i64: 1>} : tensor<2x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{pads by -1 and 0 in dimension 1; padding must be >= 0 (crop with train.slice)}}
+  %0 = train.pad %x {low = array<i64: 0, -1>, high = array<i64: 0, 0>} : tensor<2x3xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pad_shape(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expects a result of shape [3, 5] but got [3, 4]}}
+  %0 = train.pad %x {low = array<i64: 1, 1>, high = array<i64: 0, 1>} : tensor<2x3xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @pad_int_value(%x: tensor<2xi32>) {
+  // expected-error @+1 {{cannot pad an 'i32' tensor with 0.5}}
+  %0 = train.pad %x {low = array<i64: 1>, high = array<i64: 0>, value = 0.5 : f64} : tensor<2xi32> -> tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @one_hot_shape(%i: tensor<4xi64>) {
+  // expected-error @+1 {{expects a result of shape [4] + [classes], got [5, 3]}}
+  %0 = train.one_hot %i : tensor<4xi64> -> tensor<5x3xf32>
+  return
+}

@@ -686,6 +686,42 @@ LogicalResult ConstantOp::verify() {
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+LogicalResult PadOp::verify() {
+  ArrayRef<int64_t> shape = shapeOf(getX());
+  ArrayRef<int64_t> low = getLow(), high = getHigh();
+  if (low.size() != shape.size() || high.size() != shape.size())
+    return emitOpError() << "needs 'low' and 'high' of " << shape.size()
+                         << " values (one per dimension)";
+  SmallVector<int64_t> expected;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (low[d] < 0 || high[d] < 0)
+      return emitOpError() << "pads by " << low[d] << " and " << high[d]
+                           << " in dimension " << d
+                           << "; padding must be >= 0 (crop with train.slice)";
+    expected.push_back(low[d] + shape[d] + high[d]);
+  }
+  double value = getValue().convertToDouble();
+  if (auto integer = dyn_cast<IntegerType>(elementOf(getX()))) {
+    unsigned width = integer.getWidth();
+    double lo = width == 1 ? 0 : -std::ldexp(1.0, width - 1);
+    double hi = width == 1 ? 1 : std::ldexp(1.0, width - 1) - 1;
+    if (!(value >= lo && value <= hi) || value != std::trunc(value))
+      return emitOpError() << "cannot pad an " << integer << " tensor with "
+                           << num(value);
+  }
+  return checkShape(*this, "a result", expected, getResult());
+}
+
+LogicalResult OneHotOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getIndices()), out = shapeOf(getResult());
+  if (out.size() != in.size() + 1 || out.drop_back() != in)
+    return emitOpError() << "expects a result of shape " << shapeStr(in)
+                         << " + [classes], got " << shapeStr(out);
+  if (out.back() < 1)
+    return emitOpError() << "needs at least one class";
+  return success();
+}
+
 LogicalResult FillOp::verify() {
   double value = getValue().convertToDouble();
   Type element = elementOf(getResult());

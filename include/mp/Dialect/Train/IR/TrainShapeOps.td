@@ -103,6 +103,42 @@ def Train_SliceOp : Train_Op<"slice"> {
   let hasVerifier = 1;
 }
 
+def Train_PadOp : Train_Op<"pad", [AllElementTypesMatch<["x", "result"]>]> {
+  let precisionReason = [{
+    a copy next to a constant: exact in every dtype (the constant rounds to
+    it once)
+  }];
+  let precisionCategory = "Clear";
+  let summary = "pads with a constant: `low` / `high` elements before / after each dimension";
+  let description = [{
+    result.shape[d] = low[d] + x.shape[d] + high[d] (padding >= 0; its
+    gradient is train.slice at offsets `low`). `value` rounds to the
+    dtype once; an integer tensor needs an integral value in its range.
+  }];
+  let arguments = (ins Train_AnyTensor:$x, DenseI64ArrayAttr:$low,
+                       DenseI64ArrayAttr:$high,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_OneHotOp : Train_Op<"one_hot"> {
+  let precisionReason = [{
+    zeros and ones: exact in every float type
+  }];
+  let precisionCategory = "Clear";
+  let summary = "indices [I...] -> [I..., C]: 1 at each index, 0 elsewhere";
+  let description = [{
+    C is the result's last dimension; an index outside [0, C) is an error
+    at run time (F.one_hot's).
+  }];
+  let arguments = (ins Train_IndexTensor:$indices);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$indices attr-dict `:` type($indices) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Train_ConcatOp : Train_Op<"concat"> {
   let precisionReason = [{
     TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
