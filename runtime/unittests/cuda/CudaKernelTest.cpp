@@ -72,6 +72,8 @@ Cases elementwiseCases() {
       {"train.relu", -2, 2},    {"train.gelu", -3, 3},
       {"train.silu", -6, 6},    {"train.hardswish", -5, 5},
       {"train.leaky_relu", -2, 2}, {"train.elu", -3, 3},
+      {"train.abs", -2, 2},     {"train.sign", -2, 2},
+      {"train.gradient", -2, 2},
   };
   uint32_t seed = 1;
   for (DType d : kFloats) {
@@ -380,6 +382,57 @@ Cases optimizerCases() {
            {uniform(d, shape, seed++), uniform(d, shape, seed++),
             uniform(d, shape, seed++)},
            {{d, shape}, {d, shape}}});
+    // The learning rate as an operand.
+    cases.push_back({nameOf("train.sgd", d, "lr_operand"),
+                     "train.sgd",
+                     {{"weight_decay", floats({0.01})}},
+                     {uniform(d, shape, seed++), uniform(d, shape, seed++),
+                      values(DType::F32, {}, {0.05})},
+                     {{d, shape}}});
+    cases.push_back({nameOf("train.adamw", d, "lr_operand"),
+                     "train.adamw",
+                     {},
+                     {uniform(d, shape, seed++), uniform(d, shape, seed++),
+                      uniform(d, shape, seed++), uniform(d, shape, seed++, 0, 0.5),
+                      values(DType::I64, {}, {3}),
+                      values(DType::F32, {}, {0.002})},
+                     {{d, shape}, {d, shape}, {d, shape}}});
+    // Per-step state.
+    cases.push_back({nameOf("train.clip_grad_norm", d),
+                     "train.clip_grad_norm",
+                     {{"max_norm", floats({0.5})}},
+                     {uniform(d, shape, seed++), uniform(d, {7}, seed++)},
+                     {{d, shape}, {d, {7}}, {DType::F32, {}}}});
+    cases.push_back({nameOf("train.clip_grad_norm", d, "inf"),
+                     "train.clip_grad_norm",
+                     {{"max_norm", floats({0.5})},
+                      {"norm_type", floats({INFINITY})}},
+                     {uniform(d, shape, seed++)},
+                     {{d, shape}, {DType::F32, {}}}});
+    cases.push_back({nameOf("train.clip_grad_value", d),
+                     "train.clip_grad_value",
+                     {{"clip_value", floats({0.3})}},
+                     {uniform(d, shape, seed++), uniform(d, {7}, seed++)},
+                     {{d, shape}, {d, {7}}}});
+    for (const char *op : {"train.dropout", "train.dropout_grad"})
+      cases.push_back({nameOf(op, d),
+                       op,
+                       {{"p", floats({0.3})}, {"site", ints({5})}},
+                       {uniform(d, shape, seed++),
+                        values(DType::I64, {}, {123456789}),
+                        values(DType::I64, {}, {42})},
+                       {{d, shape}}});
+    if (d == DType::F32)
+      for (int64_t t : {0, 7, 60})
+        cases.push_back({nameOf("train.lr_schedule", d, std::to_string(t)),
+                         "train.lr_schedule",
+                         {{"base_lr", floats({0.003})},
+                          {"warmup_steps", ints({10})},
+                          {"decay", str("cosine")},
+                          {"decay_steps", ints({40})},
+                          {"end_factor", floats({0.1})}},
+                         {values(DType::I64, {}, {static_cast<double>(t)})},
+                         {{DType::F32, {}}}});
     for (const char *op : {"train.adam", "train.adamw"})
       for (DType step : {DType::I64, DType::F32})
         cases.push_back(
@@ -518,6 +571,21 @@ Cases normalizationCases() {
                         uniform(DType::F32, f.stats, seed++, 0, 1),
                         uniform(DType::F32, f.stats, seed++, 0.5, 2)},
                        {{d, f.x}, {d, f.scale}, {d, f.scale}}});
+    }
+    for (const Form &f : forms) {
+      cases.push_back({nameOf("train.rms_norm", d, f.name),
+                       "train.rms_norm",
+                       {{"axis", ints({f.axis})}},
+                       {uniform(d, f.x, seed++, -3, 5),
+                        uniform(DType::F32, f.scale, seed++)},
+                       {{d, f.x}, {DType::F32, f.stats}}});
+      cases.push_back({nameOf("train.rms_norm_grad", d, f.name),
+                       "train.rms_norm_grad",
+                       {{"axis", ints({f.axis})}},
+                       {uniform(d, f.x, seed++), uniform(d, f.x, seed++, -3, 5),
+                        uniform(DType::F32, f.scale, seed++),
+                        uniform(DType::F32, f.stats, seed++, 0.5, 2)},
+                       {{d, f.x}, {DType::F32, f.scale}}});
     }
     const std::vector<int64_t> x = {4, 3, 5};
     cases.push_back(
@@ -716,6 +784,32 @@ Cases windowCases() {
                        {{"layout", str(l.name)}},
                        {uniform(d, pooled, seed++)},
                        {{d, l.globalX}}});
+    }
+  // Depthwise (6 groups of one channel, 2 outputs each) in both layouts.
+  for (DType d : kFloats)
+    for (bool nhwc : {false, true}) {
+      std::vector<int64_t> x = nhwc ? std::vector<int64_t>{2, 7, 6, 6}
+                                    : std::vector<int64_t>{2, 6, 7, 6};
+      std::vector<int64_t> f = nhwc ? std::vector<int64_t>{3, 3, 1, 12}
+                                    : std::vector<int64_t>{12, 1, 3, 3};
+      std::vector<int64_t> y = nhwc ? std::vector<int64_t>{2, 4, 6, 12}
+                                    : std::vector<int64_t>{2, 12, 4, 6};
+      std::map<std::string, Attr> conv = {{"layout", str(nhwc ? "NHWC" : "NCHW")},
+                                          {"strides", ints({2, 1})},
+                                          {"padding", ints({1, 1, 1, 1})},
+                                          {"groups", ints({6})}};
+      const char *tag = nhwc ? "depthwise_NHWC" : "depthwise_NCHW";
+      cases.push_back({nameOf("train.conv2d", d, tag), "train.conv2d", conv,
+                       {uniform(d, x, seed++), uniform(d, f, seed++)},
+                       {{d, y}}});
+      cases.push_back({nameOf("train.conv2d_backward_data", d, tag),
+                       "train.conv2d_backward_data", conv,
+                       {uniform(d, y, seed++), uniform(d, f, seed++)},
+                       {{d, x}}});
+      cases.push_back({nameOf("train.conv2d_backward_filter", d, tag),
+                       "train.conv2d_backward_filter", conv,
+                       {uniform(d, x, seed++), uniform(d, y, seed++)},
+                       {{d, f}}});
     }
   return cases;
 }
