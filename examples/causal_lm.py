@@ -33,7 +33,8 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from step_ir import (  # noqa: E402
-    LayerNorm, Linear, TrainStep, merge_heads, param_name, split_heads)
+    LayerNorm, Linear, TrainStep, adam_state, adam_update, merge_heads,
+    split_heads)
 
 VOCAB = 96  # "\n" and chr(32) .. chr(126)
 SEQ = 32
@@ -175,12 +176,7 @@ def build_causal_lm(batch=16, seq=SEQ, vocab=VOCAB, d_model=64, heads=4,
     for b in blocks:
         params += b.params()
     params += norm.params()
-    moments = []
-    for p in params:
-        name = param_name(step, p)
-        moments.append((step.state(name + ".exp_avg", p.shape),
-                        step.state(name + ".exp_avg_sq", p.shape)))
-    step_count = step.state("step", (), dtype="i64")
+    moments, step_count = adam_state(step, params)
     key = step.frozen_buffer("dropout.key", (), dtype="i64")
     rng = (key, step_count)
 
@@ -240,16 +236,8 @@ def build_causal_lm(batch=16, seq=SEQ, vocab=VOCAB, d_model=64, heads=4,
                        warmup_steps=warmup, decay_steps=total_steps - warmup,
                        end_factor=0.1)
     step.output("lr", lr)
-    one = e.constant("1", (), "i64", "one")
-    new_step = e.add(step_count, one, "new_step")
-    step.update("opt_state", "step", new_step)
-    for p, grad, (m, v) in zip(params, clipped, moments):
-        name = param_name(step, p)
-        new_p, new_m, new_v = e.adamw(p, grad, m, v, new_step, "new_" + name,
-                                      lr=lr, weight_decay=0.01)
-        step.update("param", name, new_p)
-        step.update("opt_state", name + ".exp_avg", new_m)
-        step.update("opt_state", name + ".exp_avg_sq", new_v)
+    adam_update(step, params, clipped, moments, step_count, lr=lr,
+                weight_decay=0.01)
     return CAUSAL_LM_HEADER, step
 
 

@@ -28,8 +28,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from step_ir import *  # noqa: E402,F401,F403  (bench/ imports it from here)
 from step_ir import (  # noqa: E402
-    ConvBnRelu, LayerNorm, Linear, TrainStep, _check, loss_and_seed,
-    merge_heads, param_name, split_heads, tensor_type)
+    ConvBnRelu, LayerNorm, Linear, TrainStep, _check, adam_state,
+    adam_update, loss_and_seed, merge_heads, param_name, split_heads,
+    tensor_type)
 
 # ===----------------------------------------------------------------------===
 # Model 1: MLP 784-256-10, plain SGD
@@ -177,12 +178,7 @@ def build_transformer(batch=4, seq=16, d_model=64, heads=4, d_ff=256):
     params = (ln1.params() + q_proj.params() + k_proj.params()
               + v_proj.params() + out_proj.params() + ln2.params()
               + fc1.params() + fc2.params() + norm.params() + head.params())
-    moments = []
-    for p in params:
-        name = param_name(step, p)
-        moments.append((step.state(name + ".exp_avg", p.shape),
-                        step.state(name + ".exp_avg_sq", p.shape)))
-    step_count = step.state("step", (), dtype="i64")
+    moments, step_count = adam_state(step, params)
 
     e.section("forward")
     e.comment("self-attention sublayer: h = x + out_proj(attention(ln1(x)))")
@@ -258,16 +254,8 @@ def build_transformer(batch=4, seq=16, d_model=64, heads=4, d_ff=256):
     grads = (grads_ln1 + grads_q + grads_k + grads_v + grads_out + grads_ln2
              + grads_fc1 + grads_fc2 + grads_norm + grads_head)
     e.section("optimizer: AdamW, lr 1e-3, weight decay 0.01")
-    one = e.constant("1", (), "i64", "one")
-    new_step = e.add(step_count, one, "new_step")
-    step.update("opt_state", "step", new_step)
-    for p, grad, (m, v) in zip(params, grads, moments):
-        name = param_name(step, p)
-        new_p, new_m, new_v = e.adamw(p, grad, m, v, new_step, "new_" + name,
-                                      lr=1e-3, weight_decay=0.01)
-        step.update("param", name, new_p)
-        step.update("opt_state", name + ".exp_avg", new_m)
-        step.update("opt_state", name + ".exp_avg_sq", new_v)
+    adam_update(step, params, grads, moments, step_count, lr=1e-3,
+                weight_decay=0.01)
     return TRANSFORMER_HEADER, step
 
 

@@ -22,7 +22,7 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from step_ir import (  # noqa: E402
-    ConvBnRelu, Linear, TrainStep, loss_and_seed, param_name)
+    ConvBnRelu, Linear, TrainStep, adam_state, adam_update, loss_and_seed)
 
 SIDE = 16
 CLASSES = 4
@@ -52,12 +52,7 @@ def build_separable_cnn(batch=32, lr=3e-3):
     fc = Linear(step, "fc", 64, CLASSES)
     layers = [stem, dw1, pw1, dw2, pw2]
     params = [p for layer in layers for p in layer.params()] + fc.params()
-    moments = []
-    for p in params:
-        name = param_name(step, p)
-        moments.append((step.state(name + ".exp_avg", p.shape),
-                        step.state(name + ".exp_avg_sq", p.shape)))
-    step_count = step.state("step", (), dtype="i64")
+    moments, step_count = adam_state(step, params)
 
     e.section("forward")
     r = stem.forward(step, x, "stem", "stem_bn")
@@ -81,17 +76,8 @@ def build_separable_cnn(batch=32, lr=3e-3):
     grads = g_stem + g_dw1 + g_pw1 + g_dw2 + g_pw2 + grads_fc
 
     e.section(f"optimizer: Adam, lr {lr}")
-    one = e.constant("1", (), "i64", "one")
-    new_step = e.add(step_count, one, "new_step")
-    step.update("opt_state", "step", new_step)
-    for p, grad, (m, v) in zip(params, grads, moments):
-        name = param_name(step, p)
-        new_p, new_m, new_v = e.adamw(p, grad, m, v, new_step, "new_" + name,
-                                      lr=lr, weight_decay=None,
-                                      mnemonic="adam")
-        step.update("param", name, new_p)
-        step.update("opt_state", name + ".exp_avg", new_m)
-        step.update("opt_state", name + ".exp_avg_sq", new_v)
+    adam_update(step, params, grads, moments, step_count, lr=lr,
+                weight_decay=None, mnemonic="adam")
     return SEPARABLE_CNN_HEADER, step
 
 

@@ -676,6 +676,35 @@ def merge_heads(e, t, hint):
     return e.reshape(t4, (b, s, h * dh), hint)
 
 
+def adam_state(step, params):
+    """Adam's per-parameter moments ("<name>.exp_avg", "<name>.exp_avg_sq")
+    and the shared step counter "step" (0-d i64, 0 before the first step)."""
+    moments = []
+    for p in params:
+        name = param_name(step, p)
+        moments.append((step.state(name + ".exp_avg", p.shape),
+                        step.state(name + ".exp_avg_sq", p.shape)))
+    return moments, step.state("step", (), dtype="i64")
+
+
+def adam_update(step, params, grads, moments, step_count, lr, weight_decay,
+                mnemonic="adamw"):
+    """Increments the counter, then one Adam / AdamW update per parameter
+    (bias corrections see t = 1, 2, ...); `lr` a number or a Value."""
+    e = step.e
+    one = e.constant("1", (), "i64", "one")
+    new_step = e.add(step_count, one, "new_step")
+    step.update("opt_state", "step", new_step)
+    for p, grad, (m, v) in zip(params, grads, moments):
+        name = param_name(step, p)
+        new_p, new_m, new_v = e.adamw(p, grad, m, v, new_step, "new_" + name,
+                                      lr=lr, weight_decay=weight_decay,
+                                      mnemonic=mnemonic)
+        step.update("param", name, new_p)
+        step.update("opt_state", name + ".exp_avg", new_m)
+        step.update("opt_state", name + ".exp_avg_sq", new_v)
+
+
 def param_name(step, value):
     for v, role, name in step.args:
         if v is value:

@@ -104,57 +104,60 @@ Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
   return launched(k, reduce(context(), kind, ref(in[0]), ref(out[0]), r));
 }
 
-Status CudaBackend::runLayerNorm(const KernelDesc &k, const Views &in,
-                                 const Views &out) {
-  const std::vector<int64_t> &shape = in[0].shape;
+namespace {
+/// The rows and the normalized features of a layer / rms norm of `x`.
+Status rowsOf(const KernelDesc &k, const TensorView &x, int64_t &rows,
+              int64_t &features) {
+  const std::vector<int64_t> &shape = x.shape;
   int64_t axis = resolve(k.getInt(AttrName::axis, -1), shape.size());
   if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
     return invalidArgument(k.op + ": 'axis' out of range");
+  rows = product(shape, 0, axis);
+  features = product(shape, axis, shape.size());
+  return Status::ok();
+}
+} // namespace
+
+Status CudaBackend::runLayerNorm(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  int64_t rows, features;
+  MP_RETURN_IF_ERROR(rowsOf(k, in[0], rows, features));
   return launched(
       k, layerNorm(context(), ref(in[0]), ref(in[1]), ref(in[2]), ref(out[0]),
-                   ref(out[1]), ref(out[2]), product(shape, 0, axis),
-                   product(shape, axis, shape.size()),
+                   ref(out[1]), ref(out[2]), rows, features,
                    static_cast<float>(k.getFloat(AttrName::epsilon, 1e-5))));
 }
 
 Status CudaBackend::runLayerNormGrad(const KernelDesc &k, const Views &in,
                                      const Views &out) {
-  const std::vector<int64_t> &shape = in[1].shape;
-  int64_t axis = resolve(k.getInt(AttrName::axis, -1), shape.size());
-  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
-    return invalidArgument(k.op + ": 'axis' out of range");
+  int64_t rows, features;
+  MP_RETURN_IF_ERROR(rowsOf(k, in[1], rows, features));
   return launched(k, layerNormGrad(context(), ref(in[0]), ref(in[1]),
                                    ref(in[2]), ref(in[3]), ref(in[4]),
                                    ref(out[0]), ref(out[1]), ref(out[2]),
-                                   product(shape, 0, axis),
-                                   product(shape, axis, shape.size())));
+                                   rows, features));
 }
 
+/// rms_norm: the layer-norm kernels without a mean and an offset.
 Status CudaBackend::runRmsNorm(const KernelDesc &k, const Views &in,
                                const Views &out) {
-  const std::vector<int64_t> &shape = in[0].shape;
-  int64_t axis = resolve(k.getInt(AttrName::axis, -1), shape.size());
-  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
-    return invalidArgument(k.op + ": 'axis' out of range");
+  int64_t rows, features;
+  MP_RETURN_IF_ERROR(rowsOf(k, in[0], rows, features));
   Ref none{nullptr, 0};
   return launched(
       k, layerNorm(context(), ref(in[0]), ref(in[1]), none, ref(out[0]), none,
-                   ref(out[1]), product(shape, 0, axis),
-                   product(shape, axis, shape.size()),
+                   ref(out[1]), rows, features,
                    static_cast<float>(k.getFloat(AttrName::epsilon, 1e-6))));
 }
 
 Status CudaBackend::runRmsNormGrad(const KernelDesc &k, const Views &in,
                                    const Views &out) {
-  const std::vector<int64_t> &shape = in[1].shape;
-  int64_t axis = resolve(k.getInt(AttrName::axis, -1), shape.size());
-  if (axis < 0 || axis > static_cast<int64_t>(shape.size()))
-    return invalidArgument(k.op + ": 'axis' out of range");
+  int64_t rows, features;
+  MP_RETURN_IF_ERROR(rowsOf(k, in[1], rows, features));
   Ref none{nullptr, 0};
   return launched(k, layerNormGrad(context(), ref(in[0]), ref(in[1]),
                                    ref(in[2]), none, ref(in[3]), ref(out[0]),
-                                   ref(out[1]), none, product(shape, 0, axis),
-                                   product(shape, axis, shape.size())));
+                                   ref(out[1]), none, rows, features));
 }
 
 Status CudaBackend::runBatchNorm(const KernelDesc &k, const Views &in,
