@@ -18,21 +18,7 @@ uint64_t clipNormWorkspace(const KernelDesc &kernel, const Plan &plan) {
 Status CudaBackend::runLrSchedule(const KernelDesc &k, const Views &in,
                                   const Views &out) {
   ref::Schedule s;
-  s.baseLr = k.getFloat(AttrName::base_lr, 0);
-  s.warmupSteps = k.getInt(AttrName::warmup_steps, 0);
-  s.warmupStartFactor = k.getFloat(AttrName::warmup_start_factor, 0);
-  s.decaySteps = k.getInt(AttrName::decay_steps, 1);
-  s.endFactor = k.getFloat(AttrName::end_factor, 0);
-  s.gamma = k.getFloat(AttrName::gamma, 1);
-  const std::string *warmup = k.getString(AttrName::warmup);
-  const std::string *decay = k.getString(AttrName::decay);
-  s.warmup = warmup && *warmup == "cosine" ? 1 : 0;
-  s.decay = 0;
-  const char *decays[] = {"constant", "linear", "cosine", "step",
-                          "exponential"};
-  for (int i = 0; decay && i < 5; ++i)
-    if (*decay == decays[i])
-      s.decay = i;
+  MP_RETURN_IF_ERROR(ref::getSchedule(k, s)); // the reference's decoding
   return launched(k, lrSchedule(context(), ref(in[0]), out[0].as<float>(), s));
 }
 

@@ -10,6 +10,7 @@
 #define MP_RUNTIME_REFERENCE_ELEMENTRULES_H
 
 #include "common/ElementMath.h"
+#include "common/StepRules.h"
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Status.h"
 #include "mp/runtime/Tensor.h"
@@ -59,6 +60,10 @@ Status getSgdRule(const KernelDesc &k, const std::vector<TensorView> &in,
 /// t (>= 1) from the scalar tensor `step`.
 Status getAdamRule(const KernelDesc &k, const std::vector<TensorView> &in,
                    bool decoupled, double step, AdamRule &rule);
+
+/// Reads and checks the attributes of train.lr_schedule (common/StepRules.h;
+/// the shapes as their enum case indices).
+Status getSchedule(const KernelDesc &k, Schedule &s);
 
 } // namespace mp::rt::ref
 

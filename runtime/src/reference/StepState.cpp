@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "common/StepRules.h"
 #include "reference/Accumulate.h"
+#include "reference/ElementRules.h"
 #include "reference/KernelSupport.h"
 
 #include <algorithm>
@@ -24,47 +25,6 @@ using Views = std::vector<TensorView>;
 // lr_schedule
 //===----------------------------------------------------------------------===//
 
-int enumValue(const KernelDesc &k, AttrName name,
-              std::initializer_list<const char *> cases, int fallback) {
-  const std::string *text = k.getString(name);
-  if (!text)
-    return fallback;
-  int i = 0;
-  for (const char *c : cases) {
-    if (*text == c)
-      return i;
-    ++i;
-  }
-  return -1;
-}
-
-Status getSchedule(const KernelDesc &k, Schedule &s) {
-  s.baseLr = k.getFloat(AttrName::base_lr, -1);
-  s.warmupSteps = k.getInt(AttrName::warmup_steps, 0);
-  s.warmupStartFactor = k.getFloat(AttrName::warmup_start_factor, 0);
-  s.decaySteps = k.getInt(AttrName::decay_steps, 1);
-  s.endFactor = k.getFloat(AttrName::end_factor, 0);
-  s.gamma = k.getFloat(AttrName::gamma, 1);
-  s.warmup = enumValue(k, AttrName::warmup, {"linear", "cosine"}, 0);
-  s.decay = enumValue(k, AttrName::decay,
-                      {"constant", "linear", "cosine", "step", "exponential"},
-                      0);
-  if (!std::isfinite(s.baseLr) || s.baseLr < 0)
-    return kernelError(k, "needs a finite 'base_lr' >= 0");
-  if (s.warmup < 0 || s.decay < 0)
-    return kernelError(k, "has an unknown warmup or decay shape");
-  if (s.warmupSteps < 0 ||
-      !(s.warmupStartFactor >= 0 && s.warmupStartFactor <= 1))
-    return kernelError(k, "needs warmup_steps >= 0 and a "
-                          "warmup_start_factor in [0, 1]");
-  if (s.decaySteps < 1 && s.decay != 0 && s.decay != 4)
-    return kernelError(k, "needs decay_steps >= 1");
-  if (!(s.endFactor >= 0 && s.endFactor <= 1) ||
-      !(s.gamma >= 0 && s.gamma <= 1))
-    return kernelError(k, "needs end_factor and gamma in [0, 1]");
-  return Status::ok();
-}
-
 Status checkSchedule(const KernelDesc &k, const Views &in, const Views &out) {
   MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
   MP_RETURN_IF_ERROR(checkIndex(k, in[0], "step"));
@@ -72,12 +32,12 @@ Status checkSchedule(const KernelDesc &k, const Views &in, const Views &out) {
   MP_RETURN_IF_ERROR(checkDType(k, out[0], DType::F32, "lr"));
   MP_RETURN_IF_ERROR(checkShape(k, out[0], {}, "lr"));
   Schedule s;
-  return getSchedule(k, s);
+  return ref::getSchedule(k, s);
 }
 
 Status runSchedule(const KernelDesc &k, const Views &in, const Views &out) {
   Schedule s;
-  MP_RETURN_IF_ERROR(getSchedule(k, s));
+  MP_RETURN_IF_ERROR(ref::getSchedule(k, s));
   int64_t t = loadInt(in[0], 0);
   if (t < 0)
     return kernelError(k, "got the step count " + std::to_string(t) +
@@ -247,6 +207,47 @@ Status runDropout(const KernelDesc &k, const Views &in, const Views &out) {
   return Status::ok();
 }
 } // namespace
+
+/// The case index of enum attribute `name` in the op table (its ODS
+/// default where the kernel has none), or -1.
+static int enumIndex(const KernelDesc &k, AttrName name) {
+  const AttrSchema *schema = findAttrSchema(k.opId(), name);
+  const std::string *text = k.getString(name);
+  if (!schema || !schema->enumCases)
+    return -1;
+  std::string value = text ? *text
+                           : (schema->defaultString ? schema->defaultString
+                                                    : "");
+  for (size_t i = 0; i < schema->numEnumCases; ++i)
+    if (value == schema->enumCases[i])
+      return static_cast<int>(i);
+  return -1;
+}
+
+Status ref::getSchedule(const KernelDesc &k, Schedule &s) {
+  s.baseLr = k.getFloat(AttrName::base_lr, -1);
+  s.warmupSteps = k.getInt(AttrName::warmup_steps, 0);
+  s.warmupStartFactor = k.getFloat(AttrName::warmup_start_factor, 0);
+  s.decaySteps = k.getInt(AttrName::decay_steps, 1);
+  s.endFactor = k.getFloat(AttrName::end_factor, 0);
+  s.gamma = k.getFloat(AttrName::gamma, 1);
+  s.warmup = enumIndex(k, AttrName::warmup);
+  s.decay = enumIndex(k, AttrName::decay);
+  if (!std::isfinite(s.baseLr) || s.baseLr < 0)
+    return kernelError(k, "needs a finite 'base_lr' >= 0");
+  if (s.warmup < 0 || s.decay < 0)
+    return kernelError(k, "has an unknown warmup or decay shape");
+  if (s.warmupSteps < 0 ||
+      !(s.warmupStartFactor >= 0 && s.warmupStartFactor <= 1))
+    return kernelError(k, "needs warmup_steps >= 0 and a "
+                          "warmup_start_factor in [0, 1]");
+  if (s.decaySteps < 1 && s.decay != 0 && s.decay != 4)
+    return kernelError(k, "needs decay_steps >= 1");
+  if (!(s.endFactor >= 0 && s.endFactor <= 1) ||
+      !(s.gamma >= 0 && s.gamma <= 1))
+    return kernelError(k, "needs end_factor and gamma in [0, 1]");
+  return Status::ok();
+}
 
 void ref::addStepStateKernels(KernelTable &table) {
   table.insert(table.end(),
