@@ -118,20 +118,22 @@ LogicalResult LrScheduleOp::verify() {
   return success();
 }
 
-/// Clipping takes at least one gradient.
-static LogicalResult checkSomeGradients(Operation *op, size_t count) {
-  if (count)
-    return success();
-  return op->emitOpError() << "needs at least one gradient";
+/// Clipping takes at least one gradient and a finite, positive bound
+/// (attribute `name`).
+static LogicalResult checkClip(Operation *op, size_t gradients,
+                               StringRef name, double bound) {
+  if (!gradients)
+    return op->emitOpError() << "needs at least one gradient";
+  if (!std::isfinite(bound) || !(bound > 0))
+    return op->emitOpError() << "needs a finite, positive '" << name
+                             << "', got " << num(bound);
+  return success();
 }
 
 LogicalResult ClipGradNormOp::verify() {
-  if (failed(checkSomeGradients(*this, getGrads().size())))
+  if (failed(checkClip(*this, getGrads().size(), "max_norm",
+                       getMaxNorm().convertToDouble())))
     return failure();
-  double maxNorm = getMaxNorm().convertToDouble();
-  if (!std::isfinite(maxNorm) || !(maxNorm > 0))
-    return emitOpError() << "needs a finite, positive 'max_norm', got "
-                         << num(maxNorm);
   double p = getNormType().convertToDouble();
   if (!(p > 0))
     return emitOpError() << "needs a positive 'norm_type' (or inf), got "
@@ -140,13 +142,8 @@ LogicalResult ClipGradNormOp::verify() {
 }
 
 LogicalResult ClipGradValueOp::verify() {
-  if (failed(checkSomeGradients(*this, getGrads().size())))
-    return failure();
-  double value = getClipValue().convertToDouble();
-  if (!std::isfinite(value) || !(value > 0))
-    return emitOpError() << "needs a finite, positive 'clip_value', got "
-                         << num(value);
-  return success();
+  return checkClip(*this, getGrads().size(), "clip_value",
+                   getClipValue().convertToDouble());
 }
 
 /// Philox's counter word 0 is the element index / 4: a tensor has at most

@@ -686,6 +686,22 @@ LogicalResult ConstantOp::verify() {
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+/// An integer tensor (`element`) takes only integral values in its range;
+/// `verb` ("fill", "pad") names the use in the error.
+static LogicalResult checkConstantFits(Operation *op, Type element,
+                                       double value, StringRef verb) {
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!integer)
+    return success();
+  unsigned width = integer.getWidth();
+  double lo = width == 1 ? 0 : -std::ldexp(1.0, width - 1);
+  double hi = width == 1 ? 1 : std::ldexp(1.0, width - 1) - 1;
+  if (value >= lo && value <= hi && value == std::trunc(value))
+    return success();
+  return op->emitOpError() << "cannot " << verb << " an " << element
+                           << " tensor with " << num(value);
+}
+
 LogicalResult PadOp::verify() {
   ArrayRef<int64_t> shape = shapeOf(getX());
   ArrayRef<int64_t> low = getLow(), high = getHigh();
@@ -700,15 +716,9 @@ LogicalResult PadOp::verify() {
                            << "; padding must be >= 0 (crop with train.slice)";
     expected.push_back(low[d] + shape[d] + high[d]);
   }
-  double value = getValue().convertToDouble();
-  if (auto integer = dyn_cast<IntegerType>(elementOf(getX()))) {
-    unsigned width = integer.getWidth();
-    double lo = width == 1 ? 0 : -std::ldexp(1.0, width - 1);
-    double hi = width == 1 ? 1 : std::ldexp(1.0, width - 1) - 1;
-    if (!(value >= lo && value <= hi) || value != std::trunc(value))
-      return emitOpError() << "cannot pad an " << integer << " tensor with "
-                           << num(value);
-  }
+  if (failed(checkConstantFits(*this, elementOf(getX()),
+                               getValue().convertToDouble(), "pad")))
+    return failure();
   return checkShape(*this, "a result", expected, getResult());
 }
 
@@ -723,17 +733,8 @@ LogicalResult OneHotOp::verify() {
 }
 
 LogicalResult FillOp::verify() {
-  double value = getValue().convertToDouble();
-  Type element = elementOf(getResult());
-  if (auto integer = dyn_cast<IntegerType>(element)) {
-    unsigned width = integer.getWidth();
-    double lo = width == 1 ? 0 : -std::ldexp(1.0, width - 1);
-    double hi = width == 1 ? 1 : std::ldexp(1.0, width - 1) - 1;
-    if (!(value >= lo && value <= hi) || value != std::trunc(value))
-      return emitOpError() << "cannot fill an " << element << " tensor with "
-                           << num(value);
-  }
-  return success();
+  return checkConstantFits(*this, elementOf(getResult()),
+                           getValue().convertToDouble(), "fill");
 }
 
 #define GET_OP_CLASSES
