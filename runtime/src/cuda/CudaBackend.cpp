@@ -97,6 +97,8 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainGradSeed, {&B::runGradSeed, 1, 1}},
       {OpId::TrainEmbedding, {&B::runEmbedding, 2, 1}},
       {OpId::TrainEmbeddingGrad, {&B::runEmbeddingGrad, 2, 1}},
+      {OpId::TrainGather, {&B::runGather, 2, 1}},
+      {OpId::TrainGatherGrad, {&B::runGatherGrad, 2, 1}},
       {OpId::TrainConv2d, {&B::runConv, 2, 1}},
       {OpId::TrainConv2dBackwardData, {&B::runConv, 2, 1}},
       {OpId::TrainConv2dBackwardFilter, {&B::runConv, 2, 1}},

@@ -164,6 +164,8 @@ private:
   Status runGradSeed(const KernelDesc &, const Views &, const Views &);
   Status runEmbedding(const KernelDesc &, const Views &, const Views &);
   Status runEmbeddingGrad(const KernelDesc &, const Views &, const Views &);
+  Status runGather(const KernelDesc &, const Views &, const Views &);
+  Status runGatherGrad(const KernelDesc &, const Views &, const Views &);
   Status runConv(const KernelDesc &, const Views &, const Views &);
   Status runPool(const KernelDesc &, const Views &, const Views &);
   Status runPoolGrad(const KernelDesc &, const Views &, const Views &);

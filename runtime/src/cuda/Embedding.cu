@@ -1,10 +1,11 @@
-//===- Embedding.cu - embedding lookup and its gradient -------------------===//
+//===- Embedding.cu - embedding and gather lookups and their gradients ---===//
 //
-// The lookup copies rows (bits, element by element). The gradient is the simple
-// deterministic path: a block per table row scans every index and sums the
-// gradient rows that hit it, in order, in f32 (no atomics, so results are
-// reproducible; O(vocab * indices) index reads, fine for the vocabularies of
-// our examples, slow for very large ones: docs/runtime-cuda.md).
+// The lookup copies slices (bits, element by element). The gradient is the
+// simple deterministic path: a block per result row scans every index and
+// sums the gradient rows that hit it, in order, in f32 (no atomics, so
+// results are reproducible; O(rows * indices) index reads, fine for the
+// vocabularies of our examples, slow for very large ones:
+// docs/runtime-cuda.md).
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/DeviceSupport.cuh"
@@ -14,80 +15,80 @@ using namespace mp::rt::cuda;
 namespace {
 
 template <typename T>
-__global__ void embeddingKernel(const T *table, Ref indices, T *out,
-                                int64_t vocab, int64_t width, int64_t count,
-                                DeviceError *error, int32_t launch) {
-  int64_t n = count * width;
+__global__ void takeKernel(const T *x, Ref indices, T *out, TakeDims dims,
+                           DeviceError *error, int32_t launch) {
+  int64_t n = dims.outer * dims.count * dims.inner;
   MP_GRID_STRIDE(e, n) {
-    int64_t i = e / width, d = e % width;
+    int64_t d = e % dims.inner, oi = e / dims.inner;
+    int64_t i = oi % dims.count, o = oi / dims.count;
     int64_t row = loadI(indices, i);
-    if (row < 0 || row >= vocab) {
-      if (d == 0)
-        reportError(error, launch, kIndexOutOfRange, row, i, vocab);
+    if (row < 0 || row >= dims.size) {
+      if (d == 0 && o == 0)
+        reportError(error, launch, kIndexOutOfRange, row, i, dims.size);
       out[e] = T();
       continue;
     }
-    out[e] = table[row * width + d];
+    out[e] = x[(o * dims.size + row) * dims.inner + d];
   }
 }
 
 template <typename T>
-int launchEmbedding(const Context &ctx, const void *table, Ref indices,
-                    void *out, int64_t vocab, int64_t width, int64_t count) {
-  embeddingKernel<T><<<blocksFor(count * width), kThreads, 0, ctx.stream>>>(
-      static_cast<const T *>(table), indices, static_cast<T *>(out), vocab,
-      width, count, ctx.error, ctx.launch);
+int launchTake(const Context &ctx, const void *x, Ref indices, void *out,
+               const TakeDims &dims) {
+  takeKernel<T><<<blocksFor(dims.outer * dims.count * dims.inner), kThreads, 0,
+                  ctx.stream>>>(static_cast<const T *>(x), indices,
+                                static_cast<T *>(out), dims, ctx.error,
+                                ctx.launch);
   return lastError();
 }
 
-__global__ void embeddingGradKernel(Ref grad, Ref indices, Ref table,
-                                    int64_t vocab, int64_t width, int64_t count,
-                                    DeviceError *error, int32_t launch) {
-  int64_t v = blockIdx.x;
-  for (int64_t d0 = 0; d0 < width; d0 += blockDim.x) {
+/// A block per result row (o, v).
+__global__ void takeGradKernel(Ref grad, Ref indices, Ref result,
+                               TakeDims dims, DeviceError *error,
+                               int32_t launch) {
+  int64_t o = blockIdx.x / dims.size, v = blockIdx.x % dims.size;
+  for (int64_t d0 = 0; d0 < dims.inner; d0 += blockDim.x) {
     int64_t d = d0 + threadIdx.x;
     float sum = 0;
-    for (int64_t i = 0; i < count; ++i) {
+    for (int64_t i = 0; i < dims.count; ++i) {
       int64_t row = loadI(indices, i);
-      if (row < 0 || row >= vocab) {
-        if (v == 0 && d0 == 0 && threadIdx.x == 0)
-          reportError(error, launch, kIndexOutOfRange, row, i, vocab);
+      if (row < 0 || row >= dims.size) {
+        if (blockIdx.x == 0 && d0 == 0 && threadIdx.x == 0)
+          reportError(error, launch, kIndexOutOfRange, row, i, dims.size);
         continue;
       }
-      if (row == v && d < width)
-        sum += loadF(grad, i * width + d);
+      if (row == v && d < dims.inner)
+        sum += loadF(grad, (o * dims.count + i) * dims.inner + d);
     }
-    if (d < width)
-      storeF(table, v * width + d, sum);
+    if (d < dims.inner)
+      storeF(result, (o * dims.size + v) * dims.inner + d, sum);
   }
 }
 
 } // namespace
 
-int mp::rt::cuda::embedding(const Context &ctx, const void *table, Ref indices,
-                            void *out, int64_t vocab, int64_t width,
-                            int64_t size, int64_t count) {
-  if (count * width == 0)
+int mp::rt::cuda::take(const Context &ctx, const void *x, Ref indices,
+                       void *out, int64_t elementSize, const TakeDims &dims) {
+  if (dims.outer * dims.count * dims.inner == 0)
     return 0;
-  switch (size) {
+  switch (elementSize) {
+  case 1:
+    return launchTake<uint8_t>(ctx, x, indices, out, dims);
   case 2:
-    return launchEmbedding<uint16_t>(ctx, table, indices, out, vocab, width,
-                                     count);
+    return launchTake<uint16_t>(ctx, x, indices, out, dims);
   case 4:
-    return launchEmbedding<uint32_t>(ctx, table, indices, out, vocab, width,
-                                     count);
-  default: // the table is a float tensor: 2 or 4 bytes; 8 for safety
-    return launchEmbedding<uint64_t>(ctx, table, indices, out, vocab, width,
-                                     count);
+    return launchTake<uint32_t>(ctx, x, indices, out, dims);
+  default: // i64
+    return launchTake<uint64_t>(ctx, x, indices, out, dims);
   }
 }
 
-int mp::rt::cuda::embeddingGrad(const Context &ctx, Ref grad, Ref indices,
-                                Ref table, int64_t vocab, int64_t width,
-                                int64_t count) {
-  if (vocab == 0 || width == 0)
+int mp::rt::cuda::takeGrad(const Context &ctx, Ref grad, Ref indices,
+                           Ref result, const TakeDims &dims) {
+  if (dims.outer * dims.size == 0 || dims.inner == 0)
     return 0;
-  embeddingGradKernel<<<static_cast<unsigned>(vocab), 128, 0, ctx.stream>>>(
-      grad, indices, table, vocab, width, count, ctx.error, ctx.launch);
+  takeGradKernel<<<static_cast<unsigned>(dims.outer * dims.size), 128, 0,
+                   ctx.stream>>>(grad, indices, result, dims, ctx.error,
+                                 ctx.launch);
   return lastError();
 }

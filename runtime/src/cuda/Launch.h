@@ -231,12 +231,18 @@ int gather(const Context &ctx, const void *in, void *out, int64_t elementSize,
            const Gather &g);
 
 // Embedding.cu --------------------------------------------------------------
-/// out[i, :] = table[indices[i], :] (bits), `width` elements of `size` bytes.
-int embedding(const Context &ctx, const void *table, Ref indices, void *out,
-              int64_t vocab, int64_t width, int64_t size, int64_t count);
-/// table[v, :] = sum of grad[i, :] over i with indices[i] == v, in f32.
-int embeddingGrad(const Context &ctx, Ref grad, Ref indices, Ref table,
-                  int64_t vocab, int64_t width, int64_t count);
+/// x [outer, size, inner] taken along its middle dimension at `count`
+/// indices: out [outer, count, inner] (embedding: outer 1, a [size, inner]
+/// table).
+struct TakeDims {
+  int64_t outer, size, inner, count;
+};
+/// out[o, i, :] = x[o, indices[i], :] (bits), elements of `elementSize` bytes.
+int take(const Context &ctx, const void *x, Ref indices, void *out,
+         int64_t elementSize, const TakeDims &dims);
+/// result[o, v, :] = sum of grad[o, i, :] over i with indices[i] == v, in f32.
+int takeGrad(const Context &ctx, Ref grad, Ref indices, Ref result,
+             const TakeDims &dims);
 
 // Window.cu -----------------------------------------------------------------
 /// An image (N, C, H, W sizes, element strides: any layout), a filter (O, I,

@@ -140,19 +140,53 @@ Status CudaBackend::runEmbedding(const KernelDesc &k, const Views &in,
                                  const Views &out) {
   if (in[0].shape.size() != 2)
     return invalidArgument(k.op + " expects a table of rank 2");
-  return launched(k, embedding(context(), in[0].data, ref(in[1]), out[0].data,
-                               in[0].shape[0], in[0].shape[1],
-                               dtypeSize(in[0].dtype), in[1].numElements()));
+  TakeDims dims{1, in[0].shape[0], in[0].shape[1], in[1].numElements()};
+  return launched(k, take(context(), in[0].data, ref(in[1]), out[0].data,
+                          dtypeSize(in[0].dtype), dims));
 }
 
 Status CudaBackend::runEmbeddingGrad(const KernelDesc &k, const Views &in,
                                      const Views &out) {
   if (out[0].shape.size() != 2)
     return invalidArgument(k.op + " expects a table of rank 2");
-  return launched(k, embeddingGrad(context(), ref(in[0]), ref(in[1]),
-                                   ref(out[0]), out[0].shape[0],
-                                   out[0].shape[1], in[1].numElements()));
+  TakeDims dims{1, out[0].shape[0], out[0].shape[1], in[1].numElements()};
+  return launched(k, takeGrad(context(), ref(in[0]), ref(in[1]), ref(out[0]),
+                              dims));
 }
 
+/// x [A..., N, B...] around `axis` as [outer, N, inner], or the error.
+static Status takeDims(const KernelDesc &k, const TensorView &x,
+                       const TensorView &indices, TakeDims &dims) {
+  int64_t axis = k.getInt(AttrName::axis, -1);
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (axis < 0 || axis >= rank)
+    return invalidArgument(k.op + " gathers along axis " +
+                           std::to_string(axis) + " of a rank-" +
+                           std::to_string(rank) + " tensor");
+  dims = {1, x.shape[axis], 1, indices.numElements()};
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < axis)
+      dims.outer *= x.shape[d];
+    else if (d > axis)
+      dims.inner *= x.shape[d];
+  }
+  return Status::ok();
+}
+
+Status CudaBackend::runGather(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  TakeDims dims;
+  MP_RETURN_IF_ERROR(takeDims(k, in[0], in[1], dims));
+  return launched(k, take(context(), in[0].data, ref(in[1]), out[0].data,
+                          dtypeSize(in[0].dtype), dims));
+}
+
+Status CudaBackend::runGatherGrad(const KernelDesc &k, const Views &in,
+                                  const Views &out) {
+  TakeDims dims;
+  MP_RETURN_IF_ERROR(takeDims(k, out[0], in[1], dims));
+  return launched(k, takeGrad(context(), ref(in[0]), ref(in[1]), ref(out[0]),
+                              dims));
+}
 
 } // namespace mp::rt::cudabackend

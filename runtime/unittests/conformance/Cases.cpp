@@ -139,6 +139,12 @@ void addVariants(std::vector<Case> &t) {
   t.push_back(make("embedding_grad_i32", "train.embedding_grad",
                    {data({4, 5, 6}), index32({4, 5}, 11)}, {f32({11, 6})}, {},
                    kSum, 2));
+  t.push_back(make("gather_axis1", "train.gather",
+                   {data({3, 7, 5}), index32({2, 4}, 7)}, {data({3, 2, 4, 5})},
+                   {{"axis", ints({1})}}));
+  t.push_back(make("gather_grad_axis1", "train.gather_grad",
+                   {data({3, 2, 4, 5}), index32({2, 4}, 7)}, {f32({3, 7, 5})},
+                   {{"axis", ints({1})}}, kSum, 2));
   {
     Case c = make("update_scale_i32", "mp.update_scale",
                   {f32({}, 65536, 65536), counter(3, true), pred({})},

@@ -682,6 +682,21 @@ Cases embeddingCases() {
               uniform(index, {2, 7}, seed++, 0, 10)},
              {{out, {10, 6}}}});
     }
+  for (DType d : {DType::F32, DType::BF16, DType::I64, DType::I1})
+    cases.push_back({nameOf("train.gather", d, "axis1"),
+                     "train.gather",
+                     {{"axis", ints({1})}},
+                     {d == DType::I1 ? uniform(d, {3, 5, 4}, seed++, 0, 2)
+                                     : uniform(d, {3, 5, 4}, seed++),
+                      uniform(DType::I64, {2, 3}, seed++, 0, 5)},
+                     {{d, {3, 2, 3, 4}}}});
+  for (DType d : kFloats)
+    cases.push_back({nameOf("train.gather_grad", d, "axis1_to_f32"),
+                     "train.gather_grad",
+                     {{"axis", ints({1})}},
+                     {uniform(d, {3, 2, 3, 4}, seed++),
+                      uniform(DType::I32, {2, 3}, seed++, 0, 5)},
+                     {{DType::F32, {3, 5, 4}}}});
   return cases;
 }
 

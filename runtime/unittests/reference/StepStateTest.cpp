@@ -167,8 +167,9 @@ TEST(ClipGradNormTest, MatchesFloat64InEveryDType) {
           v *= coef;
         expectNear(ca, wantA, elementwiseTolerance(d), "clipped a");
         expectNear(cb, wantB, elementwiseTolerance(d), "clipped b");
-        if (maxNorm > total) // under the limit: multiplied by exactly 1
+        if (maxNorm > total) { // under the limit: multiplied by exactly 1
           EXPECT_EQ(ca.bytes, a.bytes);
+        }
       }
 }
 

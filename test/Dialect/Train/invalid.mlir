@@ -1120,6 +1120,54 @@ func.func @embedding_grad_rows_shape(%g: tensor<4x8xf32>, %i: tensor<4xi32>) {
 
 // -----
 
+func.func @gather_axis(%x: tensor<4x6xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{gathers along axis 2 of a rank-2 tensor}}
+  %0 = train.gather %x, %i {axis = 2} : tensor<4x6xf32>, tensor<3xi64> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_negative_axis(%x: tensor<4x6xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{gathers along axis -1 of a rank-2 tensor}}
+  %0 = train.gather %x, %i {axis = -1} : tensor<4x6xf32>, tensor<3xi64> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_shape(%x: tensor<4x6x5xi32>, %i: tensor<2x3xi32>) {
+  // expected-error @+1 {{expects gathered slices of shape [4, 2, 3, 5] but got [4, 6, 5]}}
+  %0 = train.gather %x, %i {axis = 1} : tensor<4x6x5xi32>, tensor<2x3xi32> -> tensor<4x6x5xi32>
+  return
+}
+
+// -----
+
+func.func @gather_element_type(%x: tensor<4x6xbf16>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{all of {x, result} have same element type}}
+  %0 = train.gather %x, %i {axis = 0} : tensor<4x6xbf16>, tensor<3xi64> -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @gather_grad_shape(%g: tensor<4x3xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{expects gathered slices of shape [3, 6] but got [4, 3]}}
+  %0 = train.gather_grad %g, %i {axis = 0} : tensor<4x3xf32>, tensor<3xi64> -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @gather_grad_narrower(%g: tensor<4x3xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{expects an f32 result (never narrower than the f32 input) but got 'bf16'}}
+  %0 = train.gather_grad %g, %i {axis = 1} : tensor<4x3xf32>, tensor<3xi64> -> tensor<4x6xbf16>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//

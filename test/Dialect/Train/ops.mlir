@@ -298,6 +298,15 @@ func.func @embedding(%table: tensor<100x16xbf16>, %ids: tensor<4x7xi32>, %ids64:
   return %0, %1 : tensor<4x7x16xbf16>, tensor<100x16xf32>
 }
 
+// CHECK-LABEL: func.func @gather(
+// CHECK: train.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : tensor<4x6x5xi64>, tensor<2x3xi32> -> tensor<4x2x3x5xi64>
+// CHECK: train.gather_grad %{{.*}}, %{{.*}} {axis = 0 : i64} : tensor<3x5xbf16>, tensor<3xi64> -> tensor<6x5xf32>
+func.func @gather(%x: tensor<4x6x5xi64>, %i: tensor<2x3xi32>, %g: tensor<3x5xbf16>, %j: tensor<3xi64>) -> (tensor<4x2x3x5xi64>, tensor<6x5xf32>) {
+  %0 = train.gather %x, %i {axis = 1} : tensor<4x6x5xi64>, tensor<2x3xi32> -> tensor<4x2x3x5xi64>
+  %1 = train.gather_grad %g, %j {axis = 0} : tensor<3x5xbf16>, tensor<3xi64> -> tensor<6x5xf32>
+  return %0, %1 : tensor<4x2x3x5xi64>, tensor<6x5xf32>
+}
+
 // CHECK-LABEL: func.func @shapes(
 // CHECK-SAME: [[X:%[^:]+]]: tensor<2x3x4xf32>, [[M:%[^:]+]]: tensor<3xi1>, [[Y:%[^:]+]]: tensor<2x5x4xf32>) -> (tensor<6x4xf32>, tensor<4x2x3xf32>, tensor<2x3x5xi1>, tensor<1x2x2xf32>, tensor<2x2x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>)
 // CHECK-NEXT: [[RESHAPE:%[^ ,]+]] = train.reshape [[X]] : tensor<2x3x4xf32> -> tensor<6x4xf32>

@@ -6,6 +6,7 @@
 // are ODS's.
 //
 //===----------------------------------------------------------------------===//
+#include "VerifierSupport.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
 
 #include <cmath>
@@ -14,12 +15,7 @@
 using namespace mlir;
 using namespace mp::train;
 
-/// Formats a number for diagnostics (1e-05, 0.5, inf).
-static std::string num(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%g", value);
-  return buffer;
-}
+using mp::train::verify::num;
 
 /// Checks that a hyper-parameter lies in [lo, hi] (`hiOpen`: [lo, hi)).
 static LogicalResult checkRange(Operation *op, StringRef name, double v,

@@ -42,6 +42,52 @@ def Train_EmbeddingGradOp : Train_Op<"embedding_grad"> {
   let hasVerifier = 1;
 }
 
+def Train_GatherOp : Train_Op<"gather",
+                              [AllElementTypesMatch<["x", "result"]>]> {
+  let precisionReason = [{
+    TF clear list (Neg, Relu(Grad), Maximum, Select, Max, MaxPool(Grad),
+    Gather, Reshape, Transpose, BroadcastTo, Slice, Concat, Fill)
+  }];
+  let precisionCategory = "Clear";
+  let summary = "takes slices of `x` along `axis` at `indices` (index_select, tf.gather)";
+  let description = [{
+    x [A..., N, B...] with A of rank `axis`, indices [I...] ->
+    [A..., I..., B...]: result[a, i, b] = x[a, indices[i], b]. Rank-1
+    indices are torch.index_select; `embedding` is axis 0 of a rank-2
+    table. Any dtype (the kernel copies bits); an index outside [0, N) is
+    an error at run time.
+  }];
+  let arguments = (ins Train_AnyTensor:$x, Train_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $indices attr-dict `:` type($x) `,` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_GatherGradOp : Train_Op<"gather_grad"> {
+  let precisionReason = [{
+    scatter-add accumulates; PyTorch promotes `scatter_add`
+  }];
+  let precisionCategory = "Deny"; let wideAccumulator = 1;
+  let summary = "scatter-adds the gradient of a gather into zeros of x's shape";
+  let description = [{
+    result [A..., N, B...] (its type gives N), grad [A..., I..., B...]:
+    result[a, n, b] = sum over i with indices[i] = n of grad[a, i, b]
+    (torch's index_add into zeros), summed in f32 in index order.
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices attr-dict `:` type($grad) `,` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shape ops and constants
 //===----------------------------------------------------------------------===//
