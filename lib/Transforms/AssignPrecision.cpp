@@ -23,15 +23,16 @@ namespace {
 bool isNorm(Operation *op) {
   return op && isa<train::LayerNormOp, train::LayerNormGradOp,
                    train::RmsNormOp, train::RmsNormGradOp,
+                   train::GroupNormOp, train::GroupNormGradOp,
                    train::BatchNormOp, train::BatchNormGradOp>(op);
 }
 
 /// Whether `add` is on a residual stream: two tensors of one shape, one of
 /// them read by another op as well (the skip path), next to a
 /// normalization (its result or an operand read or made by layer_norm,
-/// rms_norm, batch_norm or their gradients): the pre-norm block's x + f(ln(x)), the
-/// post-norm LN(x + f(x)), ResNet's bn(conv(.)) + x, and the same adds of
-/// the backward pass.
+/// rms_norm, group_norm, batch_norm or their gradients): the pre-norm
+/// block's x + f(ln(x)), the post-norm LN(x + f(x)), ResNet's
+/// bn(conv(.)) + x, and the same adds of the backward pass.
 bool isResidualAdd(train::AddOp add) {
   if (add.getLhs().getType() != add.getRhs().getType() ||
       !isa<FloatType>(getElementTypeOrSelf(add.getLhs().getType())))

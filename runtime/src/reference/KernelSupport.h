@@ -37,6 +37,7 @@ void addElementwiseKernels(KernelTable &table);
 void addMatmulKernels(KernelTable &table);
 void addConvolutionKernels(KernelTable &table);
 void addNormalizationKernels(KernelTable &table);
+void addGroupNormKernels(KernelTable &table);
 void addSoftmaxKernels(KernelTable &table);
 void addPointwiseLossKernels(KernelTable &table);
 void addReductionKernels(KernelTable &table);

@@ -32,6 +32,7 @@ private:
     addMatmulKernels(table_);
     addConvolutionKernels(table_);
     addNormalizationKernels(table_);
+    addGroupNormKernels(table_);
     addSoftmaxKernels(table_);
     addPointwiseLossKernels(table_);
     addReductionKernels(table_);

@@ -669,6 +669,22 @@ std::vector<Case> build() {
                    {data({5, 37}), data({5, 37}, -2, 2), f32({37}, 0.5, 1.5),
                     f32({5}, 0.5, 2)},
                    {data({5, 37}), f32({37})}, {}, kSum, 2));
+  // group_norm: 6 channels in 3 groups, channels second and channels last.
+  t.push_back(make("group_norm_nchw", "train.group_norm",
+                   {data({2, 6, 5, 3}, -2, 2), f32({6}, 0.5, 1.5), f32({6})},
+                   {data({2, 6, 5, 3}), f32({2, 3}), f32({2, 3})},
+                   {{"groups", ints({3})}}, kSum, 4));
+  t.push_back(make("group_norm_nhwc", "train.group_norm",
+                   {data({2, 5, 3, 6}, -2, 2), f32({6}, 0.5, 1.5), f32({6})},
+                   {data({2, 5, 3, 6}), f32({2, 3}), f32({2, 3})},
+                   {{"groups", ints({3})}, {"feature_dim", ints({3})}}, kSum,
+                   4));
+  t.push_back(make("group_norm_grad", "train.group_norm_grad",
+                   {data({2, 6, 5, 3}), data({2, 6, 5, 3}, -2, 2),
+                    f32({6}, 0.5, 1.5), f32({2, 3}, -0.5, 0.5),
+                    f32({2, 3}, 0.5, 2)},
+                   {data({2, 6, 5, 3}), f32({6}), f32({6})},
+                   {{"groups", ints({3})}}, kSum, 4));
   t.push_back(make("logsumexp", "train.logsumexp", {data({7, 13}, -8, 8)},
                    {f32({7})}, {{"dims", ints({1})}}, kSum, 4));
   t.push_back(make("logsumexp_dims02_keep", "train.logsumexp",

@@ -493,8 +493,9 @@ TEST_F(CpuBackendTest, ReportsWhatRanEachKernel) {
     // Native where the CPU has the dtype's instructions; elsewhere native
     // (oneDNN emulates bf16 on AVX-512 without BF16 in its jit kernels) or
     // widened, never oneDNN's naive loop nest.
-    if (fastOn(dtype))
+    if (fastOn(dtype)) {
       EXPECT_FALSE(isWidened(impl)) << impl;
+    }
     EXPECT_EQ(impl.find("ref:"), std::string::npos) << impl;
   }
   // An op the backend has no own loop for; one it has.

@@ -1168,6 +1168,38 @@ func.func @gather_grad_narrower(%g: tensor<4x3xf32>, %i: tensor<3xi64>) {
 
 // -----
 
+func.func @group_norm_groups(%x: tensor<2x6x4x4xf32>, %s: tensor<6xf32>) {
+  // expected-error @+1 {{cannot split 6 channels into 4 groups}}
+  %y, %m, %r = train.group_norm %x, %s, %s {groups = 4} : tensor<2x6x4x4xf32>, tensor<6xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_batch_dim(%x: tensor<2x6x4x4xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{expects feature_dim in [1, 4) (dimension 0 is the batch) but got 0}}
+  %y, %m, %r = train.group_norm %x, %s, %s {groups = 2, feature_dim = 0} : tensor<2x6x4x4xf32>, tensor<2xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_scale_shape(%x: tensor<2x4x4x6xbf16>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{expects per-channel tensors of shape [6] but got [4]}}
+  %y, %m, %r = train.group_norm %x, %s, %s {groups = 3, feature_dim = 3} : tensor<2x4x4x6xbf16>, tensor<4xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_grad_stats(%g: tensor<2x6x4xf32>, %s: tensor<6xf32>, %m: tensor<2x2xf32>) {
+  // expected-error @+1 {{expects statistics of shape [2, 3] but got [2, 2]}}
+  %dx, %ds, %db = train.group_norm_grad %g, %g, %s, %m, %m {groups = 3} : tensor<2x6x4xf32>, tensor<6xf32>, tensor<2x2xf32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//

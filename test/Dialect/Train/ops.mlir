@@ -298,6 +298,15 @@ func.func @embedding(%table: tensor<100x16xbf16>, %ids: tensor<4x7xi32>, %ids64:
   return %0, %1 : tensor<4x7x16xbf16>, tensor<100x16xf32>
 }
 
+// CHECK-LABEL: func.func @group_norm(
+// CHECK: train.group_norm %{{.*}}, %{{.*}}, %{{.*}} {feature_dim = 3 : i64, groups = 2 : i64} : tensor<2x4x4x6xbf16>, tensor<6xf32> -> tensor<2x2xf32>
+// CHECK: train.group_norm_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {feature_dim = 3 : i64, groups = 2 : i64} : tensor<2x4x4x6xbf16>, tensor<6xf32>, tensor<2x2xf32>
+func.func @group_norm(%x: tensor<2x4x4x6xbf16>, %s: tensor<6xf32>) -> tensor<2x4x4x6xbf16> {
+  %y, %m, %r = train.group_norm %x, %s, %s {groups = 2, feature_dim = 3} : tensor<2x4x4x6xbf16>, tensor<6xf32> -> tensor<2x2xf32>
+  %dx, %ds, %db = train.group_norm_grad %y, %x, %s, %m, %r {groups = 2, feature_dim = 3} : tensor<2x4x4x6xbf16>, tensor<6xf32>, tensor<2x2xf32>
+  return %dx : tensor<2x4x4x6xbf16>
+}
+
 // CHECK-LABEL: func.func @gather(
 // CHECK: train.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : tensor<4x6x5xi64>, tensor<2x3xi32> -> tensor<4x2x3x5xi64>
 // CHECK: train.gather_grad %{{.*}}, %{{.*}} {axis = 0 : i64} : tensor<3x5xbf16>, tensor<3xi64> -> tensor<6x5xf32>

@@ -275,6 +275,39 @@ LogicalResult RmsNormGradOp::verify() {
                          "scale", "inv_rms");
 }
 
+/// x [N, ..., C, ...] with C at `featureDim` in `groups` groups: [C]
+/// affine tensors and [N, groups] statistics.
+static LogicalResult verifyGroupNorm(Operation *op, Value x, int64_t groups,
+                                     int64_t featureDim, Value perChannel,
+                                     Value stats) {
+  int64_t rank = shapeOf(x).size();
+  if (rank < 2)
+    return op->emitOpError() << "expects x of rank >= 2 but got rank "
+                             << rank;
+  if (featureDim < 1 || featureDim >= rank)
+    return op->emitOpError() << "expects feature_dim in [1, " << rank
+                             << ") (dimension 0 is the batch) but got "
+                             << featureDim;
+  int64_t channels = shapeOf(x)[featureDim];
+  if (groups < 1 || channels % groups != 0)
+    return op->emitOpError() << "cannot split " << channels
+                             << " channels into " << groups << " groups";
+  if (failed(checkShape(op, "per-channel tensors", {channels}, perChannel)))
+    return failure();
+  return checkShape(op, "statistics", {shapeOf(x)[0], groups}, stats);
+}
+
+LogicalResult GroupNormOp::verify() {
+  return verifyGroupNorm(*this, getX(), static_cast<int64_t>(getGroups()),
+                         static_cast<int64_t>(getFeatureDim()), getScale(),
+                         getMean());
+}
+LogicalResult GroupNormGradOp::verify() {
+  return verifyGroupNorm(*this, getX(), static_cast<int64_t>(getGroups()),
+                         static_cast<int64_t>(getFeatureDim()), getScale(),
+                         getMean());
+}
+
 //===----------------------------------------------------------------------===//
 // Softmax and losses
 //===----------------------------------------------------------------------===//
