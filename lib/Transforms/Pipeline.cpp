@@ -9,8 +9,10 @@ using namespace mlir;
 
 void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
                                      const MixedPrecisionOptions &options) {
-  // Elementwise SGD becomes the fused update first, so that the precision
-  // passes see an optimizer (an fp32 island) rather than loose arithmetic.
+  // Composite ops become what the backends run, and elementwise SGD the
+  // fused update, first: the precision passes then see the ops that will
+  // run, and an optimizer (an fp32 island) rather than loose arithmetic.
+  pm.addPass(createDecompose());
   pm.addPass(createFuseOptimizers());
   AssignPrecisionOptions assign;
   options.copyTo(assign);
@@ -62,7 +64,8 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
 void mp::registerMixedPrecisionPipeline() {
   PassPipelineRegistration<MixedPrecisionOptions>(
       "mp-mixed-precision",
-      "The whole mixed-precision pipeline: fuse optimizers, assign precision, "
+      "The whole mixed-precision pipeline: decompose, fuse optimizers, assign "
+      "precision, "
       "insert casts, "
       "loss scaling, guard finite, fold casts, canonicalize, report, fuse "
       "epilogues, "

@@ -122,6 +122,20 @@ def FuseOptimizers : Pass<"mp-fuse-optimizers", "::mlir::ModuleOp"> {
   }];
 }
 
+def Decompose : Pass<"mp-decompose", "::mlir::ModuleOp"> {
+  let summary = "Rewrites composite train ops into the ops every backend runs";
+  let description = [{
+    Decisions the user does not make: `adaptive_avg_pool2d` (and its
+    gradient) whose output size divides the input's becomes `avg_pool2d`
+    (`avg_pool2d_grad`) with kernel = strides = input / output and no
+    padding: the same windows (PyTorch's floor / ceil bounds coincide
+    then), on the backends' fast pooling kernels. Other sizes keep the
+    adaptive op (overlapping windows; the reference kernel runs it).
+    Discardable attributes (`mp.force`, locations) carry over. Runs first in
+    the pipeline, so that the precision passes see what will run.
+  }];
+}
+
 def FuseEpilogues : Pass<"mp-fuse-epilogues", "::mlir::ModuleOp"> {
   let summary = "Fuses a matmul's bias add and ReLU into one mp.matmul_epilogue";
   let description = [{

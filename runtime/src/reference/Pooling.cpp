@@ -248,6 +248,103 @@ static Status runGlobalPoolGrad(const KernelDesc &k, const Views &in,
   return Status::ok();
 }
 
+//===----------------------------------------------------------------------===//
+// adaptive_avg_pool2d and its grad
+//===----------------------------------------------------------------------===//
+
+/// PyTorch's adaptive window of output index i: [floor(i in / out),
+/// ceil((i + 1) in / out)).
+static int64_t windowBegin(int64_t i, int64_t in, int64_t out) {
+  return i * in / out;
+}
+static int64_t windowEnd(int64_t i, int64_t in, int64_t out) {
+  return ((i + 1) * in + out - 1) / out;
+}
+
+/// Checks `image` against `pooled` (N, C kept) and returns both geometries.
+static Status getAdaptivePool(const KernelDesc &k, const TensorView &image,
+                              const TensorView &pooled, const char *pooledName,
+                              Image &x, Image &y) {
+  Layout layout;
+  MP_RETURN_IF_ERROR(getLayout(k, layout));
+  MP_RETURN_IF_ERROR(checkRank(k, image, 4, "x"));
+  MP_RETURN_IF_ERROR(checkRank(k, pooled, 4, pooledName));
+  x = imageOf(image.shape, layout);
+  y = imageOf(pooled.shape, layout);
+  if (x.n != y.n || x.c != y.c || x.h < 1 || x.w < 1 || y.h < 1 || y.w < 1)
+    return kernelError(k, std::string("expects ") + pooledName +
+                              " to keep N and C of x with spatial sizes >= 1 "
+                              "but got " +
+                              formatShape(pooled.shape) + " from " +
+                              formatShape(image.shape));
+  return Status::ok();
+}
+
+static Status checkAdaptivePool(const KernelDesc &k, const Views &in,
+                                const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "x"));
+  MP_RETURN_IF_ERROR(checkAccumulator(k, in[0], out[0]));
+  Image x, y;
+  return getAdaptivePool(k, in[0], out[0], "result", x, y);
+}
+
+static Status runAdaptivePool(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  Image x, y;
+  MP_RETURN_IF_ERROR(getAdaptivePool(k, in[0], out[0], "result", x, y));
+  FloatIn input(in[0]);
+  FloatOut result(out[0]);
+  for (int64_t n = 0; n < y.n; ++n)
+    for (int64_t c = 0; c < y.c; ++c)
+      for (int64_t i = 0; i < y.h; ++i)
+        for (int64_t j = 0; j < y.w; ++j) {
+          int64_t h0 = windowBegin(i, x.h, y.h), h1 = windowEnd(i, x.h, y.h);
+          int64_t w0 = windowBegin(j, x.w, y.w), w1 = windowEnd(j, x.w, y.w);
+          double sum = 0; // f64, as every reduction
+          for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w)
+              sum += input[x.at(n, c, h, w)];
+          result[y.at(n, c, i, j)] =
+              static_cast<float>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+        }
+  result.finish();
+  return Status::ok();
+}
+
+static Status checkAdaptivePoolGrad(const KernelDesc &k, const Views &in,
+                                    const Views &out) {
+  MP_RETURN_IF_ERROR(checkArity(k, in, out, 1, 1));
+  MP_RETURN_IF_ERROR(checkFloat(k, in[0], "grad"));
+  MP_RETURN_IF_ERROR(checkDType(k, out[0], in[0].dtype, "result"));
+  Image x, y;
+  return getAdaptivePool(k, out[0], in[0], "grad", x, y);
+}
+
+/// Each input element collects grad / window area from every window that
+/// holds it (windows overlap where the sizes do not divide), in f32.
+static Status runAdaptivePoolGrad(const KernelDesc &k, const Views &in,
+                                  const Views &out) {
+  Image x, y;
+  MP_RETURN_IF_ERROR(getAdaptivePool(k, out[0], in[0], "grad", x, y));
+  FloatIn grad(in[0]);
+  FloatOut dx(out[0], /*zeroed=*/true);
+  for (int64_t n = 0; n < y.n; ++n)
+    for (int64_t c = 0; c < y.c; ++c)
+      for (int64_t i = 0; i < y.h; ++i)
+        for (int64_t j = 0; j < y.w; ++j) {
+          int64_t h0 = windowBegin(i, x.h, y.h), h1 = windowEnd(i, x.h, y.h);
+          int64_t w0 = windowBegin(j, x.w, y.w), w1 = windowEnd(j, x.w, y.w);
+          float g = grad[y.at(n, c, i, j)] /
+                    static_cast<float>((h1 - h0) * (w1 - w0));
+          for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w)
+              dx[x.at(n, c, h, w)] += g;
+        }
+  dx.finish();
+  return Status::ok();
+}
+
 void ref::addPoolingKernels(KernelTable &table) {
   table.insert(table.end(),
                {
@@ -258,5 +355,9 @@ void ref::addPoolingKernels(KernelTable &table) {
                    {OpId::TrainGlobalAvgPool2d, checkGlobalPool, runGlobalPool},
                    {OpId::TrainGlobalAvgPool2dGrad, checkGlobalPoolGrad,
                     runGlobalPoolGrad},
+                   {OpId::TrainAdaptiveAvgPool2d, checkAdaptivePool,
+                    runAdaptivePool},
+                   {OpId::TrainAdaptiveAvgPool2dGrad, checkAdaptivePoolGrad,
+                    runAdaptivePoolGrad},
                });
 }

@@ -238,6 +238,17 @@ void addVariants(std::vector<Case> &t) {
   t.push_back(make("avg_pool2d_grad_nhwc", "train.avg_pool2d_grad",
                    {data({2, 5, 5, 3})}, {data({2, 9, 11, 3})}, nhwc, kSum,
                    2));
+  // Adaptive pooling where the sizes do not divide (7 into 3 rows: windows
+  // overlap; 5 into 2 columns), both layouts and the gradient.
+  t.push_back(make("adaptive_avg_pool2d_nchw", "train.adaptive_avg_pool2d",
+                   {data({2, 3, 7, 5})}, {data({2, 3, 3, 2})},
+                   {{"layout", str("NCHW")}}, kSum, 2));
+  t.push_back(make("adaptive_avg_pool2d_nhwc", "train.adaptive_avg_pool2d",
+                   {data({2, 7, 5, 3})}, {f32({2, 3, 2, 3})},
+                   {{"layout", str("NHWC")}}, kSum, 2));
+  t.push_back(make("adaptive_avg_pool2d_grad", "train.adaptive_avg_pool2d_grad",
+                   {data({2, 3, 3, 2})}, {data({2, 3, 7, 5})},
+                   {{"layout", str("NCHW")}}, kSum, 2));
   t.push_back(make("global_avg_pool2d_nhwc", "train.global_avg_pool2d",
                    {data({2, 6, 7, 5})}, {data({2, 5})},
                    {{"layout", str("NHWC")}}, kSum, 2));

@@ -195,3 +195,31 @@ TEST(Pooling, RejectsBadWindows) {
 
 INSTANTIATE_TEST_SUITE_P(DTypes, PoolingTest,
                          ::testing::ValuesIn(floatDTypes()), dtypeTestName);
+
+/// PyTorch's adaptive windows: 5 rows into 3 are [0, 2), [1, 4), [3, 5)
+/// (overlapping), 4 columns into 2 are [0, 2), [2, 4); the gradient spreads
+/// each output's gradient over its window, adding where windows overlap.
+TEST(Pooling, AdaptiveAveragePoolingWindows) {
+  Values xs(20);
+  for (int64_t i = 0; i < 20; ++i)
+    xs[i] = static_cast<double>(i); // x[h][w] = 4 h + w
+  HostTensor x = makeTensor(DType::F32, {1, 1, 5, 4}, xs);
+  HostTensor y = zerosTensor(DType::F32, {1, 1, 3, 2});
+  AttrMap nchw{{"layout", stringAttr("NCHW")}};
+  ASSERT_OK(runKernel("train.adaptive_avg_pool2d", nchw, {&x}, {&y}));
+  // Row windows' mean rows 0.5, 2, 3.5 (times 4), column means 0.5, 2.5.
+  EXPECT_EQ(y.values(), (Values{2.5, 4.5, 8.5, 10.5, 14.5, 16.5}));
+  HostTensor g = makeTensor(DType::F32, {1, 1, 3, 2}, {4, 8, 12, 16, 24, 32});
+  HostTensor dx = zerosTensor(DType::F32, {1, 1, 5, 4});
+  ASSERT_OK(runKernel("train.adaptive_avg_pool2d_grad", nchw, {&g}, {&dx}));
+  // Windows of 2 x 2 (first row), 3 x 2 (second), 2 x 2 (third).
+  Values want = {1, 1, 2, 2,              // row 0: window 0
+                 1 + 2, 1 + 2, 2 + 16.0 / 6, 2 + 16.0 / 6, // row 1: 0 and 1
+                 2, 2, 16.0 / 6, 16.0 / 6, // row 2: window 1
+                 2 + 6, 2 + 6, 16.0 / 6 + 8, 16.0 / 6 + 8, // row 3: 1 and 2
+                 6, 6, 8, 8};             // row 4: window 2
+  expectNear(dx, want, elementwiseTolerance(DType::F32), "grad");
+  HostTensor wrong = zerosTensor(DType::F32, {1, 2, 3, 2});
+  expectError(runKernel("train.adaptive_avg_pool2d", nchw, {&x}, {&wrong}),
+              StatusCode::InvalidArgument, "keep N and C");
+}

@@ -1120,6 +1120,30 @@ func.func @embedding_grad_rows_shape(%g: tensor<4x8xf32>, %i: tensor<4xi32>) {
 
 // -----
 
+func.func @adaptive_pool_channels(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{expects the pooled image to keep N and C (2, 3) but got (2, 4)}}
+  %0 = train.adaptive_avg_pool2d NCHW %x : tensor<2x3x8x8xf32> -> tensor<2x4x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_pool_rank(%x: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{expects a pooled image of rank 4 but got rank 2}}
+  %0 = train.adaptive_avg_pool2d NCHW %x : tensor<2x3x8x8xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_pool_grad_type(%g: tensor<2x1x1x3xbf16>) {
+  // expected-error @+1 {{expects grad and result to have the same element type but got 'bf16' and 'f32'}}
+  %0 = train.adaptive_avg_pool2d_grad NHWC %g : tensor<2x1x1x3xbf16> -> tensor<2x4x4x3xf32>
+  return
+}
+
+// -----
+
 func.func @gather_axis(%x: tensor<4x6xf32>, %i: tensor<3xi64>) {
   // expected-error @+1 {{gathers along axis 2 of a rank-2 tensor}}
   %0 = train.gather %x, %i {axis = 2} : tensor<4x6xf32>, tensor<3xi64> -> tensor<4x3xf32>

@@ -469,5 +469,36 @@ LogicalResult GlobalAvgPool2DGradOp::verify() {
   return verifyGlobalPool(*this, getLayout(), getResult(), getGrad());
 }
 
+/// `pooled` is `image` at another spatial size (N and C kept, each >= 1).
+static LogicalResult verifyAdaptivePool(Operation *op, Layout layout,
+                                        Value image, Value pooled) {
+  if (failed(checkRank(op, "an image", image, 4)) ||
+      failed(checkRank(op, "a pooled image", pooled, 4)))
+    return failure();
+  ImageDims d = imageDims(layout);
+  ArrayRef<int64_t> in = shapeOf(image), out = shapeOf(pooled);
+  if (in[d.n] != out[d.n] || in[d.c] != out[d.c])
+    return op->emitOpError()
+           << "expects the pooled image to keep N and C (" << in[d.n] << ", "
+           << in[d.c] << ") but got (" << out[d.n] << ", " << out[d.c] << ")";
+  for (unsigned dim : {d.h, d.w})
+    if (in[dim] < 1 || out[dim] < 1)
+      return op->emitOpError() << "expects spatial sizes >= 1 but got "
+                               << shapeStr(in) << " and " << shapeStr(out);
+  return success();
+}
+
+LogicalResult AdaptiveAvgPool2DOp::verify() {
+  if (failed(checkAccumulatorType(*this, getX(), getResult())))
+    return failure();
+  return verifyAdaptivePool(*this, getLayout(), getX(), getResult());
+}
+LogicalResult AdaptiveAvgPool2DGradOp::verify() {
+  if (failed(checkSameElementType(*this, "grad", getGrad(), "result",
+                                  getResult())))
+    return failure();
+  return verifyAdaptivePool(*this, getLayout(), getResult(), getGrad());
+}
+
 #define GET_OP_CLASSES
 #include "mp/Dialect/Train/IR/TrainOps.cpp.inc"

@@ -322,5 +322,35 @@ def Train_GlobalAvgPool2DGradOp : Train_Op<"global_avg_pool2d_grad"> {
   let hasVerifier = 1;
 }
 
+def Train_AdaptiveAvgPool2DOp : Train_Op<"adaptive_avg_pool2d"> {
+  let precisionReason = [{TF infer list (AvgPool(Grad))}];
+  let precisionCategory = "Infer"; let wideAccumulator = 1;
+  let summary = "average pooling to the result's spatial size (nn.AdaptiveAvgPool2d)";
+  let description = [{
+    Output row i averages input rows [floor(i H / OH), ceil((i + 1) H / OH))
+    (PyTorch's windows; columns alike), summed in f64. Where OH divides H
+    and OW divides W, mp-decompose rewrites it to avg_pool2d with kernel =
+    strides = (H / OH, W / OW), which every backend runs.
+  }];
+  let arguments = (ins Train_FloatTensor:$x, Train_Layout:$layout);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$layout $x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_AdaptiveAvgPool2DGradOp : Train_Op<"adaptive_avg_pool2d_grad"> {
+  let precisionReason = [{TF infer list (AvgPool(Grad))}];
+  let precisionCategory = "Infer";
+  let summary = "spreads each output gradient evenly over its adaptive window";
+  let description = [{
+    The result's type gives the input's shape; overlapping windows add up.
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_Layout:$layout);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $grad attr-dict `:` type($grad) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
 
 #endif // MP_DIALECT_TRAIN_IR_TRAINLOSSOPS_TD
