@@ -23,3 +23,34 @@ func.func @overlapping(%x: tensor<1x2x7x4xf32>, %g: tensor<1x2x3x2xf32>) -> (ten
   %1 = train.adaptive_avg_pool2d_grad NCHW %g : tensor<1x2x3x2xf32> -> tensor<1x2x7x4xf32>
   return %0, %1 : tensor<1x2x3x2xf32>, tensor<1x2x7x4xf32>
 }
+
+// -----
+
+// conv1d and both gradients as conv2d on a unit height, PyTorch's NCL /
+// OIK and Keras' NLC / KIO, with stride, padding, dilation and groups.
+// CHECK-LABEL: func.func @conv1d_ncl
+// CHECK: %[[X:.*]] = train.reshape %arg0 : tensor<2x4x10xbf16> -> tensor<2x4x1x10xbf16>
+// CHECK: %[[F:.*]] = train.reshape %arg1 : tensor<6x2x3xbf16> -> tensor<6x2x1x3xbf16>
+// CHECK: %[[Y:.*]] = train.conv2d NCHW %[[X]], %[[F]] {dilations = array<i64: 1, 2>, groups = 2 : i64, padding = array<i64: 0, 0, 1, 2>, strides = array<i64: 1, 2>} : tensor<2x4x1x10xbf16>, tensor<6x2x1x3xbf16> -> tensor<2x6x1x5xf32>
+// CHECK: train.reshape %[[Y]] : tensor<2x6x1x5xf32> -> tensor<2x6x5xf32>
+// CHECK: train.conv2d_backward_data NCHW {{.*}} : tensor<2x6x1x5xbf16>, tensor<6x2x1x3xbf16> -> tensor<2x4x1x10xbf16>
+// CHECK: train.conv2d_backward_filter NCHW {{.*}} : tensor<2x4x1x10xbf16>, tensor<2x6x1x5xbf16> -> tensor<6x2x1x3xf32>
+// CHECK-NOT: conv1d
+func.func @conv1d_ncl(%x: tensor<2x4x10xbf16>, %f: tensor<6x2x3xbf16>, %g: tensor<2x6x5xbf16>) -> (tensor<2x6x5xf32>, tensor<2x4x10xbf16>, tensor<6x2x3xf32>) {
+  %y = train.conv1d NCL %x, %f {stride = 2, padding = array<i64: 1, 2>, dilation = 2, groups = 2} : tensor<2x4x10xbf16>, tensor<6x2x3xbf16> -> tensor<2x6x5xf32>
+  %dx = train.conv1d_backward_data NCL %g, %f {stride = 2, padding = array<i64: 1, 2>, dilation = 2, groups = 2} : tensor<2x6x5xbf16>, tensor<6x2x3xbf16> -> tensor<2x4x10xbf16>
+  %df = train.conv1d_backward_filter NCL %x, %g {stride = 2, padding = array<i64: 1, 2>, dilation = 2, groups = 2} : tensor<2x4x10xbf16>, tensor<2x6x5xbf16> -> tensor<6x2x3xf32>
+  return %y, %dx, %df : tensor<2x6x5xf32>, tensor<2x4x10xbf16>, tensor<6x2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv1d_nlc
+// CHECK: train.reshape %arg0 : tensor<2x10x4xf32> -> tensor<2x1x10x4xf32>
+// CHECK: train.reshape %arg1 : tensor<3x4x6xf32> -> tensor<1x3x4x6xf32>
+// CHECK: train.conv2d NHWC {{.*}} : tensor<2x1x10x4xf32>, tensor<1x3x4x6xf32> -> tensor<2x1x8x6xf32>
+// CHECK: train.reshape {{.*}} : tensor<2x1x8x6xf32> -> tensor<2x8x6xf32>
+func.func @conv1d_nlc(%x: tensor<2x10x4xf32>, %f: tensor<3x4x6xf32>) -> tensor<2x8x6xf32> {
+  %y = train.conv1d NLC %x, %f : tensor<2x10x4xf32>, tensor<3x4x6xf32> -> tensor<2x8x6xf32>
+  return %y : tensor<2x8x6xf32>
+}

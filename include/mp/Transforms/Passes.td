@@ -131,6 +131,10 @@ def Decompose : Pass<"mp-decompose", "::mlir::ModuleOp"> {
     padding: the same windows (PyTorch's floor / ceil bounds coincide
     then), on the backends' fast pooling kernels. Other sizes keep the
     adaptive op (overlapping windows; the reference kernel runs it).
+    `conv1d` and its two gradients always become the conv2d ops on a unit
+    height between `train.reshape`s (NCL / OIK as NCHW [N, C, 1, L] / OIHW
+    [O, I, 1, K]; NLC / KIO as NHWC [N, 1, L, C] / HWIO [1, K, I, O]), the
+    stride, padding and dilation on the width.
     Discardable attributes (`mp.force`, locations) carry over. Runs first in
     the pipeline, so that the precision passes see what will run.
   }];

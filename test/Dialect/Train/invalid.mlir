@@ -1120,6 +1120,38 @@ func.func @embedding_grad_rows_shape(%g: tensor<4x8xf32>, %i: tensor<4xi32>) {
 
 // -----
 
+func.func @conv1d_channels(%x: tensor<2x4x10xf32>, %f: tensor<6x3x3xf32>) {
+  // expected-error @+1 {{an input has 4 channels and a filter 6 outputs of 3 channels (filter layout OIK): they do not fit 1 group(s)}}
+  %0 = train.conv1d NCL %x, %f : tensor<2x4x10xf32>, tensor<6x3x3xf32> -> tensor<2x6x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv1d_output(%x: tensor<2x10x4xf32>, %f: tensor<3x4x6xf32>) {
+  // expected-error @+1 {{expects a result of shape [2, 8, 6] but got [2, 6, 8]}}
+  %0 = train.conv1d NLC %x, %f : tensor<2x10x4xf32>, tensor<3x4x6xf32> -> tensor<2x6x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv1d_window(%x: tensor<2x4x2xf32>, %f: tensor<6x4x3xf32>) {
+  // expected-error @+1 {{a window of 3 taps does not fit the padded length 2}}
+  %0 = train.conv1d NCL %x, %f {dilation = 1} : tensor<2x4x2xf32>, tensor<6x4x3xf32> -> tensor<2x6x1xf32>
+  return
+}
+
+// -----
+
+func.func @conv1d_padding(%x: tensor<2x4x8xf32>, %f: tensor<6x4x3xf32>) {
+  // expected-error @+1 {{expects 'padding' to have 2 entries but got 1}}
+  %0 = train.conv1d NCL %x, %f {padding = array<i64: 1>} : tensor<2x4x8xf32>, tensor<6x4x3xf32> -> tensor<2x6x8xf32>
+  return
+}
+
+// -----
+
 func.func @adaptive_pool_channels(%x: tensor<2x3x8x8xf32>) {
   // expected-error @+1 {{expects the pooled image to keep N and C (2, 3) but got (2, 4)}}
   %0 = train.adaptive_avg_pool2d NCHW %x : tensor<2x3x8x8xf32> -> tensor<2x4x2x2xf32>

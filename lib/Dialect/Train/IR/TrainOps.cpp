@@ -194,6 +194,72 @@ LogicalResult Conv2DBackwardFilterOp::verify() {
                     {"input", "result", "grad_output"});
 }
 
+/// Checks conv1d shapes: `input` (x) `filter` -> `output`, NCL / OIK or
+/// NLC / KIO.
+template <typename ConvOp>
+static LogicalResult verifyConv1d(ConvOp op, Value input, Value filter,
+                                  Value output, ConvNames names) {
+  Operation *raw = op.getOperation();
+  auto stride = static_cast<int64_t>(op.getStride());
+  auto dilation = static_cast<int64_t>(op.getDilation());
+  auto groups = static_cast<int64_t>(op.getGroups());
+  if (stride < 1 || dilation < 1 || groups < 1)
+    return raw->emitOpError() << "needs 'stride', 'dilation' and 'groups' >= "
+                                 "1, got "
+                              << stride << ", " << dilation << ", " << groups;
+  if (failed(checkArray(raw, "padding", op.getPadding(), 2, 0)) ||
+      failed(checkRank(raw, names.input, input, 3)) ||
+      failed(checkRank(raw, names.filter, filter, 3)) ||
+      failed(checkRank(raw, names.output, output, 3)))
+    return failure();
+  bool ncl = op.getLayout() == Layout1D::NCL;
+  ArrayRef<int64_t> in = shapeOf(input), fl = shapeOf(filter);
+  int64_t channels = in[ncl ? 1 : 2], length = in[ncl ? 2 : 1];
+  int64_t outputs = fl[ncl ? 0 : 2], perGroup = fl[1], taps = fl[ncl ? 2 : 0];
+  if (channels % groups != 0 || outputs % groups != 0 ||
+      channels != perGroup * groups)
+    return raw->emitOpError()
+           << names.input << " has " << channels << " channels and "
+           << names.filter << " " << outputs << " outputs of " << perGroup
+           << " channels (filter layout " << (ncl ? "OIK" : "KIO")
+           << "): they do not fit " << groups << " group(s)";
+  int64_t out = windowOutput(length, taps, stride, op.getPadding()[0],
+                             op.getPadding()[1], dilation);
+  if (out <= 0)
+    return raw->emitOpError() << "a window of " << taps
+                              << " taps does not fit the padded length "
+                              << length;
+  SmallVector<int64_t> expected =
+      ncl ? SmallVector<int64_t>{in[0], outputs, out}
+          : SmallVector<int64_t>{in[0], out, outputs};
+  return checkShape(raw, names.output, expected, output);
+}
+
+LogicalResult Conv1DOp::verify() {
+  if (failed(checkSameElementType(*this, "input", getInput(), "filter",
+                                  getFilter())) ||
+      failed(checkAccumulatorType(*this, getInput(), getResult())))
+    return failure();
+  return verifyConv1d(*this, getInput(), getFilter(), getResult(),
+                      {"an input", "a filter", "a result"});
+}
+LogicalResult Conv1DBackwardDataOp::verify() {
+  if (failed(checkSameElementType(*this, "grad_output", getGradOutput(),
+                                  "filter", getFilter())) ||
+      failed(checkAccumulatorType(*this, getGradOutput(), getResult())))
+    return failure();
+  return verifyConv1d(*this, getResult(), getFilter(), getGradOutput(),
+                      {"a result", "a filter", "a grad_output"});
+}
+LogicalResult Conv1DBackwardFilterOp::verify() {
+  if (failed(checkSameElementType(*this, "input", getInput(), "grad_output",
+                                  getGradOutput())) ||
+      failed(checkAccumulatorType(*this, getInput(), getResult())))
+    return failure();
+  return verifyConv1d(*this, getInput(), getResult(), getGradOutput(),
+                      {"an input", "a result", "a grad_output"});
+}
+
 //===----------------------------------------------------------------------===//
 // Normalization
 //===----------------------------------------------------------------------===//

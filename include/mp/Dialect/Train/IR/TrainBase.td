@@ -68,6 +68,13 @@ def Train_Layout : I64EnumAttr<"Layout", "image tensor layout", [
   let cppNamespace = "::mp::train";
 }
 
+def Train_Layout1D : I64EnumAttr<"Layout1D", "sequence tensor layout", [
+    I64EnumAttrCase<"NCL", 0>,
+    I64EnumAttrCase<"NLC", 1>,
+  ]> {
+  let cppNamespace = "::mp::train";
+}
+
 def Train_ComparePredicate : I64EnumAttr<"ComparePredicate",
     "elementwise comparison", [
     I64EnumAttrCase<"eq", 0>, I64EnumAttrCase<"ne", 1>,

@@ -472,6 +472,68 @@ def Train_Conv2DBackwardFilterOp : Train_Op<"conv2d_backward_filter"> {
   let hasVerifier = 1;
 }
 
+// 1-D convolutions: NCL inputs with OIK filters (PyTorch's nn.Conv1d) or
+// NLC with KIO (Keras' Conv1D). mp-decompose always rewrites them into
+// conv2d on a unit height (NCHW / NHWC, OIHW / HWIO) between reshapes,
+// which every backend runs; plans never hold them.
+defvar Train_Conv1DAttrs = (ins
+  Train_Layout1D:$layout,
+  DefaultValuedAttr<I64Attr, "1">:$stride,
+  DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+  DefaultValuedAttr<I64Attr, "1">:$dilation,
+  DefaultValuedAttr<I64Attr, "1">:$groups);
+
+def Train_Conv1DOp : Train_Op<"conv1d"> {
+  let precisionReason = [{
+    as conv2d, which it becomes: TensorFlow's allow lists and PyTorch's
+    lower-precision lists; f32 accumulation
+  }];
+  let precisionCategory = "Allow"; let wideAccumulator = 1;
+  let summary = "1-D convolution (cross-correlation), `padding` = [lo, hi]";
+  let arguments = !con((ins Train_FloatTensor:$input, Train_FloatTensor:$filter),
+                       Train_Conv1DAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $input `,` $filter attr-dict `:` type($input) `,` type($filter)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_Conv1DBackwardDataOp : Train_Op<"conv1d_backward_data"> {
+  let precisionReason = [{
+    as conv2d, which it becomes: TensorFlow's allow lists and PyTorch's
+    lower-precision lists; f32 accumulation
+  }];
+  let precisionCategory = "Allow"; let wideAccumulator = 1;
+  let summary = "gradient of conv1d with respect to its input";
+  let arguments = !con((ins Train_FloatTensor:$grad_output,
+                            Train_FloatTensor:$filter), Train_Conv1DAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $grad_output `,` $filter attr-dict `:` type($grad_output) `,`
+    type($filter) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_Conv1DBackwardFilterOp : Train_Op<"conv1d_backward_filter"> {
+  let precisionReason = [{
+    as conv2d, which it becomes: TensorFlow's allow lists and PyTorch's
+    lower-precision lists; f32 accumulation
+  }];
+  let precisionCategory = "Allow"; let wideAccumulator = 1;
+  let summary = "gradient of conv1d with respect to its filter";
+  let arguments = !con((ins Train_FloatTensor:$input,
+                            Train_FloatTensor:$grad_output), Train_Conv1DAttrs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $input `,` $grad_output attr-dict `:` type($input) `,`
+    type($grad_output) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 include "mp/Dialect/Train/IR/TrainNormOps.td"
 include "mp/Dialect/Train/IR/TrainLossOps.td"
 include "mp/Dialect/Train/IR/TrainShapeOps.td"
