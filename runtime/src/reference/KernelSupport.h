@@ -36,6 +36,7 @@ using KernelTable = std::vector<KernelEntry>;
 void addElementwiseKernels(KernelTable &table);
 void addMatmulKernels(KernelTable &table);
 void addConvolutionKernels(KernelTable &table);
+void addConvolution1DKernels(KernelTable &table);
 void addNormalizationKernels(KernelTable &table);
 void addGroupNormKernels(KernelTable &table);
 void addSoftmaxKernels(KernelTable &table);

@@ -31,6 +31,7 @@ private:
     addElementwiseKernels(table_);
     addMatmulKernels(table_);
     addConvolutionKernels(table_);
+    addConvolution1DKernels(table_);
     addNormalizationKernels(table_);
     addGroupNormKernels(table_);
     addSoftmaxKernels(table_);

@@ -252,6 +252,28 @@ void addVariants(std::vector<Case> &t) {
   t.push_back(make("global_avg_pool2d_nhwc", "train.global_avg_pool2d",
                    {data({2, 6, 7, 5})}, {data({2, 5})},
                    {{"layout", str("NHWC")}}, kSum, 2));
+  // conv1d (the compiler lowers it to conv2d; its reference loops are the
+  // definition): NCL with stride, padding and dilation, NLC with groups.
+  {
+    std::map<std::string, Attr> ncl = {{"layout", str("NCL")},
+                                       {"stride", ints({2})},
+                                       {"padding", ints({2, 1})},
+                                       {"dilation", ints({2})}};
+    t.push_back(make("conv1d_ncl", "train.conv1d",
+                     {data({2, 4, 11}), plain({6, 4, 3})}, {data({2, 6, 5})},
+                     ncl, kSum, 2));
+    t.push_back(make("conv1d_backward_data_ncl", "train.conv1d_backward_data",
+                     {data({2, 6, 5}), plain({6, 4, 3})}, {data({2, 4, 11})},
+                     ncl, kSum, 2));
+    t.push_back(make("conv1d_backward_filter_ncl",
+                     "train.conv1d_backward_filter",
+                     {data({2, 4, 11}), plain({2, 6, 5})}, {f32({6, 4, 3})},
+                     ncl, kSum, 2));
+    t.push_back(make("conv1d_nlc_grouped", "train.conv1d",
+                     {data({2, 9, 4}), plain({3, 2, 6})}, {data({2, 7, 6})},
+                     {{"layout", str("NLC")}, {"groups", ints({2})}}, kSum,
+                     2));
+  }
   t.push_back(make("conv2d_dilated", "train.conv2d",
                    {data({2, 3, 9, 11}), data({4, 3, 3, 3})},
                    {data({2, 4, 5, 7})},
