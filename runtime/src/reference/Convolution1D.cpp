@@ -99,6 +99,20 @@ template <typename Term> static void forEachTap(const Conv1D &p, Term term) {
     }
 }
 
+/// Runs `term(sum, n, o, t, c, ci, tap, pos)` over every product into f64
+/// sums of `out`'s size, then stores them, each rounded once.
+template <typename Term>
+static void sumTaps(const Conv1D &p, FloatOut &out, int64_t size, Term term) {
+  std::vector<double> sum(size, 0.0);
+  forEachTap(p, [&](int64_t n, int64_t o, int64_t t, int64_t c, int64_t ci,
+                    int64_t tap, int64_t pos) {
+    term(sum, n, o, t, c, ci, tap, pos);
+  });
+  for (int64_t i = 0; i < size; ++i)
+    out[i] = static_cast<float>(sum[i]);
+  out.finish();
+}
+
 static Status checkConv1D(const KernelDesc &k, const Views &in,
                           const Views &out) {
   MP_RETURN_IF_ERROR(checkArity(k, in, out, 2, 1));
@@ -115,15 +129,12 @@ static Status runConv1D(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(getConv1D(k, in[0], in[1], out[0], p));
   FloatIn x(in[0]), f(in[1]);
   FloatOut y(out[0]);
-  std::vector<double> sum(out[0].numElements(), 0.0);
-  forEachTap(p, [&](int64_t n, int64_t o, int64_t t, int64_t c, int64_t ci,
-                    int64_t tap, int64_t pos) {
-    sum[p.y(n, o, t)] +=
-        static_cast<double>(x[p.x(n, c, pos)]) * f[p.f(o, ci, tap)];
-  });
-  for (size_t i = 0; i < sum.size(); ++i)
-    y[static_cast<int64_t>(i)] = static_cast<float>(sum[i]);
-  y.finish();
+  sumTaps(p, y, out[0].numElements(),
+          [&](std::vector<double> &sum, int64_t n, int64_t o, int64_t t,
+              int64_t c, int64_t ci, int64_t tap, int64_t pos) {
+            sum[p.y(n, o, t)] +=
+                static_cast<double>(x[p.x(n, c, pos)]) * f[p.f(o, ci, tap)];
+          });
   return Status::ok();
 }
 
@@ -143,15 +154,12 @@ static Status runConv1DData(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(getConv1D(k, out[0], in[1], in[0], p));
   FloatIn dy(in[0]), f(in[1]);
   FloatOut dx(out[0]);
-  std::vector<double> sum(out[0].numElements(), 0.0);
-  forEachTap(p, [&](int64_t n, int64_t o, int64_t t, int64_t c, int64_t ci,
-                    int64_t tap, int64_t pos) {
-    sum[p.x(n, c, pos)] +=
-        static_cast<double>(dy[p.y(n, o, t)]) * f[p.f(o, ci, tap)];
-  });
-  for (size_t i = 0; i < sum.size(); ++i)
-    dx[static_cast<int64_t>(i)] = static_cast<float>(sum[i]);
-  dx.finish();
+  sumTaps(p, dx, out[0].numElements(),
+          [&](std::vector<double> &sum, int64_t n, int64_t o, int64_t t,
+              int64_t c, int64_t ci, int64_t tap, int64_t pos) {
+            sum[p.x(n, c, pos)] +=
+                static_cast<double>(dy[p.y(n, o, t)]) * f[p.f(o, ci, tap)];
+          });
   return Status::ok();
 }
 
@@ -171,15 +179,12 @@ static Status runConv1DFilter(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(getConv1D(k, in[0], out[0], in[1], p));
   FloatIn x(in[0]), dy(in[1]);
   FloatOut df(out[0]);
-  std::vector<double> sum(out[0].numElements(), 0.0);
-  forEachTap(p, [&](int64_t n, int64_t o, int64_t t, int64_t c, int64_t ci,
-                    int64_t tap, int64_t pos) {
-    sum[p.f(o, ci, tap)] +=
-        static_cast<double>(x[p.x(n, c, pos)]) * dy[p.y(n, o, t)];
-  });
-  for (size_t i = 0; i < sum.size(); ++i)
-    df[static_cast<int64_t>(i)] = static_cast<float>(sum[i]);
-  df.finish();
+  sumTaps(p, df, out[0].numElements(),
+          [&](std::vector<double> &sum, int64_t n, int64_t o, int64_t t,
+              int64_t c, int64_t ci, int64_t tap, int64_t pos) {
+            sum[p.f(o, ci, tap)] +=
+                static_cast<double>(x[p.x(n, c, pos)]) * dy[p.y(n, o, t)];
+          });
   return Status::ok();
 }
 

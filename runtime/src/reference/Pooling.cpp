@@ -289,25 +289,40 @@ static Status checkAdaptivePool(const KernelDesc &k, const Views &in,
   return getAdaptivePool(k, in[0], out[0], "result", x, y);
 }
 
+/// An adaptive window: the output element and its input rows and columns.
+struct AdaptiveWindow {
+  int64_t n, c, i, j, h0, h1, w0, w1;
+  int64_t area() const { return (h1 - h0) * (w1 - w0); }
+};
+
+/// Calls `visit(window)` for every output element of `y` pooled from `x`.
+template <typename Visit>
+static void forEachAdaptiveWindow(const Image &x, const Image &y,
+                                  Visit visit) {
+  for (int64_t n = 0; n < y.n; ++n)
+    for (int64_t c = 0; c < y.c; ++c)
+      for (int64_t i = 0; i < y.h; ++i)
+        for (int64_t j = 0; j < y.w; ++j)
+          visit(AdaptiveWindow{n, c, i, j, windowBegin(i, x.h, y.h),
+                               windowEnd(i, x.h, y.h),
+                               windowBegin(j, x.w, y.w),
+                               windowEnd(j, x.w, y.w)});
+}
+
 static Status runAdaptivePool(const KernelDesc &k, const Views &in,
                               const Views &out) {
   Image x, y;
   MP_RETURN_IF_ERROR(getAdaptivePool(k, in[0], out[0], "result", x, y));
   FloatIn input(in[0]);
   FloatOut result(out[0]);
-  for (int64_t n = 0; n < y.n; ++n)
-    for (int64_t c = 0; c < y.c; ++c)
-      for (int64_t i = 0; i < y.h; ++i)
-        for (int64_t j = 0; j < y.w; ++j) {
-          int64_t h0 = windowBegin(i, x.h, y.h), h1 = windowEnd(i, x.h, y.h);
-          int64_t w0 = windowBegin(j, x.w, y.w), w1 = windowEnd(j, x.w, y.w);
-          double sum = 0; // f64, as every reduction
-          for (int64_t h = h0; h < h1; ++h)
-            for (int64_t w = w0; w < w1; ++w)
-              sum += input[x.at(n, c, h, w)];
-          result[y.at(n, c, i, j)] =
-              static_cast<float>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
-        }
+  forEachAdaptiveWindow(x, y, [&](const AdaptiveWindow &a) {
+    double sum = 0; // f64, as every reduction
+    for (int64_t h = a.h0; h < a.h1; ++h)
+      for (int64_t w = a.w0; w < a.w1; ++w)
+        sum += input[x.at(a.n, a.c, h, w)];
+    result[y.at(a.n, a.c, a.i, a.j)] =
+        static_cast<float>(sum / static_cast<double>(a.area()));
+  });
   result.finish();
   return Status::ok();
 }
@@ -329,18 +344,12 @@ static Status runAdaptivePoolGrad(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(getAdaptivePool(k, out[0], in[0], "grad", x, y));
   FloatIn grad(in[0]);
   FloatOut dx(out[0], /*zeroed=*/true);
-  for (int64_t n = 0; n < y.n; ++n)
-    for (int64_t c = 0; c < y.c; ++c)
-      for (int64_t i = 0; i < y.h; ++i)
-        for (int64_t j = 0; j < y.w; ++j) {
-          int64_t h0 = windowBegin(i, x.h, y.h), h1 = windowEnd(i, x.h, y.h);
-          int64_t w0 = windowBegin(j, x.w, y.w), w1 = windowEnd(j, x.w, y.w);
-          float g = grad[y.at(n, c, i, j)] /
-                    static_cast<float>((h1 - h0) * (w1 - w0));
-          for (int64_t h = h0; h < h1; ++h)
-            for (int64_t w = w0; w < w1; ++w)
-              dx[x.at(n, c, h, w)] += g;
-        }
+  forEachAdaptiveWindow(x, y, [&](const AdaptiveWindow &a) {
+    float g = grad[y.at(a.n, a.c, a.i, a.j)] / static_cast<float>(a.area());
+    for (int64_t h = a.h0; h < a.h1; ++h)
+      for (int64_t w = a.w0; w < a.w1; ++w)
+        dx[x.at(a.n, a.c, h, w)] += g;
+  });
   dx.finish();
   return Status::ok();
 }
