@@ -20,23 +20,17 @@ using namespace mp;
 
 namespace {
 
-/// The (H, W) indices of an image of `layout`.
-std::pair<unsigned, unsigned> spatialDims(train::Layout layout) {
-  return layout == train::Layout::NCHW ? std::make_pair(2u, 3u)
-                                       : std::make_pair(1u, 2u);
-}
-
 /// kernel = strides = image / pooled per spatial dimension, where both
 /// divide; none otherwise.
 std::optional<SmallVector<int64_t>> divisibleWindow(train::Layout layout,
                                                     Value image,
                                                     Value pooled) {
-  auto [h, w] = spatialDims(layout);
+  train::ImageDims d = train::imageDims(layout);
   ArrayRef<int64_t> in = cast<ShapedType>(image.getType()).getShape();
   ArrayRef<int64_t> out = cast<ShapedType>(pooled.getType()).getShape();
-  if (in[h] % out[h] != 0 || in[w] % out[w] != 0)
+  if (in[d.h] % out[d.h] != 0 || in[d.w] % out[d.w] != 0)
     return std::nullopt;
-  return SmallVector<int64_t>{in[h] / out[h], in[w] / out[w]};
+  return SmallVector<int64_t>{in[d.h] / out[d.h], in[d.w] / out[d.w]};
 }
 
 template <typename PoolOp>

@@ -25,11 +25,7 @@ Type mp::train::getI1TensorLike(Type type) {
 
 using namespace mp::train::verify;
 
-/// Dimension indices of an image tensor.
-struct ImageDims {
-  unsigned n, c, h, w;
-};
-static ImageDims imageDims(Layout layout) {
+ImageDims mp::train::imageDims(Layout layout) {
   return layout == Layout::NCHW ? ImageDims{0, 1, 2, 3}
                                 : ImageDims{0, 3, 1, 2};
 }

@@ -19,6 +19,12 @@ namespace mp::train {
 /// The i1 tensor type with the shape of `type` (a ranked tensor).
 mlir::Type getI1TensorLike(mlir::Type type);
 
+/// Dimension indices of an image tensor in `layout`.
+struct ImageDims {
+  unsigned n, c, h, w;
+};
+ImageDims imageDims(Layout layout);
+
 } // namespace mp::train
 
 #include "mp/Dialect/Train/IR/TrainInterfaces.h.inc"
