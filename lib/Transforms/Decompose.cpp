@@ -6,9 +6,14 @@
 //===----------------------------------------------------------------------===//
 #include "mp/Transforms/Passes.h"
 
+#include "mp/Dialect/MP/IR/MPOps.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
+#include "mp/Transforms/Annotations.h"
 
 #include "mlir/IR/BuiltinOps.h"
+
+#include <cmath>
+#include <limits>
 
 namespace mp {
 #define GEN_PASS_DEF_DECOMPOSE
@@ -92,16 +97,184 @@ void lowerConv1d(Conv1D op, bool toFilter) {
   op->erase();
 }
 
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// Builds the ops of one attention decomposition at the op it replaces:
+/// each carries the op's discardable attributes; `pinned` ones (the
+/// scaling and masking between the products) are forced to f32.
+class AttentionBuilder {
+public:
+  AttentionBuilder(Operation *op) : b(op), loc(op->getLoc()), op(op) {}
+
+  template <typename Op, typename... Args> Value make(Args &&...args) {
+    auto made = Op::create(b, loc, std::forward<Args>(args)...);
+    made->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    return made->getResult(0);
+  }
+  template <typename Op, typename... Args> Value pinned(Args &&...args) {
+    Value v = make<Op>(std::forward<Args>(args)...);
+    v.getDefiningOp()->setAttr(kForceAttrName, b.getStringAttr("fp32"));
+    return v;
+  }
+
+  /// `x` times the constant `factor`.
+  Value scaled(Value x, double factor) {
+    Value f = pinned<train::FillOp>(x.getType(), b.getF64FloatAttr(factor));
+    return pinned<train::MulOp>(x, f);
+  }
+
+  /// `mask` broadcast to `type`'s shape, aligned at the last dimension.
+  Value broadcastTo(Value mask, RankedTensorType type) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    auto target = type.clone(maskType.getElementType());
+    if (maskType == target)
+      return mask;
+    int64_t lead = target.getRank() - maskType.getRank();
+    SmallVector<int64_t> dims;
+    for (int64_t i = 0; i < maskType.getRank(); ++i)
+      dims.push_back(lead + i);
+    return pinned<train::BroadcastOp>(target, mask, dims);
+  }
+
+  /// softmax(masked(scale * q @ k^T)) over the keys.
+  Value probabilities(Value q, Value k, Value mask, bool causal,
+                      double scale) {
+    auto qType = cast<RankedTensorType>(q.getType());
+    SmallVector<int64_t> shape(qType.getShape());
+    int64_t rank = qType.getRank();
+    int64_t tq = shape[rank - 2], tk = shapeOf(k)[rank - 2];
+    shape[rank - 1] = tk;
+    auto scoresType = qType.clone(shape);
+    Value s = make<train::MatmulOp>(scoresType, q, k, false, true);
+    s = scaled(s, scale);
+    Value minusInf;
+    auto excluding = [&](Value keep) {
+      if (!minusInf)
+        minusInf = pinned<train::FillOp>(
+            scoresType,
+            b.getF64FloatAttr(-std::numeric_limits<double>::infinity()));
+      return pinned<train::SelectOp>(broadcastTo(keep, scoresType), s,
+                                     minusInf);
+    };
+    if (causal) {
+      SmallVector<bool> lower;
+      for (int64_t i = 0; i < tq; ++i)
+        for (int64_t j = 0; j < tk; ++j)
+          lower.push_back(j <= i);
+      auto type = RankedTensorType::get({tq, tk}, b.getI1Type());
+      s = excluding(make<train::ConstantOp>(
+          type, DenseElementsAttr::get(type, ArrayRef<bool>(lower))));
+    }
+    if (mask && elementOf(mask).isInteger(1)) {
+      s = excluding(mask);
+    } else if (mask) {
+      if (elementOf(mask) != qType.getElementType())
+        mask = pinned<mpd::CastOp>(
+            cast<RankedTensorType>(mask.getType())
+                .clone(qType.getElementType()),
+            mask);
+      s = pinned<train::AddOp>(s, broadcastTo(mask, scoresType));
+    }
+    return make<train::SoftmaxOp>(s, b.getI64IntegerAttr(-1));
+  }
+
+  static ArrayRef<int64_t> shapeOf(Value v) {
+    return cast<ShapedType>(v.getType()).getShape();
+  }
+  static Type elementOf(Value v) {
+    return cast<ShapedType>(v.getType()).getElementType();
+  }
+
+private:
+  OpBuilder b;
+  Location loc;
+  Operation *op;
+};
+
+/// The scale of an attention op: its attribute or 1/sqrt(D).
+template <typename Op> double attentionScale(Op op) {
+  if (std::optional<APFloat> scale = op.getScale())
+    return scale->convertToDouble();
+  ArrayRef<int64_t> q = AttentionBuilder::shapeOf(op.getQuery());
+  return 1.0 / std::sqrt(static_cast<double>(q.back()));
+}
+
+/// The probabilities a forward attention computed, for its gradient.
+struct SharedProbabilities {
+  Operation *forward;
+  Value query, key, mask;
+  bool causal;
+  double scale;
+  Value probabilities;
+};
+
+void lowerAttention(train::AttentionOp op,
+                    SmallVectorImpl<SharedProbabilities> &shared) {
+  AttentionBuilder ab(op);
+  double scale = attentionScale(op);
+  Value p = ab.probabilities(op.getQuery(), op.getKey(), op.getMask(),
+                             op.getCausal(), scale);
+  shared.push_back({op, op.getQuery(), op.getKey(), op.getMask(),
+                    op.getCausal(), scale, p});
+  Value out = ab.make<train::MatmulOp>(op.getType(), p, op.getValue());
+  op.getResult().replaceAllUsesWith(out);
+}
+
+void lowerAttentionGrad(train::AttentionGradOp op,
+                        ArrayRef<SharedProbabilities> shared) {
+  AttentionBuilder ab(op);
+  double scale = attentionScale(op);
+  Value p;
+  for (const SharedProbabilities &s : shared)
+    if (s.query == op.getQuery() && s.key == op.getKey() &&
+        s.mask == op.getMask() && s.causal == op.getCausal() &&
+        s.scale == scale && s.forward->getBlock() == op->getBlock())
+      p = s.probabilities;
+  if (!p)
+    p = ab.probabilities(op.getQuery(), op.getKey(), op.getMask(),
+                         op.getCausal(), scale);
+  Value grad = op.getGrad();
+  Value dv = ab.make<train::MatmulOp>(op.getGradValue().getType(), p, grad,
+                                      true, false);
+  Value dp = ab.make<train::MatmulOp>(p.getType(), grad, op.getValue(), false,
+                                      true);
+  Value ds = ab.make<train::SoftmaxGradOp>(p.getType(), dp, p,
+                                           OpBuilder(op).getI64IntegerAttr(-1));
+  ds = ab.scaled(ds, scale);
+  Value dq = ab.make<train::MatmulOp>(op.getGradQuery().getType(), ds,
+                                      op.getKey());
+  Value dk = ab.make<train::MatmulOp>(op.getGradKey().getType(), ds,
+                                      op.getQuery(), true, false);
+  op.getGradQuery().replaceAllUsesWith(dq);
+  op.getGradKey().replaceAllUsesWith(dk);
+  op.getGradValue().replaceAllUsesWith(dv);
+}
+
 struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<train::AdaptiveAvgPool2DOp, train::AdaptiveAvgPool2DGradOp,
               train::Conv1DOp, train::Conv1DBackwardDataOp,
-              train::Conv1DBackwardFilterOp>(op))
+              train::Conv1DBackwardFilterOp, train::AttentionOp,
+              train::AttentionGradOp>(op))
         ops.push_back(op);
     });
+    // In walk (program) order: a forward attention comes before its
+    // gradient, which then reuses its probabilities.
+    SmallVector<SharedProbabilities> shared;
     for (Operation *op : ops) {
+      if (auto attention = dyn_cast<train::AttentionOp>(op)) {
+        lowerAttention(attention, shared);
+        continue;
+      }
+      if (auto grad = dyn_cast<train::AttentionGradOp>(op)) {
+        lowerAttentionGrad(grad, shared);
+        continue;
+      }
       if (auto conv = dyn_cast<train::Conv1DOp>(op)) {
         lowerConv1d<train::Conv2DOp>(conv, false);
         continue;
@@ -127,6 +300,10 @@ struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
         replaceWith<train::AvgPool2DGradOp>(op, grad.getType(), grad.getGrad(),
                                             grad.getLayout(), *window);
     }
+    // The attention ops go last: their probabilities may be shared.
+    for (Operation *op : ops)
+      if (isa<train::AttentionOp, train::AttentionGradOp>(op))
+        op->erase();
   }
 };
 

@@ -135,9 +135,21 @@ def Decompose : Pass<"mp-decompose", "::mlir::ModuleOp"> {
     height between `train.reshape`s (NCL / OIK as NCHW [N, C, 1, L] / OIHW
     [O, I, 1, K]; NLC / KIO as NHWC [N, 1, L, C] / HWIO [1, K, I, O]), the
     stride, padding and dilation on the width.
+    `attention` becomes `matmul` (q @ k^T), `mul` by the scale, a `select`
+    against -inf for the causal triangle (a `constant`) and an i1 mask, an
+    `add` of a float mask (both `broadcast` to the scores), `softmax`, and
+    `matmul` with the values; `attention_grad` becomes the three gradient
+    products and `softmax_grad`, reusing the probabilities of a forward
+    attention on the same query, key, mask and attributes earlier in the
+    block (recomputing them otherwise). The scaling, masking and their
+    fills are pinned to f32 (`mp.force = "fp32"`, which the report shows as
+    `forced-fp32`), so that a 16-bit policy keeps the products 16-bit and
+    the scores f32 from the first product's f32 accumulator on, as the
+    fused kernels of other frameworks do.
     Discardable attributes (`mp.force`, locations) carry over. Runs first in
     the pipeline, so that the precision passes see what will run.
   }];
+  let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
 def FuseEpilogues : Pass<"mp-fuse-epilogues", "::mlir::ModuleOp"> {

@@ -48,6 +48,8 @@ void addShapeKernels(KernelTable &table);
 void addOptimizerKernels(KernelTable &table);
 void addStepStateKernels(KernelTable &table);
 void addMixedPrecisionKernels(KernelTable &table);
+void addAttentionKernels(KernelTable &table);
+void addRecurrentKernels(KernelTable &table);
 
 //===----------------------------------------------------------------------===//
 // Diagnostics and checks: every message starts with the op name.

@@ -35,6 +35,8 @@ private:
     addNormalizationKernels(table_);
     addGroupNormKernels(table_);
     addSoftmaxKernels(table_);
+    addAttentionKernels(table_);
+    addRecurrentKernels(table_);
     addPointwiseLossKernels(table_);
     addReductionKernels(table_);
     addPoolingKernels(table_);

@@ -2334,3 +2334,127 @@ func.func @one_hot_shape(%i: tensor<4xi64>) {
   %0 = train.one_hot %i : tensor<4xi64> -> tensor<5x3xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Attention and recurrent cells (SequenceOps.cpp)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @attention_rank(%q: tensor<8xf32>) {
+  // expected-error @+1 {{expects a query of rank >= 2 ([..., Tq, D]) but got [8]}}
+  %0 = train.attention %q, %q, %q : tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_ranks(%q: tensor<2x3x4xf32>, %k: tensor<5x4xf32>) {
+  // expected-error @+1 {{expects query, key and value of one rank but got [2, 3, 4], [5, 4] and [5, 4]}}
+  %0 = train.attention %q, %k, %k : tensor<2x3x4xf32>, tensor<5x4xf32>, tensor<5x4xf32> -> tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x3x4xf32>, %k: tensor<3x5x4xf32>) {
+  // expected-error @+1 {{expects query, key and value with the same batch dimensions but got [2, 3, 4], [3, 5, 4] and [3, 5, 4]}}
+  %0 = train.attention %q, %k, %k : tensor<2x3x4xf32>, tensor<3x5x4xf32>, tensor<3x5x4xf32> -> tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_depth(%q: tensor<3x4xf32>, %k: tensor<5x6xf32>) {
+  // expected-error @+1 {{expects key [5, 6] to have the query's depth 4}}
+  %0 = train.attention %q, %k, %k : tensor<3x4xf32>, tensor<5x6xf32>, tensor<5x6xf32> -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @attention_value_length(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor<6x2xf32>) {
+  // expected-error @+1 {{expects value [6, 2] to have the key's length 5}}
+  %0 = train.attention %q, %k, %v : tensor<3x4xf32>, tensor<5x4xf32>, tensor<6x2xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %v: tensor<5x2xf32>) {
+  // expected-error @+1 {{expects the result (or its gradient) of shape [3, 2] but got [3, 4]}}
+  %0 = train.attention %q, %k, %v : tensor<3x4xf32>, tensor<5x4xf32>, tensor<5x2xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>) {
+  // expected-error @+1 {{needs a finite positive scale, got -1}}
+  %0 = train.attention %q, %k, %k {scale = -1.0 : f64} : tensor<3x4xf32>, tensor<5x4xf32>, tensor<5x4xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<3x4xf32>, %k: tensor<5x4xf32>, %m: tensor<5xi64>) {
+  // expected-error @+1 {{expects an i1 or float mask but got 'i64'}}
+  %0 = train.attention %q, %k, %k mask %m : tensor<3x4xf32>, tensor<5x4xf32>, tensor<5x4xf32>, tensor<5xi64> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<2x3x4xf32>, %k: tensor<2x5x4xf32>, %m: tensor<3x3xi1>) {
+  // expected-error @+1 {{expects a mask that broadcasts to the scores [2, 3, 5] but got [3, 3]}}
+  %0 = train.attention %q, %k, %k mask %m : tensor<2x3x4xf32>, tensor<2x5x4xf32>, tensor<2x5x4xf32>, tensor<3x3xi1> -> tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_shape(%g: tensor<3x5xf32>, %q: tensor<3x4xf32>, %k: tensor<5x4xf32>) {
+  // expected-error @+1 {{expects the result (or its gradient) of shape [3, 4] but got [3, 5]}}
+  %0:3 = train.attention_grad %g, %q, %k, %k : tensor<3x5xf32>, tensor<3x4xf32>, tensor<5x4xf32>, tensor<5x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_state_rank(%g: tensor<2x8xf32>, %c: tensor<2x2x2xf32>) {
+  // expected-error @+1 {{expects a state of rank 2}}
+  %0:2 = train.lstm_cell %g, %c : tensor<2x8xf32>, tensor<2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_gates(%g: tensor<2x6xf32>, %c: tensor<2x2xf32>) {
+  // expected-error @+1 {{expects gates of shape [2, 8] but got [2, 6]}}
+  %0:2 = train.lstm_cell %g, %c : tensor<2x6xf32>, tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_grad_gates(%d: tensor<2x2xf32>, %g: tensor<2x6xf32>) {
+  // expected-error @+1 {{expects gates of shape [2, 8] but got [2, 6]}}
+  %0:2 = train.lstm_cell_grad %d, %d, %g, %d, %d : tensor<2x6xf32>, tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @gru_gates(%g: tensor<2x8xf32>, %h: tensor<2x2xf32>) {
+  // expected-error @+1 {{expects gates of shape [2, 6] but got [2, 8]}}
+  %0 = train.gru_cell rzn %g, %g, %h : tensor<2x8xf32>, tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @gru_grad_gates(%d: tensor<3x2xf32>, %g: tensor<2x6xf32>) {
+  // expected-error @+1 {{expects gates of shape [3, 6] but got [2, 6]}}
+  %0:3 = train.gru_cell_grad zrn %d, %g, %g, %d : tensor<2x6xf32>, tensor<3x2xf32>
+  return
+}

@@ -75,6 +75,14 @@ def Train_Layout1D : I64EnumAttr<"Layout1D", "sequence tensor layout", [
   let cppNamespace = "::mp::train";
 }
 
+def Train_GruGateOrder : I64EnumAttr<"GruGateOrder",
+    "order of a GRU's three gate blocks", [
+    I64EnumAttrCase<"rzn", 0>,  // PyTorch: reset, update, new
+    I64EnumAttrCase<"zrn", 1>,  // Keras: update, reset, candidate
+  ]> {
+  let cppNamespace = "::mp::train";
+}
+
 def Train_ComparePredicate : I64EnumAttr<"ComparePredicate",
     "elementwise comparison", [
     I64EnumAttrCase<"eq", 0>, I64EnumAttrCase<"ne", 1>,

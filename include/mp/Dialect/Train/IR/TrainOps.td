@@ -538,5 +538,6 @@ include "mp/Dialect/Train/IR/TrainNormOps.td"
 include "mp/Dialect/Train/IR/TrainLossOps.td"
 include "mp/Dialect/Train/IR/TrainShapeOps.td"
 include "mp/Dialect/Train/IR/TrainStepOps.td"
+include "mp/Dialect/Train/IR/TrainSequenceOps.td"
 
 #endif // MP_DIALECT_TRAIN_IR_TRAINOPS_TD
