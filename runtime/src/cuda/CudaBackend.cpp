@@ -113,6 +113,10 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainClipGradValue, {&B::runClipGradValue, 1, 1}},
       {OpId::TrainDropout, {&B::runDropout, 3, 1}},
       {OpId::TrainDropoutGrad, {&B::runDropout, 3, 1}},
+      {OpId::TrainLstmCell, {&B::runLstmCell, 2, 2}},
+      {OpId::TrainLstmCellGrad, {&B::runLstmCellGrad, 5, 2}},
+      {OpId::TrainGruCell, {&B::runGruCell, 3, 1}},
+      {OpId::TrainGruCellGrad, {&B::runGruCellGrad, 4, 3}},
   };
   static const std::array<const OpEntry *, kNumOps> byId = [] {
     std::array<const OpEntry *, kNumOps> table{};

@@ -176,6 +176,10 @@ private:
   Status runClipGradNorm(const KernelDesc &, const Views &, const Views &);
   Status runClipGradValue(const KernelDesc &, const Views &, const Views &);
   Status runDropout(const KernelDesc &, const Views &, const Views &);
+  Status runLstmCell(const KernelDesc &, const Views &, const Views &);
+  Status runLstmCellGrad(const KernelDesc &, const Views &, const Views &);
+  Status runGruCell(const KernelDesc &, const Views &, const Views &);
+  Status runGruCellGrad(const KernelDesc &, const Views &, const Views &);
 
   CudaBackendOptions options_;
   std::unique_ptr<Backend> reference_; ///< its prepare() is the contract

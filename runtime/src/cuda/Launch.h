@@ -280,6 +280,23 @@ int globalAvgPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi);
 int globalAvgPoolGrad(const Context &ctx, Ref grad, Ref dx,
                       const ImageDesc &xi);
 
+// Recurrent.cu -------------------------------------------------------------
+/// Where a GRU's reset, update and new blocks sit in its [B, 3H] gates.
+struct GruBlocks {
+  int64_t r, z, n;
+};
+/// gates [B, 4H] (i, f, g, o), c / h_new / c_new [B, H].
+int lstmCell(const Context &ctx, Ref gates, Ref c, Ref hNew, Ref cNew,
+             int64_t batch, int64_t hidden);
+int lstmCellGrad(const Context &ctx, Ref dh, Ref dc, Ref gates, Ref c,
+                 Ref cNew, Ref dGates, Ref dcPrev, int64_t batch,
+                 int64_t hidden);
+int gruCell(const Context &ctx, Ref x, Ref hg, Ref h, Ref hNew,
+            GruBlocks blocks, int64_t batch, int64_t hidden);
+int gruCellGrad(const Context &ctx, Ref dh, Ref x, Ref hg, Ref h, Ref dx,
+                Ref dhg, Ref dhPrev, GruBlocks blocks, int64_t batch,
+                int64_t hidden);
+
 } // namespace mp::rt::cuda
 
 #endif // MP_RUNTIME_CUDA_LAUNCH_H

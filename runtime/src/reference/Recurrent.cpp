@@ -2,18 +2,15 @@
 //
 // Elementwise over [B, H]: each output element reads its four (LSTM) or
 // three (GRU) gate pre-activations, at column h of each H-wide block, and
-// its state. Computed in f64 from the f32 (or widened) operands and
-// rounded once.
+// its state; the rules (common/CellMath.h) compute in f64 from the f32 (or
+// widened) operands, and each result is rounded once.
 //
 //===----------------------------------------------------------------------===//
+#include "common/CellMath.h"
 #include "reference/KernelSupport.h"
-
-#include <cmath>
 
 using namespace mp::rt;
 using namespace mp::rt::ref;
-
-static double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 /// Checks [B, H] `state` against [B, blocks * H] `gates`.
 static Status checkCell(const KernelDesc &k, const TensorView &gates,
@@ -29,16 +26,11 @@ static Status checkCell(const KernelDesc &k, const TensorView &gates,
 // LSTM: gates i, f, g, o
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct LstmGates {
-  double i, f, g, o;
-};
-LstmGates lstmGates(const FloatIn &gates, int64_t b, int64_t h, int64_t hs) {
+/// Element (b, h)'s four gate pre-activations.
+static LstmIn lstmIn(const FloatIn &gates, int64_t b, int64_t h, int64_t hs) {
   const float *row = gates.data() + b * 4 * hs;
-  return {sigmoid(row[h]), sigmoid(row[hs + h]), std::tanh(row[2 * hs + h]),
-          sigmoid(row[3 * hs + h])};
+  return {row[h], row[hs + h], row[2 * hs + h], row[3 * hs + h]};
 }
-} // namespace
 
 static Status checkLstmCell(const KernelDesc &k, const Views &in,
                             const Views &out) {
@@ -55,10 +47,11 @@ static Status runLstmCell(const KernelDesc &, const Views &in,
   FloatOut hNew(out[0]), cNew(out[1]);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < hs; ++h) {
-      LstmGates g = lstmGates(gates, b, h, hs);
-      double next = g.f * c[b * hs + h] + g.i * g.g;
-      cNew[b * hs + h] = static_cast<float>(next);
-      hNew[b * hs + h] = static_cast<float>(g.o * std::tanh(next));
+      int64_t e = b * hs + h;
+      double hv, cv;
+      lstmCell(lstmIn(gates, b, h, hs), c[e], hv, cv);
+      hNew[e] = static_cast<float>(hv);
+      cNew[e] = static_cast<float>(cv);
     }
   hNew.finish();
   cNew.finish();
@@ -84,15 +77,16 @@ static Status runLstmCellGrad(const KernelDesc &, const Views &in,
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < hs; ++h) {
       int64_t e = b * hs + h;
-      LstmGates g = lstmGates(gates, b, h, hs);
-      double tc = std::tanh(static_cast<double>(cNew[e]));
-      double dcTotal = dc[e] + dh[e] * g.o * (1 - tc * tc);
+      LstmIn d;
+      double prev;
+      lstmCellGrad(lstmIn(gates, b, h, hs), c[e], cNew[e], dh[e], dc[e], d,
+                   prev);
       float *row = dGates.data() + b * 4 * hs;
-      row[h] = static_cast<float>(dcTotal * g.g * g.i * (1 - g.i));
-      row[hs + h] = static_cast<float>(dcTotal * c[e] * g.f * (1 - g.f));
-      row[2 * hs + h] = static_cast<float>(dcTotal * g.i * (1 - g.g * g.g));
-      row[3 * hs + h] = static_cast<float>(dh[e] * tc * g.o * (1 - g.o));
-      dcPrev[e] = static_cast<float>(dcTotal * g.f);
+      row[h] = static_cast<float>(d.i);
+      row[hs + h] = static_cast<float>(d.f);
+      row[2 * hs + h] = static_cast<float>(d.g);
+      row[3 * hs + h] = static_cast<float>(d.o);
+      dcPrev[e] = static_cast<float>(prev);
     }
   dGates.finish();
   dcPrev.finish();
@@ -108,21 +102,23 @@ namespace {
 struct GruBlocks {
   int64_t r, z, n;
 };
-struct GruGates {
-  double r, z, n, hn; ///< hn: the hidden product's new block
-};
-GruGates gruGates(const GruBlocks &blocks, const FloatIn &x, const FloatIn &hg,
-                  int64_t b, int64_t h, int64_t hs) {
-  const float *xr = x.data() + b * 3 * hs, *hr = hg.data() + b * 3 * hs;
-  auto at = [&](const float *row, int64_t block) {
-    return static_cast<double>(row[block * hs + h]);
-  };
-  double r = sigmoid(at(xr, blocks.r) + at(hr, blocks.r));
-  double z = sigmoid(at(xr, blocks.z) + at(hr, blocks.z));
-  double hn = at(hr, blocks.n);
-  return {r, z, std::tanh(at(xr, blocks.n) + r * hn), hn};
-}
 } // namespace
+
+/// Element (b, h)'s three blocks of `gates` ([B, 3H]).
+static GruIn gruIn(const GruBlocks &blocks, const FloatIn &gates, int64_t b,
+                   int64_t h, int64_t hs) {
+  const float *row = gates.data() + b * 3 * hs;
+  return {row[blocks.r * hs + h], row[blocks.z * hs + h],
+          row[blocks.n * hs + h]};
+}
+
+static void storeGru(const GruBlocks &blocks, FloatOut &out, int64_t b,
+                     int64_t h, int64_t hs, GruIn v) {
+  float *row = out.data() + b * 3 * hs;
+  row[blocks.r * hs + h] = static_cast<float>(v.r);
+  row[blocks.z * hs + h] = static_cast<float>(v.z);
+  row[blocks.n * hs + h] = static_cast<float>(v.n);
+}
 
 static Status getGruBlocks(const KernelDesc &k, GruBlocks &blocks) {
   const std::string *order = k.getString(AttrName::order);
@@ -155,9 +151,10 @@ static Status runGruCell(const KernelDesc &k, const Views &in,
   FloatOut hNew(out[0]);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < hs; ++h) {
-      GruGates g = gruGates(blocks, x, hg, b, h, hs);
       int64_t e = b * hs + h;
-      hNew[e] = static_cast<float>((1 - g.z) * g.n + g.z * state[e]);
+      hNew[e] = static_cast<float>(gruCell(gruIn(blocks, x, b, h, hs),
+                                           gruIn(blocks, hg, b, h, hs),
+                                           state[e]));
     }
   hNew.finish();
   return Status::ok();
@@ -188,18 +185,14 @@ static Status runGruCellGrad(const KernelDesc &k, const Views &in,
   FloatOut dx(out[0]), dhg(out[1]), dPrev(out[2]);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < hs; ++h) {
-      GruGates g = gruGates(blocks, x, hg, b, h, hs);
       int64_t e = b * hs + h;
-      double d = dh[e];
-      double dn = d * (1 - g.z) * (1 - g.n * g.n);
-      double dr = dn * g.hn * g.r * (1 - g.r);
-      double dz = d * (state[e] - g.n) * g.z * (1 - g.z);
-      float *xr = dx.data() + b * 3 * hs, *hr = dhg.data() + b * 3 * hs;
-      xr[blocks.r * hs + h] = hr[blocks.r * hs + h] = static_cast<float>(dr);
-      xr[blocks.z * hs + h] = hr[blocks.z * hs + h] = static_cast<float>(dz);
-      xr[blocks.n * hs + h] = static_cast<float>(dn);
-      hr[blocks.n * hs + h] = static_cast<float>(dn * g.r);
-      dPrev[e] = static_cast<float>(d * g.z);
+      GruIn gx, gh;
+      double prev;
+      gruCellGrad(gruIn(blocks, x, b, h, hs), gruIn(blocks, hg, b, h, hs),
+                  state[e], dh[e], gx, gh, prev);
+      storeGru(blocks, dx, b, h, hs, gx);
+      storeGru(blocks, dhg, b, h, hs, gh);
+      dPrev[e] = static_cast<float>(prev);
     }
   for (FloatOut *o : {&dx, &dhg, &dPrev})
     o->finish();

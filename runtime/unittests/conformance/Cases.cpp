@@ -718,6 +718,45 @@ std::vector<Case> build() {
                     f32({2, 3}, 0.5, 2)},
                    {data({2, 6, 5, 3}), f32({6}), f32({6})},
                    {{"groups", ints({3})}}, kSum, 4));
+  // attention (the compiler decomposes it; its reference loops are the
+  // definition): causal, an i1 mask, a broadcast float mask, the gradient.
+  {
+    std::map<std::string, Attr> causal = {{"causal", ints({1})}};
+    Operand q = data({2, 5, 7}), k = plain({2, 6, 7}), v = plain({2, 6, 3});
+    t.push_back(make("attention_causal", "train.attention", {q, k, v},
+                     {data({2, 5, 3})}, causal, kSum, 4));
+    t.push_back(make("attention_bool_mask", "train.attention",
+                     {q, k, v, pred({5, 6})}, {data({2, 5, 3})}, causal, kSum,
+                     4));
+    t.push_back(make("attention_float_mask", "train.attention",
+                     {q, k, v, f32({2, 1, 6}, -2, 0)}, {data({2, 5, 3})},
+                     {{"scale", floats({0.3})}}, kSum, 4));
+    t.push_back(make("attention_grad", "train.attention_grad",
+                     {data({2, 5, 3}), plain({2, 5, 7}), k, v},
+                     {data({2, 5, 7}), data({2, 6, 7}), data({2, 6, 3})},
+                     causal, kSum, 4));
+  }
+  // LSTM and GRU cells on [3, 5] states (gates [3, 20] / [3, 15]).
+  t.push_back(make("lstm_cell", "train.lstm_cell",
+                   {data({3, 20}, -3, 3), data({3, 5}, -2, 2)},
+                   {data({3, 5}), data({3, 5})}, {}, Agreement::Ulps, 4));
+  t.push_back(make("lstm_cell_grad", "train.lstm_cell_grad",
+                   {data({3, 5}), data({3, 5}), plain({3, 20}, -3, 3),
+                    plain({3, 5}, -2, 2), plain({3, 5}, -2, 2)},
+                   {data({3, 20}), data({3, 5})}, {}, Agreement::Ulps, 8));
+  for (const char *order : {"rzn", "zrn"}) {
+    std::map<std::string, Attr> attrs = {{"order", str(order)}};
+    t.push_back(make(std::string("gru_cell_") + order, "train.gru_cell",
+                     {data({3, 15}, -3, 3), data({3, 15}, -3, 3),
+                      data({3, 5})},
+                     {data({3, 5})}, attrs, Agreement::Ulps, 4));
+    t.push_back(make(std::string("gru_cell_grad_") + order,
+                     "train.gru_cell_grad",
+                     {data({3, 5}), plain({3, 15}, -3, 3),
+                      plain({3, 15}, -3, 3), plain({3, 5})},
+                     {data({3, 15}), data({3, 15}), data({3, 5})}, attrs,
+                     Agreement::Ulps, 8));
+  }
   t.push_back(make("logsumexp", "train.logsumexp", {data({7, 13}, -8, 8)},
                    {f32({7})}, {{"dims", ints({1})}}, kSum, 4));
   t.push_back(make("logsumexp_dims02_keep", "train.logsumexp",

@@ -829,13 +829,53 @@ Cases windowCases() {
   return cases;
 }
 
+Cases recurrentCases() {
+  Cases cases;
+  uint32_t seed = 900;
+  const int64_t b = 3, h = 37; // neither a warp nor a tile
+  for (DType d : kFloats) {
+    cases.push_back({nameOf("train.lstm_cell", d),
+                     "train.lstm_cell",
+                     {},
+                     {uniform(d, {b, 4 * h}, seed++, -3, 3),
+                      uniform(d, {b, h}, seed++, -2, 2)},
+                     {{d, {b, h}}, {d, {b, h}}}});
+    cases.push_back({nameOf("train.lstm_cell_grad", d),
+                     "train.lstm_cell_grad",
+                     {},
+                     {uniform(d, {b, h}, seed++), uniform(d, {b, h}, seed++),
+                      uniform(d, {b, 4 * h}, seed++, -3, 3),
+                      uniform(d, {b, h}, seed++, -2, 2),
+                      uniform(d, {b, h}, seed++, -2, 2)},
+                     {{d, {b, 4 * h}}, {d, {b, h}}}});
+    for (const char *order : {"rzn", "zrn"}) {
+      cases.push_back({nameOf("train.gru_cell", d, order),
+                       "train.gru_cell",
+                       {{"order", str(order)}},
+                       {uniform(d, {b, 3 * h}, seed++, -3, 3),
+                        uniform(d, {b, 3 * h}, seed++, -3, 3),
+                        uniform(d, {b, h}, seed++)},
+                       {{d, {b, h}}}});
+      cases.push_back({nameOf("train.gru_cell_grad", d, order),
+                       "train.gru_cell_grad",
+                       {{"order", str(order)}},
+                       {uniform(d, {b, h}, seed++),
+                        uniform(d, {b, 3 * h}, seed++, -3, 3),
+                        uniform(d, {b, 3 * h}, seed++, -3, 3),
+                        uniform(d, {b, h}, seed++)},
+                       {{d, {b, 3 * h}}, {d, {b, 3 * h}}, {d, {b, h}}}});
+    }
+  }
+  return cases;
+}
+
 Cases allCases() {
   Cases all;
   for (Cases (*family)() :
        {elementwiseCases, matmulCases, matmulEpilogueCases,
         mixedPrecisionCases, optimizerCases,
         softmaxCases, reductionCases, normalizationCases, shapeCases,
-        embeddingCases, windowCases}) {
+        embeddingCases, windowCases, recurrentCases}) {
     Cases cases = family();
     all.insert(all.end(), cases.begin(), cases.end());
   }
@@ -887,6 +927,10 @@ TEST(CudaCoverage, RunsOpsOfTheReferenceOnly) {
 #endif
 }
 
+TEST(CudaKernels, Recurrent) {
+  MP_REQUIRE_GPU();
+  runAll(recurrentCases());
+}
 TEST(CudaKernels, Elementwise) {
   MP_REQUIRE_GPU();
   runAll(elementwiseCases());
