@@ -98,6 +98,48 @@ void lowerConv1d(Conv1D op, bool toFilter) {
 }
 
 
+/// A train.matmul whose batch dimensions broadcast becomes one on equal
+/// batches (or a shared rank-2 rhs): an rhs whose batch is all 1s is
+/// reshaped to rank 2, and an operand whose batch differs from the
+/// result's is broadcast to it. Canonical forms are left alone.
+void lowerBroadcastMatmul(train::MatmulOp op) {
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  ArrayRef<int64_t> result = op.getType().getShape();
+  ArrayRef<int64_t> batch = result.drop_back(2);
+  ArrayRef<int64_t> lb = lhsType.getShape().drop_back(2);
+  ArrayRef<int64_t> rb = rhsType.getShape().drop_back(2);
+  if (lb == batch && (rb.empty() || rb == batch))
+    return;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  // Operand `v` with batch `have` as [batch..., its last two].
+  auto toBatch = [&](Value v, RankedTensorType type,
+                     ArrayRef<int64_t> have) -> Value {
+    if (have == batch)
+      return v;
+    SmallVector<int64_t> shape(batch);
+    shape.append(type.getShape().take_back(2).begin(),
+                 type.getShape().take_back(2).end());
+    int64_t lead = static_cast<int64_t>(shape.size()) - type.getRank();
+    SmallVector<int64_t> dims;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      dims.push_back(lead + i);
+    auto made = train::BroadcastOp::create(b, loc, type.clone(shape), v, dims);
+    made->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    return made.getResult();
+  };
+  Value lhs = toBatch(op.getLhs(), lhsType, lb);
+  Value rhs = op.getRhs();
+  if (llvm::all_of(rb, [](int64_t d) { return d == 1; }))
+    rhs = train::ReshapeOp::create(
+        b, loc, rhsType.clone(rhsType.getShape().take_back(2)), rhs);
+  else
+    rhs = toBatch(rhs, rhsType, rb);
+  op.getLhsMutable().assign(lhs);
+  op.getRhsMutable().assign(rhs);
+}
+
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
@@ -260,13 +302,17 @@ struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
       if (isa<train::AdaptiveAvgPool2DOp, train::AdaptiveAvgPool2DGradOp,
               train::Conv1DOp, train::Conv1DBackwardDataOp,
               train::Conv1DBackwardFilterOp, train::AttentionOp,
-              train::AttentionGradOp>(op))
+              train::AttentionGradOp, train::MatmulOp>(op))
         ops.push_back(op);
     });
     // In walk (program) order: a forward attention comes before its
     // gradient, which then reuses its probabilities.
     SmallVector<SharedProbabilities> shared;
     for (Operation *op : ops) {
+      if (auto matmul = dyn_cast<train::MatmulOp>(op)) {
+        lowerBroadcastMatmul(matmul);
+        continue;
+      }
       if (auto attention = dyn_cast<train::AttentionOp>(op)) {
         lowerAttention(attention, shared);
         continue;

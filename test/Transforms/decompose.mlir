@@ -54,3 +54,26 @@ func.func @conv1d_nlc(%x: tensor<2x10x4xf32>, %f: tensor<3x4x6xf32>) -> tensor<2
   %y = train.conv1d NLC %x, %f : tensor<2x10x4xf32>, tensor<3x4x6xf32> -> tensor<2x8x6xf32>
   return %y : tensor<2x8x6xf32>
 }
+
+// -----
+
+// Broadcasting matmuls: an rhs with an all-1 batch becomes the shared
+// rank-2 form; a rank-2 lhs, and operands whose batches broadcast against
+// each other, are broadcast to the result's batch; canonical forms stay.
+// CHECK-LABEL: func.func @broadcast_matmul
+// CHECK: %[[R2:.*]] = train.reshape %arg1 : tensor<1x1x8x3xf32> -> tensor<8x3xf32>
+// CHECK: train.matmul %arg0, %[[R2]] : tensor<2x4x5x8xf32>, tensor<8x3xf32> -> tensor<2x4x5x3xf32>
+// CHECK: %[[L:.*]] = train.broadcast %arg2 {dims = array<i64: 1, 2>} : tensor<5x8xf32> -> tensor<6x5x8xf32>
+// CHECK: train.matmul %[[L]], %arg3 {transpose_rhs} : tensor<6x5x8xf32>, tensor<6x3x8xf32> -> tensor<6x5x3xf32>
+// CHECK: %[[A:.*]] = train.broadcast %arg4 {dims = array<i64: 0, 1, 2, 3>, mp.force = "fp32"} : tensor<2x1x5x8xbf16> -> tensor<2x4x5x8xbf16>
+// CHECK: %[[B:.*]] = train.broadcast %arg5 {dims = array<i64: 1, 2, 3>, mp.force = "fp32"} : tensor<4x8x3xbf16> -> tensor<2x4x8x3xbf16>
+// CHECK: train.matmul %[[A]], %[[B]] {mp.force = "fp32"} : tensor<2x4x5x8xbf16>, tensor<2x4x8x3xbf16> -> tensor<2x4x5x3xf32>
+// CHECK: train.matmul %arg0, %arg6 : tensor<2x4x5x8xf32>, tensor<2x4x8x3xf32>
+// CHECK-NOT: train.broadcast
+func.func @broadcast_matmul(%a: tensor<2x4x5x8xf32>, %b: tensor<1x1x8x3xf32>, %c: tensor<5x8xf32>, %d: tensor<6x3x8xf32>, %e: tensor<2x1x5x8xbf16>, %f: tensor<4x8x3xbf16>, %g: tensor<2x4x8x3xf32>) -> (tensor<2x4x5x3xf32>, tensor<6x5x3xf32>, tensor<2x4x5x3xf32>, tensor<2x4x5x3xf32>) {
+  %0 = train.matmul %a, %b : tensor<2x4x5x8xf32>, tensor<1x1x8x3xf32> -> tensor<2x4x5x3xf32>
+  %1 = train.matmul %c, %d {transpose_rhs} : tensor<5x8xf32>, tensor<6x3x8xf32> -> tensor<6x5x3xf32>
+  %2 = train.matmul %e, %f {mp.force = "fp32"} : tensor<2x1x5x8xbf16>, tensor<4x8x3xbf16> -> tensor<2x4x5x3xf32>
+  %3 = train.matmul %a, %g : tensor<2x4x5x8xf32>, tensor<2x4x8x3xf32> -> tensor<2x4x5x3xf32>
+  return %0, %1, %2, %3 : tensor<2x4x5x3xf32>, tensor<6x5x3xf32>, tensor<2x4x5x3xf32>, tensor<2x4x5x3xf32>
+}

@@ -146,6 +146,10 @@ def Decompose : Pass<"mp-decompose", "::mlir::ModuleOp"> {
     `forced-fp32`), so that a 16-bit policy keeps the products 16-bit and
     the scores f32 from the first product's f32 accumulator on, as the
     fused kernels of other frameworks do.
+    A `matmul` whose batch dimensions broadcast becomes one on equal
+    batches: an rhs whose batch is all 1s is reshaped to the shared rank-2
+    form (no copy), any other operand whose batch differs from the
+    result's is `broadcast` to it.
     Discardable attributes (`mp.force`, locations) carry over. Runs first in
     the pipeline, so that the precision passes see what will run.
   }];

@@ -36,7 +36,9 @@ static Status getMatmulDims(const KernelDesc &kernel, const Views &in,
   if (!dims.sharedRhs && Shape(r.begin(), r.end() - 2) != batch)
     return kernelError(kernel,
                        "expects rhs batch dimensions " + formatShape(batch) +
-                           " (or a rank-2 rhs) but got " + formatShape(r));
+                           " (or a rank-2 rhs) but got " + formatShape(r) +
+                           " (batches that broadcast are mp-decompose's to "
+                           "materialize: compile with the pipeline)");
   dims.batch = product(batch, 0, batch.size());
   Shape expected = batch;
   expected.push_back(dims.m);

@@ -422,16 +422,16 @@ func.func @matmul_transpose_contraction(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>
 // -----
 
 func.func @matmul_batch(%a: tensor<5x2x3xf32>, %b: tensor<6x3x4xf32>) {
-  // expected-error @+1 {{expects rhs batch dimensions [5] (or a rank-2 rhs) but got [6]}}
+  // expected-error @+1 {{expects batch dimensions that broadcast but got [5] and [6]}}
   %0 = train.matmul %a, %b : tensor<5x2x3xf32>, tensor<6x3x4xf32> -> tensor<5x2x4xf32>
   return
 }
 
 // -----
 
-func.func @matmul_batched_rhs_only(%a: tensor<2x3xf32>, %b: tensor<6x3x4xf32>) {
-  // expected-error @+1 {{expects rhs batch dimensions [] (or a rank-2 rhs) but got [6]}}
-  %0 = train.matmul %a, %b : tensor<2x3xf32>, tensor<6x3x4xf32> -> tensor<6x2x4xf32>
+func.func @matmul_broadcast_result(%a: tensor<2x3xf32>, %b: tensor<6x3x4xf32>) {
+  // expected-error @+1 {{expects a result of shape [6, 2, 4] but got [2, 4]}}
+  %0 = train.matmul %a, %b : tensor<2x3xf32>, tensor<6x3x4xf32> -> tensor<2x4xf32>
   return
 }
 

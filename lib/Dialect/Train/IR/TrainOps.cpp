@@ -147,7 +147,7 @@ LogicalResult MatmulOp::verify() {
   int64_t n;
   return mp::verifyMatmulShapes(*this, shapeOf(getLhs()), shapeOf(getRhs()),
                                 shapeOf(getResult()), getTransposeLhs(),
-                                getTransposeRhs(), n);
+                                getTransposeRhs(), n, /*broadcast=*/true);
 }
 
 LogicalResult BiasAddOp::verify() {

@@ -376,6 +376,13 @@ def Train_MatmulOp : Train_Op<"matmul"> {
     `lhs` is [B..., M, K] (or [B..., K, M] with `transpose_lhs`), `rhs` is
     [B..., K, N] (or [B..., N, K] with `transpose_rhs`), or a rank-2 [K, N]
     shared by every batch (a linear layer). The result is [B..., M, N].
+    The two batch shapes may also differ where they broadcast as numpy's
+    (torch.matmul's, tf.linalg.matmul's) do: aligned at the last batch
+    dimension, each pair equal or one of them 1 or missing; the result has
+    the broadcast batch. mp-decompose turns those forms into the two above
+    (a `broadcast` of the operand that needs it, or a `reshape` of an rhs
+    whose batch is all 1s into the shared rank-2 form), so backends only
+    see equal batches or a shared rhs.
     `lhs` and `rhs` share an element type; the result may have another one:
     bf16 x bf16 -> f32 is a product accumulated and stored in f32.
   }];
