@@ -176,6 +176,11 @@ private:
   Status runClipGradNorm(const KernelDesc &, const Views &, const Views &);
   Status runClipGradValue(const KernelDesc &, const Views &, const Views &);
   Status runDropout(const KernelDesc &, const Views &, const Views &);
+  Status runPad(const KernelDesc &, const Views &, const Views &);
+  Status runOneHot(const KernelDesc &, const Views &, const Views &);
+  Status runPointwiseLoss(const KernelDesc &, const Views &, const Views &);
+  Status runPointwiseLossGrad(const KernelDesc &, const Views &,
+                              const Views &);
   Status runLstmCell(const KernelDesc &, const Views &, const Views &);
   Status runLstmCellGrad(const KernelDesc &, const Views &, const Views &);
   Status runGruCell(const KernelDesc &, const Views &, const Views &);

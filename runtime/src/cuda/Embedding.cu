@@ -92,3 +92,26 @@ int mp::rt::cuda::takeGrad(const Context &ctx, Ref grad, Ref indices,
                                  ctx.launch);
   return lastError();
 }
+
+namespace {
+/// One thread per result element: 1 where the class is the index's.
+__global__ void oneHotKernel(Ref indices, Ref out, int64_t n, int64_t classes,
+                             DeviceError *error, int32_t launch) {
+  MP_GRID_STRIDE(e, n * classes) {
+    int64_t i = e / classes, c = e % classes;
+    int64_t index = loadI(indices, i);
+    if (c == 0 && (index < 0 || index >= classes))
+      reportError(error, launch, kIndexOutOfRange, index, i, classes);
+    storeF(out, e, index == c ? 1.0f : 0.0f);
+  }
+}
+} // namespace
+
+int mp::rt::cuda::oneHot(const Context &ctx, Ref indices, Ref out, int64_t n,
+                         int64_t classes) {
+  if (n == 0)
+    return 0;
+  oneHotKernel<<<blocksFor(n * classes), kThreads, 0, ctx.stream>>>(
+      indices, out, n, classes, ctx.error, ctx.launch);
+  return lastError();
+}

@@ -229,6 +229,9 @@ int batchNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale, Ref mean,
 // Shape.cu ------------------------------------------------------------------
 int gather(const Context &ctx, const void *in, void *out, int64_t elementSize,
            const Gather &g);
+/// out[base + sum_d index_d(i) * steps[d]] = in[i] over g.shape (pad).
+int scatter(const Context &ctx, const void *in, void *out, int64_t elementSize,
+            const Gather &g);
 
 // Embedding.cu --------------------------------------------------------------
 /// x [outer, size, inner] taken along its middle dimension at `count`
@@ -279,6 +282,21 @@ int avgPoolGrad(const Context &ctx, Ref grad, Ref dx, const ImageDesc &xi,
 int globalAvgPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi);
 int globalAvgPoolGrad(const Context &ctx, Ref grad, Ref dx,
                       const ImageDesc &xi);
+
+/// out[i, c] = (indices[i] == c) for n indices; an index outside [0,
+/// classes) is a data error (its row stays 0).
+int oneHot(const Context &ctx, Ref indices, Ref out, int64_t n,
+           int64_t classes);
+
+// PointwiseLoss.cu ---------------------------------------------------------
+enum class PointwiseLoss : int32_t { Mse, Bce, Huber };
+/// loss (0-d) = mean over n elements of the term (f64 sums); `delta` is
+/// Huber's.
+int pointwiseLoss(const Context &ctx, PointwiseLoss kind, Ref x, Ref t,
+                  Ref loss, int64_t n, double delta);
+/// r = derivative * grad_loss / n, elementwise.
+int pointwiseLossGrad(const Context &ctx, PointwiseLoss kind, Ref x, Ref t,
+                      Ref gradLoss, Ref r, int64_t n, double delta);
 
 // Recurrent.cu -------------------------------------------------------------
 /// Where a GRU's reset, update and new blocks sit in its [B, 3H] gates.

@@ -60,6 +60,35 @@ Status CudaBackend::runCrossEntropyGrad(const KernelDesc &k, const Views &in,
                                       in[0].shape[1]));
 }
 
+static PointwiseLoss pointwiseLossOf(OpId id) {
+  switch (id) {
+  case OpId::TrainMseLoss:
+  case OpId::TrainMseLossGrad:
+    return PointwiseLoss::Mse;
+  case OpId::TrainBceWithLogitsLoss:
+  case OpId::TrainBceWithLogitsLossGrad:
+    return PointwiseLoss::Bce;
+  default:
+    return PointwiseLoss::Huber;
+  }
+}
+
+Status CudaBackend::runPointwiseLoss(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  return launched(k, pointwiseLoss(context(), pointwiseLossOf(k.opId()),
+                                   ref(in[0]), ref(in[1]), ref(out[0]),
+                                   in[0].numElements(),
+                                   k.getFloat(AttrName::delta, 1.0)));
+}
+
+Status CudaBackend::runPointwiseLossGrad(const KernelDesc &k, const Views &in,
+                                         const Views &out) {
+  return launched(k, pointwiseLossGrad(
+                         context(), pointwiseLossOf(k.opId()), ref(in[0]),
+                         ref(in[1]), ref(in[2]), ref(out[0]),
+                         in[0].numElements(), k.getFloat(AttrName::delta, 1.0)));
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and normalization
 //===----------------------------------------------------------------------===//

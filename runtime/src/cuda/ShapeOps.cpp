@@ -130,6 +130,33 @@ Status CudaBackend::runFill(const KernelDesc &k, const Views &,
                               dtypeSize(out[0].dtype), out[0].numElements()));
 }
 
+Status CudaBackend::runPad(const KernelDesc &k, const Views &in,
+                           const Views &out) {
+  const std::vector<int64_t> &x = in[0].shape;
+  const std::vector<int64_t> *low = k.getInts(AttrName::low);
+  if (!low || low->size() != x.size() || out[0].shape.size() != x.size())
+    return invalidArgument(k.op + " needs 'low' of the operand's rank");
+  size_t size = dtypeSize(out[0].dtype);
+  MP_RETURN_IF_ERROR(launched(
+      k, fillBits(context(), out[0].data,
+                  bitsOf(out[0].dtype, k.getFloat(AttrName::value, 0)), size,
+                  out[0].numElements())));
+  std::vector<int64_t> outStrides = stridesOf(out[0].shape);
+  int64_t base = 0;
+  for (size_t d = 0; d < x.size(); ++d)
+    base += (*low)[d] * outStrides[d];
+  Gather g;
+  if (!makeGather(x, outStrides, base, g))
+    return unimplemented(k.op + " of rank > " + std::to_string(kMaxRank));
+  return launched(k, scatter(context(), in[0].data, out[0].data, size, g));
+}
+
+Status CudaBackend::runOneHot(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  return launched(k, oneHot(context(), ref(in[0]), ref(out[0]),
+                            in[0].numElements(), out[0].shape.back()));
+}
+
 Status CudaBackend::runGradSeed(const KernelDesc &k, const Views &,
                                 const Views &out) {
   return launched(k, fillBits(context(), out[0].data, bitsOf(out[0].dtype, 1),

@@ -869,13 +869,64 @@ Cases recurrentCases() {
   return cases;
 }
 
+Cases lossAndEncodingCases() {
+  Cases cases;
+  uint32_t seed = 950;
+  const std::vector<int64_t> shape = {7, 37};
+  for (DType d : kFloats) {
+    struct Loss {
+      const char *op;
+      std::map<std::string, Attr> attrs;
+    };
+    const Loss losses[] = {{"train.mse_loss", {}},
+                           {"train.bce_with_logits_loss", {}},
+                           {"train.huber_loss", {{"delta", floats({0.7})}}}};
+    for (const Loss &l : losses) {
+      for (DType out : widening(d))
+        cases.push_back({nameOf(l.op, d, std::string("to_") + dtypeName(out)),
+                         l.op,
+                         l.attrs,
+                         {uniform(d, shape, seed++, -3, 3),
+                          uniform(d, shape, seed++, 0, 1)},
+                         {{out, {}}}});
+      std::string grad = std::string(l.op) + "_grad";
+      cases.push_back({nameOf(grad, d),
+                       grad,
+                       l.attrs,
+                       {uniform(d, shape, seed++, -3, 3),
+                        uniform(d, shape, seed++, 0, 1), values(d, {}, {2.0})},
+                       {{d, shape}}});
+    }
+    cases.push_back({nameOf("train.pad", d),
+                     "train.pad",
+                     {{"low", ints({1, 0, 2})},
+                      {"high", ints({0, 3, 1})},
+                      {"value", floats({-0.5})}},
+                     {uniform(d, {3, 5, 7}, seed++)},
+                     {{d, {4, 8, 10}}}});
+    for (DType indices : {DType::I32, DType::I64})
+      cases.push_back({nameOf("train.one_hot", d, dtypeName(indices)),
+                       "train.one_hot",
+                       {},
+                       {uniform(indices, {5, 3}, seed++, 0, 9)},
+                       {{d, {5, 3, 9}}}});
+  }
+  cases.push_back({"train.pad/i64",
+                   "train.pad",
+                   {{"low", ints({2})}, {"high", ints({1})}},
+                   {uniform(DType::I64, {6}, seed++, 0, 100)},
+                   {{DType::I64, {9}}}});
+  return cases;
+}
+
 Cases allCases() {
   Cases all;
   for (Cases (*family)() :
        {elementwiseCases, matmulCases, matmulEpilogueCases,
         mixedPrecisionCases, optimizerCases,
         softmaxCases, reductionCases, normalizationCases, shapeCases,
-        embeddingCases, windowCases, recurrentCases}) {
+        embeddingCases, windowCases, recurrentCases,
+        lossAndEncodingCases}) {
     Cases cases = family();
     all.insert(all.end(), cases.begin(), cases.end());
   }
@@ -927,6 +978,10 @@ TEST(CudaCoverage, RunsOpsOfTheReferenceOnly) {
 #endif
 }
 
+TEST(CudaKernels, LossesAndEncodings) {
+  MP_REQUIRE_GPU();
+  runAll(lossAndEncodingCases());
+}
 TEST(CudaKernels, Recurrent) {
   MP_REQUIRE_GPU();
   runAll(recurrentCases());
