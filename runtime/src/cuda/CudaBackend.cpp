@@ -81,6 +81,8 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainReduceSum, {&B::runReduce, 1, 1}},
       {OpId::TrainReduceMean, {&B::runReduce, 1, 1}},
       {OpId::TrainReduceMax, {&B::runReduce, 1, 1}},
+      {OpId::TrainLogsumexp, {&B::runReduce, 1, 1}},
+      {OpId::TrainArgmax, {&B::runArgMax, 1, 1}},
       {OpId::TrainLayerNorm, {&B::runLayerNorm, 3, 3}},
       {OpId::TrainLayerNormGrad, {&B::runLayerNormGrad, 5, 3}},
       {OpId::TrainRmsNorm, {&B::runRmsNorm, 2, 2}},

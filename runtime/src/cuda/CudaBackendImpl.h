@@ -176,6 +176,7 @@ private:
   Status runClipGradNorm(const KernelDesc &, const Views &, const Views &);
   Status runClipGradValue(const KernelDesc &, const Views &, const Views &);
   Status runDropout(const KernelDesc &, const Views &, const Views &);
+  Status runArgMax(const KernelDesc &, const Views &, const Views &);
   Status runPad(const KernelDesc &, const Views &, const Views &);
   Status runOneHot(const KernelDesc &, const Views &, const Views &);
   Status runPointwiseLoss(const KernelDesc &, const Views &, const Views &);

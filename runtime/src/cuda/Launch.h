@@ -198,7 +198,9 @@ int crossEntropyGrad(const Context &ctx, Ref logits, Ref labels, Ref gradLoss,
                      Ref r, int64_t rows, int64_t classes);
 
 // Reduction.cu --------------------------------------------------------------
-enum class Reduce : int32_t { Sum, Mean, Max };
+/// LogSumExp and ArgMax (an i64 result: the first maximum, a NaN counting
+/// as the maximum) run a thread per result.
+enum class Reduce : int32_t { Sum, Mean, Max, LogSumExp, ArgMax };
 /// x's dims split into kept (result order) and reduced ones, each with
 /// x's strides.
 struct Reduction {

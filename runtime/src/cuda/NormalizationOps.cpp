@@ -93,29 +93,23 @@ Status CudaBackend::runPointwiseLossGrad(const KernelDesc &k, const Views &in,
 // Reductions and normalization
 //===----------------------------------------------------------------------===//
 
-Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
-                              const Views &out) {
-  const std::vector<int64_t> &shape = in[0].shape;
+/// x's dimensions split into kept and reduced ones (`dims`, possibly
+/// negative), with x's strides.
+static Status reductionOf(const KernelDesc &k, const std::vector<int64_t> &shape,
+                          const std::vector<int64_t> &dims, Reduction &r) {
   size_t rank = shape.size();
-  const std::vector<int64_t> *dims = k.getInts(AttrName::dims);
-  if (!dims || rank > static_cast<size_t>(kMaxRank))
-    return invalidArgument(
-        k.op + " needs 'dims' and a rank <= " + std::to_string(kMaxRank));
+  if (rank > static_cast<size_t>(kMaxRank))
+    return invalidArgument(k.op + " of rank > " + std::to_string(kMaxRank));
   std::vector<bool> reduced(rank, false);
-  for (int64_t dim : *dims) {
+  for (int64_t dim : dims) {
     int64_t d = resolve(dim, rank);
     if (d < 0 || d >= static_cast<int64_t>(rank))
       return invalidArgument(k.op + ": a reduction dimension is out of range");
     reduced[d] = true;
   }
-  Reduction r{};
+  r = Reduction{};
   r.outputs = r.perOutput = 1;
-  int64_t stride = 1;
-  std::vector<int64_t> strides(rank);
-  for (size_t d = rank; d-- > 0;) {
-    strides[d] = stride;
-    stride *= shape[d];
-  }
+  std::vector<int64_t> strides = stridesOf(shape);
   for (size_t d = 0; d < rank; ++d) {
     if (reduced[d]) {
       r.reduced[r.reducedRank] = shape[d];
@@ -127,10 +121,30 @@ Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
       r.outputs *= shape[d];
     }
   }
+  return Status::ok();
+}
+
+Status CudaBackend::runReduce(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  const std::vector<int64_t> *dims = k.getInts(AttrName::dims);
+  if (!dims)
+    return invalidArgument(k.op + " needs 'dims'");
+  Reduction r;
+  MP_RETURN_IF_ERROR(reductionOf(k, in[0].shape, *dims, r));
   Reduce kind = k.opId() == OpId::TrainReduceSum    ? Reduce::Sum
                 : k.opId() == OpId::TrainReduceMean ? Reduce::Mean
-                                              : Reduce::Max;
+                : k.opId() == OpId::TrainLogsumexp  ? Reduce::LogSumExp
+                                                    : Reduce::Max;
   return launched(k, reduce(context(), kind, ref(in[0]), ref(out[0]), r));
+}
+
+Status CudaBackend::runArgMax(const KernelDesc &k, const Views &in,
+                              const Views &out) {
+  Reduction r;
+  MP_RETURN_IF_ERROR(
+      reductionOf(k, in[0].shape, {k.getInt(AttrName::dim, 0)}, r));
+  return launched(k, reduce(context(), Reduce::ArgMax, ref(in[0]),
+                            ref(out[0]), r));
 }
 
 namespace {

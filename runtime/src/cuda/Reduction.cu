@@ -1,4 +1,4 @@
-//===- Reduction.cu - reduce_sum, reduce_mean, reduce_max -----------------===//
+//===- Reduction.cu - reduce_sum / mean / max, logsumexp, argmax ---------===//
 //
 // The result element o sums (or maxes) the x elements at keptOffset(o) +
 // reducedOffset(r) for r in [0, perOutput). Three schedules: a block per
@@ -6,7 +6,7 @@
 // tiles of 32 consecutive results split over 32 rows of threads when the
 // kept dimensions are the inner ones (the bias gradient's sum over the
 // batch: coalesced, and parallel even for a few hundred results); else a
-// thread per result. Sums accumulate in f64 (reference/Accumulate.h), max
+// thread per result (always for logsumexp and argmax, two passes each). Sums accumulate in f64 (reference/Accumulate.h), max
 // in f32, all in a fixed order: results are reproducible.
 //
 //===----------------------------------------------------------------------===//
@@ -113,12 +113,48 @@ __global__ void columnTiles(Reduce kind, Ref x, Ref r, Reduction d) {
   }
 }
 
+/// logsumexp (max + log sum exp(x - max), in f64; the max itself where it
+/// is infinite or NaN) or argmax, two passes over each result's elements.
+__global__ void twoPass(Reduce kind, Ref x, Ref r, Reduction d) {
+  MP_GRID_STRIDE(o, d.outputs) {
+    int64_t base = offsetOf(o, d.keptRank, d.kept, d.keptStrides);
+    float max = -INFINITY;
+    int64_t at = -1;
+    for (int64_t i = 0; i < d.perOutput; ++i) {
+      float v = loadF(
+          x, base + offsetOf(i, d.reducedRank, d.reduced, d.reducedStrides));
+      bool bestIsNan = at >= 0 && max != max;
+      if (at < 0 || (!bestIsNan && (v > max || v != v))) {
+        max = v;
+        at = i;
+      }
+    }
+    if (kind == Reduce::ArgMax) {
+      // The reduced dimension is one: i is its index.
+      storeI(r, o, d.perOutput ? at : -1);
+      continue;
+    }
+    double sum = 0;
+    if (isfinite(max))
+      for (int64_t i = 0; i < d.perOutput; ++i)
+        sum += exp(static_cast<double>(loadF(
+                       x, base + offsetOf(i, d.reducedRank, d.reduced,
+                                          d.reducedStrides))) -
+                   max);
+    storeF(r, o, isfinite(max) ? static_cast<float>(max + log(sum)) : max);
+  }
+}
+
 } // namespace
 
 int mp::rt::cuda::reduce(const Context &ctx, Reduce kind, Ref x, Ref r,
                          const Reduction &d) {
   if (d.outputs == 0)
     return 0;
+  if (kind == Reduce::LogSumExp || kind == Reduce::ArgMax) {
+    twoPass<<<blocksFor(d.outputs), kThreads, 0, ctx.stream>>>(kind, x, r, d);
+    return lastError();
+  }
   bool contiguous =
       d.reducedRank > 0 && d.reducedStrides[d.reducedRank - 1] == 1;
   bool keptInner = d.keptRank > 0 && d.keptStrides[d.keptRank - 1] == 1;

@@ -897,6 +897,26 @@ Cases lossAndEncodingCases() {
                         uniform(d, shape, seed++, 0, 1), values(d, {}, {2.0})},
                        {{d, shape}}});
     }
+    cases.push_back({nameOf("train.logsumexp", d, "dims1"),
+                     "train.logsumexp",
+                     {{"dims", ints({1})}},
+                     {uniform(d, {7, 45}, seed++, -8, 8)},
+                     {{DType::F32, {7}}}});
+    cases.push_back({nameOf("train.logsumexp", d, "dims02_keep"),
+                     "train.logsumexp",
+                     {{"dims", ints({0, 2})}, {"keep_dims", ints({1})}},
+                     {uniform(d, {3, 5, 4}, seed++, -8, 8)},
+                     {{d, {1, 5, 1}}}});
+    cases.push_back({nameOf("train.argmax", d, "dim1"),
+                     "train.argmax",
+                     {{"dim", ints({1})}},
+                     {uniform(d, {7, 45}, seed++)},
+                     {{DType::I64, {7}}}});
+    cases.push_back({nameOf("train.argmax", d, "dim0_keep"),
+                     "train.argmax",
+                     {{"dim", ints({0})}, {"keep_dims", ints({1})}},
+                     {uniform(d, {5, 3, 4}, seed++)},
+                     {{DType::I64, {1, 3, 4}}}});
     cases.push_back({nameOf("train.pad", d),
                      "train.pad",
                      {{"low", ints({1, 0, 2})},
