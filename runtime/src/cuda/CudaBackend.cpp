@@ -88,6 +88,8 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainRmsNorm, {&B::runRmsNorm, 2, 2}},
       {OpId::TrainRmsNormGrad, {&B::runRmsNormGrad, 4, 2}},
       {OpId::TrainBatchNorm, {&B::runBatchNorm, 5, 5}},
+      {OpId::TrainGroupNorm, {&B::runGroupNorm, 3, 3}},
+      {OpId::TrainGroupNormGrad, {&B::runGroupNormGrad, 5, 3}},
       {OpId::TrainBatchNormGrad, {&B::runBatchNormGrad, 5, 3}},
       {OpId::TrainReshape, {&B::runReshape, 1, 1}},
       {OpId::TrainGradient, {&B::runReshape, 1, 1}},

@@ -177,6 +177,8 @@ private:
   Status runClipGradValue(const KernelDesc &, const Views &, const Views &);
   Status runDropout(const KernelDesc &, const Views &, const Views &);
   Status runArgMax(const KernelDesc &, const Views &, const Views &);
+  Status runGroupNorm(const KernelDesc &, const Views &, const Views &);
+  Status runGroupNormGrad(const KernelDesc &, const Views &, const Views &);
   Status runPad(const KernelDesc &, const Views &, const Views &);
   Status runOneHot(const KernelDesc &, const Views &, const Views &);
   Status runPointwiseLoss(const KernelDesc &, const Views &, const Views &);

@@ -290,6 +290,18 @@ int globalAvgPoolGrad(const Context &ctx, Ref grad, Ref dx,
 int oneHot(const Context &ctx, Ref indices, Ref out, int64_t n,
            int64_t classes);
 
+// GroupNorm.cu -------------------------------------------------------------
+/// x as [batch, before, channels, after], `groups` groups of channels.
+struct GroupDims {
+  int64_t batch, before, channels, after, groups;
+};
+/// mean / inv_std are [batch, groups].
+int groupNorm(const Context &ctx, Ref x, Ref scale, Ref offset, Ref y,
+              Ref mean, Ref invStd, const GroupDims &s, float epsilon);
+int groupNormGrad(const Context &ctx, Ref dy, Ref x, Ref scale, Ref mean,
+                  Ref invStd, Ref dx, Ref dscale, Ref doffset,
+                  const GroupDims &s);
+
 // PointwiseLoss.cu ---------------------------------------------------------
 enum class PointwiseLoss : int32_t { Mse, Bce, Huber };
 /// loss (0-d) = mean over n elements of the term (f64 sums); `delta` is

@@ -203,6 +203,31 @@ Status CudaBackend::runRmsNormGrad(const KernelDesc &k, const Views &in,
                                    ref(out[1]), none, rows, features));
 }
 
+/// x's [N, P, C, Q] split around `feature_dim` (the reference's check
+/// validated it and `groups`).
+static GroupDims groupDimsOf(const KernelDesc &k, const TensorView &x) {
+  const std::vector<int64_t> &shape = x.shape;
+  size_t dim = static_cast<size_t>(k.getInt(AttrName::feature_dim, 1));
+  return {shape[0], product(shape, 1, dim), shape[dim],
+          product(shape, dim + 1, shape.size()), k.getInt(AttrName::groups, 1)};
+}
+
+Status CudaBackend::runGroupNorm(const KernelDesc &k, const Views &in,
+                                 const Views &out) {
+  return launched(
+      k, groupNorm(context(), ref(in[0]), ref(in[1]), ref(in[2]), ref(out[0]),
+                   ref(out[1]), ref(out[2]), groupDimsOf(k, in[0]),
+                   static_cast<float>(k.getFloat(AttrName::epsilon, 1e-5))));
+}
+
+Status CudaBackend::runGroupNormGrad(const KernelDesc &k, const Views &in,
+                                     const Views &out) {
+  return launched(k, groupNormGrad(context(), ref(in[0]), ref(in[1]),
+                                   ref(in[2]), ref(in[3]), ref(in[4]),
+                                   ref(out[0]), ref(out[1]), ref(out[2]),
+                                   groupDimsOf(k, in[1])));
+}
+
 Status CudaBackend::runBatchNorm(const KernelDesc &k, const Views &in,
                                  const Views &out) {
   const std::vector<int64_t> &shape = in[0].shape;

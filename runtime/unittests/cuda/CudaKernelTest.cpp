@@ -610,6 +610,32 @@ Cases normalizationCases() {
           uniform(DType::F32, {3}, seed++), uniform(DType::F32, {3}, seed++),
           uniform(DType::F32, {3}, seed++, 0.5, 2)},
          {{d, x}, {DType::F32, {3}}, {DType::F32, {3}}}});
+    // group_norm: 6 channels in 3 groups, second (NCHW) and last (NHWC).
+    struct Group {
+      const char *name;
+      std::vector<int64_t> x;
+      int64_t featureDim;
+    };
+    for (const Group &f : {Group{"nchw", {2, 6, 5, 3}, 1},
+                           Group{"nhwc", {2, 5, 3, 6}, 3}}) {
+      std::map<std::string, Attr> attrs = {{"groups", ints({3})},
+                                           {"feature_dim", ints({f.featureDim})}};
+      cases.push_back({nameOf("train.group_norm", d, f.name),
+                       "train.group_norm",
+                       attrs,
+                       {uniform(d, f.x, seed++, -2, 4),
+                        uniform(DType::F32, {6}, seed++, 0.5, 1.5),
+                        uniform(DType::F32, {6}, seed++)},
+                       {{d, f.x}, {DType::F32, {2, 3}}, {DType::F32, {2, 3}}}});
+      cases.push_back({nameOf("train.group_norm_grad", d, f.name),
+                       "train.group_norm_grad",
+                       attrs,
+                       {uniform(d, f.x, seed++), uniform(d, f.x, seed++, -2, 4),
+                        uniform(DType::F32, {6}, seed++, 0.5, 1.5),
+                        uniform(DType::F32, {2, 3}, seed++, -0.5, 0.5),
+                        uniform(DType::F32, {2, 3}, seed++, 0.5, 2)},
+                       {{d, f.x}, {DType::F32, {6}}, {DType::F32, {6}}}});
+    }
   }
   return cases;
 }
