@@ -111,6 +111,8 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainMaxPool2dGrad, {&B::runPoolGrad, 2, 1}},
       {OpId::TrainAvgPool2dGrad, {&B::runPoolGrad, 1, 1}},
       {OpId::TrainGlobalAvgPool2d, {&B::runGlobalPool, 1, 1}},
+      {OpId::TrainAdaptiveAvgPool2d, {&B::runAdaptivePool, 1, 1}},
+      {OpId::TrainAdaptiveAvgPool2dGrad, {&B::runAdaptivePool, 1, 1}},
       {OpId::TrainGlobalAvgPool2dGrad, {&B::runGlobalPool, 1, 1}},
       {OpId::TrainLrSchedule, {&B::runLrSchedule, 1, 1}},
       {OpId::TrainClipGradNorm, {&B::runClipGradNorm, 1, 2}},

@@ -179,6 +179,7 @@ private:
   Status runArgMax(const KernelDesc &, const Views &, const Views &);
   Status runGroupNorm(const KernelDesc &, const Views &, const Views &);
   Status runGroupNormGrad(const KernelDesc &, const Views &, const Views &);
+  Status runAdaptivePool(const KernelDesc &, const Views &, const Views &);
   Status runPad(const KernelDesc &, const Views &, const Views &);
   Status runOneHot(const KernelDesc &, const Views &, const Views &);
   Status runPointwiseLoss(const KernelDesc &, const Views &, const Views &);

@@ -280,6 +280,12 @@ int maxPoolGrad(const Context &ctx, Ref grad, Ref x, Ref dx,
                 const ImageDesc &xi, const ImageDesc &yi, const WindowDesc &w);
 int avgPoolGrad(const Context &ctx, Ref grad, Ref dx, const ImageDesc &xi,
                 const ImageDesc &yi, const WindowDesc &w);
+/// nn.AdaptiveAvgPool2d's windows (y's spatial size given), f64 sums; the
+/// gradient sums each input's windows in f32, in the reference's order.
+int adaptiveAvgPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi,
+                    const ImageDesc &yi);
+int adaptiveAvgPoolGrad(const Context &ctx, Ref grad, Ref dx,
+                        const ImageDesc &xi, const ImageDesc &yi);
 /// y is [N, C] (dense), x any layout.
 int globalAvgPool(const Context &ctx, Ref x, Ref y, const ImageDesc &xi);
 int globalAvgPoolGrad(const Context &ctx, Ref grad, Ref dx,

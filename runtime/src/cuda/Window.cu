@@ -237,6 +237,58 @@ __global__ void globalPoolGradKernel(Ref grad, Ref dx, ImageDesc xi,
   }
 }
 
+/// PyTorch's adaptive window of output index i: [floor(i in / out),
+/// ceil((i + 1) in / out)), as reference/Pooling.cpp.
+__device__ __forceinline__ int64_t adaptiveBegin(int64_t i, int64_t in,
+                                                 int64_t out) {
+  return i * in / out;
+}
+__device__ __forceinline__ int64_t adaptiveEnd(int64_t i, int64_t in,
+                                               int64_t out) {
+  return ((i + 1) * in + out - 1) / out;
+}
+
+__global__ void adaptivePoolKernel(Ref x, Ref y, ImageDesc xi, ImageDesc yi,
+                                   int64_t total) {
+  MP_GRID_STRIDE(e, total) {
+    int64_t n, c, i, j;
+    split(yi, e, n, c, i, j);
+    int64_t h0 = adaptiveBegin(i, xi.h, yi.h), h1 = adaptiveEnd(i, xi.h, yi.h);
+    int64_t w0 = adaptiveBegin(j, xi.w, yi.w), w1 = adaptiveEnd(j, xi.w, yi.w);
+    double sum = 0; // f64, as every reduction
+    for (int64_t h = h0; h < h1; ++h)
+      for (int64_t w = w0; w < w1; ++w)
+        sum += loadF(x, at(xi, n, c, h, w));
+    storeF(y, at(yi, n, c, i, j),
+           static_cast<float>(sum / static_cast<double>((h1 - h0) * (w1 - w0))));
+  }
+}
+
+/// Each input element adds grad / area of every window holding it, in the
+/// reference's window order (rows, then columns), in f32.
+__global__ void adaptivePoolGradKernel(Ref grad, Ref dx, ImageDesc xi,
+                                       ImageDesc yi, int64_t total) {
+  MP_GRID_STRIDE(e, total) {
+    int64_t n, c, h, w;
+    split(xi, e, n, c, h, w);
+    float acc = 0;
+    for (int64_t i = 0; i < yi.h; ++i) {
+      int64_t h0 = adaptiveBegin(i, xi.h, yi.h), h1 = adaptiveEnd(i, xi.h, yi.h);
+      if (h < h0 || h >= h1)
+        continue;
+      for (int64_t j = 0; j < yi.w; ++j) {
+        int64_t w0 = adaptiveBegin(j, xi.w, yi.w);
+        int64_t w1 = adaptiveEnd(j, xi.w, yi.w);
+        if (w < w0 || w >= w1)
+          continue;
+        acc += loadF(grad, at(yi, n, c, i, j)) /
+               static_cast<float>((h1 - h0) * (w1 - w0));
+      }
+    }
+    storeF(dx, at(xi, n, c, h, w), acc);
+  }
+}
+
 int64_t elements(const ImageDesc &im) { return im.n * im.c * im.h * im.w; }
 
 } // namespace
@@ -335,5 +387,26 @@ int mp::rt::cuda::globalAvgPoolGrad(const Context &ctx, Ref grad, Ref dx,
     return 0;
   globalPoolGradKernel<<<blocksFor(total), kThreads, 0, ctx.stream>>>(
       grad, dx, xi, total);
+  return lastError();
+}
+
+int mp::rt::cuda::adaptiveAvgPool(const Context &ctx, Ref x, Ref y,
+                                  const ImageDesc &xi, const ImageDesc &yi) {
+  int64_t total = elements(yi);
+  if (total == 0)
+    return 0;
+  adaptivePoolKernel<<<blocksFor(total), kThreads, 0, ctx.stream>>>(x, y, xi,
+                                                                    yi, total);
+  return lastError();
+}
+
+int mp::rt::cuda::adaptiveAvgPoolGrad(const Context &ctx, Ref grad, Ref dx,
+                                      const ImageDesc &xi,
+                                      const ImageDesc &yi) {
+  int64_t total = elements(xi);
+  if (total == 0)
+    return 0;
+  adaptivePoolGradKernel<<<blocksFor(total), kThreads, 0, ctx.stream>>>(
+      grad, dx, xi, yi, total);
   return lastError();
 }

@@ -109,5 +109,22 @@ Status CudaBackend::runGlobalPool(const KernelDesc &k, const Views &in,
   return launched(k, globalAvgPoolGrad(context(), ref(in[0]), ref(out[0]), xi));
 }
 
+Status CudaBackend::runAdaptivePool(const KernelDesc &k, const Views &in,
+                                    const Views &out) {
+  ref::Layout layout;
+  MP_RETURN_IF_ERROR(ref::getLayout(k, layout));
+  bool forward = k.opId() == OpId::TrainAdaptiveAvgPool2d;
+  const TensorView &image = forward ? in[0] : out[0];
+  const TensorView &pooled = forward ? out[0] : in[0];
+  if (image.shape.size() != 4 || pooled.shape.size() != 4)
+    return invalidArgument(k.op + " expects rank-4 images");
+  ImageDesc xi = imageDesc(image.shape, layout);
+  ImageDesc yi = imageDesc(pooled.shape, layout);
+  if (forward)
+    return launched(k, adaptiveAvgPool(context(), ref(in[0]), ref(out[0]), xi,
+                                       yi));
+  return launched(
+      k, adaptiveAvgPoolGrad(context(), ref(in[0]), ref(out[0]), xi, yi));
+}
 
 } // namespace mp::rt::cudabackend

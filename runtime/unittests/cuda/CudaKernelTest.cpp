@@ -825,6 +825,22 @@ Cases windowCases() {
                        {{"layout", str(l.name)}},
                        {uniform(d, pooled, seed++)},
                        {{d, l.globalX}}});
+      // Adaptive pooling of 7 x 5 into 3 x 2: overlapping windows.
+      bool nchw = std::string(l.name) == "NCHW";
+      std::vector<int64_t> image = nchw ? std::vector<int64_t>{2, 3, 7, 5}
+                                        : std::vector<int64_t>{2, 7, 5, 3};
+      std::vector<int64_t> small = nchw ? std::vector<int64_t>{2, 3, 3, 2}
+                                        : std::vector<int64_t>{2, 3, 2, 3};
+      cases.push_back({nameOf("train.adaptive_avg_pool2d", d, l.name),
+                       "train.adaptive_avg_pool2d",
+                       {{"layout", str(l.name)}},
+                       {uniform(d, image, seed++)},
+                       {{d, small}}});
+      cases.push_back({nameOf("train.adaptive_avg_pool2d_grad", d, l.name),
+                       "train.adaptive_avg_pool2d_grad",
+                       {{"layout", str(l.name)}},
+                       {uniform(d, small, seed++)},
+                       {{d, image}}});
     }
   // Depthwise (6 groups of one channel, 2 outputs each) in both layouts.
   for (DType d : kFloats)
