@@ -335,7 +335,10 @@ Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
          kernel.opId() == OpId::TrainSlice ||
          kernel.opId() == OpId::TrainReduceSum ||
          kernel.opId() == OpId::TrainReduceMean ||
-         kernel.opId() == OpId::TrainReduceMax))
+         kernel.opId() == OpId::TrainReduceMax ||
+         kernel.opId() == OpId::TrainLogsumexp ||
+         kernel.opId() == OpId::TrainArgmax ||
+         kernel.opId() == OpId::TrainPad))
       return unimplemented(kernel.op +
                            " on the cuda backend takes tensors "
                            "of rank <= " +
@@ -347,13 +350,6 @@ Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
                            " on the cuda backend takes tensors "
                            "of rank <= " +
                            std::to_string(kMaxRank));
-  bool crossEntropy = kernel.opId() == OpId::TrainSparseCrossEntropy ||
-                      kernel.opId() == OpId::TrainSparseCrossEntropyGrad;
-  if (crossEntropy &&
-      (kernel.getFloat(AttrName::label_smoothing, 0.0) != 0.0 ||
-       kernel.has(AttrName::ignore_index)))
-    return unimplemented(kernel.op + " with label_smoothing or ignore_index "
-                                     "has no cuda kernel yet");
   int64_t largest = 0;
   for (uint32_t id : kernel.inputs)
     largest = std::max<int64_t>(largest, plan.tensors[id].numElements());
@@ -368,10 +364,13 @@ Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
         sizeof(float) *
             std::max<int64_t>(plan.tensors[kernel.outputs[0]].numElements(),
                               1));
+  // The cross-entropy's per-row terms and counts; its gradient's count.
   if (kernel.opId() == OpId::TrainSparseCrossEntropy)
     workspaceNeeded_ = std::max<uint64_t>(
         workspaceNeeded_,
-        sizeof(float) * std::max<int64_t>(shapeOf(kernel.inputs[0])[0], 1));
+        2 * sizeof(float) * std::max<int64_t>(shapeOf(kernel.inputs[0])[0], 1));
+  if (kernel.opId() == OpId::TrainSparseCrossEntropyGrad)
+    workspaceNeeded_ = std::max<uint64_t>(workspaceNeeded_, sizeof(float));
   if (kernel.opId() == OpId::TrainClipGradNorm)
     workspaceNeeded_ =
         std::max<uint64_t>(workspaceNeeded_, clipNormWorkspace(kernel, plan));

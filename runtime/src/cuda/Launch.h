@@ -190,12 +190,21 @@ int softmax(const Context &ctx, bool isLog, Ref x, Ref y, int64_t outer,
             int64_t length, int64_t inner);
 int softmaxGrad(const Context &ctx, bool isLog, Ref grad, Ref y, Ref r,
                 int64_t outer, int64_t length, int64_t inner);
-/// Mean over rows of logsumexp(row) - row[label]; `partial` holds `rows`
-/// f32 (the backend's workspace) so that the mean sums in a fixed order.
+/// sparse_cross_entropy's label_smoothing and ignore_index.
+struct CrossEntropyOptions {
+  float smoothing;
+  bool hasIgnore;
+  int64_t ignore;
+};
+/// Mean over the rows not ignored of the row's term; `workspace` holds
+/// 2 * rows f32 (the backend's) so that the mean sums in a fixed order.
 int crossEntropy(const Context &ctx, Ref logits, Ref labels, Ref loss,
-                 float *partial, int64_t rows, int64_t classes);
+                 float *workspace, int64_t rows, int64_t classes,
+                 const CrossEntropyOptions &options);
+/// `workspace` holds one f32 (the count of rows not ignored).
 int crossEntropyGrad(const Context &ctx, Ref logits, Ref labels, Ref gradLoss,
-                     Ref r, int64_t rows, int64_t classes);
+                     Ref r, float *workspace, int64_t rows, int64_t classes,
+                     const CrossEntropyOptions &options);
 
 // Reduction.cu --------------------------------------------------------------
 /// LogSumExp and ArgMax (an i64 result: the first maximum, a NaN counting

@@ -39,16 +39,21 @@ Status CudaBackend::runSoftmaxGrad(const KernelDesc &k, const Views &in,
                                  r.length, r.inner));
 }
 
+static CrossEntropyOptions crossEntropyOptions(const KernelDesc &k) {
+  return {static_cast<float>(k.getFloat(AttrName::label_smoothing, 0.0)),
+          k.has(AttrName::ignore_index),
+          k.getInt(AttrName::ignore_index, 0)};
+}
+
 Status CudaBackend::runCrossEntropy(const KernelDesc &k, const Views &in,
                                     const Views &out) {
   if (in[0].shape.size() != 2)
     return invalidArgument(k.op + " expects logits of rank 2");
   int64_t rows = in[0].shape[0];
-  MP_RETURN_IF_ERROR(
-      ensureWorkspace(sizeof(float) * std::max<int64_t>(rows, 1)));
   return launched(k, crossEntropy(context(), ref(in[0]), ref(in[1]),
                                   ref(out[0]), static_cast<float *>(workspace_),
-                                  rows, in[0].shape[1]));
+                                  rows, in[0].shape[1],
+                                  crossEntropyOptions(k)));
 }
 
 Status CudaBackend::runCrossEntropyGrad(const KernelDesc &k, const Views &in,
@@ -56,8 +61,10 @@ Status CudaBackend::runCrossEntropyGrad(const KernelDesc &k, const Views &in,
   if (in[0].shape.size() != 2)
     return invalidArgument(k.op + " expects logits of rank 2");
   return launched(k, crossEntropyGrad(context(), ref(in[0]), ref(in[1]),
-                                      ref(in[2]), ref(out[0]), in[0].shape[0],
-                                      in[0].shape[1]));
+                                      ref(in[2]), ref(out[0]),
+                                      static_cast<float *>(workspace_),
+                                      in[0].shape[0], in[0].shape[1],
+                                      crossEntropyOptions(k)));
 }
 
 static PointwiseLoss pointwiseLossOf(OpId id) {

@@ -2,8 +2,10 @@
 //
 // One block per row (a row is the `length` elements along the axis, `inner`
 // apart): the block reduces the row's max (f32) and sum of exp(x - max)
-// (f64, rounded once), then writes the row. The cross-entropy's mean over rows is summed by one
-// block in a fixed order, so a step's loss is reproducible bit for bit.
+// (f64, rounded once), then writes the row. The cross-entropy's mean over
+// the rows not ignored is summed by one block in a fixed order, so a
+// step's loss is reproducible bit for bit; label smoothing and
+// ignore_index follow the reference's formulas.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/DeviceSupport.cuh"
@@ -72,54 +74,102 @@ __global__ void softmaxGradKernel(bool isLog, Ref grad, Ref y, Ref r,
   }
 }
 
-/// The row's label, or -1 after reporting it out of range.
+/// The row's label; -1 for a row of ignore_index; -2 after reporting a
+/// label out of range.
 __device__ int64_t rowLabel(Ref labels, int64_t row, int64_t classes,
-                            DeviceError *error, int32_t launch) {
+                            const CrossEntropyOptions &o, DeviceError *error,
+                            int32_t launch) {
   int64_t label = loadI(labels, row);
+  if (o.hasIgnore && label == o.ignore)
+    return -1;
   if (label >= 0 && label < classes)
     return label;
   if (threadIdx.x == 0)
     reportError(error, launch, kLabelOutOfRange, label, row, classes);
-  return -1;
+  return -2;
 }
 
+/// Each row's term into partial[row] and whether it counts into
+/// counted[row] (1 or 0): (1 - e) (lse - x[label]) + e (lse - mean_c x[c]),
+/// the reference's formula.
 __global__ void crossEntropyRowKernel(Ref logits, Ref labels, float *partial,
-                                      int64_t classes, DeviceError *error,
-                                      int32_t launch) {
+                                      float *counted, int64_t classes,
+                                      CrossEntropyOptions o,
+                                      DeviceError *error, int32_t launch) {
   __shared__ RowShared shared;
   int64_t row = blockIdx.x, base = row * classes;
-  int64_t label = rowLabel(labels, row, classes, error, launch);
+  int64_t label = rowLabel(labels, row, classes, o, error, launch);
   float max, sum;
   rowExpSum(logits, base, 1, classes, shared, max, sum);
-  if (threadIdx.x == 0)
-    partial[row] =
-        label < 0 ? NAN : (max - loadF(logits, base + label)) + logf(sum);
+  double mean = 0;
+  if (o.smoothing > 0) {
+    double s = 0;
+    for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+      s += loadF(logits, base + c);
+    mean = blockReduce(s, 0.0, Sum(), shared.sum) / classes;
+  }
+  if (threadIdx.x != 0)
+    return;
+  counted[row] = label == -1 ? 0.0f : 1.0f;
+  if (label < 0) {
+    partial[row] = label == -1 ? 0.0f : NAN;
+    return;
+  }
+  double term = (max - loadF(logits, base + label)) + logf(sum);
+  if (o.smoothing > 0) {
+    double lse = static_cast<double>(max) + log(static_cast<double>(sum));
+    term = (1 - o.smoothing) * (lse - loadF(logits, base + label)) +
+           o.smoothing * (lse - mean);
+  }
+  partial[row] = static_cast<float>(term);
 }
 
-/// One block: the mean of `rows` partial losses, in a fixed order.
-__global__ void meanKernel(const float *partial, int64_t rows, Ref loss) {
+/// One block: the sum of `rows` partial losses over the rows counted, in a
+/// fixed order.
+__global__ void meanKernel(const float *partial, const float *counted,
+                           int64_t rows, Ref loss) {
   __shared__ double shared[32];
-  double s = 0;
-  for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
+  double s = 0, n = 0;
+  for (int64_t r = threadIdx.x; r < rows; r += blockDim.x) {
     s += partial[r];
+    n += counted[r];
+  }
   double total = blockReduce(s, 0.0, Sum(), shared);
+  double count = blockReduce(n, 0.0, Sum(), shared);
   if (threadIdx.x == 0)
-    storeF(loss, 0, static_cast<float>(total / static_cast<double>(rows)));
+    storeF(loss, 0, static_cast<float>(total / count));
+}
+
+/// One block: how many rows are not ignored, into *count.
+__global__ void countKernel(Ref labels, int64_t rows, CrossEntropyOptions o,
+                            float *count) {
+  __shared__ double shared[32];
+  double n = 0;
+  for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
+    n += !(o.hasIgnore && loadI(labels, r) == o.ignore);
+  n = blockReduce(n, 0.0, Sum(), shared);
+  if (threadIdx.x == 0)
+    *count = static_cast<float>(n);
 }
 
 __global__ void crossEntropyGradKernel(Ref logits, Ref labels, Ref gradLoss,
-                                       Ref r, int64_t rows, int64_t classes,
+                                       Ref r, const float *count,
+                                       int64_t classes, CrossEntropyOptions o,
                                        DeviceError *error, int32_t launch) {
   __shared__ RowShared shared;
   int64_t row = blockIdx.x, base = row * classes;
-  int64_t label = rowLabel(labels, row, classes, error, launch);
-  float factor = loadF(gradLoss, 0) / static_cast<float>(rows);
+  int64_t label = rowLabel(labels, row, classes, o, error, launch);
+  float factor = loadF(gradLoss, 0) / *count;
+  float off = o.smoothing / static_cast<float>(classes);
+  float on = 1.0f - o.smoothing + off;
   float max, sum;
   rowExpSum(logits, base, 1, classes, shared, max, sum);
   for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
     float p = expf(loadF(logits, base + c) - max) / sum;
     storeF(r, base + c,
-           label < 0 ? NAN : (p - (c == label ? 1.0f : 0.0f)) * factor);
+           label == -1  ? 0.0f
+           : label < 0 ? NAN
+                       : (p - (c == label ? on : off)) * factor);
   }
 }
 
@@ -151,21 +201,25 @@ int mp::rt::cuda::softmaxGrad(const Context &ctx, bool isLog, Ref grad, Ref y,
 }
 
 int mp::rt::cuda::crossEntropy(const Context &ctx, Ref logits, Ref labels,
-                               Ref loss, float *partial, int64_t rows,
-                               int64_t classes) {
+                               Ref loss, float *workspace, int64_t rows,
+                               int64_t classes, const CrossEntropyOptions &o) {
+  float *partial = workspace, *counted = workspace + rows;
   if (rows > 0)
     crossEntropyRowKernel<<<rowBlocks(rows), kRowThreads, 0, ctx.stream>>>(
-        logits, labels, partial, classes, ctx.error, ctx.launch);
-  meanKernel<<<1, 1024, 0, ctx.stream>>>(partial, rows, loss);
+        logits, labels, partial, counted, classes, o, ctx.error, ctx.launch);
+  meanKernel<<<1, 1024, 0, ctx.stream>>>(partial, counted, rows, loss);
   return lastError();
 }
 
 int mp::rt::cuda::crossEntropyGrad(const Context &ctx, Ref logits, Ref labels,
-                                   Ref gradLoss, Ref r, int64_t rows,
-                                   int64_t classes) {
+                                   Ref gradLoss, Ref r, float *workspace,
+                                   int64_t rows, int64_t classes,
+                                   const CrossEntropyOptions &o) {
   if (rows == 0)
     return 0;
+  countKernel<<<1, 1024, 0, ctx.stream>>>(labels, rows, o, workspace);
   crossEntropyGradKernel<<<rowBlocks(rows), kRowThreads, 0, ctx.stream>>>(
-      logits, labels, gradLoss, r, rows, classes, ctx.error, ctx.launch);
+      logits, labels, gradLoss, r, workspace, classes, o, ctx.error,
+      ctx.launch);
   return lastError();
 }

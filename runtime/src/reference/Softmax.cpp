@@ -136,13 +136,15 @@ static Status checkLogitsAndLabels(const KernelDesc &k,
 static Status getLabel(const KernelDesc &k, const TensorView &labels, int64_t n,
                        int64_t classes, int64_t &label) {
   label = loadInt(labels, n);
-  if (label >= 0 && label < classes)
-    return Status::ok();
+  // PyTorch ignores the rows of ignore_index wherever it lies, a class
+  // among them (a padding token 0).
   if (k.has(AttrName::ignore_index) &&
       label == k.getInt(AttrName::ignore_index, 0)) {
     label = -1;
     return Status::ok();
   }
+  if (label >= 0 && label < classes)
+    return Status::ok();
   return kernelError(k, "label " + std::to_string(label) + " in row " +
                             std::to_string(n) + " is outside [0, " +
                             std::to_string(classes) + ")");

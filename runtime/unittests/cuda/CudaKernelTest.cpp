@@ -490,6 +490,23 @@ Cases softmaxCases() {
             uniform(labels, {33}, seed++, 0, 10), values(d, {}, {2.0})},
            {{d, {33, 10}}}});
     }
+    // PyTorch's options: smoothing 0.1 and ignore_index 3 (a class: its rows
+    // leave the mean), the labels drawn over [0, 10).
+    std::map<std::string, Attr> options = {
+        {"label_smoothing", floats({0.1})}, {"ignore_index", ints({3})}};
+    cases.push_back({nameOf("train.sparse_cross_entropy", d, "options"),
+                     "train.sparse_cross_entropy",
+                     options,
+                     {uniform(d, {33, 10}, seed++, -5, 5),
+                      uniform(DType::I64, {33}, seed++, 0, 10)},
+                     {{DType::F32, {}}}});
+    cases.push_back({nameOf("train.sparse_cross_entropy_grad", d, "options"),
+                     "train.sparse_cross_entropy_grad",
+                     options,
+                     {uniform(d, {33, 10}, seed++, -5, 5),
+                      uniform(DType::I64, {33}, seed++, 0, 10),
+                      values(d, {}, {2.0})},
+                     {{d, {33, 10}}}});
   }
   return cases;
 }

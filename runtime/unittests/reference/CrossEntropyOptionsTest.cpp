@@ -54,6 +54,26 @@ TEST(CrossEntropyOptionsTest, LossMatchesFloat64) {
              accumulateTolerance(DType::F32), "smoothed, 2 rows ignored");
 }
 
+TEST(CrossEntropyOptionsTest, IgnoresAClassIndexToo) {
+  // ignore_index = 0 (a padding token): the rows labelled 0 are left out,
+  // as PyTorch does, though 0 is a class.
+  Batch s;
+  s.labels = {2, 0, 3, 4, 0, 1};
+  s.y = makeTensor(DType::I64, {kRows}, {2, 0, 3, 4, 0, 1});
+  s.attrs["ignore_index"] = intsAttr({0});
+  HostTensor loss = zerosTensor(DType::F32, {});
+  ASSERT_OK(runKernel("train.sparse_cross_entropy", s.attrs, {&s.x, &s.y},
+                      {&loss}));
+  expectNear(loss, {expectedLoss(s.x, s.labels, 0.1, 0)},
+             accumulateTolerance(DType::F32), "rows of class 0 ignored");
+  HostTensor seed = makeTensor(DType::F32, {}, {1});
+  HostTensor grad = zerosTensor(DType::F32, {kRows, kClasses});
+  ASSERT_OK(runKernel("train.sparse_cross_entropy_grad", s.attrs,
+                      {&s.x, &s.y, &seed}, {&grad}));
+  for (int64_t c = 0; c < kClasses; ++c)
+    EXPECT_EQ(grad.at(1 * kClasses + c), 0.0) << "ignored row, class " << c;
+}
+
 TEST(CrossEntropyOptionsTest, GradientMatchesFloat64AndFiniteDifferences) {
   Batch s;
   HostTensor seed = makeTensor(DType::F32, {}, {2});

@@ -77,9 +77,10 @@ def Train_SparseCrossEntropyOp : Train_Op<"sparse_cross_entropy"> {
   let description = [{
     loss = mean_n(logsumexp(logits[n]) - logits[n, labels[n]]), the default
     reduction of PyTorch's CrossEntropyLoss and of Keras'
-    SparseCategoricalCrossentropy(from_logits=True). A label outside [0, C)
-    is a runtime error, but for `ignore_index`: its rows count neither in
-    the sum nor in N (PyTorch's ignore_index; all rows ignored gives NaN).
+    SparseCategoricalCrossentropy(from_logits=True). The rows labelled
+    `ignore_index` (any value, a class among them: a padding token 0) count
+    neither in the sum nor in N (PyTorch's ignore_index; all rows ignored
+    gives NaN); any other label outside [0, C) is a runtime error.
     With `label_smoothing` e in [0, 1] each row's term is
     (1 - e) (lse - x[label]) + e (lse - mean_c x[c]) (PyTorch's).
   }];
