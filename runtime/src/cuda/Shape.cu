@@ -11,41 +11,29 @@ using namespace mp::rt::cuda;
 
 namespace {
 
-template <typename T>
-__global__ void gatherKernel(const T *in, T *out, Gather g, int64_t n) {
+/// Gather: out[i] = in[offset(i)]; scatter (its mirror): out[offset(i)] =
+/// in[i]; offset(i) = base + sum_d index_d(i) * steps[d] over g.shape.
+template <typename T, bool Scatter>
+__global__ void stridedKernel(const T *in, T *out, Gather g, int64_t n) {
   MP_GRID_STRIDE(i, n) {
     int64_t offset = g.base, index = i;
     for (int32_t d = g.rank - 1; d >= 0; --d) {
       offset += (index % g.shape[d]) * g.steps[d];
       index /= g.shape[d];
     }
-    out[i] = in[offset];
-  }
-}
-
-/// The mirror of gatherKernel: out[base + sum_d index_d(i) * steps[d]] =
-/// in[i] (pad's interior; the border is filled first).
-template <typename T>
-__global__ void scatterKernel(const T *in, T *out, Gather g, int64_t n) {
-  MP_GRID_STRIDE(i, n) {
-    int64_t offset = g.base, index = i;
-    for (int32_t d = g.rank - 1; d >= 0; --d) {
-      offset += (index % g.shape[d]) * g.steps[d];
-      index /= g.shape[d];
-    }
-    out[offset] = in[i];
+    if (Scatter)
+      out[offset] = in[i];
+    else
+      out[i] = in[offset];
   }
 }
 
 template <typename T>
 int launch(const Context &ctx, const void *in, void *out, const Gather &g,
            int64_t n, bool scatter) {
-  if (scatter)
-    scatterKernel<T><<<blocksFor(n), kThreads, 0, ctx.stream>>>(
-        static_cast<const T *>(in), static_cast<T *>(out), g, n);
-  else
-    gatherKernel<T><<<blocksFor(n), kThreads, 0, ctx.stream>>>(
-        static_cast<const T *>(in), static_cast<T *>(out), g, n);
+  auto kernel = scatter ? stridedKernel<T, true> : stridedKernel<T, false>;
+  kernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(
+      static_cast<const T *>(in), static_cast<T *>(out), g, n);
   return lastError();
 }
 

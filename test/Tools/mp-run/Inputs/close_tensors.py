@@ -1,9 +1,12 @@
 """Exits non-zero unless two safetensors files hold the same tensors (names,
 dtypes, shapes) with values within a relative tolerance: every element
 |a - b| <= tol * max(1, max |a| of the tensor). Reads F32, BF16 and F16."""
-import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from safetensors_file import tensors  # noqa: E402
 
 
 def values(dtype, raw):
@@ -16,17 +19,6 @@ def values(dtype, raw):
         return [struct.unpack("<f", struct.pack("<I", h << 16))[0]
                 for h in halves]
     sys.exit("unsupported dtype %s" % dtype)
-
-
-def tensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    body = data[8 + n:]
-    return {name: (t["dtype"], t["shape"],
-                   body[t["data_offsets"][0]:t["data_offsets"][1]])
-            for name, t in header.items() if name != "__metadata__"}
 
 
 a, b = tensors(sys.argv[1]), tensors(sys.argv[2])
