@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache python3 git
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev
-  python3-torch python3-venv python3-pip
+  python3-venv python3-pip
 )
 
 missing=()
@@ -37,20 +37,34 @@ if ! python3 -m pip --version >/dev/null 2>&1; then
 fi
 
 # The framework exporters' environment (python/mp_export, docs/exporters.md):
-# a venv over Debian's Python that sees Debian's PyTorch (python3-torch, CPU
-# only; PyPI's torch would pull gigabytes of CUDA wheels) and gets
-# TensorFlow (CPU) and matplotlib from PyPI. tensorflow-cpu 2.15 is the
-# last release with Keras 2 (tf.keras) and numpy < 2, which Debian's PyTorch
-# 1.13 needs.
+# a venv over Debian's Python with PyPI's PyTorch (its CPU execution is what
+# the exporter and the benches use; the wheel pulls PyPI's CUDA libraries
+# along, ~4.5 GB installed), TensorFlow (CPU) and matplotlib. tensorflow-cpu
+# 2.15 (Keras 2, numpy < 2) stays until the Keras 3 exporter replaces the
+# Keras 2 one; torch 2.15 runs on numpy 1.26 as well. A venv from before
+# (Debian's PyTorch 1.13 through system site packages) is made again.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${MP_VENV:-$root/.venv}
+torch_version=2.15.0
+tf_version=2.15.1
 if [[ -x $venv/bin/python ]] &&
-   "$venv/bin/python" -c "import torch, tensorflow, matplotlib" >/dev/null 2>&1; then
-  echo "setup: $venv has torch, tensorflow and matplotlib"
+   "$venv/bin/python" - "$torch_version" "$tf_version" >/dev/null 2>&1 <<'PY'
+import sys
+import matplotlib, tensorflow, torch
+assert torch.__version__.split("+")[0] == sys.argv[1], torch.__version__
+assert tensorflow.__version__ == sys.argv[2], tensorflow.__version__
+PY
+then
+  echo "setup: $venv has torch $torch_version, tensorflow-cpu $tf_version and matplotlib"
 else
-  echo "setup: making $venv (PyTorch from Debian, tensorflow-cpu and matplotlib from PyPI)"
-  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  echo "setup: making $venv (torch $torch_version, tensorflow-cpu $tf_version, matplotlib from PyPI)"
+  if [[ -e $venv && ! -f $venv/pyvenv.cfg ]]; then
+    echo "setup: $venv exists and is not a venv; move it away or set MP_VENV" >&2
+    exit 1
+  fi
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "tensorflow-cpu==2.15.1" "numpy<2" matplotlib
+    "torch==$torch_version" "tensorflow-cpu==$tf_version" "numpy<2" matplotlib
   "$venv/bin/python" -c "import torch, tensorflow, matplotlib" >/dev/null
 fi

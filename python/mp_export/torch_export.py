@@ -572,14 +572,14 @@ _ATEN = {
     aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
     aten.add_.Tensor: _Mapper.map_add_,
 }
-if hasattr(aten, "_native_batch_norm_legit_functional"):  # newer PyTorch than 1.13
+if hasattr(aten, "_native_batch_norm_legit_functional"):  # PyTorch >= 2
     _ATEN[aten._native_batch_norm_legit_functional.default] = _Mapper.map_batch_norm
 
 
 def _modules_calling(model, tensors, example_x, op):
     """The modules whose forward calls aten `op` (str), found by running the
-    forward once more under a dispatch mode with a module stack: make_fx in
-    PyTorch 1.13 does not record module paths."""
+    forward once more under a dispatch mode with a module stack: make_fx
+    does not record module paths."""
     try:
         from torch.utils._python_dispatch import TorchDispatchMode
     except ImportError:
