@@ -91,9 +91,16 @@ NHWC = Attr("1 : i64")
 
 
 class _Op:
-    def __init__(self, name, operands, results, props, comment):
+    def __init__(self, name, operands, results, props, comment, loc=None):
         self.name, self.operands, self.results = name, operands, results
-        self.props, self.comment = props, comment
+        self.props, self.comment, self.loc = props, comment, loc
+
+
+def mlir_loc(loc):
+    """(file, line) as an MLIR file location, or '' for None."""
+    if loc is None:
+        return ""
+    return " loc(%s:%d:0)" % (json.dumps(loc[0]), loc[1])
 
 
 class StepBuilder:
@@ -106,6 +113,9 @@ class StepBuilder:
         self.results = []   # (Value, role, train.name or None)
         self._next = 0
         self._arg_names = set()
+        # The user's source line of the ops being added (file, line), which
+        # becomes their MLIR location; None: unknown.
+        self.loc = None
 
     def _fresh(self, hint):
         self._next += 1
@@ -130,7 +140,7 @@ class StepBuilder:
         for i, (shape, elem) in enumerate(result_shapes):
             ident = base if len(result_shapes) == 1 else "%s#%d" % (base, i)
             results.append(Value(ident, shape, elem))
-        op = _Op(name, list(operands), results, props, comment)
+        op = _Op(name, list(operands), results, props, comment, self.loc)
         for r in results:
             r.op = op
         self.ops.append(op)
@@ -181,9 +191,10 @@ class StepBuilder:
             rtypes = ", ".join(r.type for r in op.results)
             if len(op.results) > 1:
                 rtypes = "(%s)" % rtypes
-            lines.append('  %s = "%s"(%s)%s : (%s) -> %s' % (
+            lines.append('  %s = "%s"(%s)%s : (%s) -> %s%s' % (
                 lhs, op.name, ", ".join(v.name for v in op.operands), props,
-                ", ".join(v.type for v in op.operands), rtypes))
+                ", ".join(v.type for v in op.operands), rtypes,
+                mlir_loc(op.loc)))
         lines.append("  return %s : %s" % (
             ", ".join(v.name for v, _, _ in self.results),
             ", ".join(v.type for v, _, _ in self.results)))

@@ -14,6 +14,8 @@ Safetensors names are `state_dict()` keys, so a trained checkpoint loads back
 with `load_checkpoint(model, path)`.
 """
 import operator
+import os
+import re
 
 import numpy as np
 import torch
@@ -42,6 +44,31 @@ def _functional_call(module, tensors, args):
     except ImportError:
         from torch.nn.utils.stateless import functional_call
     return functional_call(module, tensors, args)
+
+
+def _user_frame(trace):
+    """The innermost frame of an FX node's stack trace that is the user's
+    code (not PyTorch's own): (file, line, source text), the file relative
+    to the working directory when inside it; None without one (the backward
+    pass's nodes carry no trace)."""
+    if not trace:
+        return None
+    skip = (os.path.dirname(torch.__file__) + os.sep,
+            os.path.dirname(os.path.abspath(__file__)) + os.sep)
+    lines = trace.splitlines()
+    found = None
+    for i, line in enumerate(lines):
+        m = _FRAME.match(line.strip())
+        if not m or os.path.abspath(m.group(1)).startswith(skip):
+            continue
+        text = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        path = m.group(1)
+        rel = os.path.relpath(path)
+        found = (rel if not rel.startswith("..") else path, int(m.group(2)), text)
+    return found
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 class _Pending:
@@ -158,9 +185,13 @@ class _Mapper:
         t = node.target
         a = node.args
         name = self.name = getattr(t, "__name__", str(t))
-        trace = node.meta.get("stack_trace")
-        self.where = "node '%s' (%s)" % (
-            node.name, trace.strip().splitlines()[-1].strip() if trace else name)
+        frame = _user_frame(node.meta.get("stack_trace"))
+        self.b.loc = frame[:2] if frame else None
+        if frame:
+            self.where = "node '%s' at %s:%d (%s)" % (node.name, frame[0],
+                                                      frame[1], frame[2])
+        else:
+            self.where = "node '%s' (%s)" % (node.name, name)
         if t is operator.getitem:
             src = self.env[a[0]]
             self.env[node] = src[a[1]] if isinstance(src, (list, tuple)) else src
@@ -715,7 +746,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
 
     p0 = [p.detach().clone().requires_grad_() for _, p in params]
     b0 = [b.detach().clone() for _, b in buffers]
-    gm = make_fx(step)(p0, b0, example_x, example_y)
+    gm = make_fx(step, record_stack_traces=True)(p0, b0, example_x, example_y)
     rec = _ShapeRecorder(gm)
     rec.run([p.detach().clone().requires_grad_() for _, p in params],
             [b.detach().clone() for _, b in buffers], example_x, example_y)
@@ -724,7 +755,10 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
         target = str(node.target)
         if node.op == "call_function" and any(
                 k in target for k in ("bernoulli", "dropout", "rand", "normal", "uniform_")):
-            raise ExportError("aten", target, "node '%s'" % node.name,
+            frame = _user_frame(node.meta.get("stack_trace"))
+            where = "node '%s'" % node.name + (
+                " at %s:%d (%s)" % frame if frame else "")
+            raise ExportError("aten", target, where,
                               "random numbers (dropout and the like) have no train-dialect "
                               "op and would be frozen into the graph",
                               "Export without dropout (p=0 or remove the layer).")

@@ -87,11 +87,12 @@ def torch_cases():
     m = Dropout()
     check("torch dropout", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "d"),
-        "aten op", "bernoulli", "random numbers", "Export without dropout")
+        "aten op", "bernoulli", "random numbers", "Export without dropout",
+        "errors.py:", "(return self.fc(F.dropout(x, 0.5, training=True)))")
     m = Counter()
     check("torch in-place buffer update", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "c"),
-        "add_.Tensor", "in-place update")
+        "add_.Tensor", "in-place update", "errors.py:", "(self.calls.add_(1))")
     m = Plain()
     check("torch RMSprop", lambda: torch_export.export(
         m, torch.optim.RMSprop(m.parameters(), lr=0.1), x, y, out, "r"),
@@ -110,6 +111,23 @@ def torch_cases():
     except ValueError as e:
         ok, text = "another model" in str(e), str(e)
     print("%s: torch load_checkpoint of another model's file: %s" % ("ok" if ok else "FAIL", text))
+    results.append(ok)
+
+    # The user's source lines become the ops' MLIR locations.
+    m = Plain()
+    torch_export.export(m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out,
+                        "plain")
+    with open(os.path.join(out, "plain.mlir")) as f:
+        text = f.read()
+    line = next(i for i, l in enumerate(open(__file__), 1)
+                if "return self.fc(x)" in l)
+    want = '"train.matmul"'
+    ok = any(want in l and ('errors.py":%d:0)' % line) in l
+             for l in text.splitlines())
+    print("%s: torch source lines as MLIR locations: %s" % (
+        "ok" if ok else "FAIL",
+        "the matmul at errors.py:%d" % line if ok else "no matmul op with "
+        "loc(...errors.py\":%d:0) in %s" % (line, text)))
     results.append(ok)
 
     m = Plain().half()
