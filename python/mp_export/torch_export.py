@@ -68,6 +68,25 @@ def _user_frame(trace):
     return found
 
 
+def _decomposed_from(trace):
+    """The torch function (`softplus`) whose call is the innermost line of
+    an FX node's stack trace, when that line is inside PyTorch: the node
+    then comes from PyTorch's decomposition of it. None otherwise."""
+    if not trace:
+        return None
+    lines = [line.strip() for line in trace.splitlines() if line.strip()]
+    frames = [i for i, line in enumerate(lines) if _FRAME.match(line)]
+    if not frames or frames[-1] + 1 >= len(lines):
+        return None
+    m = _FRAME.match(lines[frames[-1]])
+    if not os.path.abspath(m.group(1)).startswith(
+            os.path.dirname(torch.__file__) + os.sep):
+        return None
+    call = re.search(r"\b(?:F|torch|functional)\.([a-z_0-9]+)\(",
+                     lines[frames[-1] + 1])
+    return call.group(1) if call else None
+
+
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
@@ -607,6 +626,20 @@ if hasattr(aten, "_native_batch_norm_legit_functional"):  # PyTorch >= 2
     _ATEN[aten._native_batch_norm_legit_functional.default] = _Mapper.map_batch_norm
 
 
+def _decompositions():
+    """PyTorch's own decompositions into the Core ATen opset
+    (torch._decomp.core_aten_decompositions), less those of the ops _ATEN
+    maps whole (a batch norm's backward, the cross-entropy's nll_loss, the
+    activation gradients: one train op each instead of a dozen elementwise
+    ones) and of the _IDENTITY ops. So every other op a model uses (a
+    non-core op like softplus or hardtanh) arrives as the Core ATen ops it
+    is made of, and the exporter maps that opset rather than a list of
+    layers."""
+    from torch._decomp import core_aten_decompositions
+    return {op: fn for op, fn in core_aten_decompositions().items()
+            if op not in _ATEN and op not in _IDENTITY}
+
+
 def _modules_calling(model, tensors, example_x, op):
     """The modules whose forward calls aten `op` (str), found by running the
     forward once more under a dispatch mode with a module stack: make_fx
@@ -746,7 +779,8 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
 
     p0 = [p.detach().clone().requires_grad_() for _, p in params]
     b0 = [b.detach().clone() for _, b in buffers]
-    gm = make_fx(step, record_stack_traces=True)(p0, b0, example_x, example_y)
+    gm = make_fx(step, decomposition_table=_decompositions(),
+                 record_stack_traces=True)(p0, b0, example_x, example_y)
     rec = _ShapeRecorder(gm)
     rec.run([p.detach().clone().requires_grad_() for _, p in params],
             [b.detach().clone() for _, b in buffers], example_x, example_y)
@@ -815,11 +849,18 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                 raise
             tensors = dict(params)
             tensors.update(buffers)
-            modules = _modules_calling(model, tensors, example_x, str(node.target))
+            # An op of PyTorch's decomposition of a function the model
+            # calls (F.softplus -> log1p): the modules calling that function.
+            origin = _decomposed_from(node.meta.get("stack_trace"))
+            lookup = "aten.%s.default" % origin if origin else str(node.target)
+            modules = _modules_calling(model, tensors, example_x, lookup)
             if modules is None:
                 raise
-            where = e.where + (", called by %s" % ", ".join(modules) if modules
-                               else ", in the backward pass or the loss")
+            where = e.where
+            if origin:
+                where += ", from PyTorch's decomposition of %s" % origin
+            where += (", called by %s" % ", ".join(modules) if modules
+                      else ", in the backward pass or the loss")
             raise ExportError("aten", e.op, where, e.why, e.todo) from None
 
     outs = output.args[0]
