@@ -116,6 +116,7 @@ class StepBuilder:
         # The user's source line of the ops being added (file, line), which
         # becomes their MLIR location; None: unknown.
         self.loc = None
+        self._frozen = set()  # names of buffer arguments the step only reads
 
     def _fresh(self, hint):
         self._next += 1
@@ -146,6 +147,11 @@ class StepBuilder:
         self.ops.append(op)
         return results[0] if len(results) == 1 else results
 
+    def freeze(self, value):
+        """Marks buffer argument `value` train.frozen: state the step only
+        reads (no result; kept in checkpoints)."""
+        self._frozen.add(value.name)
+
     def result(self, value, role, name=None):
         self.results.append((value, role, name))
 
@@ -162,8 +168,8 @@ class StepBuilder:
         return [op for op in self.ops if id(op) in live]
 
     def to_mlir(self, header=""):
-        def attrs(role, name):
-            parts = []
+        def attrs(role, name, frozen=False):
+            parts = ["train.frozen"] if frozen else []
             if name is not None:
                 parts.append("train.name = %s" % json.dumps(name))
             parts.append("train.role = %s" % json.dumps(role))
@@ -173,7 +179,8 @@ class StepBuilder:
         for line in header.splitlines():
             lines.append("// " + line if line else "//")
         lines.append("func.func @%s(" % self.func_name)
-        lines.append(",\n".join("    %s: %s %s" % (v.name, v.type, attrs(r, n))
+        lines.append(",\n".join("    %s: %s %s" % (v.name, v.type,
+                                                 attrs(r, n, v.name in self._frozen))
                                 for v, r, n in self.args) + ") -> (")
         lines.append(",\n".join("    %s %s" % (v.type, attrs(r, n))
                                 for v, r, n in self.results) +

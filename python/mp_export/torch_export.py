@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from .common import (ExportError, NCHW, StepBuilder, element_type,
+from .common import (Attr, ExportError, NCHW, StepBuilder, element_type,
                      write_export)
 
 aten = torch.ops.aten
@@ -235,8 +235,29 @@ class _Mapper:
             shape, elem = self.meta(node)
         handler = _ATEN.get(t)
         if handler is None:
+            handler = self.in_place_as_functional(node, t)
+        if handler is None:
             raise self.no_mapping(t)
         self.env[node] = handler(self, node, a, shape, elem)
+
+    def in_place_as_functional(self, node, t):
+        """The handler of the functional form of in-place op `t`
+        (logical_and_ -> logical_and) when the tensor it mutates is a
+        temporary that nothing reads after it (PyTorch's decompositions
+        write such updates); None otherwise."""
+        packet, overload = t.name().split("::")[-1].split(".") + [""] * (
+            1 - t.name().count("."))
+        if not packet.endswith("_") or not node.args:
+            return None
+        functional = getattr(getattr(aten, packet[:-1], None), overload or "default",
+                             None)
+        target = node.args[0]
+        if functional not in _ATEN or getattr(target, "op", None) != "call_function":
+            return None
+        order = {n: i for i, n in enumerate(node.graph.nodes)}
+        if any(order[u] > order[node] for u in target.users if u is not node):
+            return None
+        return _ATEN[functional]
 
     def no_mapping(self, t):
         """The error for aten op `t`, which has no mapping."""
@@ -483,6 +504,139 @@ class _Mapper:
         props = self.avg_pool_props(a[2:])
         return self.b.op("train.avg_pool2d_grad", [grad], [(x.shape, x.elem)], props)
 
+    # --- Core ATen ops of PyTorch's decompositions and everyday layers ----
+    def map_where(self, node, a, shape, elem):
+        cond = self.broadcast_to(self.v(a[0]), shape)
+        return self.b.op("train.select", [cond, self.operand(a[1], shape, elem),
+                                          self.operand(a[2], shape, elem)],
+                         [(shape, elem)])
+
+    def map_logical(self, node, a, shape, elem):
+        """and / or / not of i1 tensors (masks), as selects."""
+        kind = self.name.split(".")[0].replace("bitwise_", "").replace("logical_", "")
+        x = self.broadcast_to(self.v(a[0]), shape)
+        if x.elem != "i1":
+            raise self.err(self.name, "a bitwise op on integers", "Only masks (bool) map.")
+        true = self.b.op("train.fill", [], [(shape, "i1")], {"value": 1.0})
+        false = self.b.op("train.fill", [], [(shape, "i1")], {"value": 0.0})
+        if kind == "not":
+            return self.b.op("train.select", [x, false, true], [(shape, "i1")])
+        y = self.broadcast_to(self.v(a[1]), shape)
+        if kind == "or":
+            return self.b.op("train.select", [x, true, y], [(shape, "i1")])
+        return self.b.op("train.select", [x, y, false], [(shape, "i1")])
+
+    def map_scalar_tensor(self, node, a, shape, elem):
+        return self.b.op("train.fill", [], [(shape, elem)], {"value": float(a[0])})
+
+    def map_full(self, node, a, shape, elem):
+        return self.b.op("train.fill", [], [(shape, elem)], {"value": float(a[1])})
+
+    def map_clamp(self, node, a, shape, elem):
+        x = self.v(a[0])
+        low = a[1] if len(a) > 1 else node.kwargs.get("min")
+        high = a[2] if len(a) > 2 else node.kwargs.get("max")
+        if low is not None:
+            x = self.b.op("train.maximum", [x, self.fill(low, x)], [(shape, elem)])
+        if high is not None:
+            x = self.b.op("train.minimum", [x, self.fill(high, x)], [(shape, elem)])
+        return x
+
+    def map_amax(self, node, a, shape, elem):
+        keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
+        return self.reduce("train.reduce_max", self.v(a[0]), a[1] if len(a) > 1 else [],
+                           keep, shape)
+
+    def map_leaky_relu(self, node, a, shape, elem):
+        slope = a[1] if len(a) > 1 else 0.01
+        return self.b.op("train.leaky_relu", [self.v(a[0])], [(shape, elem)],
+                         {"negative_slope": float(slope)})
+
+    def map_leaky_relu_backward(self, node, a, shape, elem):
+        if a[3]:
+            raise self.err(self.name, "the gradient of an in-place leaky_relu",
+                           "Use nn.LeakyReLU() (inplace=False).")
+        return self.b.op("train.leaky_relu_grad", [self.v(a[0]), self.v(a[1])],
+                         [(shape, elem)], {"negative_slope": float(a[2])})
+
+    def map_elu(self, node, a, shape, elem):
+        alpha = a[1] if len(a) > 1 else 1.0
+        if (len(a) > 2 and a[2] != 1) or (len(a) > 3 and a[3] != 1):
+            raise self.err(self.name, "elu with a scale or input_scale (SELU, CELU)",
+                           "Use nn.ELU.")
+        return self.b.op("train.elu", [self.v(a[0])], [(shape, elem)],
+                         {"alpha": float(alpha)})
+
+    def map_elu_backward(self, node, a, shape, elem):
+        grad, alpha, scale, input_scale, is_result, x = a[:6]
+        if scale != 1 or input_scale != 1 or is_result:
+            raise self.err(self.name, "the gradient of SELU, CELU or an in-place ELU",
+                           "Use nn.ELU() (inplace=False).")
+        return self.b.op("train.elu_grad", [self.v(grad), self.v(x)], [(shape, elem)],
+                         {"alpha": float(alpha)})
+
+    def map_embedding(self, node, a, shape, elem):
+        weight, indices = self.v(a[0]), self.v(a[1])
+        return self.b.op("train.embedding", [weight, indices], [(shape, elem)])
+
+    def map_embedding_backward(self, node, a, shape, elem):
+        grad, indices, _num, padding_idx = a[:4]
+        if padding_idx is not None and padding_idx >= 0:
+            raise self.err(self.name, "an embedding with padding_idx (its row gets no "
+                           "gradient)", "Use nn.Embedding without padding_idx, or mask "
+                           "the padding positions' loss (ignore_index).")
+        if len(a) > 4 and a[4]:
+            raise self.err(self.name, "scale_grad_by_freq", "Use nn.Embedding's default "
+                           "scale_grad_by_freq=False.")
+        return self.b.op("train.embedding_grad", [self.v(grad), self.v(indices)],
+                         [(shape, elem)])
+
+    def map_index_select(self, node, a, shape, elem):
+        x = self.v(a[0])
+        return self.b.op("train.gather", [x, self.v(a[2])], [(shape, elem)],
+                         {"axis": a[1] % len(x.shape)})
+
+    def map_constant_pad(self, node, a, shape, elem):
+        x = self.v(a[0])
+        pad = list(a[1])
+        value = a[2] if len(a) > 2 else 0.0
+        rank = len(x.shape)
+        low, high = [0] * rank, [0] * rank
+        for i in range(len(pad) // 2):  # pairs from the last dimension on
+            low[rank - 1 - i], high[rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
+        if any(p < 0 for p in low + high):
+            raise self.err(self.name, "negative padding (a crop)", "Slice instead.")
+        return self.b.op("train.pad", [x], [(shape, elem)],
+                         {"low": low, "high": high, "value": float(value)})
+
+    def map_adaptive_avg_pool(self, node, a, shape, elem):
+        return self.b.op("train.adaptive_avg_pool2d", [self.v(a[0])], [(shape, elem)],
+                         {"layout": NCHW})
+
+    def map_adaptive_avg_pool_backward(self, node, a, shape, elem):
+        grad, x = self.v(a[0]), self.v(a[1])
+        return self.b.op("train.adaptive_avg_pool2d_grad", [grad], [(x.shape, x.elem)],
+                         {"layout": NCHW})
+
+    def map_group_norm(self, node, a, shape, elem):
+        x, weight, bias, _n, _c, _hw, groups, eps = a[:8]
+        if weight is None or bias is None:
+            raise self.err(self.name, "group norm without weight and bias",
+                           "Use nn.GroupNorm(affine=True).")
+        xv = self.v(x)
+        stat = ((xv.shape[0], groups), "f32")
+        return self.b.op("train.group_norm", [xv, self.v(weight), self.v(bias)],
+                         [(xv.shape, xv.elem), stat, stat],
+                         {"groups": int(groups), "epsilon": float(eps), "feature_dim": 1})
+
+    def map_group_norm_backward(self, node, a, shape, elem):
+        grad, x, mean, rstd, weight, _n, _c, _hw, groups = a[:9]
+        xv, w = self.v(x), self.v(weight)
+        return self.b.op("train.group_norm_grad",
+                         [self.v(grad), xv, w, self.v(mean), self.v(rstd)],
+                         [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)],
+                         {"groups": int(groups), "feature_dim": 1})
+
     def map_add_(self, node, a, shape, elem):
         """num_batches_tracked += 1: not exported (the value stays)."""
         if not self.names.get(a[0], "").endswith("num_batches_tracked"):
@@ -536,6 +690,19 @@ def _binary(train_op):
         if alpha != 1:
             rhs = self.b.op("train.mul", [rhs, self.fill(alpha, rhs)], [(shape, elem)])
         return self.b.op(train_op, [lhs, rhs], [(shape, elem)])
+    return handler
+
+
+def _compare(predicate):
+    """eq/ne/lt/le/gt/ge of a tensor and a tensor or scalar: train.compare
+    (i1) on the operands broadcast to the result's shape."""
+    code = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}[predicate]
+
+    def handler(self, node, a, shape, elem):
+        lhs = self.broadcast_to(self.v(a[0]), shape)
+        rhs = self.operand(a[1], shape, lhs.elem)
+        return self.b.op("train.compare", [lhs, rhs], [(shape, "i1")],
+                         {"predicate": Attr("%d : i64" % code)})
     return handler
 
 
@@ -621,7 +788,41 @@ _ATEN = {
     aten.avg_pool2d.default: _Mapper.map_avg_pool,
     aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
     aten.add_.Tensor: _Mapper.map_add_,
+    aten.where.self: _Mapper.map_where,
+    aten.bitwise_and.Tensor: _Mapper.map_logical,
+    aten.bitwise_or.Tensor: _Mapper.map_logical,
+    aten.bitwise_not.default: _Mapper.map_logical,
+    aten.logical_and.default: _Mapper.map_logical,
+    aten.logical_or.default: _Mapper.map_logical,
+    aten.logical_not.default: _Mapper.map_logical,
+    aten.scalar_tensor.default: _Mapper.map_scalar_tensor,
+    aten.full.default: _Mapper.map_full,
+    aten.full_like.default: _Mapper.map_full,
+    aten.clamp.default: _Mapper.map_clamp,
+    aten.hardtanh.default: _Mapper.map_clamp,
+    aten.amax.default: _Mapper.map_amax,
+    aten.abs.default: _elementwise("train.abs"),
+    aten.sign.default: _elementwise("train.sign"),
+    aten.silu.default: _elementwise("train.silu"),
+    aten.silu_backward.default: _elementwise("train.silu_grad", 2),
+    aten.hardswish.default: _elementwise("train.hardswish"),
+    aten.hardswish_backward.default: _elementwise("train.hardswish_grad", 2),
+    aten.leaky_relu.default: _Mapper.map_leaky_relu,
+    aten.leaky_relu_backward.default: _Mapper.map_leaky_relu_backward,
+    aten.elu.default: _Mapper.map_elu,
+    aten.elu_backward.default: _Mapper.map_elu_backward,
+    aten.embedding.default: _Mapper.map_embedding,
+    aten.embedding_dense_backward.default: _Mapper.map_embedding_backward,
+    aten.index_select.default: _Mapper.map_index_select,
+    aten.constant_pad_nd.default: _Mapper.map_constant_pad,
+    aten._adaptive_avg_pool2d.default: _Mapper.map_adaptive_avg_pool,
+    aten._adaptive_avg_pool2d_backward.default: _Mapper.map_adaptive_avg_pool_backward,
+    aten.native_group_norm.default: _Mapper.map_group_norm,
+    aten.native_group_norm_backward.default: _Mapper.map_group_norm_backward,
 }
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    for _overload in ("Scalar", "Tensor"):
+        _ATEN[getattr(getattr(aten, _name), _overload)] = _compare(_name)
 if hasattr(aten, "_native_batch_norm_legit_functional"):  # PyTorch >= 2
     _ATEN[aten._native_batch_norm_legit_functional.default] = _Mapper.map_batch_norm
 
@@ -874,16 +1075,20 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     for node, n in bnodes:
         new = mapper.buffer_updates.get(node)
         if new is None:
-            raise ExportError("aten", "buffer", "buffer '%s'" % n,
-                              "the step does not update this buffer",
-                              "Only batch-norm running statistics are supported as buffers.")
+            # A buffer the step only reads (an index table, a mask): frozen
+            # state, kept in checkpoints.
+            builder.freeze(mapper.env[node])
+            continue
         builder.result(new, "buffer", n)
     for value, role, name in updates:
         if role == "opt_state":
             builder.result(value, role, name)
 
     init = {n: p.detach().cpu().numpy().astype(np.float32) for n, p in params}
-    init.update({n: b.detach().cpu().numpy().astype(np.float32)
+    # Buffers keep their dtype: an integer one (an index table) is i64 in the
+    # step as in the model.
+    init.update({n: b.detach().cpu().numpy().astype(
+                     np.float32 if b.is_floating_point() else b.numpy().dtype)
                  for n, b in buffers if not n.endswith("num_batches_tracked")})
     manifest = {"framework": "pytorch", "framework_version": torch.__version__,
                 "model": type(model).__name__,
