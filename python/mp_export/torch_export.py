@@ -893,10 +893,115 @@ class _ShapeRecorder(torch.fx.Interpreter):
         return out
 
 
-def _optimizer_update(builder, optimizer, param_names, params, grads):
-    """Emits the optimizer ops; returns [(new Value, role, name)] and the
-    opt-state args [(Value, name)]."""
-    results, state_args = [], []
+def _schedule(builder, scheduler, optimizer):
+    """A torch.optim.lr_scheduler object as train.lr_schedule of a step
+    counter (the steps done before this one: 0 at the first step, as
+    PyTorch's scheduler.step() after each optimizer.step() leaves it):
+    (the lr Value, the counter arg, its incremented Value) or None."""
+    if scheduler is None:
+        return None
+    if len(optimizer.param_groups) != 1:
+        raise ExportError("torch.optim", type(scheduler).__name__, "the scheduler",
+                          "a schedule of several param groups",
+                          "Use one param group with a scheduler.")
+    # The lr before any schedule: schedulers keep it as the group's
+    # initial_lr (a warm-up has already scaled the group's lr).
+    group = optimizer.param_groups[0]
+    base = float(group.get("initial_lr", group["lr"]))
+    where = "the scheduler"
+
+    def shape_of(s, allow_warmup):
+        kind = type(s).__name__
+        if kind == "StepLR":
+            return {"decay": "step", "decay_steps": int(s.step_size),
+                    "gamma": float(s.gamma)}
+        if kind == "ExponentialLR":
+            return {"decay": "exponential", "gamma": float(s.gamma)}
+        if kind == "CosineAnnealingLR":
+            return {"decay": "cosine", "decay_steps": int(s.T_max),
+                    "end_factor": float(s.eta_min) / base}
+        if kind == "LinearLR":
+            start, stop, n = float(s.start_factor), float(s.end_factor), int(s.total_iters)
+            if stop == 1.0 and allow_warmup:
+                return {"warmup": "linear", "warmup_steps": n, "warmup_start_factor": start}
+            if start == 1.0:
+                return {"decay": "linear", "decay_steps": n, "end_factor": stop}
+            raise ExportError("torch.optim", kind, where,
+                              "a LinearLR from %g to %g (neither a warm-up to 1 nor a "
+                              "decay from 1)" % (start, stop),
+                              "Use a warm-up LinearLR(start, 1.0) followed by a decay "
+                              "in a SequentialLR.")
+        raise ExportError("torch.optim", kind, where, "no mapping for this scheduler",
+                          "Use StepLR, ExponentialLR, CosineAnnealingLR, LinearLR or a "
+                          "SequentialLR of a LinearLR warm-up and one of them.")
+
+    kind = type(scheduler).__name__
+    if kind == "SequentialLR":
+        parts = list(scheduler._schedulers)
+        milestones = list(scheduler._milestones)
+        if len(parts) != 2 or type(parts[0]).__name__ != "LinearLR" or \
+                float(parts[0].end_factor) != 1.0 or \
+                milestones[0] != int(parts[0].total_iters):
+            raise ExportError("torch.optim", kind, where,
+                              "a SequentialLR other than a LinearLR warm-up to 1 whose "
+                              "total_iters is the milestone, then one schedule",
+                              "Use SequentialLR([LinearLR(opt, s, 1.0, total_iters=w), "
+                              "decay], milestones=[w]).")
+        attrs = shape_of(parts[0], True)
+        decay = shape_of(parts[1], False)
+        if "warmup" in decay:
+            raise ExportError("torch.optim", kind, where, "two warm-ups", "Use one warm-up.")
+        attrs.update(decay)
+    else:
+        attrs = shape_of(scheduler, True)
+    if getattr(scheduler, "last_epoch", 0) != 0:
+        raise ExportError("torch.optim", kind, where,
+                          "the scheduler has stepped already (last_epoch %d)" %
+                          scheduler.last_epoch,
+                          "Export before training, with a fresh scheduler.")
+    props = {"base_lr": base}
+    for key in ("warmup_steps", "decay_steps"):
+        if key in attrs:
+            props[key] = int(attrs[key])
+    for key in ("warmup_start_factor", "end_factor", "gamma"):
+        if key in attrs:
+            props[key] = float(attrs[key])
+    warmups = {"linear": 0, "cosine": 1}
+    decays = {"constant": 0, "linear": 1, "cosine": 2, "step": 3, "exponential": 4}
+    if "warmup" in attrs:
+        props["warmup"] = Attr("%d : i64" % warmups[attrs["warmup"]])
+    props["decay"] = Attr("%d : i64" % decays[attrs.get("decay", "constant")])
+    counter = builder.arg((), "i64", "opt_state", "lr_scheduler.step")
+    lr = builder.op("train.lr_schedule", [counter], [((), "f32")], props,
+                    comment="%s: the learning rate of this step" % kind)
+    one = builder.op("train.fill", [], [((), "i64")], {"value": 1.0})
+    new = builder.op("train.add", [counter, one], [((), "i64")])
+    return lr, counter, new
+
+
+def _clip(builder, grads, clip_grad_norm, clip_grad_value, norm_type):
+    """torch.nn.utils.clip_grad_value_ / clip_grad_norm_ of the loop as the
+    step's own ops, on every gradient: (clipped grads, outputs)."""
+    outputs = []
+    if clip_grad_value is not None:
+        clipped = builder.op("train.clip_grad_value", grads,
+                             [(g.shape, g.elem) for g in grads],
+                             {"clip_value": float(clip_grad_value)})
+        grads = clipped if isinstance(clipped, list) else [clipped]
+    if clip_grad_norm is not None:
+        res = builder.op("train.clip_grad_norm", grads,
+                         [(g.shape, g.elem) for g in grads] + [((), "f32")],
+                         {"max_norm": float(clip_grad_norm), "norm_type": float(norm_type)})
+        grads, total = res[:-1], res[-1]
+        outputs.append((total, "output", "grad_norm"))
+    return grads, outputs
+
+
+def _optimizer_update(builder, optimizer, param_names, params, grads, lr=None):
+    """Emits the optimizer ops (with the learning rate `lr`, a 0-d Value
+    from a schedule, or each group's constant); returns [(new Value, role,
+    name)]."""
+    results = []
     group_of = {}
     for group in optimizer.param_groups:
         for p in group["params"]:
@@ -908,22 +1013,23 @@ def _optimizer_update(builder, optimizer, param_names, params, grads):
         if group is None:
             raise ExportError("torch.optim", kind, where, "the parameter is in no param group",
                               "Pass every trainable parameter to the optimizer.")
-        lr, wd = float(group["lr"]), float(group.get("weight_decay", 0.0))
+        wd = float(group.get("weight_decay", 0.0))
         if group.get("maximize", False) or group.get("differentiable", False):
             raise ExportError("torch.optim", kind, where, "maximize/differentiable",
                               "Use the default settings.")
+        fixed = {} if lr is not None else {"lr": float(group["lr"])}
+        rate = [lr] if lr is not None else []
         if kind == "SGD" and group["momentum"] == 0:
-            new = builder.op("train.sgd", [p, g], [(p.shape, p.elem)],
-                             {"lr": lr, "weight_decay": wd})
+            new = builder.op("train.sgd", [p, g] + rate, [(p.shape, p.elem)],
+                             dict(fixed, weight_decay=wd))
             results.append((new, "param", name))
         elif kind == "SGD":
             buf = builder.arg(p.shape, p.elem, "opt_state", name + ".momentum_buffer")
-            state_args.append(buf)
-            props = {"lr": lr, "momentum": float(group["momentum"]),
-                     "dampening": float(group["dampening"]), "weight_decay": wd}
+            props = dict(fixed, momentum=float(group["momentum"]),
+                         dampening=float(group["dampening"]), weight_decay=wd)
             if group["nesterov"]:
                 props["nesterov"] = True
-            new = builder.op("train.sgd_momentum", [p, g, buf],
+            new = builder.op("train.sgd_momentum", [p, g, buf] + rate,
                              [(p.shape, p.elem)] * 2, props)
             results.append((new[0], "param", name))
             results.append((new[1], "opt_state", name + ".momentum_buffer"))
@@ -937,22 +1043,73 @@ def _optimizer_update(builder, optimizer, param_names, params, grads):
             t = builder.op("train.add", [step, one], [((), "f32")])
             beta1, beta2 = group["betas"]
             new = builder.op("train.adam" if kind == "Adam" else "train.adamw",
-                             [p, g, m, v, t], [(p.shape, p.elem)] * 3,
-                             {"lr": lr, "beta1": float(beta1), "beta2": float(beta2),
-                              "epsilon": float(group["eps"]), "weight_decay": wd})
+                             [p, g, m, v, t] + rate, [(p.shape, p.elem)] * 3,
+                             dict(fixed, beta1=float(beta1), beta2=float(beta2),
+                                  epsilon=float(group["eps"]), weight_decay=wd))
             results += [(new[0], "param", name), (new[1], "opt_state", name + ".exp_avg"),
                         (new[2], "opt_state", name + ".exp_avg_sq"),
                         (t, "opt_state", name + ".step")]
+        elif kind in ("RMSprop", "Adagrad"):
+            results += _elementwise_update(builder, kind, group, name, where, p, g, lr)
         else:
             raise ExportError("torch.optim", kind, where, "no mapping for this optimizer",
-                              "Use torch.optim.SGD (with or without momentum), Adam or AdamW.")
+                              "Use torch.optim.SGD (with or without momentum), Adam, AdamW, "
+                              "RMSprop or Adagrad.")
     return results
 
 
+def _elementwise_update(builder, kind, group, name, where, p, g, lr):
+    """RMSprop / Adagrad as elementwise ops on a train.gradient marker (the
+    dialect's form of an optimizer with no fused op), PyTorch's formulas:
+    RMSprop  v = alpha v + (1 - alpha) g^2, p -= lr g / (sqrt(v) + eps);
+    Adagrad  s = s + g^2,                   p -= lr g / (sqrt(s) + eps);
+    weight decay adds wd * p to g first."""
+    shape, elem = p.shape, p.elem
+
+    def op(name_, *operands):
+        return builder.op("train." + name_, list(operands), [(shape, elem)])
+
+    def const(value):
+        return builder.op("train.fill", [], [(shape, elem)], {"value": float(value)})
+
+    if kind == "RMSprop" and (group["centered"] or group["momentum"] != 0):
+        raise ExportError("torch.optim", kind, where, "centered or momentum RMSprop",
+                          "Use RMSprop(centered=False, momentum=0).")
+    if kind == "Adagrad" and (group["lr_decay"] != 0 or
+                              group["initial_accumulator_value"] != 0):
+        raise ExportError("torch.optim", kind, where,
+                          "lr_decay or initial_accumulator_value",
+                          "Use Adagrad(lr_decay=0, initial_accumulator_value=0).")
+    grad = builder.op("train.gradient", [g], [(shape, elem)],
+                      comment="%s of '%s' as elementwise ops" % (kind, name))
+    if group["weight_decay"]:
+        grad = op("add", grad, op("mul", const(group["weight_decay"]), p))
+    key = "square_avg" if kind == "RMSprop" else "sum"
+    state = builder.arg(shape, elem, "opt_state", "%s.%s" % (name, key))
+    square = op("mul", grad, grad)
+    if kind == "RMSprop":
+        alpha = float(group["alpha"])
+        new_state = op("add", op("mul", const(alpha), state),
+                       op("mul", const(1 - alpha), square))
+    else:
+        new_state = op("add", state, square)
+    denom = op("add", op("sqrt", new_state), const(group["eps"]))
+    rate = const(group["lr"]) if lr is None else builder.op(
+        "train.broadcast", [lr], [(shape, elem)], {"dims": []})
+    new_p = op("sub", p, op("mul", rate, op("div", grad, denom)))
+    return [(new_p, "param", name), (new_state, "opt_state", "%s.%s" % (name, key))]
+
+
 def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
-           description=""):
+           description="", scheduler=None, clip_grad_norm=None, clip_grad_value=None,
+           norm_type=2.0):
     """Exports one training step of `model` + `loss_fn` (default
     F.cross_entropy) + `optimizer` for batches shaped like the examples.
+    What the training loop does between backward() and step() is the
+    step's too, when given: `clip_grad_value` (clip_grad_value_ first),
+    `clip_grad_norm` (clip_grad_norm_'s max_norm, with `norm_type`), and
+    `scheduler` (a torch.optim.lr_scheduler stepped once per step, after
+    optimizer.step(), as PyTorch's loop does).
     Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
     loss_fn = loss_fn or F.cross_entropy
     model.train()
@@ -1068,7 +1225,15 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     loss = mapper.v(outs[0])
     grads = [mapper.v(o) for o in outs[1:1 + np_]]
     builder.result(loss, "loss")
-    updates = _optimizer_update(builder, optimizer, params, pvals, grads)
+    grads, outputs = _clip(builder, grads, clip_grad_norm, clip_grad_value, norm_type)
+    schedule = _schedule(builder, scheduler, optimizer)
+    updates = _optimizer_update(builder, optimizer, params, pvals, grads,
+                                schedule[0] if schedule else None)
+    if schedule:
+        outputs.append((schedule[0], "output", "lr"))
+        updates.append((schedule[2], "opt_state", "lr_scheduler.step"))
+    for value, role, name in outputs:
+        builder.result(value, role, name)
     for value, role, name in updates:
         if role == "param":
             builder.result(value, role, name)
@@ -1095,6 +1260,8 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                 "optimizer": {"class": type(optimizer).__name__,
                               "param_groups": [{k: v for k, v in g.items() if k != "params"}
                                                for g in optimizer.param_groups]},
+                "scheduler": type(scheduler).__name__ if scheduler else None,
+                "clip_grad_norm": clip_grad_norm, "clip_grad_value": clip_grad_value,
                 "batch": int(example_x.shape[0]),
                 "names": "state_dict keys (optimizer state: '<param>.<state key>')",
                 "not_exported": [n for n in bnames if n.endswith("num_batches_tracked")]}
@@ -1114,7 +1281,8 @@ def state_tensors(model, optimizer=None):
     if optimizer is not None:
         for name, p in model.named_parameters():
             for key, value in optimizer.state.get(p, {}).items():
-                if key in ("momentum_buffer", "exp_avg", "exp_avg_sq", "step") and value is not None:
+                if key in ("momentum_buffer", "exp_avg", "exp_avg_sq", "step", "square_avg",
+                           "sum") and value is not None:
                     # A copy: the optimizer updates its tensors in place.
                     out["%s.%s" % (name, key)] = np.array(
                         value.detach().cpu().numpy() if torch.is_tensor(value) else value,

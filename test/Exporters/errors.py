@@ -94,9 +94,17 @@ def torch_cases():
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "c"),
         "add_.Tensor", "in-place update", "errors.py:", "(self.calls.add_(1))")
     m = Plain()
-    check("torch RMSprop", lambda: torch_export.export(
-        m, torch.optim.RMSprop(m.parameters(), lr=0.1), x, y, out, "r"),
-        "RMSprop", "fc.weight", "Use torch.optim.SGD")
+    check("torch Adamax", lambda: torch_export.export(
+        m, torch.optim.Adamax(m.parameters(), lr=0.1), x, y, out, "r"),
+        "Adamax", "fc.weight", "no mapping for this optimizer", "RMSprop or Adagrad")
+    check("torch centered RMSprop", lambda: torch_export.export(
+        m, torch.optim.RMSprop(m.parameters(), lr=0.1, centered=True), x, y, out, "r"),
+        "RMSprop", "centered or momentum", "centered=False")
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    check("torch OneCycleLR", lambda: torch_export.export(
+        m, opt, x, y, out, "r",
+        scheduler=torch.optim.lr_scheduler.OneCycleLR(opt, 0.5, total_steps=10)),
+        "OneCycleLR", "no mapping for this scheduler", "CosineAnnealingLR")
     m = Plain()
     check("torch summed loss", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "s",

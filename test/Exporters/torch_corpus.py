@@ -2,9 +2,12 @@
 writes them, each using layers the exporter reaches through PyTorch's Core
 ATen decompositions or maps whole (SiLU, LeakyReLU, ELU, Hardtanh,
 Hardswish, Embedding on integer tokens, GroupNorm, adaptive average pooling
-with overlapping windows, F.pad, clamp and masked_fill, index_select).
+with overlapping windows, F.pad, clamp and masked_fill, index_select), and
+training loops with RMSprop, Adagrad, Adam(W) and momentum SGD, learning-rate
+schedulers (a LinearLR warm-up then cosine, StepLR, ExponentialLR) and
+gradient clipping by norm and by value.
 
-For each: export -> mp-compile (float32 and mixed_bfloat16) -> mp-run 6 SGD
+For each: export -> mp-compile (float32 and mixed_bfloat16) -> mp-run 6
 steps on one batch from the exported initial parameters; the float32
 per-step losses must match PyTorch's own 6 steps on that batch to 1e-4
 relative, and the mixed_bfloat16 run must end within 0.05 of them.
@@ -113,27 +116,61 @@ def image(batch):
     return torch.randn(batch, 1, 7, 7)
 
 
+def sgd(params):
+    return torch.optim.SGD(params, lr=LR)
+
+
+# name -> (model class, input maker, optimizer maker, scheduler maker or None,
+#          clip_grad_norm, clip_grad_value)
 CASES = {
-    "silu_mlp": (SiluMlp, lambda b: torch.randn(b, 12)),
-    "activations": (Activations, lambda b: torch.randn(b, 12)),
-    "masked_mlp": (MaskedMlp, lambda b: torch.randn(b, 12)),
-    "token_bag": (TokenBag, lambda b: torch.randint(0, 20, (b, 5))),
-    "group_norm_cnn": (GroupNormCnn, image),
-    "padded_cnn": (PaddedCnn, image),
-    "index_select": (Selected, lambda b: torch.randn(b, 12)),
+    "silu_mlp": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "activations": (Activations, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "masked_mlp": (MaskedMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "token_bag": (TokenBag, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None, None),
+    "group_norm_cnn": (GroupNormCnn, image, sgd, None, None, None),
+    "padded_cnn": (PaddedCnn, image, sgd, None, None, None),
+    "index_select": (Selected, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    # Optimizers, schedules and clipping of the training loop.
+    "rmsprop": (SiluMlp, lambda b: torch.randn(b, 12),
+                lambda p: torch.optim.RMSprop(p, lr=0.01, weight_decay=1e-3), None,
+                None, None),
+    "adagrad": (Activations, lambda b: torch.randn(b, 12),
+                lambda p: torch.optim.Adagrad(p, lr=0.1), None, None, None),
+    "adamw_warmup_cosine_clip": (
+        SiluMlp, lambda b: torch.randn(b, 12),
+        lambda p: torch.optim.AdamW(p, lr=0.02),
+        lambda o: torch.optim.lr_scheduler.SequentialLR(
+            o, [torch.optim.lr_scheduler.LinearLR(o, 0.1, 1.0, total_iters=2),
+                torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=4)],
+            milestones=[2]), 0.5, None),
+    "momentum_step_clip_value": (
+        MaskedMlp, lambda b: torch.randn(b, 12),
+        lambda p: torch.optim.SGD(p, lr=LR, momentum=0.9),
+        lambda o: torch.optim.lr_scheduler.StepLR(o, 2, gamma=0.5), None, 0.05),
+    "adam_exponential": (
+        TokenBag, lambda b: torch.randint(0, 20, (b, 5)),
+        lambda p: torch.optim.Adam(p, lr=0.01),
+        lambda o: torch.optim.lr_scheduler.ExponentialLR(o, 0.9), None, None),
 }
 
 
-def torch_losses(model, x, y):
-    """PyTorch's own SGD steps on the batch (the reference)."""
+def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value):
+    """PyTorch's own training loop on the batch (the reference)."""
     model = copy.deepcopy(model)
-    opt = torch.optim.SGD(model.parameters(), lr=LR)
+    opt = make_opt(model.parameters())
+    sched = make_sched(opt) if make_sched else None
     losses = []
     for _ in range(STEPS):
         opt.zero_grad()
         loss = F.cross_entropy(model(x), y)
         loss.backward()
+        if clip_value is not None:
+            torch.nn.utils.clip_grad_value_(model.parameters(), clip_value)
+        if clip_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
         opt.step()
+        if sched:
+            sched.step()
         losses.append(loss.item())
     return losses
 
@@ -163,14 +200,16 @@ def mp_losses(build, work, stem, policy, x, y):
 
 
 def run_case(build, name):
-    cls, make_x = CASES[name]
+    cls, make_x, make_opt, make_sched, clip_norm, clip_value = CASES[name]
     torch.manual_seed(1)
     model = cls()
     x, y = make_x(BATCH), torch.randint(0, 4, (BATCH,))
     work = tempfile.mkdtemp(prefix="mp-corpus-%s-" % name)
-    torch_export.export(model, torch.optim.SGD(model.parameters(), lr=LR), x, y, work,
-                        name, loss_fn=F.cross_entropy)
-    want = torch_losses(model, x, y)
+    opt = make_opt(model.parameters())
+    torch_export.export(model, opt, x, y, work, name, loss_fn=F.cross_entropy,
+                        scheduler=make_sched(opt) if make_sched else None,
+                        clip_grad_norm=clip_norm, clip_grad_value=clip_value)
+    want = torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value)
     got = mp_losses(build, work, name, "float32", x, y)
     worst = max(abs(g - w) / max(abs(w), 1e-6) for g, w in zip(got, want))
     mixed = mp_losses(build, work, name, "mixed_bfloat16", x, y)
