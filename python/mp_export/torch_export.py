@@ -637,6 +637,118 @@ class _Mapper:
                          [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)],
                          {"groups": int(groups), "feature_dim": 1})
 
+    def map_slice(self, node, a, shape, elem):
+        x = self.v(a[0])
+        rank = len(x.shape)
+        dim = (a[1] if len(a) > 1 else 0) % rank
+        start = a[2] if len(a) > 2 and a[2] is not None else 0
+        step = a[4] if len(a) > 4 else 1
+        size = x.shape[dim]
+        start = max(0, min(size, start + size if start < 0 else start))
+        offsets, strides = [0] * rank, [1] * rank
+        offsets[dim], strides[dim] = start, step
+        props = {"offsets": offsets}
+        if step != 1:
+            props["strides"] = strides
+        if x.shape == shape:
+            return x
+        return self.b.op("train.slice", [x], [(shape, elem)], props)
+
+    def map_slice_backward(self, node, a, shape, elem):
+        grad, sizes, dim, start, end, step = a[:6]
+        g = self.v(grad)
+        rank = len(sizes)
+        dim %= rank
+        if step != 1:
+            raise self.err(self.name, "the gradient of a strided slice",
+                           "Slice with step 1.")
+        size = sizes[dim]
+        start = max(0, min(size, start + size if start < 0 else start))
+        low, high = [0] * rank, [0] * rank
+        low[dim] = start
+        high[dim] = size - start - g.shape[dim]
+        return self.b.op("train.pad", [g], [(tuple(sizes), elem)],
+                         {"low": low, "high": high, "value": 0.0})
+
+    def map_select(self, node, a, shape, elem):
+        x = self.v(a[0])
+        dim, index = a[1] % len(x.shape), a[2]
+        index %= x.shape[dim]
+        offsets = [0] * len(x.shape)
+        offsets[dim] = index
+        kept = list(x.shape)
+        kept[dim] = 1
+        part = self.b.op("train.slice", [x], [(tuple(kept), elem)], {"offsets": offsets})
+        return self.b.op("train.reshape", [part], [(shape, elem)])
+
+    def map_select_backward(self, node, a, shape, elem):
+        grad, sizes, dim, index = a[:4]
+        g = self.v(grad)
+        rank = len(sizes)
+        dim %= rank
+        index %= sizes[dim]
+        kept = list(sizes)
+        kept[dim] = 1
+        part = self.b.op("train.reshape", [g], [(tuple(kept), elem)])
+        low, high = [0] * rank, [0] * rank
+        low[dim], high[dim] = index, sizes[dim] - index - 1
+        return self.b.op("train.pad", [part], [(tuple(sizes), elem)],
+                         {"low": low, "high": high, "value": 0.0})
+
+    def map_split_with_sizes(self, node, a, shape, elem):
+        return self.map_split(node, (a[0], a[1], a[2] if len(a) > 2 else 0), shape, elem)
+
+    def map_argmax(self, node, a, shape, elem):
+        x = self.v(a[0])
+        dim = a[1] if len(a) > 1 else node.kwargs.get("dim")
+        if dim is None:
+            raise self.err(self.name, "argmax over every dimension",
+                           "Give argmax a dim.")
+        keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
+        props = {"dim": dim % len(x.shape)}
+        if keep:
+            props["keep_dims"] = True
+        return self.b.op("train.argmax", [x], [(shape, "i64")], props)
+
+    def map_max_dim(self, node, a, shape, elem):
+        x = self.v(a[0])
+        dim = a[1] % len(x.shape)
+        keep = a[2] if len(a) > 2 else False
+        (vshape, velem), (ishape, _) = self.meta(node, 0), self.meta(node, 1)
+        values = self.reduce("train.reduce_max", x, [dim], keep, vshape)
+        props = {"dim": dim}
+        if keep:
+            props["keep_dims"] = True
+        indices = self.b.op("train.argmax", [x], [(ishape, "i64")], props)
+        return [values, indices]
+
+    def map_fill_scalar(self, node, a, shape, elem):
+        return self.b.op("train.fill", [], [(shape, elem)], {"value": float(a[1])})
+
+    def map_clamp_tensor(self, node, a, shape, elem):
+        x = self.v(a[0])
+        low = a[1] if len(a) > 1 else node.kwargs.get("min")
+        high = a[2] if len(a) > 2 else node.kwargs.get("max")
+        if low is not None:
+            x = self.b.op("train.maximum", [x, self.operand(low, shape, elem)], [(shape, elem)])
+        if high is not None:
+            x = self.b.op("train.minimum", [x, self.operand(high, shape, elem)], [(shape, elem)])
+        return x
+
+    def map_reciprocal(self, node, a, shape, elem):
+        x = self.v(a[0])
+        return self.b.op("train.div", [self.fill(1.0, x), x], [(shape, elem)])
+
+    def map_arange(self, node, a, shape, elem):
+        start, end = a[0], a[1]
+        step = a[2] if len(a) > 2 else 1
+        values = [start + i * step for i in range(shape[0])]
+        text = ", ".join(("%d" % v) if elem in ("i32", "i64") else repr(float(v))
+                         for v in values)
+        return self.b.op("train.constant", [], [(shape, elem)],
+                         {"value": Attr("dense<[%s]> : tensor<%dx%s>" % (
+                             text, shape[0], elem))})
+
     def map_add_(self, node, a, shape, elem):
         """num_batches_tracked += 1: not exported (the value stays)."""
         if not self.names.get(a[0], "").endswith("num_batches_tracked"):
@@ -789,6 +901,18 @@ _ATEN = {
     aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
     aten.add_.Tensor: _Mapper.map_add_,
     aten.where.self: _Mapper.map_where,
+    aten.slice.Tensor: _Mapper.map_slice,
+    aten.slice_backward.default: _Mapper.map_slice_backward,
+    aten.select.int: _Mapper.map_select,
+    aten.select_backward.default: _Mapper.map_select_backward,
+    aten.split_with_sizes.default: _Mapper.map_split_with_sizes,
+    aten.squeeze.dims: _Mapper.map_view,
+    aten.argmax.default: _Mapper.map_argmax,
+    aten.max.dim: _Mapper.map_max_dim,
+    aten.fill.Scalar: _Mapper.map_fill_scalar,
+    aten.clamp.Tensor: _Mapper.map_clamp_tensor,
+    aten.reciprocal.default: _Mapper.map_reciprocal,
+    aten.arange.start_step: _Mapper.map_arange,
     aten.bitwise_and.Tensor: _Mapper.map_logical,
     aten.bitwise_or.Tensor: _Mapper.map_logical,
     aten.bitwise_not.default: _Mapper.map_logical,

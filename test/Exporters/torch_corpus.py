@@ -112,6 +112,39 @@ class Selected(nn.Module):
         return self.fc(x.index_select(1, self.keep))
 
 
+class Slices(nn.Module):
+    """Slicing, select, cat (its gradient is slices) and argmax feeding an
+    embedding."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 16)
+        self.emb = nn.Embedding(16, 3)
+        self.out = nn.Linear(12, 4)
+
+    def forward(self, x):
+        h = self.fc(x)
+        picked = self.emb(h.argmax(dim=1))
+        z = torch.cat([h[:, 2:10], h.select(1, 0).unsqueeze(1), picked], dim=1)
+        return self.out(torch.tanh(z))
+
+
+class Positions(nn.Module):
+    """Token and learned position embeddings (torch.arange), as a language
+    model's input."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(20, 8)
+        self.pos = nn.Embedding(5, 8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, tokens):
+        positions = torch.arange(0, tokens.shape[1])
+        h = self.tok(tokens) + self.pos(positions)
+        return self.fc(F.gelu(h).mean(dim=1))
+
+
 def image(batch):
     return torch.randn(batch, 1, 7, 7)
 
@@ -130,6 +163,9 @@ CASES = {
     "group_norm_cnn": (GroupNormCnn, image, sgd, None, None, None),
     "padded_cnn": (PaddedCnn, image, sgd, None, None, None),
     "index_select": (Selected, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "slices": (Slices, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "positions": (Positions, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None,
+                  None),
     # Optimizers, schedules and clipping of the training loop.
     "rmsprop": (SiluMlp, lambda b: torch.randn(b, 12),
                 lambda p: torch.optim.RMSprop(p, lr=0.01, weight_decay=1e-3), None,
