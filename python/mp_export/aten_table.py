@@ -28,9 +28,13 @@ _REASONS = [
      "(model.train())"),
     (r"^_native_batch_norm_legit$",
      "does not arise: the exporter keeps `native_batch_norm` whole (below)"),
-    (r"^(rand|randn|randperm|native_dropout|bernoulli)$",
-     "random numbers: the train dialect's dropout (Philox state in the step) "
-     "is not emitted by the exporter yet; export with dropout off"),
+    (r"^native_dropout$",
+     "does not arise: F.dropout traces as `bernoulli_` of an empty tensor, "
+     "`div_` and `mul` (kept whole below), which map to `train.dropout` / "
+     "`train.dropout_grad` on the step's Philox state"),
+    (r"^(rand|randn|randperm)$",
+     "random numbers other than dropout's: no train op (feed noise as an "
+     "input)"),
     (r"^(sym_|_local_scalar_dense|nonzero|as_strided|empty|empty_strided|copy|"
      r"masked_scatter|index_put|sort|topk|unique)",
      "data-dependent shapes, storage or in-place semantics: mp's steps are "
@@ -90,6 +94,13 @@ _NOTES = {
                       "counts steps); any other in-place add is refused",
     aten.nll_loss_backward.default: "with the `_log_softmax_backward_data` after it: "
                                     "`train.sparse_cross_entropy_grad`",
+    aten.bernoulli_.float: "F.dropout's mask (of an empty tensor, then `div_` by "
+                           "keep, then `mul`s): `train.dropout` / `dropout_grad`, a "
+                           "frozen `dropout.key` and the step counter; other uses refused",
+    aten.div_.Scalar: "the dropout mask's 1 / keep (in `train.dropout`); else `train.div`",
+    aten.empty_permuted.default: "the dropout mask's empty tensor: nothing",
+    aten.empty_like.default: "the dropout mask's empty tensor: nothing",
+    aten.split_with_sizes.default: "`train.slice` per part",
 }
 
 

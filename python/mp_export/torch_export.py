@@ -749,6 +749,46 @@ class _Mapper:
                          {"value": Attr("dense<[%s]> : tensor<%dx%s>" % (
                              text, shape[0], elem))})
 
+    # --- dropout: train.dropout on the step's Philox state ----------------
+    def map_empty(self, node, a, shape, elem):
+        return _Pending("empty")
+
+    def map_bernoulli(self, node, a, shape, elem):
+        if not _is_dropout_mask(node):
+            raise self.err(self.name, "random numbers other than F.dropout's mask",
+                           "Use nn.Dropout / F.dropout.")
+        keep = float(a[1] if len(a) > 1 else node.kwargs.get("p", 0.5))
+        self.dropout_site = getattr(self, "dropout_site", -1) + 1
+        # PyTorch passes keep = 1 - p: 15 digits give p back (0.1, not
+        # 0.09999999999999998).
+        return _Pending("dropout_mask", p=round(1.0 - keep, 15), site=self.dropout_site,
+                        used=False)
+
+    def map_mask_scale(self, node, a, shape, elem):
+        mask = self.env.get(a[0])
+        if isinstance(mask, _Pending) and mask.kind == "dropout_mask":
+            return mask  # the 1 / keep scaling is train.dropout's own
+        return _binary("train.div")(self, node, a, shape, elem)
+
+    def map_mul(self, node, a, shape, elem):
+        masks = [self.env.get(x) for x in a[:2]]
+        for i, mask in enumerate(masks):
+            if isinstance(mask, _Pending) and mask.kind == "dropout_mask":
+                x = self.v(a[1 - i])
+                key, counter = self.dropout_state()
+                name = "train.dropout_grad" if mask.used else "train.dropout"
+                mask.used = True
+                return self.b.op(name, [x, key, counter], [(shape, elem)],
+                                 {"p": mask.p, "site": mask.site})
+        return _binary("train.mul")(self, node, a, shape, elem)
+
+    def dropout_state(self):
+        """The Philox key (a frozen buffer) and the step counter."""
+        if not hasattr(self, "dropout_key"):
+            self.dropout_key = self.b.arg((), "i64", "buffer", "dropout.key")
+            self.b.freeze(self.dropout_key)
+        return self.dropout_key, _step_counter(self.b)[0]
+
     def map_add_(self, node, a, shape, elem):
         """num_batches_tracked += 1: not exported (the value stays)."""
         if not self.names.get(a[0], "").endswith("num_batches_tracked"):
@@ -869,7 +909,7 @@ _ATEN = {
     aten.sigmoid_backward.default: _elementwise("train.sigmoid_grad", 2),
     aten.add.Tensor: _binary("train.add"),
     aten.sub.Tensor: _binary("train.sub"),
-    aten.mul.Tensor: _binary("train.mul"),
+    aten.mul.Tensor: _Mapper.map_mul,
     aten.div.Tensor: _binary("train.div"),
     aten.add.Scalar: _binary("train.add"),
     aten.mul.Scalar: _binary("train.mul"),
@@ -901,6 +941,10 @@ _ATEN = {
     aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
     aten.add_.Tensor: _Mapper.map_add_,
     aten.where.self: _Mapper.map_where,
+    aten.empty_permuted.default: _Mapper.map_empty,
+    aten.empty_like.default: _Mapper.map_empty,
+    aten.bernoulli_.float: _Mapper.map_bernoulli,
+    aten.div_.Scalar: _Mapper.map_mask_scale,
     aten.slice.Tensor: _Mapper.map_slice,
     aten.slice_backward.default: _Mapper.map_slice_backward,
     aten.select.int: _Mapper.map_select,
@@ -949,6 +993,21 @@ for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
         _ATEN[getattr(getattr(aten, _name), _overload)] = _compare(_name)
 if hasattr(aten, "_native_batch_norm_legit_functional"):  # PyTorch >= 2
     _ATEN[aten._native_batch_norm_legit_functional.default] = _Mapper.map_batch_norm
+
+
+def _is_dropout_mask(node):
+    """F.dropout as PyTorch's CPU autograd traces it: bernoulli_(keep) of
+    an empty tensor, divided in place by keep, used only by multiplications
+    (the forward's x * mask and the backward's grad * mask)."""
+    if node.target != aten.bernoulli_.float:
+        return False
+    users = list(node.users)
+    if len(users) != 1 or users[0].target != aten.div_.Scalar:
+        return False
+    keep = node.args[1] if len(node.args) > 1 else node.kwargs.get("p", 0.5)
+    scale = users[0]
+    return abs(scale.args[1] - keep) < 1e-12 and all(
+        u.target == aten.mul.Tensor for u in scale.users)
 
 
 def _decompositions():
@@ -1015,6 +1074,18 @@ class _ShapeRecorder(torch.fx.Interpreter):
         elif isinstance(out, torch.Tensor):
             self.shapes[n] = info(out)
         return out
+
+
+def _step_counter(builder):
+    """The step's counter (steps done before this one; `step`, optimizer
+    state) and its incremented value, made once per step: the schedule and
+    dropout read the same one."""
+    if getattr(builder, "step_counter", None) is None:
+        counter = builder.arg((), "i64", "opt_state", "step")
+        one = builder.op("train.fill", [], [((), "i64")], {"value": 1.0})
+        builder.step_counter = (counter, builder.op("train.add", [counter, one],
+                                                    [((), "i64")]))
+    return builder.step_counter
 
 
 def _schedule(builder, scheduler, optimizer):
@@ -1095,11 +1166,9 @@ def _schedule(builder, scheduler, optimizer):
     if "warmup" in attrs:
         props["warmup"] = Attr("%d : i64" % warmups[attrs["warmup"]])
     props["decay"] = Attr("%d : i64" % decays[attrs.get("decay", "constant")])
-    counter = builder.arg((), "i64", "opt_state", "lr_scheduler.step")
+    counter, new = _step_counter(builder)
     lr = builder.op("train.lr_schedule", [counter], [((), "f32")], props,
                     comment="%s: the learning rate of this step" % kind)
-    one = builder.op("train.fill", [], [((), "i64")], {"value": 1.0})
-    new = builder.op("train.add", [counter, one], [((), "i64")])
     return lr, counter, new
 
 
@@ -1270,14 +1339,17 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     for node in gm.graph.nodes:
         target = str(node.target)
         if node.op == "call_function" and any(
-                k in target for k in ("bernoulli", "dropout", "rand", "normal", "uniform_")):
+                k in target for k in ("bernoulli", "dropout", "rand", "normal", "uniform_")) \
+                and not _is_dropout_mask(node):
             frame = _user_frame(node.meta.get("stack_trace"))
             where = "node '%s'" % node.name + (
                 " at %s:%d (%s)" % frame if frame else "")
             raise ExportError("aten", target, where,
-                              "random numbers (dropout and the like) have no train-dialect "
-                              "op and would be frozen into the graph",
-                              "Export without dropout (p=0 or remove the layer).")
+                              "random numbers other than F.dropout's mask (which maps to "
+                              "train.dropout) have no train-dialect op and would be "
+                              "frozen into the graph",
+                              "Draw the noise outside the step (an input), or use "
+                              "nn.Dropout.")
 
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     np_, nb = len(params), len(buffers)
@@ -1355,7 +1427,8 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                                 schedule[0] if schedule else None)
     if schedule:
         outputs.append((schedule[0], "output", "lr"))
-        updates.append((schedule[2], "opt_state", "lr_scheduler.step"))
+    if getattr(builder, "step_counter", None) is not None:
+        updates.append((builder.step_counter[1], "opt_state", "step"))
     for value, role, name in outputs:
         builder.result(value, role, name)
     for value, role, name in updates:
@@ -1379,6 +1452,10 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     init.update({n: b.detach().cpu().numpy().astype(
                      np.float32 if b.is_floating_point() else b.numpy().dtype)
                  for n, b in buffers if not n.endswith("num_batches_tracked")})
+    if hasattr(mapper, "dropout_key"):
+        # The Philox key of the step's dropout masks: from PyTorch's seed, so
+        # a seeded export is reproducible.
+        init["dropout.key"] = np.array(torch.initial_seed() & (2**63 - 1), dtype=np.int64)
     manifest = {"framework": "pytorch", "framework_version": torch.__version__,
                 "model": type(model).__name__,
                 "optimizer": {"class": type(optimizer).__name__,

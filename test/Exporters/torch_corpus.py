@@ -18,6 +18,7 @@ usage: torch_corpus.py BUILD_DIR [CASE ...]; prints one line per case and
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -145,6 +146,19 @@ class Positions(nn.Module):
         return self.fc(F.gelu(h).mean(dim=1))
 
 
+class Dropped(nn.Module):
+    """nn.Dropout twice: two sites of train.dropout on the step's Philox
+    state (PyTorch draws other masks: checked for training, not per step)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(12, 32), nn.Linear(32, 4)
+        self.drop1, self.drop2 = nn.Dropout(0.1), nn.Dropout(0.2)
+
+    def forward(self, x):
+        return self.fc2(self.drop2(F.relu(self.fc1(self.drop1(x)))))
+
+
 def image(batch):
     return torch.randn(batch, 1, 7, 7)
 
@@ -235,7 +249,40 @@ def mp_losses(build, work, stem, policy, x, y):
     return [losses[s] for s in range(1, STEPS + 1)]
 
 
+def run_dropout_case(build):
+    """Dropout's masks are mp's own (Philox in the step), not PyTorch's, so
+    the losses are not compared step by step: the step must hold the two
+    dropout sites with PyTorch's p (and the gradient of the one a parameter
+    needs), and train (the loss of the last of
+    30 steps below half the first's) under float32 and mixed_bfloat16."""
+    torch.manual_seed(1)
+    model = Dropped()
+    x, y = torch.randn(BATCH, 12), torch.randint(0, 4, (BATCH,))
+    work = tempfile.mkdtemp(prefix="mp-corpus-dropout-")
+    torch_export.export(model, torch.optim.SGD(model.parameters(), lr=LR), x, y, work,
+                        "dropout", loss_fn=F.cross_entropy)
+    text = open(os.path.join(work, "dropout.mlir")).read()
+    sites = sorted(set(re.findall(r'"train\.dropout(?:_grad)?"\([^)]*\) <\{p = ([0-9.e-]+) '
+                                  r': f64, site = (\d+) : i64\}>', text)))
+    global STEPS
+    saved, STEPS = STEPS, 30
+    try:
+        f32 = mp_losses(build, work, "dropout", "float32", x, y)
+        bf16 = mp_losses(build, work, "dropout", "mixed_bfloat16", x, y)
+    finally:
+        STEPS = saved
+    # drop1 acts on the input, which needs no gradient: one dropout_grad.
+    ok = (sites == [("0.1", "0"), ("0.2", "1")] and
+          text.count('"train.dropout_grad"') == 1 and
+          f32[-1] < 0.5 * f32[0] and bf16[-1] < 0.5 * bf16[0])
+    print("%s: dropout: sites %s, float32 loss %.4f -> %.4f, mixed_bfloat16 %.4f -> %.4f" % (
+        "ok" if ok else "FAIL", sites, f32[0], f32[-1], bf16[0], bf16[-1]))
+    return ok
+
+
 def run_case(build, name):
+    if name == "dropout":
+        return run_dropout_case(build)
     cls, make_x, make_opt, make_sched, clip_norm, clip_value = CASES[name]
     torch.manual_seed(1)
     model = cls()
@@ -258,7 +305,7 @@ def run_case(build, name):
 
 def main():
     build = sys.argv[1]
-    names = sys.argv[2:] or sorted(CASES)
+    names = sys.argv[2:] or sorted(CASES) + ["dropout"]
     results = []
     for name in names:
         try:
