@@ -8,6 +8,7 @@ The builder keeps a list of ops and prints only those the results depend on
 unused (a transpose folded into a matmul flag, for example).
 """
 import json
+import math
 import os
 import struct
 
@@ -64,6 +65,9 @@ def _attr(value):
         return value.text
     if value is True:
         return "unit"
+    if isinstance(value, float) and not math.isfinite(value):
+        # MLIR writes infinities and NaN as the f64's bits.
+        return "0x%016X : f64" % struct.unpack("<Q", struct.pack("<d", value))[0]
     if isinstance(value, float):
         text = repr(float(value))
         if "e" in text and "." not in text:

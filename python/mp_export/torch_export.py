@@ -16,6 +16,7 @@ with `load_checkpoint(model, path)`.
 import operator
 import os
 import re
+import warnings
 
 import numpy as np
 import torch
@@ -88,6 +89,13 @@ def _decomposed_from(trace):
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+class _Like:
+    """A shape and element type standing for a Value (for fill)."""
+
+    def __init__(self, shape, elem):
+        self.shape, self.elem = shape, elem
 
 
 class _Pending:
@@ -254,8 +262,25 @@ class _Mapper:
         target = node.args[0]
         if functional not in _ATEN or getattr(target, "op", None) != "call_function":
             return None
+        # The tensor it overwrites and every tensor sharing its memory (the
+        # bases it is a view of, their other views): none may be read after
+        # the update, or the functional form would give them the old values.
+        aliases, todo = set(), [target]
+        while todo:
+            n = todo.pop()
+            if n in aliases or getattr(n, "op", None) != "call_function":
+                if getattr(n, "op", None) == "placeholder":
+                    return None  # a parameter, a buffer, an input: state
+                continue
+            aliases.add(n)
+            if n.target in _VIEWS and n.args:
+                todo.append(n.args[0])
+            todo.extend(u for u in n.users if u.target in _VIEWS or
+                        u.target is operator.getitem)
         order = {n: i for i, n in enumerate(node.graph.nodes)}
-        if any(order[u] > order[node] for u in target.users if u is not node):
+        if any(order[u] > order[node] for alias in aliases for u in alias.users
+               if u is not node and u.target not in _VIEWS and
+               u.target is not operator.getitem):
             return None
         return _ATEN[functional]
 
@@ -526,6 +551,19 @@ class _Mapper:
             return self.b.op("train.select", [x, true, y], [(shape, "i1")])
         return self.b.op("train.select", [x, y, false], [(shape, "i1")])
 
+    def map_copy(self, node, a, shape, elem):
+        """copy(dst, src): src in dst's shape and dtype (a mask made float:
+        1 / 0)."""
+        src = self.broadcast_to(self.v(a[1]), shape)
+        if src.elem == elem:
+            return src
+        if src.elem == "i1" and elem in ("f32", "bf16", "f16"):
+            return self.b.op("train.select", [src, self.fill(1.0, _Like(shape, elem)),
+                                              self.fill(0.0, _Like(shape, elem))],
+                             [(shape, elem)])
+        raise self.err(self.name, "a copy from %s to %s" % (src.elem, elem),
+                       "Keep the model's tensors float32 (masks bool).")
+
     def map_scalar_tensor(self, node, a, shape, elem):
         return self.b.op("train.fill", [], [(shape, elem)], {"value": float(a[0])})
 
@@ -749,6 +787,33 @@ class _Mapper:
                          {"value": Attr("dense<[%s]> : tensor<%dx%s>" % (
                              text, shape[0], elem))})
 
+    # --- attention ---------------------------------------------------------
+    def attention_props(self, node, dropout_p, causal):
+        if dropout_p:
+            raise self.err(self.name, "dropout inside the attention (dropout_p %g)" % dropout_p,
+                           "Use dropout_p=0 (a dropout on the attention's output maps).")
+        props = {"causal": True} if causal else {}
+        scale = node.kwargs.get("scale")
+        if scale is not None:
+            props["scale"] = float(scale)
+        mask = node.kwargs.get("attn_mask")
+        return props, ([self.v(mask)] if mask is not None else [])
+
+    def map_attention(self, node, a, shape, elem):
+        q, k, v = (self.v(x) for x in a[:3])
+        dropout_p = a[3] if len(a) > 3 else node.kwargs.get("dropout_p", 0.0)
+        causal = a[4] if len(a) > 4 else node.kwargs.get("is_causal", False)
+        props, mask = self.attention_props(node, dropout_p, causal)
+        out_shape, out_elem = self.meta(node, 0)
+        out = self.b.op("train.attention", [q, k, v] + mask, [(out_shape, out_elem)], props)
+        return [out, _Pending("attention_logsumexp")]
+
+    def map_attention_backward(self, node, a, shape, elem):
+        grad, q, k, v = (self.v(x) for x in a[:4])
+        props, mask = self.attention_props(node, a[6], a[7])
+        return self.b.op("train.attention_grad", [grad, q, k, v] + mask,
+                         [(q.shape, q.elem), (k.shape, k.elem), (v.shape, v.elem)], props)
+
     # --- dropout: train.dropout on the step's Philox state ----------------
     def map_empty(self, node, a, shape, elem):
         return _Pending("empty")
@@ -790,10 +855,14 @@ class _Mapper:
         return self.dropout_key, _step_counter(self.b)[0]
 
     def map_add_(self, node, a, shape, elem):
-        """num_batches_tracked += 1: not exported (the value stays)."""
-        if not self.names.get(a[0], "").endswith("num_batches_tracked"):
+        """num_batches_tracked += 1: not exported (the value stays); an add_
+        into a temporary nothing reads afterwards: an add."""
+        if self.names.get(a[0], "").endswith("num_batches_tracked"):
+            return self.env[a[0]]
+        handler = self.in_place_as_functional(node, aten.add_.Tensor)
+        if handler is None:
             raise self.no_mapping(node.target)
-        return self.env[a[0]]
+        return handler(self, node, a, shape, elem)
 
     # --- shared pieces of the handlers ------------------------------------
     def pool_props(self, a):
@@ -869,6 +938,16 @@ def _reduce(train_op, over_dims):
     return handler
 
 
+# Ops whose result shares its operand's memory: an in-place update of one
+# changes the others.
+_VIEWS = {aten.view.default, aten._unsafe_view.default, aten.reshape.default,
+          aten.t.default, aten.transpose.int, aten.permute.default,
+          aten.expand.default, aten.unsqueeze.default, aten.squeeze.dim,
+          aten.squeeze.dims, aten.squeeze.default, aten.slice.Tensor,
+          aten.select.int, aten.split.Tensor, aten.split_with_sizes.default,
+          aten.unbind.int, aten.chunk.default, aten.alias.default,
+          aten.as_strided.default, aten.diagonal.default}
+
 # Ops whose result is their first operand (a copy or a view of it).
 _IDENTITY = {aten.detach.default, aten.clone.default, aten.alias.default,
              aten.lift_fresh_copy.default, aten._to_copy.default,
@@ -941,6 +1020,10 @@ _ATEN = {
     aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
     aten.add_.Tensor: _Mapper.map_add_,
     aten.where.self: _Mapper.map_where,
+    aten.copy.default: _Mapper.map_copy,
+    aten._scaled_dot_product_flash_attention_for_cpu.default: _Mapper.map_attention,
+    aten._scaled_dot_product_flash_attention_for_cpu_backward.default:
+        _Mapper.map_attention_backward,
     aten.empty_permuted.default: _Mapper.map_empty,
     aten.empty_like.default: _Mapper.map_empty,
     aten.bernoulli_.float: _Mapper.map_bernoulli,
@@ -1330,11 +1413,26 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
 
     p0 = [p.detach().clone().requires_grad_() for _, p in params]
     b0 = [b.detach().clone() for _, b in buffers]
-    gm = make_fx(step, decomposition_table=_decompositions(),
-                 record_stack_traces=True)(p0, b0, example_x, example_y)
+    # oneDNN's fused RNN kernels (mkldnn_rnn_layer) are off while tracing:
+    # nn.LSTM / nn.GRU then run as PyTorch's per-step ops, which map.
+    try:
+        with warnings.catch_warnings(), torch.backends.mkldnn.flags(enabled=False):
+            warnings.simplefilter("ignore", UserWarning)  # the flags' TF32 notice
+            gm = make_fx(step, decomposition_table=_decompositions(),
+                         record_stack_traces=True)(p0, b0, example_x, example_y)
+    except (RuntimeError, NotImplementedError) as e:
+        raise ExportError("make_fx", type(e).__name__, "tracing the step",
+                          "PyTorch could not trace it: %s" % str(e).splitlines()[0],
+                          "Rewrite the failing part without in-place updates of views; "
+                          "if the model runs eagerly, report this model.") from e
     rec = _ShapeRecorder(gm)
-    rec.run([p.detach().clone().requires_grad_() for _, p in params],
-            [b.detach().clone() for _, b in buffers], example_x, example_y)
+    # The graph holds its backward ops: it runs without autograd (which
+    # would refuse a decomposition's in-place update of a view).
+    with warnings.catch_warnings(), torch.no_grad(), \
+            torch.backends.mkldnn.flags(enabled=False):
+        warnings.simplefilter("ignore", UserWarning)
+        rec.run([p.detach().clone() for _, p in params],
+                [b.detach().clone() for _, b in buffers], example_x, example_y)
 
     for node in gm.graph.nodes:
         target = str(node.target)
@@ -1413,8 +1511,10 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
             where = e.where
             if origin:
                 where += ", from PyTorch's decomposition of %s" % origin
-            where += (", called by %s" % ", ".join(modules) if modules
-                      else ", in the backward pass or the loss")
+            if modules:
+                where += ", called by %s" % ", ".join(modules)
+            elif not origin:
+                where += ", in the backward pass or the loss"
             raise ExportError("aten", e.op, where, e.why, e.todo) from None
 
     outs = output.args[0]

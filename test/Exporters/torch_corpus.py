@@ -159,6 +159,51 @@ class Dropped(nn.Module):
         return self.fc2(self.drop2(F.relu(self.fc1(self.drop1(x)))))
 
 
+class CausalSelfAttention(nn.Module):
+    """F.scaled_dot_product_attention with is_causal, heads split by hand
+    (as nanoGPT writes it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv, self.proj, self.fc = nn.Linear(8, 24), nn.Linear(8, 8), nn.Linear(8, 4)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).split(8, dim=2)
+        q, k, v = (z.view(b, t, 2, 4).transpose(1, 2) for z in (q, k, v))
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        o = o.transpose(1, 2).contiguous().view(b, t, c)
+        return self.fc(self.proj(o).mean(dim=1))
+
+
+class Mha(nn.Module):
+    """nn.MultiheadAttention with a key padding mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.att = nn.MultiheadAttention(8, 2, batch_first=True)
+        self.fc = nn.Linear(8, 4)
+        self.register_buffer("pad", torch.tensor([False, False, False, True, True]))
+
+    def forward(self, x):
+        mask = self.pad.expand(x.shape[0], -1)
+        o, _ = self.att(x, x, x, key_padding_mask=mask, need_weights=False)
+        return self.fc(o.mean(dim=1))
+
+
+class LstmClassifier(nn.Module):
+    """nn.LSTM over 5 steps, the last step's output classified."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(6, 8, batch_first=True)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return self.fc(out[:, -1])
+
+
 def image(batch):
     return torch.randn(batch, 1, 7, 7)
 
@@ -178,6 +223,10 @@ CASES = {
     "padded_cnn": (PaddedCnn, image, sgd, None, None, None),
     "index_select": (Selected, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "slices": (Slices, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "causal_attention": (CausalSelfAttention, lambda b: torch.randn(b, 5, 8), sgd, None,
+                         None, None),
+    "multihead_attention": (Mha, lambda b: torch.randn(b, 5, 8), sgd, None, None, None),
+    "lstm": (LstmClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
     "positions": (Positions, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None,
                   None),
     # Optimizers, schedules and clipping of the training loop.
