@@ -16,7 +16,6 @@ usage: torch_corpus.py BUILD_DIR [CASE ...]; prints one line per case and
 'N passed, M failed'; exits non-zero on a failure.
 """
 import copy
-import json
 import os
 import re
 import subprocess
@@ -32,6 +31,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from mp_export import torch_export  # noqa: E402
+from mp_export.compare import read_metrics  # noqa: E402
 
 STEPS, LR, BATCH = 6, 0.1, 8
 
@@ -289,13 +289,10 @@ def mp_losses(build, work, stem, policy, x, y):
                     "--init-params", os.path.join(work, stem + ".init.safetensors"),
                     "--log-every", "1", "--metrics", metrics],
                    check=True, capture_output=True, text=True)
-    losses = {}
-    with open(metrics) as f:
-        for line in f:
-            record = json.loads(line)
-            if record.get("event") == "train":
-                losses[record["step"]] = record["loss"]
-    return [losses[s] for s in range(1, STEPS + 1)]
+    losses = read_metrics(metrics)
+    if len(losses) != STEPS:
+        raise RuntimeError("%s holds %d steps, not %d" % (metrics, len(losses), STEPS))
+    return losses
 
 
 def run_dropout_case(build):
