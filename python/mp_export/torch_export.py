@@ -253,12 +253,10 @@ class _Mapper:
         (logical_and_ -> logical_and) when the tensor it mutates is a
         temporary that nothing reads after it (PyTorch's decompositions
         write such updates); None otherwise."""
-        packet, overload = t.name().split("::")[-1].split(".") + [""] * (
-            1 - t.name().count("."))
+        packet = t._opname
         if not packet.endswith("_") or not node.args:
             return None
-        functional = getattr(getattr(aten, packet[:-1], None), overload or "default",
-                             None)
+        functional = getattr(getattr(aten, packet[:-1], None), t._overloadname, None)
         target = node.args[0]
         if functional not in _ATEN or getattr(target, "op", None) != "call_function":
             return None
@@ -833,7 +831,7 @@ class _Mapper:
         mask = self.env.get(a[0])
         if isinstance(mask, _Pending) and mask.kind == "dropout_mask":
             return mask  # the 1 / keep scaling is train.dropout's own
-        return _binary("train.div")(self, node, a, shape, elem)
+        return _DIV(self, node, a, shape, elem)
 
     def map_mul(self, node, a, shape, elem):
         masks = [self.env.get(x) for x in a[:2]]
@@ -845,7 +843,7 @@ class _Mapper:
                 mask.used = True
                 return self.b.op(name, [x, key, counter], [(shape, elem)],
                                  {"p": mask.p, "site": mask.site})
-        return _binary("train.mul")(self, node, a, shape, elem)
+        return _MUL(self, node, a, shape, elem)
 
     def dropout_state(self):
         """The Philox key (a frozen buffer) and the step counter."""
@@ -912,6 +910,9 @@ def _binary(train_op):
             rhs = self.b.op("train.mul", [rhs, self.fill(alpha, rhs)], [(shape, elem)])
         return self.b.op(train_op, [lhs, rhs], [(shape, elem)])
     return handler
+
+
+_MUL, _DIV = _binary("train.mul"), _binary("train.div")
 
 
 def _compare(predicate):
