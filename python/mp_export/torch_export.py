@@ -13,6 +13,7 @@ update it already names.
 Safetensors names are `state_dict()` keys, so a trained checkpoint loads back
 with `load_checkpoint(model, path)`.
 """
+import contextlib
 import operator
 import os
 import re
@@ -256,7 +257,8 @@ class _Mapper:
         packet = t._opname
         if not packet.endswith("_") or not node.args:
             return None
-        functional = getattr(getattr(aten, packet[:-1], None), t._overloadname, None)
+        functional = _IN_PLACE_VIEWS.get(t) or getattr(
+            getattr(aten, packet[:-1], None), t._overloadname, None)
         target = node.args[0]
         if functional not in _ATEN or getattr(target, "op", None) != "call_function":
             return None
@@ -949,6 +951,12 @@ _VIEWS = {aten.view.default, aten._unsafe_view.default, aten.reshape.default,
           aten.unbind.int, aten.chunk.default, aten.alias.default,
           aten.as_strided.default, aten.diagonal.default}
 
+# In-place view ops whose functional form has another overload name.
+_IN_PLACE_VIEWS = {aten.transpose_.default: aten.transpose.int,
+                   aten.t_.default: aten.t.default,
+                   aten.unsqueeze_.default: aten.unsqueeze.default,
+                   aten.squeeze_.dim: aten.squeeze.dim}
+
 # Ops whose result is their first operand (a copy or a view of it).
 _IDENTITY = {aten.detach.default, aten.clone.default, aten.alias.default,
              aten.lift_fresh_copy.default, aten._to_copy.default,
@@ -1094,6 +1102,17 @@ def _is_dropout_mask(node):
         u.target == aten.mul.Tensor for u in scale.users)
 
 
+@contextlib.contextmanager
+def _without_onednn_rnn():
+    """oneDNN off (its fused mkldnn_rnn_layer has no mapping; without it
+    nn.LSTM / nn.GRU run as PyTorch's per-step ops), silencing the TF32
+    notice the flags print."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with torch.backends.mkldnn.flags(enabled=False):
+            yield
+
+
 def _decompositions():
     """PyTorch's own decompositions into the Core ATen opset
     (torch._decomp.core_aten_decompositions), less those of the ops _ATEN
@@ -1211,11 +1230,14 @@ def _schedule(builder, scheduler, optimizer):
                               "Use a warm-up LinearLR(start, 1.0) followed by a decay "
                               "in a SequentialLR.")
         raise ExportError("torch.optim", kind, where, "no mapping for this scheduler",
-                          "Use StepLR, ExponentialLR, CosineAnnealingLR, LinearLR or a "
-                          "SequentialLR of a LinearLR warm-up and one of them.")
+                          "Use StepLR, ExponentialLR, CosineAnnealingLR, LinearLR, "
+                          "OneCycleLR(cycle_momentum=False) or a SequentialLR of a "
+                          "LinearLR warm-up and one of them.")
 
     kind = type(scheduler).__name__
-    if kind == "SequentialLR":
+    if kind == "OneCycleLR":
+        base, attrs = _one_cycle(scheduler, group, where)
+    elif kind == "SequentialLR":
         parts = list(scheduler._schedulers)
         milestones = list(scheduler._milestones)
         if len(parts) != 2 or type(parts[0]).__name__ != "LinearLR" or \
@@ -1231,7 +1253,7 @@ def _schedule(builder, scheduler, optimizer):
         if "warmup" in decay:
             raise ExportError("torch.optim", kind, where, "two warm-ups", "Use one warm-up.")
         attrs.update(decay)
-    else:
+    if kind not in ("OneCycleLR", "SequentialLR"):
         attrs = shape_of(scheduler, True)
     if getattr(scheduler, "last_epoch", 0) != 0:
         raise ExportError("torch.optim", kind, where,
@@ -1254,6 +1276,36 @@ def _schedule(builder, scheduler, optimizer):
     lr = builder.op("train.lr_schedule", [counter], [((), "f32")], props,
                     comment="%s: the learning rate of this step" % kind)
     return lr, counter, new
+
+
+def _one_cycle(scheduler, group, where):
+    """OneCycleLR's two phases as a warm-up and a decay of max_lr: phase 1
+    anneals initial_lr -> max_lr over its end step (pct_start * total - 1),
+    phase 2 max_lr -> min_lr until total - 1, both cosine or both linear
+    (PyTorch's anneal_strategy). Its momentum cycling has no train op."""
+    kind = "OneCycleLR"
+    if scheduler.cycle_momentum:
+        raise ExportError("torch.optim", kind, where,
+                          "momentum cycling (cycle_momentum=True changes the "
+                          "optimizer's momentum / beta1 every step)",
+                          "Use OneCycleLR(..., cycle_momentum=False).")
+    phases = scheduler._schedule_phases
+    if len(phases) != 2:
+        raise ExportError("torch.optim", kind, where, "three phases",
+                          "Use three_phase=False.")
+    end1, end2 = float(phases[0]["end_step"]), float(phases[1]["end_step"])
+    if end1 != int(end1) or end1 < 1:
+        raise ExportError("torch.optim", kind, where,
+                          "a first phase ending at step %g (pct_start * total_steps "
+                          "- 1 must be a whole number >= 1)" % end1,
+                          "Choose pct_start and total_steps so that pct_start * "
+                          "total_steps is a whole number.")
+    shape = "cosine" if scheduler._anneal_func_type == "cos" else "linear"
+    top = float(group["max_lr"])
+    return top, {"warmup": shape, "warmup_steps": int(end1),
+                 "warmup_start_factor": float(group["initial_lr"]) / top,
+                 "decay": shape, "decay_steps": int(end2 - end1),
+                 "end_factor": float(group["min_lr"]) / top}
 
 
 def _clip(builder, grads, clip_grad_norm, clip_grad_value, norm_type):
@@ -1417,8 +1469,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     # oneDNN's fused RNN kernels (mkldnn_rnn_layer) are off while tracing:
     # nn.LSTM / nn.GRU then run as PyTorch's per-step ops, which map.
     try:
-        with warnings.catch_warnings(), torch.backends.mkldnn.flags(enabled=False):
-            warnings.simplefilter("ignore", UserWarning)  # the flags' TF32 notice
+        with _without_onednn_rnn():
             gm = make_fx(step, decomposition_table=_decompositions(),
                          record_stack_traces=True)(p0, b0, example_x, example_y)
     except (RuntimeError, NotImplementedError) as e:
@@ -1429,9 +1480,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     rec = _ShapeRecorder(gm)
     # The graph holds its backward ops: it runs without autograd (which
     # would refuse a decomposition's in-place update of a view).
-    with warnings.catch_warnings(), torch.no_grad(), \
-            torch.backends.mkldnn.flags(enabled=False):
-        warnings.simplefilter("ignore", UserWarning)
+    with torch.no_grad(), _without_onednn_rnn():
         rec.run([p.detach().clone() for _, p in params],
                 [b.detach().clone() for _, b in buffers], example_x, example_y)
 

@@ -102,10 +102,15 @@ def torch_cases():
         m, torch.optim.RMSprop(m.parameters(), lr=0.1, centered=True), x, y, out, "r"),
         "RMSprop", "centered or momentum", "centered=False")
     opt = torch.optim.SGD(m.parameters(), lr=0.1)
-    check("torch OneCycleLR", lambda: torch_export.export(
+    check("torch OneCycleLR cycling momentum", lambda: torch_export.export(
         m, opt, x, y, out, "r",
         scheduler=torch.optim.lr_scheduler.OneCycleLR(opt, 0.5, total_steps=10)),
-        "OneCycleLR", "no mapping for this scheduler", "CosineAnnealingLR")
+        "OneCycleLR", "momentum cycling", "cycle_momentum=False")
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    check("torch CyclicLR", lambda: torch_export.export(
+        m, opt, x, y, out, "r",
+        scheduler=torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, cycle_momentum=False)),
+        "CyclicLR", "no mapping for this scheduler", "CosineAnnealingLR")
     m = Plain()
     check("torch summed loss", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "s",

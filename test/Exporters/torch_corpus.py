@@ -4,7 +4,8 @@ ATen decompositions or maps whole (SiLU, LeakyReLU, ELU, Hardtanh,
 Hardswish, Embedding on integer tokens, GroupNorm, adaptive average pooling
 with overlapping windows, F.pad, clamp and masked_fill, index_select), and
 training loops with RMSprop, Adagrad, Adam(W) and momentum SGD, learning-rate
-schedulers (a LinearLR warm-up then cosine, StepLR, ExponentialLR) and
+schedulers (a LinearLR warm-up then cosine, StepLR, ExponentialLR,
+OneCycleLR) and
 gradient clipping by norm and by value.
 
 For each: export -> mp-compile (float32 and mixed_bfloat16) -> mp-run 6
@@ -204,6 +205,19 @@ class LstmClassifier(nn.Module):
         return self.fc(out[:, -1])
 
 
+class GruClassifier(nn.Module):
+    """nn.GRU over 5 steps, two layers, the last step's output classified."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(6, 8, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return self.fc(out[:, -1])
+
+
 def image(batch):
     return torch.randn(batch, 1, 7, 7)
 
@@ -227,6 +241,7 @@ CASES = {
                          None, None),
     "multihead_attention": (Mha, lambda b: torch.randn(b, 5, 8), sgd, None, None, None),
     "lstm": (LstmClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
+    "gru": (GruClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
     "positions": (Positions, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None,
                   None),
     # Optimizers, schedules and clipping of the training loop.
@@ -246,6 +261,11 @@ CASES = {
         MaskedMlp, lambda b: torch.randn(b, 12),
         lambda p: torch.optim.SGD(p, lr=LR, momentum=0.9),
         lambda o: torch.optim.lr_scheduler.StepLR(o, 2, gamma=0.5), None, 0.05),
+    "sgd_one_cycle": (
+        SiluMlp, lambda b: torch.randn(b, 12),
+        lambda p: torch.optim.SGD(p, lr=LR),
+        lambda o: torch.optim.lr_scheduler.OneCycleLR(
+            o, 0.3, total_steps=8, pct_start=0.375, cycle_momentum=False), None, None),
     "adam_exponential": (
         TokenBag, lambda b: torch.randint(0, 20, (b, 5)),
         lambda p: torch.optim.Adam(p, lr=0.01),
