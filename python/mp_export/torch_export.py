@@ -564,6 +564,22 @@ class _Mapper:
         raise self.err(self.name, "a copy from %s to %s" % (src.elem, elem),
                        "Keep the model's tensors float32 (masks bool).")
 
+    def map_any(self, node, a, shape, elem):
+        """any of a mask over dims: the max of its 0 / 1 values, > 0."""
+        x = self.v(a[0])
+        if x.elem != "i1":
+            raise self.err(self.name, "any() of a non-bool tensor", "Compare first (x != 0).")
+        dims = a[1] if len(a) > 1 else []
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
+        like = _Like(x.shape, "f32")
+        ones = self.b.op("train.select", [x, self.fill(1.0, like), self.fill(0.0, like)],
+                         [(x.shape, "f32")])
+        peak = self.reduce("train.reduce_max", ones, dims, keep, shape)
+        zero = self.fill(0.0, _Like(shape, "f32"))
+        return self.b.op("train.compare", [peak, zero], [(shape, "i1")],
+                         {"predicate": Attr("4 : i64")})
+
     def map_scalar_tensor(self, node, a, shape, elem):
         return self.b.op("train.fill", [], [(shape, elem)], {"value": float(a[0])})
 
@@ -1029,6 +1045,9 @@ _ATEN = {
     aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
     aten.add_.Tensor: _Mapper.map_add_,
     aten.where.self: _Mapper.map_where,
+    aten.any.dim: _Mapper.map_any,
+    aten.any.dims: _Mapper.map_any,
+    aten.any.default: _Mapper.map_any,
     aten.copy.default: _Mapper.map_copy,
     aten._scaled_dot_product_flash_attention_for_cpu.default: _Mapper.map_attention,
     aten._scaled_dot_product_flash_attention_for_cpu_backward.default:

@@ -218,6 +218,20 @@ class GruClassifier(nn.Module):
         return self.fc(out[:, -1])
 
 
+class EncoderLayer(nn.Module):
+    """nn.TransformerEncoderLayer (pre-norm, GELU; dropout 0 so that the
+    losses compare: with dropout it exports too, on mp's masks)."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation="gelu",
+                                              batch_first=True, norm_first=True)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(self.enc(x).mean(dim=1))
+
+
 def image(batch):
     return torch.randn(batch, 1, 7, 7)
 
@@ -242,6 +256,7 @@ CASES = {
     "multihead_attention": (Mha, lambda b: torch.randn(b, 5, 8), sgd, None, None, None),
     "lstm": (LstmClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
     "gru": (GruClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
+    "encoder_layer": (EncoderLayer, lambda b: torch.randn(b, 5, 8), sgd, None, None, None),
     "positions": (Positions, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None,
                   None),
     # Optimizers, schedules and clipping of the training loop.
@@ -343,7 +358,28 @@ def run_dropout_case(build):
           f32[-1] < 0.5 * f32[0] and bf16[-1] < 0.5 * bf16[0])
     print("%s: dropout: sites %s, float32 loss %.4f -> %.4f, mixed_bfloat16 %.4f -> %.4f" % (
         "ok" if ok else "FAIL", sites, f32[0], f32[-1], bf16[0], bf16[-1]))
-    return ok
+    # A TransformerEncoderLayer with dropout 0.1: in the attention (PyTorch's
+    # math attention, then) and after it and the feed-forward.
+    torch.manual_seed(1)
+    enc = EncoderLayer()
+    for module in enc.modules():
+        if isinstance(module, nn.Dropout):
+            module.p = 0.1
+    enc.enc.self_attn.dropout = 0.1
+    x = torch.randn(BATCH, 5, 8)
+    torch_export.export(enc, torch.optim.SGD(enc.parameters(), lr=LR), x, y, work, "enc",
+                        loss_fn=F.cross_entropy)
+    text = open(os.path.join(work, "enc.mlir")).read()
+    saved, STEPS = STEPS, 30
+    try:
+        losses = mp_losses(build, work, "enc", "mixed_bfloat16", x, y)
+    finally:
+        STEPS = saved
+    enc_ok = text.count('"train.dropout"') >= 3 and losses[-1] < 0.5 * losses[0]
+    print("%s: dropout in a TransformerEncoderLayer: %d dropout sites, mixed_bfloat16 "
+          "loss %.4f -> %.4f" % ("ok" if enc_ok else "FAIL", text.count('"train.dropout"'),
+                                 losses[0], losses[-1]))
+    return ok and enc_ok
 
 
 def run_case(build, name):
