@@ -119,6 +119,7 @@ class _Mapper:
         self.buffer_updates = {}  # placeholder node -> new Value
         self.name = "?"           # the node being mapped: its op
         self.where = "?"          # ... and where it is, for errors
+        self.label_smoothing = 0.0  # the loss object's, read by export()
 
     # --- helpers ---------------------------------------------------------
     def err(self, op, why, todo):
@@ -138,8 +139,10 @@ class _Mapper:
         if isinstance(value, _Pending):
             raise self.err(str(arg), "an intermediate of a fused pattern "
                            "(%s) is used on its own" % value.kind,
-                           "Use F.cross_entropy(logits, labels) with the "
-                           "default arguments.")
+                           "Use F.cross_entropy(logits, labels); for label smoothing "
+                           "pass loss_fn=nn.CrossEntropyLoss(label_smoothing=e) (or "
+                           "functools.partial(F.cross_entropy, label_smoothing=e)), "
+                           "which the exporter reads.")
         return value
 
     def fill(self, value, like):
@@ -392,7 +395,8 @@ class _Mapper:
                            "[N, C] logits",
                            "Use F.cross_entropy(logits, labels) on [N, C] logits.")
         loss = self.b.op("train.sparse_cross_entropy", [logits, self.v(labels)],
-                         [((), "f32")], comment="loss: mean softmax cross-entropy")
+                         [((), "f32")], self.ce_props(ignore),
+                         comment="loss: mean softmax cross-entropy")
         self.loss = loss
         return [loss, _Pending("nll_total_weight")]
 
@@ -408,7 +412,7 @@ class _Mapper:
         seed, _, labels, weight, reduction, ignore = a[:6]
         self.check_nll(weight, reduction, ignore)
         return _Pending("nll_loss_backward", seed=self.v(seed),
-                        log_probs=self.v(a[1]), labels=self.v(labels))
+                        log_probs=self.v(a[1]), labels=self.v(labels), ignore=ignore)
 
     def map_log_softmax_backward(self, node, a, shape, elem):
         grad = self.env.get(a[0])
@@ -418,7 +422,8 @@ class _Mapper:
                 raise self.err(self.name, "nll_loss of something other than a log_softmax",
                                "Use F.cross_entropy.")
             return self.b.op("train.sparse_cross_entropy_grad",
-                             [logits, grad.labels, grad.seed], [(shape, elem)])
+                             [logits, grad.labels, grad.seed], [(shape, elem)],
+                             self.ce_props(grad.ignore))
         return self.b.op("train.log_softmax_grad", [self.v(a[0]), self.v(a[1])],
                          [(shape, elem)], {"axis": a[2] % len(shape)})
 
@@ -894,6 +899,18 @@ class _Mapper:
         return {"layout": NCHW, "kernel": kernel, "strides": strides,
                 "padding": [padding[0], padding[0], padding[1], padding[1]]}
 
+    def ce_props(self, ignore):
+        """The cross-entropy's options: PyTorch's ignore_index when it is not
+        the default -100 (with -100 a label of -100 is a run-time error
+        rather than an ignored row: the fast cpu kernels run without the
+        option), and the loss object's label_smoothing (export() reads it)."""
+        props = {}
+        if ignore != -100:
+            props["ignore_index"] = int(ignore)
+        if self.label_smoothing:
+            props["label_smoothing"] = float(self.label_smoothing)
+        return props
+
     def check_nll(self, weight, reduction, ignore):
         if weight is not None or reduction != 1:
             raise self.err(self.name, "class weights or a reduction other than 'mean'",
@@ -1130,6 +1147,30 @@ def _without_onednn_rnn():
         warnings.simplefilter("ignore", UserWarning)
         with torch.backends.mkldnn.flags(enabled=False):
             yield
+
+
+def _cross_entropy_options(loss_fn):
+    """(the loss to trace, its label smoothing): nn.CrossEntropyLoss or
+    functools.partial(F.cross_entropy, ...) with label_smoothing is traced
+    without it (PyTorch's smoothing terms would be a dozen ops around the
+    nll_loss) and the smoothing becomes train.sparse_cross_entropy's own
+    attribute, the same formula; ignore_index is read off the traced
+    nll_loss. Any other loss is traced as it is."""
+    import functools
+    if isinstance(loss_fn, torch.nn.CrossEntropyLoss):
+        if loss_fn.weight is not None or loss_fn.reduction != "mean":
+            raise ExportError("torch.nn", "CrossEntropyLoss", "the loss",
+                              "class weights or a reduction other than 'mean'",
+                              "Use nn.CrossEntropyLoss() (mean, no weights).")
+        ignore = loss_fn.ignore_index
+        return (lambda o, t: F.cross_entropy(o, t, ignore_index=ignore),
+                float(loss_fn.label_smoothing))
+    if isinstance(loss_fn, functools.partial) and loss_fn.func is F.cross_entropy \
+            and not loss_fn.args:
+        kwargs = dict(loss_fn.keywords)
+        smoothing = float(kwargs.pop("label_smoothing", 0.0))
+        return functools.partial(F.cross_entropy, **kwargs), smoothing
+    return loss_fn, 0.0
 
 
 def _decompositions():
@@ -1459,7 +1500,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     `scheduler` (a torch.optim.lr_scheduler stepped once per step, after
     optimizer.step(), as PyTorch's loop does).
     Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
-    loss_fn = loss_fn or F.cross_entropy
+    loss_fn, label_smoothing = _cross_entropy_options(loss_fn or F.cross_entropy)
     model.train()
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     buffers = list(model.named_buffers())
@@ -1527,6 +1568,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     builder = StepBuilder()
     names = {}
     mapper = _Mapper(builder, rec.shapes, names)
+    mapper.label_smoothing = label_smoothing
     xs, ys = placeholders[-2], placeholders[-1]
     mapper.env[xs] = builder.arg(tuple(example_x.shape), _elem(example_x.dtype, "input"), "input")
     mapper.env[ys] = builder.arg(tuple(example_y.shape), _elem(example_y.dtype, "label"), "label")

@@ -281,6 +281,11 @@ CASES = {
         lambda p: torch.optim.SGD(p, lr=LR),
         lambda o: torch.optim.lr_scheduler.OneCycleLR(
             o, 0.3, total_steps=8, pct_start=0.375, cycle_momentum=False), None, None),
+    "label_smoothing": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "ignore_index_0": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "mse_regression": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "huber_regression": (Activations, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "l1_regression": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "adam_exponential": (
         TokenBag, lambda b: torch.randint(0, 20, (b, 5)),
         lambda p: torch.optim.Adam(p, lr=0.01),
@@ -288,7 +293,21 @@ CASES = {
 }
 
 
-def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value):
+# name -> (loss_fn, target maker): cases whose loss is not the default
+# cross-entropy over 4 classes.
+LOSSES = {
+    "label_smoothing": (nn.CrossEntropyLoss(label_smoothing=0.1), None),
+    # Three rows of class 0, which the loss leaves out.
+    "ignore_index_0": (nn.CrossEntropyLoss(ignore_index=0),
+                       lambda b: torch.tensor([0, 1, 2, 3, 0, 2, 0, 1])[:b]),
+    "mse_regression": (F.mse_loss, lambda b: torch.randn(b, 4)),
+    "huber_regression": (nn.HuberLoss(delta=0.5), lambda b: torch.randn(b, 4)),
+    "l1_regression": (F.l1_loss, lambda b: torch.randn(b, 4)),
+}
+
+
+def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value,
+                 loss_fn=F.cross_entropy):
     """PyTorch's own training loop on the batch (the reference)."""
     model = copy.deepcopy(model)
     opt = make_opt(model.parameters())
@@ -296,7 +315,7 @@ def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value):
     losses = []
     for _ in range(STEPS):
         opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
+        loss = loss_fn(model(x), y)
         loss.backward()
         if clip_value is not None:
             torch.nn.utils.clip_grad_value_(model.parameters(), clip_value)
@@ -386,15 +405,17 @@ def run_case(build, name):
     if name == "dropout":
         return run_dropout_case(build)
     cls, make_x, make_opt, make_sched, clip_norm, clip_value = CASES[name]
+    loss_fn, make_y = LOSSES.get(name, (F.cross_entropy, None))
     torch.manual_seed(1)
     model = cls()
-    x, y = make_x(BATCH), torch.randint(0, 4, (BATCH,))
+    x = make_x(BATCH)
+    y = make_y(BATCH) if make_y else torch.randint(0, 4, (BATCH,))
     work = tempfile.mkdtemp(prefix="mp-corpus-%s-" % name)
     opt = make_opt(model.parameters())
-    torch_export.export(model, opt, x, y, work, name, loss_fn=F.cross_entropy,
+    torch_export.export(model, opt, x, y, work, name, loss_fn=loss_fn,
                         scheduler=make_sched(opt) if make_sched else None,
                         clip_grad_norm=clip_norm, clip_grad_value=clip_value)
-    want = torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value)
+    want = torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value, loss_fn)
     got = mp_losses(build, work, name, "float32", x, y)
     worst = max(abs(g - w) / max(abs(w), 1e-6) for g, w in zip(got, want))
     mixed = mp_losses(build, work, name, "mixed_bfloat16", x, y)
