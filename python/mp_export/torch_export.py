@@ -400,6 +400,46 @@ class _Mapper:
         self.loss = loss
         return [loss, _Pending("nll_total_weight")]
 
+    def pointwise_loss_props(self, name, reduction, delta=None):
+        if reduction != 1:
+            raise self.err(self.name, "a reduction other than 'mean'",
+                           "Use the loss's default reduction='mean'.")
+        return {"delta": float(delta)} if delta is not None else {}
+
+    def map_pointwise_loss(self, node, a, shape, elem):
+        """mse_loss / huber_loss / binary_cross_entropy_with_logits (mean):
+        the train op, its sum in f64."""
+        op = {"mse_loss": "train.mse_loss", "huber_loss": "train.huber_loss",
+              "binary_cross_entropy_with_logits": "train.bce_with_logits_loss"}[
+                  self.name.split(".")[0]]
+        if op == "train.bce_with_logits_loss":
+            if (len(a) > 2 and a[2] is not None) or (len(a) > 3 and a[3] is not None) \
+                    or node.kwargs.get("weight") is not None \
+                    or node.kwargs.get("pos_weight") is not None:
+                raise self.err(self.name, "weight or pos_weight",
+                               "Use F.binary_cross_entropy_with_logits without weights.")
+            props = self.pointwise_loss_props(op, a[4] if len(a) > 4 else
+                                              node.kwargs.get("reduction", 1))
+        elif op == "train.huber_loss":
+            props = self.pointwise_loss_props(op, a[2] if len(a) > 2 else 1,
+                                              a[3] if len(a) > 3 else 1.0)
+        else:
+            props = self.pointwise_loss_props(op, a[2] if len(a) > 2 else 1)
+        x, t = self.v(a[0]), self.v(a[1])
+        loss = self.b.op(op, [x, t], [((), "f32")], props,
+                         comment="loss: mean %s" % op.split(".")[1])
+        self.loss = loss
+        return loss
+
+    def map_pointwise_loss_backward(self, node, a, shape, elem):
+        grad, x, t = self.v(a[0]), self.v(a[1]), self.v(a[2])
+        if self.name.startswith("huber"):
+            op, props = "train.huber_loss_grad", self.pointwise_loss_props(
+                "huber", a[3], a[4])
+        else:
+            op, props = "train.mse_loss_grad", self.pointwise_loss_props("mse", a[3])
+        return self.b.op(op, [x, t, grad], [(shape, elem)], props)
+
     def map_ones_like(self, node, a, shape, elem):
         src = self.v(a[0])
         if src.shape != () or a[0] is not self.loss_node:
@@ -854,7 +894,10 @@ class _Mapper:
         mask = self.env.get(a[0])
         if isinstance(mask, _Pending) and mask.kind == "dropout_mask":
             return mask  # the 1 / keep scaling is train.dropout's own
-        return _DIV(self, node, a, shape, elem)
+        handler = self.in_place_as_functional(node, aten.div_.Scalar)
+        if handler is None:
+            raise self.no_mapping(node.target)
+        return handler(self, node, a, shape, elem)
 
     def map_mul(self, node, a, shape, elem):
         masks = [self.env.get(x) for x in a[:2]]
@@ -1062,6 +1105,11 @@ _ATEN = {
     aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
     aten.add_.Tensor: _Mapper.map_add_,
     aten.where.self: _Mapper.map_where,
+    aten.mse_loss.default: _Mapper.map_pointwise_loss,
+    aten.mse_loss_backward.default: _Mapper.map_pointwise_loss_backward,
+    aten.huber_loss.default: _Mapper.map_pointwise_loss,
+    aten.huber_loss_backward.default: _Mapper.map_pointwise_loss_backward,
+    aten.binary_cross_entropy_with_logits.default: _Mapper.map_pointwise_loss,
     aten.any.dim: _Mapper.map_any,
     aten.any.dims: _Mapper.map_any,
     aten.any.default: _Mapper.map_any,

@@ -286,6 +286,7 @@ CASES = {
     "mse_regression": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "huber_regression": (Activations, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "l1_regression": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "bce_multilabel": (Activations, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "adam_exponential": (
         TokenBag, lambda b: torch.randint(0, 20, (b, 5)),
         lambda p: torch.optim.Adam(p, lr=0.01),
@@ -303,6 +304,8 @@ LOSSES = {
     "mse_regression": (F.mse_loss, lambda b: torch.randn(b, 4)),
     "huber_regression": (nn.HuberLoss(delta=0.5), lambda b: torch.randn(b, 4)),
     "l1_regression": (F.l1_loss, lambda b: torch.randn(b, 4)),
+    "bce_multilabel": (nn.BCEWithLogitsLoss(),
+                       lambda b: torch.randint(0, 2, (b, 4)).float()),
 }
 
 
