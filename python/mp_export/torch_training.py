@@ -1,0 +1,270 @@
+"""The optimizer, the learning-rate schedule and gradient clipping of a
+PyTorch training loop as the step's own ops, read from the torch.optim
+objects rather than traced."""
+import torch
+import torch.nn.functional as F
+
+from .common import Attr, ExportError
+from .torch_common import _step_counter
+
+
+def _cross_entropy_options(loss_fn):
+    """(the loss to trace, its label smoothing): nn.CrossEntropyLoss or
+    functools.partial(F.cross_entropy, ...) with label_smoothing is traced
+    without it (PyTorch's smoothing terms would be a dozen ops around the
+    nll_loss) and the smoothing becomes train.sparse_cross_entropy's own
+    attribute, the same formula; ignore_index is read off the traced
+    nll_loss. Any other loss is traced as it is."""
+    import functools
+    if isinstance(loss_fn, torch.nn.CrossEntropyLoss):
+        if loss_fn.weight is not None or loss_fn.reduction != "mean":
+            raise ExportError("torch.nn", "CrossEntropyLoss", "the loss",
+                              "class weights or a reduction other than 'mean'",
+                              "Use nn.CrossEntropyLoss() (mean, no weights).")
+        ignore = loss_fn.ignore_index
+        return (lambda o, t: F.cross_entropy(o, t, ignore_index=ignore),
+                float(loss_fn.label_smoothing))
+    if isinstance(loss_fn, functools.partial) and loss_fn.func is F.cross_entropy \
+            and not loss_fn.args:
+        kwargs = dict(loss_fn.keywords)
+        smoothing = float(kwargs.pop("label_smoothing", 0.0))
+        return functools.partial(F.cross_entropy, **kwargs), smoothing
+    return loss_fn, 0.0
+
+
+def _schedule(builder, scheduler, optimizer):
+    """A torch.optim.lr_scheduler object as train.lr_schedule of a step
+    counter (the steps done before this one: 0 at the first step, as
+    PyTorch's scheduler.step() after each optimizer.step() leaves it):
+    (the lr Value, the counter arg, its incremented Value) or None."""
+    if scheduler is None:
+        return None
+    if len(optimizer.param_groups) != 1:
+        raise ExportError("torch.optim", type(scheduler).__name__, "the scheduler",
+                          "a schedule of several param groups",
+                          "Use one param group with a scheduler.")
+    # The lr before any schedule: schedulers keep it as the group's
+    # initial_lr (a warm-up has already scaled the group's lr).
+    group = optimizer.param_groups[0]
+    base = float(group.get("initial_lr", group["lr"]))
+    where = "the scheduler"
+
+    def shape_of(s, allow_warmup):
+        kind = type(s).__name__
+        if kind == "StepLR":
+            return {"decay": "step", "decay_steps": int(s.step_size),
+                    "gamma": float(s.gamma)}
+        if kind == "ExponentialLR":
+            return {"decay": "exponential", "gamma": float(s.gamma)}
+        if kind == "CosineAnnealingLR":
+            return {"decay": "cosine", "decay_steps": int(s.T_max),
+                    "end_factor": float(s.eta_min) / base}
+        if kind == "LinearLR":
+            start, stop, n = float(s.start_factor), float(s.end_factor), int(s.total_iters)
+            if stop == 1.0 and allow_warmup:
+                return {"warmup": "linear", "warmup_steps": n, "warmup_start_factor": start}
+            if start == 1.0:
+                return {"decay": "linear", "decay_steps": n, "end_factor": stop}
+            raise ExportError("torch.optim", kind, where,
+                              "a LinearLR from %g to %g (neither a warm-up to 1 nor a "
+                              "decay from 1)" % (start, stop),
+                              "Use a warm-up LinearLR(start, 1.0) followed by a decay "
+                              "in a SequentialLR.")
+        raise ExportError("torch.optim", kind, where, "no mapping for this scheduler",
+                          "Use StepLR, ExponentialLR, CosineAnnealingLR, LinearLR, "
+                          "OneCycleLR(cycle_momentum=False) or a SequentialLR of a "
+                          "LinearLR warm-up and one of them.")
+
+    kind = type(scheduler).__name__
+    if kind == "OneCycleLR":
+        base, attrs = _one_cycle(scheduler, group, where)
+    elif kind == "SequentialLR":
+        parts = list(scheduler._schedulers)
+        milestones = list(scheduler._milestones)
+        if len(parts) != 2 or type(parts[0]).__name__ != "LinearLR" or \
+                float(parts[0].end_factor) != 1.0 or \
+                milestones[0] != int(parts[0].total_iters):
+            raise ExportError("torch.optim", kind, where,
+                              "a SequentialLR other than a LinearLR warm-up to 1 whose "
+                              "total_iters is the milestone, then one schedule",
+                              "Use SequentialLR([LinearLR(opt, s, 1.0, total_iters=w), "
+                              "decay], milestones=[w]).")
+        attrs = shape_of(parts[0], True)
+        decay = shape_of(parts[1], False)
+        if "warmup" in decay:
+            raise ExportError("torch.optim", kind, where, "two warm-ups", "Use one warm-up.")
+        attrs.update(decay)
+    if kind not in ("OneCycleLR", "SequentialLR"):
+        attrs = shape_of(scheduler, True)
+    if getattr(scheduler, "last_epoch", 0) != 0:
+        raise ExportError("torch.optim", kind, where,
+                          "the scheduler has stepped already (last_epoch %d)" %
+                          scheduler.last_epoch,
+                          "Export before training, with a fresh scheduler.")
+    props = {"base_lr": base}
+    for key in ("warmup_steps", "decay_steps"):
+        if key in attrs:
+            props[key] = int(attrs[key])
+    for key in ("warmup_start_factor", "end_factor", "gamma"):
+        if key in attrs:
+            props[key] = float(attrs[key])
+    warmups = {"linear": 0, "cosine": 1}
+    decays = {"constant": 0, "linear": 1, "cosine": 2, "step": 3, "exponential": 4}
+    if "warmup" in attrs:
+        props["warmup"] = Attr("%d : i64" % warmups[attrs["warmup"]])
+    props["decay"] = Attr("%d : i64" % decays[attrs.get("decay", "constant")])
+    counter, new = _step_counter(builder)
+    lr = builder.op("train.lr_schedule", [counter], [((), "f32")], props,
+                    comment="%s: the learning rate of this step" % kind)
+    return lr, counter, new
+
+
+def _one_cycle(scheduler, group, where):
+    """OneCycleLR's two phases as a warm-up and a decay of max_lr: phase 1
+    anneals initial_lr -> max_lr over its end step (pct_start * total - 1),
+    phase 2 max_lr -> min_lr until total - 1, both cosine or both linear
+    (PyTorch's anneal_strategy). Its momentum cycling has no train op."""
+    kind = "OneCycleLR"
+    if scheduler.cycle_momentum:
+        raise ExportError("torch.optim", kind, where,
+                          "momentum cycling (cycle_momentum=True changes the "
+                          "optimizer's momentum / beta1 every step)",
+                          "Use OneCycleLR(..., cycle_momentum=False).")
+    phases = scheduler._schedule_phases
+    if len(phases) != 2:
+        raise ExportError("torch.optim", kind, where, "three phases",
+                          "Use three_phase=False.")
+    end1, end2 = float(phases[0]["end_step"]), float(phases[1]["end_step"])
+    if end1 != int(end1) or end1 < 1:
+        raise ExportError("torch.optim", kind, where,
+                          "a first phase ending at step %g (pct_start * total_steps "
+                          "- 1 must be a whole number >= 1)" % end1,
+                          "Choose pct_start and total_steps so that pct_start * "
+                          "total_steps is a whole number.")
+    shape = "cosine" if scheduler._anneal_func_type == "cos" else "linear"
+    top = float(group["max_lr"])
+    return top, {"warmup": shape, "warmup_steps": int(end1),
+                 "warmup_start_factor": float(group["initial_lr"]) / top,
+                 "decay": shape, "decay_steps": int(end2 - end1),
+                 "end_factor": float(group["min_lr"]) / top}
+
+
+def _clip(builder, grads, clip_grad_norm, clip_grad_value, norm_type):
+    """torch.nn.utils.clip_grad_value_ / clip_grad_norm_ of the loop as the
+    step's own ops, on every gradient: (clipped grads, outputs)."""
+    outputs = []
+    if clip_grad_value is not None:
+        clipped = builder.op("train.clip_grad_value", grads,
+                             [(g.shape, g.elem) for g in grads],
+                             {"clip_value": float(clip_grad_value)})
+        grads = clipped if isinstance(clipped, list) else [clipped]
+    if clip_grad_norm is not None:
+        res = builder.op("train.clip_grad_norm", grads,
+                         [(g.shape, g.elem) for g in grads] + [((), "f32")],
+                         {"max_norm": float(clip_grad_norm), "norm_type": float(norm_type)})
+        grads, total = res[:-1], res[-1]
+        outputs.append((total, "output", "grad_norm"))
+    return grads, outputs
+
+
+def _optimizer_update(builder, optimizer, param_names, params, grads, lr=None):
+    """Emits the optimizer ops (with the learning rate `lr`, a 0-d Value
+    from a schedule, or each group's constant); returns [(new Value, role,
+    name)]."""
+    results = []
+    group_of = {}
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            group_of[id(p)] = group
+    kind = type(optimizer).__name__
+    for (name, tensor), p, g in zip(param_names, params, grads):
+        group = group_of.get(id(tensor))
+        where = "optimizer %s, parameter '%s'" % (kind, name)
+        if group is None:
+            raise ExportError("torch.optim", kind, where, "the parameter is in no param group",
+                              "Pass every trainable parameter to the optimizer.")
+        wd = float(group.get("weight_decay", 0.0))
+        if group.get("maximize", False) or group.get("differentiable", False):
+            raise ExportError("torch.optim", kind, where, "maximize/differentiable",
+                              "Use the default settings.")
+        fixed = {} if lr is not None else {"lr": float(group["lr"])}
+        rate = [lr] if lr is not None else []
+        if kind == "SGD" and group["momentum"] == 0:
+            new = builder.op("train.sgd", [p, g] + rate, [(p.shape, p.elem)],
+                             dict(fixed, weight_decay=wd))
+            results.append((new, "param", name))
+        elif kind == "SGD":
+            buf = builder.arg(p.shape, p.elem, "opt_state", name + ".momentum_buffer")
+            props = dict(fixed, momentum=float(group["momentum"]),
+                         dampening=float(group["dampening"]), weight_decay=wd)
+            if group["nesterov"]:
+                props["nesterov"] = True
+            new = builder.op("train.sgd_momentum", [p, g, buf] + rate,
+                             [(p.shape, p.elem)] * 2, props)
+            results.append((new[0], "param", name))
+            results.append((new[1], "opt_state", name + ".momentum_buffer"))
+        elif kind in ("Adam", "AdamW"):
+            if group.get("amsgrad"):
+                raise ExportError("torch.optim", kind, where, "amsgrad", "Use amsgrad=False.")
+            m = builder.arg(p.shape, p.elem, "opt_state", name + ".exp_avg")
+            v = builder.arg(p.shape, p.elem, "opt_state", name + ".exp_avg_sq")
+            step = builder.arg((), "f32", "opt_state", name + ".step")
+            one = builder.op("train.fill", [], [((), "f32")], {"value": 1.0})
+            t = builder.op("train.add", [step, one], [((), "f32")])
+            beta1, beta2 = group["betas"]
+            new = builder.op("train.adam" if kind == "Adam" else "train.adamw",
+                             [p, g, m, v, t] + rate, [(p.shape, p.elem)] * 3,
+                             dict(fixed, beta1=float(beta1), beta2=float(beta2),
+                                  epsilon=float(group["eps"]), weight_decay=wd))
+            results += [(new[0], "param", name), (new[1], "opt_state", name + ".exp_avg"),
+                        (new[2], "opt_state", name + ".exp_avg_sq"),
+                        (t, "opt_state", name + ".step")]
+        elif kind in ("RMSprop", "Adagrad"):
+            results += _elementwise_update(builder, kind, group, name, where, p, g, lr)
+        else:
+            raise ExportError("torch.optim", kind, where, "no mapping for this optimizer",
+                              "Use torch.optim.SGD (with or without momentum), Adam, AdamW, "
+                              "RMSprop or Adagrad.")
+    return results
+
+
+def _elementwise_update(builder, kind, group, name, where, p, g, lr):
+    """RMSprop / Adagrad as elementwise ops on a train.gradient marker (the
+    dialect's form of an optimizer with no fused op), PyTorch's formulas:
+    RMSprop  v = alpha v + (1 - alpha) g^2, p -= lr g / (sqrt(v) + eps);
+    Adagrad  s = s + g^2,                   p -= lr g / (sqrt(s) + eps);
+    weight decay adds wd * p to g first."""
+    shape, elem = p.shape, p.elem
+
+    def op(name_, *operands):
+        return builder.op("train." + name_, list(operands), [(shape, elem)])
+
+    def const(value):
+        return builder.op("train.fill", [], [(shape, elem)], {"value": float(value)})
+
+    if kind == "RMSprop" and (group["centered"] or group["momentum"] != 0):
+        raise ExportError("torch.optim", kind, where, "centered or momentum RMSprop",
+                          "Use RMSprop(centered=False, momentum=0).")
+    if kind == "Adagrad" and (group["lr_decay"] != 0 or
+                              group["initial_accumulator_value"] != 0):
+        raise ExportError("torch.optim", kind, where,
+                          "lr_decay or initial_accumulator_value",
+                          "Use Adagrad(lr_decay=0, initial_accumulator_value=0).")
+    grad = builder.op("train.gradient", [g], [(shape, elem)],
+                      comment="%s of '%s' as elementwise ops" % (kind, name))
+    if group["weight_decay"]:
+        grad = op("add", grad, op("mul", const(group["weight_decay"]), p))
+    key = "square_avg" if kind == "RMSprop" else "sum"
+    state = builder.arg(shape, elem, "opt_state", "%s.%s" % (name, key))
+    square = op("mul", grad, grad)
+    if kind == "RMSprop":
+        alpha = float(group["alpha"])
+        new_state = op("add", op("mul", const(alpha), state),
+                       op("mul", const(1 - alpha), square))
+    else:
+        new_state = op("add", state, square)
+    denom = op("add", op("sqrt", new_state), const(group["eps"]))
+    rate = const(group["lr"]) if lr is None else builder.op(
+        "train.broadcast", [lr], [(shape, elem)], {"dims": []})
+    new_p = op("sub", p, op("mul", rate, op("div", grad, denom)))
+    return [(new_p, "param", name), (new_state, "opt_state", "%s.%s" % (name, key))]
