@@ -39,23 +39,23 @@ fi
 # The framework exporters' environment (python/mp_export, docs/exporters.md):
 # a venv over Debian's Python with PyPI's PyTorch (its CPU execution is what
 # the exporter and the benches use; the wheel pulls PyPI's CUDA libraries
-# along, ~4.5 GB installed), TensorFlow (CPU) and matplotlib. tensorflow-cpu
-# 2.15 (Keras 2, numpy < 2) stays until the Keras 3 exporter replaces the
-# Keras 2 one; torch 2.15 runs on numpy 1.26 as well. A venv from before
-# (Debian's PyTorch 1.13 through system site packages) is made again.
+# along, ~4.5 GB installed), tensorflow-cpu 2.21 with Keras 3 (the Keras
+# exporter's) and matplotlib. A venv from before (Debian's PyTorch 1.13, or
+# TensorFlow 2.15 with Keras 2) is made again.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${MP_VENV:-$root/.venv}
 torch_version=2.15.0
-tf_version=2.15.1
+tf_version=2.21.0
 if [[ -x $venv/bin/python ]] &&
    "$venv/bin/python" - "$torch_version" "$tf_version" >/dev/null 2>&1 <<'PY'
 import sys
-import matplotlib, tensorflow, torch
+import keras, matplotlib, tensorflow, torch
 assert torch.__version__.split("+")[0] == sys.argv[1], torch.__version__
 assert tensorflow.__version__ == sys.argv[2], tensorflow.__version__
+assert keras.__version__.startswith("3."), keras.__version__
 PY
 then
-  echo "setup: $venv has torch $torch_version, tensorflow-cpu $tf_version and matplotlib"
+  echo "setup: $venv has torch $torch_version, tensorflow-cpu $tf_version (Keras 3) and matplotlib"
 else
   echo "setup: making $venv (torch $torch_version, tensorflow-cpu $tf_version, matplotlib from PyPI)"
   if [[ -e $venv && ! -f $venv/pyvenv.cfg ]]; then
@@ -65,6 +65,6 @@ else
   rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "torch==$torch_version" "tensorflow-cpu==$tf_version" "numpy<2" matplotlib
-  "$venv/bin/python" -c "import torch, tensorflow, matplotlib" >/dev/null
+    "torch==$torch_version" "tensorflow-cpu==$tf_version" matplotlib
+  "$venv/bin/python" -c "import torch, tensorflow, keras, matplotlib" >/dev/null
 fi

@@ -90,6 +90,32 @@ class Attr:
         self.text = text
 
 
+def _element_text(value, elem):
+    if elem == "i1":
+        return "true" if value else "false"
+    if elem in ("i32", "i64"):
+        return "%d" % value
+    value = float(value)
+    if not math.isfinite(value):
+        return "0x%08X" % struct.unpack("<I", struct.pack("<f", value))[0]
+    return "%.9e" % value
+
+
+def dense_constant(builder, array, elem):
+    """A train.constant holding `array` (any rank) as `elem`: floats with 9
+    significant digits, which give an f32 back exactly."""
+    array = np.asarray(array)
+
+    def nested(a):
+        if a.ndim == 0:
+            return _element_text(a.item(), elem)
+        return "[%s]" % ", ".join(nested(x) for x in a)
+    shape = "x".join(str(d) for d in array.shape)
+    ty = "tensor<%s%s>" % (shape + "x" if shape else "", elem)
+    return builder.op("train.constant", [], [(array.shape, elem)],
+                      {"value": Attr("dense<%s> : %s" % (nested(array), ty))})
+
+
 NCHW = Attr("0 : i64")
 NHWC = Attr("1 : i64")
 
