@@ -31,6 +31,7 @@ import keras
 from . import keras_training as training
 from .common import ExportError, StepBuilder, read_safetensors, write_export
 from .keras_mapper import Mapper, _Resource
+from .torch_common import _step_counter
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _FRAMEWORK_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (tf, keras)) + (_HERE,)
@@ -320,8 +321,8 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     grads, outputs = training.clip(builder, optimizer, grads)
     updates = training.update(builder, optimizer, [by_path[v.path] for v in params],
                               [mapper.state[v.path] for v in params], grads, slot_name)
-    if getattr(builder, "step_counter", None) is not None:
-        updates.append((builder.step_counter[1], "opt_state", "step"))
+    # Keras' iterations, always: a checkpoint resumes Keras' optimizer.
+    updates.append((_step_counter(builder)[1], "opt_state", "step"))
     for value, role, name in outputs:
         builder.result(value, role, name)
     for value, role, name in updates:

@@ -25,7 +25,7 @@
 #     or Keras variable paths) and gives mp-run's test loss and accuracy.
 #
 # usage: export-train.sh BUILD_DIR SOURCE_DIR FRAMEWORK MODEL [STEPS] [FINAL_TOL]
-#   FRAMEWORK is torch or tf; MODEL as in examples/frameworks/*_models.py.
+#   FRAMEWORK is torch or keras; MODEL as in examples/frameworks/*_models.py.
 # The frameworks live in SOURCE_DIR/.venv (scripts/setup.sh makes it);
 # MP_PYTHON overrides. Exits 77 (skipped) only when the framework cannot be
 # imported, saying why.
@@ -41,7 +41,7 @@ python=${MP_PYTHON:-$src/.venv/bin/python}
 work=$build/e2e/exporters/${framework}_$model
 mkdir -p "$work"
 
-module=$([[ $framework == torch ]] && echo torch || echo tensorflow)
+module=$([[ $framework == torch ]] && echo torch || echo keras)
 if ! [[ -x $python ]]; then
   echo "SKIPPED: no Python environment at $python; run scripts/setup.sh (it installs $module)"
   exit 77
