@@ -1,4 +1,4 @@
-"""The command line shared by torch_digits.py and tf_digits.py:
+"""The command line shared by torch_digits.py and keras_digits.py:
 
   export MODEL --data DATA --out OUT [--batch B] [--steps N]
       writes OUT/PREFIX_MODEL.{mlir,init.safetensors,manifest.json} and

@@ -8,7 +8,7 @@ manner of Micikevicius et al. 2017, Table 1.
   mixed_precision_results.py --bin BUILD/bin --out DIR [--steps N] [--data DATA]
 
 Writes DIR/results.json, DIR/table.md and DIR/mixed-precision-underflow.png.
-Needs the .venv of scripts/setup.sh (torch, tensorflow, matplotlib).
+Needs the .venv of scripts/setup.sh (torch, keras on tensorflow, matplotlib).
 """
 import argparse
 import json
@@ -21,7 +21,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, "..", ".."))
 
 CASES = [("torch", "mlp"), ("torch", "cnn"), ("torch", "transformer"),
-         ("tf", "mlp"), ("tf", "cnn"), ("tf", "transformer"), ("torch", "mlp_underflow")]
+         ("keras", "mlp"), ("keras", "cnn"), ("keras", "transformer"), ("torch", "mlp_underflow")]
 CONFIGS = [("fp32", "policy=float32"),
            ("bf16", "policy=mixed_bfloat16"),
            ("fp16 + loss scaling", "policy=mixed_float16 loss-scale=dynamic"),

@@ -1,4 +1,8 @@
-"""python -m mp_export {torch,tf} FILE.py:FUNCTION OUT_DIR [--stem NAME]"""
+"""python -m mp_export torch FILE.py:FUNCTION OUT_DIR [--stem NAME]
+python -m mp_export keras FILE.py:FUNCTION OUT_DIR [--stem NAME]
+
+torch: FUNCTION returns (model, optimizer, example_x, example_y[, loss_fn]);
+keras: FUNCTION returns (compiled model, example_x, example_y)."""
 import argparse
 import importlib.util
 import os
@@ -12,9 +16,10 @@ def main(argv=None):
         prog="python -m mp_export",
         description="Exports a training step to the train dialect "
                     "(docs/exporters.md).")
-    parser.add_argument("framework", choices=["torch", "tf"])
+    parser.add_argument("framework", choices=["torch", "keras"])
     parser.add_argument("builder", help="FILE.py:FUNCTION returning (model, optimizer, "
-                                        "example_x, example_y[, loss_fn])")
+                                        "example_x, example_y[, loss_fn]) for torch, "
+                                        "(compiled model, example_x, example_y) for keras")
     parser.add_argument("out")
     parser.add_argument("--stem", default="step")
     args = parser.parse_args(argv)
@@ -26,14 +31,17 @@ def main(argv=None):
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     spec.loader.exec_module(module)
     built = getattr(module, function)()
-    model, optimizer, x, y = built[:4]
-    loss_fn = built[4] if len(built) > 4 else None
-    if args.framework == "torch":
-        from . import torch_export as exporter
-    else:
-        from . import tf_export as exporter
     try:
-        paths = exporter.export(model, optimizer, x, y, args.out, args.stem, loss_fn=loss_fn)
+        if args.framework == "torch":
+            from . import torch_export
+            model, optimizer, x, y = built[:4]
+            loss_fn = built[4] if len(built) > 4 else None
+            paths = torch_export.export(model, optimizer, x, y, args.out, args.stem,
+                                        loss_fn=loss_fn)
+        else:
+            from . import keras_export
+            model, x, y = built[:3]
+            paths = keras_export.export(model, x, y, args.out, args.stem)
     except ExportError as e:
         print("mp_export: error: %s" % e, file=sys.stderr)
         return 1

@@ -303,7 +303,7 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
             except ExportError as e:
                 frame = _user_frame(_forward_op(graph, op))
                 if frame:
-                    e.where += " at %s:%d (%s)" % frame
+                    e.where += " at %s:%d" % frame[:2] + (" (%s)" % frame[2] if frame[2] else "")
                     e.args = ("%s op '%s' at %s: %s. %s" % (e.framework, e.op, e.where,
                                                             e.why, e.todo),)
                 raise

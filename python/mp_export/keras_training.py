@@ -146,6 +146,10 @@ def emit_loss(b, spec, pred, labels):
 
 
 # --- learning-rate schedules -----------------------------------------------------
+_SCHEDULES = ("ExponentialDecay", "CosineDecay", "PolynomialDecay")
+_SCHEDULE_TODO = ("Use ExponentialDecay, CosineDecay (with or without warm-up) or "
+                  "PolynomialDecay(power=1).")
+
 def learning_rate(b, optimizer):
     """The step's learning rate: a 0-d Value (train.lr_schedule of the step
     counter for a schedule, a constant otherwise)."""
@@ -156,7 +160,7 @@ def learning_rate(b, optimizer):
                     {"value": float(keras.ops.convert_to_numpy(optimizer.learning_rate))})
     kind = type(lr).__name__
     where = "the learning-rate schedule of %s" % name
-    c = lr.get_config()
+    c = lr.get_config() if kind in _SCHEDULES else {}
     decays = {"constant": 0, "linear": 1, "cosine": 2, "step": 3, "exponential": 4}
     if kind == "ExponentialDecay":
         base = float(c["initial_learning_rate"])
@@ -184,9 +188,7 @@ def learning_rate(b, optimizer):
                  "end_factor": float(c["end_learning_rate"]) / base}
     else:
         raise _refuse(kind, where, "a schedule whose formula the exporter does not know "
-                      "(it reads Keras' own schedules' configs)",
-                      "Use ExponentialDecay, CosineDecay (with or without warm-up) or "
-                      "PolynomialDecay(power=1).")
+                      "(it reads Keras' own schedules' configs)", _SCHEDULE_TODO)
     attrs = {"base_lr": base}
     for key in ("decay_steps", "warmup_steps"):
         if key in props:
@@ -225,6 +227,12 @@ def check_optimizer(optimizer):
         raise _refuse(name, where, "no mapping for this optimizer",
                       "Use keras.optimizers.SGD (momentum, nesterov), Adam, AdamW, "
                       "RMSprop or Adagrad.")
+    lr = optimizer._learning_rate
+    if isinstance(lr, keras.optimizers.schedules.LearningRateSchedule) and \
+            type(lr).__name__ not in _SCHEDULES:
+        raise _refuse(type(lr).__name__, "the learning-rate schedule of %s" % name,
+                      "a schedule whose formula the exporter does not know (it reads "
+                      "Keras' own schedules' configs)", _SCHEDULE_TODO)
     c = optimizer.get_config()
     for key, why in (("use_ema", "an exponential moving average of the weights"),
                      ("gradient_accumulation_steps", "gradient accumulation"),
