@@ -316,3 +316,37 @@ def write_export(out_dir, stem, builder, header, init_tensors, manifest):
         json.dump(manifest, f, indent=1)
         f.write("\n")
     return mlir, init, man
+
+
+def step_counter(builder):
+    """The step's counter (steps done before this one; `step`, optimizer
+    state) and its incremented value, made once per step: schedules and
+    dropout read the same one."""
+    if getattr(builder, "step_counter", None) is None:
+        counter = builder.arg((), "i64", "opt_state", "step")
+        one = builder.op("train.fill", [], [((), "i64")], {"value": 1.0})
+        builder.step_counter = (counter, builder.op("train.add", [counter, one],
+                                                    [((), "i64")]))
+    return builder.step_counter
+
+
+_WARMUPS = {"linear": 0, "cosine": 1}
+_DECAYS = {"constant": 0, "linear": 1, "cosine": 2, "step": 3, "exponential": 4}
+
+
+def lr_schedule(builder, base, shape, comment):
+    """train.lr_schedule of the step counter: `shape` holds warmup /
+    decay (names), warmup_steps, decay_steps, warmup_start_factor,
+    end_factor, gamma (those given)."""
+    props = {"base_lr": float(base)}
+    for key in ("warmup_steps", "decay_steps"):
+        if key in shape:
+            props[key] = int(shape[key])
+    for key in ("warmup_start_factor", "end_factor", "gamma"):
+        if key in shape:
+            props[key] = float(shape[key])
+    if "warmup" in shape:
+        props["warmup"] = Attr("%d : i64" % _WARMUPS[shape["warmup"]])
+    props["decay"] = Attr("%d : i64" % _DECAYS[shape.get("decay", "constant")])
+    counter, _ = step_counter(builder)
+    return builder.op("train.lr_schedule", [counter], [((), "f32")], props, comment=comment)

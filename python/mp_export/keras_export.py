@@ -29,9 +29,9 @@ import tensorflow as tf
 import keras
 
 from . import keras_training as training
-from .common import ExportError, StepBuilder, read_safetensors, write_export
+from .common import (ExportError, StepBuilder, read_safetensors, step_counter as _step_counter,
+                     write_export)
 from .keras_mapper import Mapper, _Resource
-from .torch_common import _step_counter
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _FRAMEWORK_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (tf, keras)) + (_HERE,)
@@ -216,6 +216,8 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     builder = StepBuilder()
 
     def locate(op):
+        if op.graph is not graph:
+            return builder.loc  # inside a called function: the call's line
         frame = _user_frame(_forward_op(graph, op))
         return frame[:2] if frame else None
     mapper = Mapper(builder, locate)

@@ -13,7 +13,7 @@ them (the wrap's select, dropout's random stream) accept them.
 import numpy as np
 import tensorflow as tf
 
-from .common import NCHW, NHWC, Attr, ExportError, dense_constant
+from .common import NCHW, NHWC, Attr, ExportError, dense_constant, step_counter
 
 
 class _Pending:
@@ -55,6 +55,9 @@ class Mapper:
         self.locate = locate or (lambda op: None)
         self.dropout_site = -1
         self.sparse = {}      # dense gradient name -> (values, ids)
+        # Tensor names of a called function's graph are keyed under the
+        # call's name (map_call).
+        self.prefix = ""
 
     # --- errors and operand access ------------------------------------------
     def err(self, why, todo):
@@ -63,11 +66,12 @@ class Mapper:
                            why, todo)
 
     def get(self, t):
-        if t.name in self.lazy:
-            self.env[t.name] = self.lazy.pop(t.name)()
-        if t.name not in self.env:
+        key = self.prefix + t.name
+        if key in self.lazy:
+            self.env[key] = self.lazy.pop(key)()
+        if key not in self.env:
             raise self.err("input '%s' was not mapped" % t.name, "Report this graph.")
-        return self.env[t.name]
+        return self.env[key]
 
     def val(self, t):
         value = self.get(t)
@@ -148,7 +152,7 @@ class Mapper:
         self.b.loc = self.locate(op)
         t = op.type
         ins = list(op.inputs)
-        names = [o.name for o in op.outputs]
+        names = [self.prefix + o.name for o in op.outputs]
 
         def put(value, i=0):
             self.env[names[i]] = value
@@ -269,6 +273,8 @@ class Mapper:
         elif p.kind == "dropout_masked" and t in ("Sum", "Reshape") and \
                 self.op.outputs[0].shape.as_list() == list(p.value.shape):
             put(p)
+        elif p.kind == "s2b":
+            self.map_s2b(t, ins, vals, put)
         elif p.kind == "index_wrap" and t in ("SelectV2", "Select") and vals[0] is p:
             # where(i < 0, i + n, i): indices are in [0, n) (mp-run checks
             # embedding feeds), so the wrap is the identity.
@@ -302,11 +308,10 @@ class Mapper:
 
     def dropout_state(self):
         """The Philox key (a frozen buffer) and the step counter."""
-        from .torch_common import _step_counter  # the counter both exporters share
         if not hasattr(self, "dropout_key"):
             self.dropout_key = self.b.arg((), "i64", "buffer", "dropout.key")
             self.b.freeze(self.dropout_key)
-        return self.dropout_key, _step_counter(self.b)[0]
+        return self.dropout_key, step_counter(self.b)[0]
 
     # --- tensor ops -------------------------------------------------------------
     def map_binary(self, ins, put):
@@ -394,15 +399,150 @@ class Mapper:
         put(self.b.op("train.sub", [self.fill(1.0, x.shape),
                                     self.b.op("train.erf", [x], [shape])], [shape]))
 
+    # --- dilated convolutions: SpaceToBatchND, a convolution, BatchToSpaceND
+    # (TensorFlow's form). _Pending "s2b" (value v, block b, pads p) stands for
+    # SpaceToBatchND(pad(v, p), b); the convolution on it is one dilated
+    # train.conv2d on v.
     def map_space_to_batch(self, ins, put):
-        raise self.err("a dilated convolution (TensorFlow runs it as SpaceToBatchND, a "
-                       "convolution and BatchToSpaceND)",
-                       "Use dilation_rate=1; dilated convolutions are not mapped yet.")
+        v = self.val(ins[0])
+        block = [int(d) for d in self.const(ins[1])]
+        pads = [[int(a), int(b)] for a, b in self.const(ins[2]).reshape(-1, 2)]
+        if self.layout() != "NHWC" or len(v.shape) != len(block) + 2:
+            raise self.err("a space-to-batch other than a dilated convolution's",
+                           "Report this graph.")
+        put(_Pending("s2b", why="a dilated convolution's space-to-batch", value=v,
+                     block=block, pads=pads))
+
+    def pad_value(self, v, pads):
+        if not any(a or b for a, b in pads):
+            return v
+        low = [0] + [a for a, _ in pads] + [0]
+        high = [0] + [b for _, b in pads] + [0]
+        shape = tuple(d + lo + hi for d, lo, hi in zip(v.shape, low, high))
+        return self.b.op("train.pad", [v], [(shape, v.elem)],
+                         {"low": low, "high": high, "value": 0.0})
+
+    def s2b_props(self, p, pads):
+        if len(p.block) != 2:
+            raise self.err("a dilated convolution of %d spatial dimensions" % len(p.block),
+                           "Use Conv1D or Conv2D.")
+        if self.attr("padding") != "VALID" or any(s != 1 for s in self.attr("strides")):
+            raise self.err("a dilated convolution with strides", "Use strides=1.")
+        return {"layout": NHWC, "strides": [1, 1], "dilations": p.block,
+                "padding": [pads[0][0], pads[0][1], pads[1][0], pads[1][1]]}
+
+    def map_s2b(self, t, ins, vals, put):
+        """The ops between a dilated convolution's SpaceToBatchND and
+        BatchToSpaceND, forward and backward."""
+        p = next(v for v in vals if isinstance(v, _Pending))
+        depthwise = t.startswith("Depthwise")
+        if t in ("Conv2D", "DepthwiseConv2dNative") and vals[0] is p:
+            w, groups = self.filter_value(self.val(ins[1]), depthwise)
+            props = self.s2b_props(p, p.pads)
+            x = p.value
+            hw = [x.shape[i + 1] + sum(p.pads[i]) - (w.shape[i] - 1) * p.block[i]
+                  for i in range(2)]
+            if not depthwise and x.shape[3] != w.shape[2]:
+                groups = {"groups": x.shape[3] // w.shape[2]}
+            y = self.b.op("train.conv2d", [x, w], [((x.shape[0], hw[0], hw[1], w.shape[3]),
+                                                    x.elem)], dict(props, **groups))
+            put(_Pending("s2b", why=p.why, value=y, block=p.block, pads=[[0, 0], [0, 0]]))
+        elif t in ("Conv2DBackpropInput", "DepthwiseConv2dNativeBackpropInput") and vals[2] is p:
+            sizes = [int(d) for d in self.const(ins[0])]
+            w, groups = self.filter_value(self.val(ins[1]), depthwise)
+            dy = self.pad_value(p.value, p.pads)
+            n = sizes[0] // (p.block[0] * p.block[1])
+            shape = (n, sizes[1] * p.block[0], sizes[2] * p.block[1], sizes[3])
+            if not depthwise and shape[3] != w.shape[2]:
+                groups = {"groups": shape[3] // w.shape[2]}
+            dx = self.b.op("train.conv2d_backward_data", [dy, w], [(shape, dy.elem)],
+                           dict(self.s2b_props(p, [[0, 0], [0, 0]]), **groups))
+            put(_Pending("s2b", why=p.why, value=dx, block=p.block, pads=[[0, 0], [0, 0]]))
+        elif t in ("Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropFilter") and \
+                vals[0] is p and isinstance(vals[2], _Pending):
+            q = vals[2]
+            ws = [int(d) for d in self.const(ins[1])]
+            x, dy = p.value, self.pad_value(q.value, q.pads)
+            props = self.s2b_props(p, p.pads)
+            if depthwise:
+                kh, kw, c, m = ws
+                dw = self.b.op("train.conv2d_backward_filter", [x, dy],
+                               [((kh, kw, 1, c * m), "f32")], dict(props, groups=c))
+                put(self.b.op("train.reshape", [dw], [self.out()]))
+            else:
+                groups = {"groups": x.shape[3] // ws[2]} if x.shape[3] != ws[2] else {}
+                put(self.b.op("train.conv2d_backward_filter", [x, dy], [self.out()],
+                              dict(props, **groups)))
+        elif t == "BatchToSpaceND" and vals[0] is p:
+            crops = [[int(a), int(b)] for a, b in self.const(ins[2]).reshape(-1, 2)]
+            v = p.value
+            if crops == p.pads:
+                put(v)
+                return
+            full = self.pad_value(v, p.pads)
+            shape = self.out()
+            offsets = [0] + [a for a, _ in crops] + [0]
+            put(self.b.op("train.slice", [full], [shape], {"offsets": offsets}))
+        elif t in ("ExpandDims", "Reshape", "Squeeze") and vals[0] is p:
+            before = ins[0].shape.as_list()
+            after = self.op.outputs[0].shape.as_list()
+            v = p.value
+            if len(after) == len(before) + 1 and after[1] == 1 and \
+                    after[:1] + after[2:] == before:
+                shape = (v.shape[0], 1) + v.shape[1:]
+                put(_Pending("s2b", why=p.why, block=[1] + p.block, pads=[[0, 0]] + p.pads,
+                             value=self.b.op("train.reshape", [v], [(shape, v.elem)])))
+            elif len(after) + 1 == len(before) and before[1] == 1 and \
+                    before[:1] + before[2:] == after and p.block[0] == 1:
+                shape = (v.shape[0],) + v.shape[2:]
+                put(_Pending("s2b", why=p.why, block=p.block[1:], pads=p.pads[1:],
+                             value=self.b.op("train.reshape", [v], [(shape, v.elem)])))
+            elif before == after:
+                put(p)
+            else:
+                raise self.err("a reshape inside a dilated convolution", "Report this graph.")
+        elif t in ("Identity",):
+            put(p)
+        else:
+            raise self.err("%s used by this op" % p.why, "Report this graph.")
 
     def map_call(self, ins, put):
-        raise self.err("a nested tf.function (Keras runs grouped convolutions through one "
-                       "compiled with XLA on the CPU)",
-                       "Use groups=1, or a DepthwiseConv2D for one group per channel.")
+        """A call of a nested tf.function (Keras runs grouped convolutions
+        through one compiled with XLA; its gradient is a call too): the
+        called graph's ops mapped in place, its inputs bound to the call's."""
+        from tensorflow.python.framework.function_def_to_graph import function_def_to_graph
+        call = self.op
+        fn = call.graph._get_function(call.get_attr("f").name)
+        if fn is None:
+            raise self.err("a call of a function the graph does not hold", "Report this graph.")
+        # The traced FuncGraph when the function object keeps it (static
+        # shapes everywhere); its FunctionDef made a graph otherwise.
+        inner = getattr(fn, "graph", None)
+        if inner is None or len(inner.inputs) != len(ins):
+            inner = function_def_to_graph(
+                fn.definition, input_shapes=[None if t.dtype == tf.resource else t.shape
+                                             for t in ins])
+        outer_prefix = self.prefix
+        values = [self.get(t) for t in ins]
+        self.prefix = "%s%s/" % (outer_prefix, call.name)
+        try:
+            for t, v in zip(inner.inputs, values):
+                self.env[self.prefix + t.name] = v
+            needed, stack = set(), [t.op for t in inner.outputs]
+            while stack:
+                op = stack.pop()
+                if op.name not in needed:
+                    needed.add(op.name)
+                    stack.extend(i.op for i in op.inputs)
+            for op in inner.get_operations():
+                if op.name in needed and op.type not in ("Placeholder", "NoOp"):
+                    self.map_op(op)
+            results = [self.get(t) for t in inner.outputs]
+        finally:
+            self.prefix = outer_prefix
+            self.op = call
+        for i, v in enumerate(results):
+            put(v, i)
 
     def map_reciprocal(self, ins, put):
         x = self.val(ins[0])
@@ -884,7 +1024,7 @@ _TENSOR_OPS = {
     "LeakyRelu": Mapper.map_leaky_relu, "LeakyReluGrad": Mapper.map_leaky_relu_grad,
     "EluGrad": Mapper.map_elu_grad,
     "Erfc": Mapper.map_erfc,
-    "SpaceToBatchND": Mapper.map_space_to_batch, "BatchToSpaceND": Mapper.map_space_to_batch,
+    "SpaceToBatchND": Mapper.map_space_to_batch,
     "StatefulPartitionedCall": Mapper.map_call, "PartitionedCall": Mapper.map_call,
     "Reciprocal": Mapper.map_reciprocal, "Inv": Mapper.map_reciprocal,
     "Square": Mapper.map_square,
@@ -983,4 +1123,6 @@ _FOLD = {
     "LessEqual": lambda m, a: a[0] <= a[1], "GreaterEqual": lambda m, a: a[0] >= a[1],
     "SelectV2": lambda m, a: np.where(a[0], a[1], a[2]),
     "MatrixBandPart": _band_part,
+    "Slice": lambda m, a: a[0][tuple(slice(int(b), None if int(n) < 0 else int(b) + int(n))
+                                     for b, n in zip(a[1], a[2]))],
 }

@@ -11,8 +11,7 @@ counter (Keras' `iterations`, the steps done before this one).
 """
 import keras
 
-from .common import Attr, ExportError
-from .torch_common import _step_counter
+from .common import Attr, ExportError, lr_schedule, step_counter as _step_counter
 
 
 def _refuse(kind, what, why, todo):
@@ -161,7 +160,6 @@ def learning_rate(b, optimizer):
     kind = type(lr).__name__
     where = "the learning-rate schedule of %s" % name
     c = lr.get_config() if kind in _SCHEDULES else {}
-    decays = {"constant": 0, "linear": 1, "cosine": 2, "step": 3, "exponential": 4}
     if kind == "ExponentialDecay":
         base = float(c["initial_learning_rate"])
         if c["staircase"]:
@@ -189,19 +187,7 @@ def learning_rate(b, optimizer):
     else:
         raise _refuse(kind, where, "a schedule whose formula the exporter does not know "
                       "(it reads Keras' own schedules' configs)", _SCHEDULE_TODO)
-    attrs = {"base_lr": base}
-    for key in ("decay_steps", "warmup_steps"):
-        if key in props:
-            attrs[key] = int(props[key])
-    for key in ("gamma", "end_factor", "warmup_start_factor"):
-        if key in props:
-            attrs[key] = float(props[key])
-    attrs["decay"] = Attr("%d : i64" % decays[props["decay"]])
-    if "warmup" in props:
-        attrs["warmup"] = Attr("0 : i64")
-    counter, _ = _step_counter(b)
-    return b.op("train.lr_schedule", [counter], [((), "f32")], attrs,
-                comment="%s: the learning rate of this step" % kind)
+    return lr_schedule(b, base, props, "%s: the learning rate of this step" % kind)
 
 
 def _power_of_step(b, beta):

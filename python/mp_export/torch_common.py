@@ -141,15 +141,3 @@ def _is_dropout_mask(node):
     scale = users[0]
     return abs(scale.args[1] - keep) < 1e-12 and all(
         u.target == aten.mul.Tensor for u in scale.users)
-
-
-def _step_counter(builder):
-    """The step's counter (steps done before this one; `step`, optimizer
-    state) and its incremented value, made once per step: the schedule and
-    dropout read the same one."""
-    if getattr(builder, "step_counter", None) is None:
-        counter = builder.arg((), "i64", "opt_state", "step")
-        one = builder.op("train.fill", [], [((), "i64")], {"value": 1.0})
-        builder.step_counter = (counter, builder.op("train.add", [counter, one],
-                                                    [((), "i64")]))
-    return builder.step_counter

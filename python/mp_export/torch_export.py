@@ -100,6 +100,34 @@ class _ShapeRecorder(torch.fx.Interpreter):
         return out
 
 
+def _check_loop(model, optimizer, params, scheduler):
+    """What of the training loop the export would drop, refused: a
+    learning-rate scheduler built on the optimizer but not given, gradient
+    hooks on parameters and backward hooks on modules (the traced backward
+    does not run them)."""
+    for group in optimizer.param_groups:
+        if "initial_lr" in group and scheduler is None:
+            raise ExportError("torch.optim", "lr_scheduler", "the optimizer",
+                              "a learning-rate scheduler was built on it (its param groups "
+                              "hold 'initial_lr') but is not part of the export, whose "
+                              "learning rate would stay %g" % group["lr"],
+                              "Pass the scheduler: export(..., scheduler=sched).")
+    for n, p in params:
+        if getattr(p, "_backward_hooks", None) or getattr(p, "_post_accumulate_grad_hooks",
+                                                           None):
+            raise ExportError("torch", "register_hook", "parameter '%s'" % n,
+                              "a gradient hook (the exported backward pass does not run "
+                              "Python hooks)", "Remove the hook, or express it in the "
+                              "model's forward pass.")
+    for name, module in model.named_modules():
+        # Forward hooks run inside functional_call and are traced.
+        if module._backward_hooks or module._backward_pre_hooks:
+            raise ExportError("torch", "module backward hook", "module '%s' (%s)" % (
+                name or "<root>", type(module).__name__),
+                "a backward hook (the exported backward pass does not run Python "
+                "hooks)", "Remove the hook.")
+
+
 def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
            description="", scheduler=None, clip_grad_norm=None, clip_grad_value=None,
            norm_type=2.0):
@@ -126,6 +154,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
         grads = torch.autograd.grad(loss, param_list)
         return [loss] + list(grads)
 
+    _check_loop(model, optimizer, params, scheduler)
     for n, t in params + buffers:
         if t.is_floating_point() and t.dtype != torch.float32:
             raise ExportError("torch", str(t.dtype), "'%s'" % n, "a %s tensor" % t.dtype,

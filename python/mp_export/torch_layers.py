@@ -2,7 +2,8 @@
 pooling, embeddings, attention and dropout (the _Mapper's half that maps
 one layer's ops; torch_mapper.py has the shape and elementwise half)."""
 from .common import NCHW
-from .torch_common import _MUL, _Pending, _is_dropout_mask, _step_counter, aten
+from .common import step_counter as _step_counter
+from .torch_common import _MUL, _Pending, _is_dropout_mask, aten
 
 
 class LayerHandlers:

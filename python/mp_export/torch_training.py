@@ -4,8 +4,8 @@ objects rather than traced."""
 import torch
 import torch.nn.functional as F
 
-from .common import Attr, ExportError
-from .torch_common import _step_counter
+from .common import ExportError, lr_schedule
+from .common import step_counter as _step_counter
 
 
 def _cross_entropy_options(loss_fn):
@@ -101,21 +101,8 @@ def _schedule(builder, scheduler, optimizer):
                           "the scheduler has stepped already (last_epoch %d)" %
                           scheduler.last_epoch,
                           "Export before training, with a fresh scheduler.")
-    props = {"base_lr": base}
-    for key in ("warmup_steps", "decay_steps"):
-        if key in attrs:
-            props[key] = int(attrs[key])
-    for key in ("warmup_start_factor", "end_factor", "gamma"):
-        if key in attrs:
-            props[key] = float(attrs[key])
-    warmups = {"linear": 0, "cosine": 1}
-    decays = {"constant": 0, "linear": 1, "cosine": 2, "step": 3, "exponential": 4}
-    if "warmup" in attrs:
-        props["warmup"] = Attr("%d : i64" % warmups[attrs["warmup"]])
-    props["decay"] = Attr("%d : i64" % decays[attrs.get("decay", "constant")])
+    lr = lr_schedule(builder, base, attrs, "%s: the learning rate of this step" % kind)
     counter, new = _step_counter(builder)
-    lr = builder.op("train.lr_schedule", [counter], [((), "f32")], props,
-                    comment="%s: the learning rate of this step" % kind)
     return lr, counter, new
 
 

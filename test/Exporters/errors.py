@@ -94,6 +94,22 @@ def torch_cases():
     check("torch in-place buffer update", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "c"),
         "add_.Tensor", "in-place update", "errors.py:", "(self.calls.add_(1))")
+    # What the training loop does that the export would otherwise drop.
+    m = Plain()
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    torch.optim.lr_scheduler.StepLR(opt, 2)
+    check("torch scheduler not passed", lambda: torch_export.export(
+        m, opt, x, y, out, "sch"), "lr_scheduler", "initial_lr", "scheduler=sched")
+    m = Plain()
+    m.fc.weight.register_hook(lambda g: g * 0.5)
+    check("torch gradient hook", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "hk"),
+        "register_hook", "fc.weight", "gradient hook")
+    m = Plain()
+    m.fc.register_full_backward_hook(lambda mod, gi, go: None)
+    check("torch module backward hook", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "mh"),
+        "module backward hook", "module 'fc' (Linear)")
     m = Plain()
     check("torch Adamax", lambda: torch_export.export(
         m, torch.optim.Adamax(m.parameters(), lr=0.1), x, y, out, "r"),
@@ -230,16 +246,18 @@ def keras_cases():
     check("keras unmapped op", lambda: keras_export.export(m, x, y, out, "u"),
           "TensorFlow op 'Softplus'", "layer soft", "no mapping")
     xi = np.random.rand(4, 6, 6, 4).astype(np.float32)
-    m = keras.Sequential([keras.Input((6, 6, 4)), L.Conv2D(4, 3, groups=2), L.Flatten(),
-                          L.Dense(4)])
-    m.compile(optimizer=keras.optimizers.SGD(0.1), loss=scce)
-    check("keras grouped convolution", lambda: keras_export.export(m, xi, y, out, "g"),
-          "StatefulPartitionedCall", "grouped convolutions")
-    m = keras.Sequential([keras.Input((6, 6, 4)), L.Conv2D(4, 3, dilation_rate=2),
+    # 5 x 5 in 2 x 2 windows: 'same' pads, and TensorFlow divides the edge
+    # windows by their valid elements.
+    m = keras.Sequential([keras.Input((5, 5, 4)), L.AveragePooling2D(2, padding="same"),
                           L.Flatten(), L.Dense(4)])
     m.compile(optimizer=keras.optimizers.SGD(0.1), loss=scce)
-    check("keras dilated convolution", lambda: keras_export.export(m, xi, y, out, "d"),
-          "SpaceToBatchND", "dilated convolution")
+    check("keras 'same' average pooling", lambda: keras_export.export(
+        m, xi[:, :5, :5], y, out, "a"),
+          "AvgPool", "'same' padding", "padding='valid'")
+    m = compiled([L.Dense(4)], loss=keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True, ignore_class=0))
+    check("keras ignore_class", lambda: keras_export.export(m, x, y, out, "i"),
+          "ignore_class", "Use ignore_class=None")
     keras.config.set_dtype_policy("mixed_bfloat16")
     try:
         m = compiled([L.Dense(4)])

@@ -8,13 +8,16 @@ schedulers (a LinearLR warm-up then cosine, StepLR, ExponentialLR,
 OneCycleLR) and
 gradient clipping by norm and by value.
 
-For each: export -> mp-compile (float32 and mixed_bfloat16) -> mp-run 6
-steps on one batch from the exported initial parameters; the float32
-per-step losses must match PyTorch's own 6 steps on that batch to 1e-4
-relative, and the mixed_bfloat16 run must end within 0.05 of them.
+For each: export -> mp-compile under float32, mixed_bfloat16 and
+mixed_float16 -> mp-run STEPS (20) steps on one batch from the exported
+initial parameters; the float32 per-step losses must match PyTorch's own
+training on that batch to 1e-4 relative, the 16-bit runs must end within
+0.05 of PyTorch's last loss, and the float32 checkpoint loaded back into a
+fresh model must give PyTorch's next loss (step 21) within 1e-4.
 
-usage: torch_corpus.py BUILD_DIR [CASE ...]; prints one line per case and
-'N passed, M failed'; exits non-zero on a failure.
+usage: torch_corpus.py BUILD_DIR [--json FILE] [CASE ...]; prints one line
+per case and 'N passed, M failed'; exits non-zero on a failure. --json
+writes the rows test/Exporters/corpus_table.py turns into the table.
 """
 import copy
 import os
@@ -25,7 +28,10 @@ import tempfile
 
 import numpy as np
 
+import corpus_main  # noqa: E402  (beside this file)
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -34,7 +40,7 @@ import torch.nn.functional as F  # noqa: E402
 from mp_export import torch_export  # noqa: E402
 from mp_export.compare import read_metrics  # noqa: E402
 
-STEPS, LR, BATCH = 6, 0.1, 8
+STEPS, LR, BATCH = 20, 0.1, 8
 
 
 class SiluMlp(nn.Module):
@@ -270,7 +276,7 @@ CASES = {
         lambda p: torch.optim.AdamW(p, lr=0.02),
         lambda o: torch.optim.lr_scheduler.SequentialLR(
             o, [torch.optim.lr_scheduler.LinearLR(o, 0.1, 1.0, total_iters=2),
-                torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=4)],
+                torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=STEPS - 2)],
             milestones=[2]), 0.5, None),
     "momentum_step_clip_value": (
         MaskedMlp, lambda b: torch.randn(b, 12),
@@ -280,7 +286,8 @@ CASES = {
         SiluMlp, lambda b: torch.randn(b, 12),
         lambda p: torch.optim.SGD(p, lr=LR),
         lambda o: torch.optim.lr_scheduler.OneCycleLR(
-            o, 0.3, total_steps=8, pct_start=0.375, cycle_momentum=False), None, None),
+            o, 0.3, total_steps=STEPS + 1, pct_start=6 / 21, cycle_momentum=False), None,
+        None),
     "label_smoothing": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "ignore_index_0": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "mse_regression": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
@@ -316,7 +323,7 @@ def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value,
     opt = make_opt(model.parameters())
     sched = make_sched(opt) if make_sched else None
     losses = []
-    for _ in range(STEPS):
+    for _ in range(STEPS + 1):
         opt.zero_grad()
         loss = loss_fn(model(x), y)
         loss.backward()
@@ -331,7 +338,7 @@ def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value,
     return losses
 
 
-def mp_losses(build, work, stem, policy, x, y):
+def mp_losses(build, work, stem, policy, x, y, checkpoint=None):
     bin_dir = os.path.join(build, "bin")
     plan = os.path.join(work, "%s.%s.mpplan" % (stem, policy))
     subprocess.run([os.path.join(bin_dir, "mp-compile"), os.path.join(work, stem + ".mlir"),
@@ -344,7 +351,8 @@ def mp_losses(build, work, stem, policy, x, y):
                     "--steps", str(STEPS), "--train-x", os.path.join(work, "x.npy"),
                     "--train-y", os.path.join(work, "y.npy"),
                     "--init-params", os.path.join(work, stem + ".init.safetensors"),
-                    "--log-every", "1", "--metrics", metrics],
+                    "--log-every", "1", "--metrics", metrics] +
+                   (["--checkpoint", checkpoint] if checkpoint else []),
                    check=True, capture_output=True, text=True)
     losses = read_metrics(metrics)
     if len(losses) != STEPS:
@@ -405,8 +413,6 @@ def run_dropout_case(build):
 
 
 def run_case(build, name):
-    if name == "dropout":
-        return run_dropout_case(build)
     cls, make_x, make_opt, make_sched, clip_norm, clip_value = CASES[name]
     loss_fn, make_y = LOSSES.get(name, (F.cross_entropy, None))
     torch.manual_seed(1)
@@ -419,30 +425,30 @@ def run_case(build, name):
                         scheduler=make_sched(opt) if make_sched else None,
                         clip_grad_norm=clip_norm, clip_grad_value=clip_value)
     want = torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value, loss_fn)
-    got = mp_losses(build, work, name, "float32", x, y)
+    ckpt = os.path.join(work, "float32.safetensors")
+    got = mp_losses(build, work, name, "float32", x, y, ckpt)
     worst = max(abs(g - w) / max(abs(w), 1e-6) for g, w in zip(got, want))
-    mixed = mp_losses(build, work, name, "mixed_bfloat16", x, y)
-    ok = worst <= 1e-4 and abs(mixed[-1] - want[-1]) <= 0.05
+    bf16 = mp_losses(build, work, name, "mixed_bfloat16", x, y)
+    f16 = mp_losses(build, work, name, "mixed_float16", x, y)
+    # The float32 checkpoint in a fresh model: its loss on the batch is
+    # PyTorch's at the next step.
+    torch.manual_seed(5)
+    loaded = cls()
+    torch_export.load_checkpoint(loaded, ckpt)
+    with torch.no_grad():
+        after = float(loss_fn(loaded(x), y))
+    back = abs(after - want[STEPS]) / max(abs(want[STEPS]), 1e-6)
+    last = want[STEPS - 1]
+    ok = worst <= 1e-4 and abs(bf16[-1] - last) <= 0.05 and abs(f16[-1] - last) <= 0.05 \
+        and back <= 1e-4
     print("%s: %s: float32 losses within %.2e of PyTorch's (1e-4), step %d %.6f vs %.6f; "
-          "mixed_bfloat16 last %.4f vs %.4f" % ("ok" if ok else "FAIL", name, worst, STEPS,
-                                              got[-1], want[-1], mixed[-1], want[-1]))
-    return ok
-
-
-def main():
-    build = sys.argv[1]
-    names = sys.argv[2:] or sorted(CASES) + ["dropout"]
-    results = []
-    for name in names:
-        try:
-            results.append(run_case(build, name))
-        except Exception as e:  # noqa: BLE001 - report the case, go on
-            detail = getattr(e, "stderr", "") or ""
-            print("FAIL: %s: %s: %s %s" % (name, type(e).__name__, e, detail.strip()[-400:]))
-            results.append(False)
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    sys.exit(0 if all(results) else 1)
+          "mixed_bfloat16 %.4f, mixed_float16 %.4f; checkpoint back in PyTorch: next loss "
+          "within %.1e" % ("ok" if ok else "FAIL", name, worst, STEPS, got[-1], last,
+                           bf16[-1], f16[-1], back))
+    return ok, {"max_rel_diff": worst,
+                "reference": last, "float32": got[-1], "mixed_bfloat16": bf16[-1],
+                "mixed_float16": f16[-1], "checkpoint": back}
 
 
 if __name__ == "__main__":
-    main()
+    corpus_main.main("PyTorch", CASES, run_case, run_dropout_case)
