@@ -339,9 +339,11 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
         if role == "opt_state":
             builder.result(value, role, name)
     if hasattr(mapper, "dropout_key"):
-        init["dropout.key"] = np.array(
-            int(keras.ops.convert_to_numpy(next(iter(_seed_states(model).values()))).ravel()[0])
-            & (2**63 - 1) if _seed_states(model) else 0, dtype=np.int64)
+        # The Philox key of the step's dropout masks: from the first Keras
+        # seed generator's state, so a seeded export is reproducible.
+        states = list(_seed_states(model).values())
+        seed = int(keras.ops.convert_to_numpy(states[0]).ravel()[0]) if states else 0
+        init["dropout.key"] = np.array(seed & (2**63 - 1), dtype=np.int64)
 
     c = optimizer.get_config()
     manifest = {"framework": "keras", "framework_version": keras.__version__,

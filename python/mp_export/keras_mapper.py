@@ -683,15 +683,12 @@ class Mapper:
         if all(r == 1 or d == 1 for r, d in zip(reps, x.shape)):
             put(self.broadcast_to(x, shape))
             return
-        split = []
-        for d in x.shape:
-            split += [1, d]
         wide = []
         for r, d in zip(reps, x.shape):
             wide += [r, d]
-        y = self.b.op("train.reshape", [x], [(tuple(split), elem)])
-        y = self.b.op("train.broadcast", [y], [(tuple(wide), elem)],
-                      {"dims": list(range(len(wide)))[1::2]})
+        # x's dimension i is wide's 2i + 1; wide's 2i the repeats.
+        y = self.b.op("train.broadcast", [x], [(tuple(wide), elem)],
+                      {"dims": list(range(1, len(wide), 2))})
         put(self.b.op("train.reshape", [y], [(shape, elem)]))
 
     def map_concat(self, ins, put):

@@ -142,6 +142,23 @@ def temporal_conv():
     return keras.Model(inputs, L.Dense(4)(L.GlobalAveragePooling1D()(h)))
 
 
+def upsampling_autoencoder():
+    """Conv, pooling, UpSampling2D (repeats) and a decoder, as Keras'
+    autoencoder examples write it, trained as a classifier."""
+    return keras.Sequential([
+        keras.Input((8, 8, 3)),
+        L.Conv2D(6, 3, padding="same", activation="relu"), L.MaxPooling2D(2),
+        L.UpSampling2D(2), L.Conv2D(4, 3, padding="same", activation="relu"),
+        L.GlobalAveragePooling2D(), L.RepeatVector(3), L.Flatten(), L.Dense(4)])
+
+
+def tiled_features():
+    return keras.Sequential([
+        keras.Input((12,)), L.Dense(6, activation="tanh"),
+        L.Lambda(lambda t: keras.ops.tile(keras.ops.expand_dims(t, 1), (1, 3, 2))),
+        L.Flatten(), L.Dense(4)])
+
+
 def conv1d_classifier():
     return keras.Sequential([
         keras.Input((16, 3)),
@@ -239,6 +256,9 @@ CASES = {
                                  lambda: K.Adam(0.005), SCCE),
     "temporal_conv_sgd": (temporal_conv, sequences(16, 3), classes(),
                           lambda: K.SGD(0.05, momentum=0.9), SCCE),
+    "upsampling_repeat_rmsprop": (upsampling_autoencoder, images(), classes(),
+                                  lambda: K.RMSprop(0.002), SCCE),
+    "tiled_features_sgd": (tiled_features, vectors(), classes(), lambda: K.SGD(0.1), SCCE),
     "conv1d_adagrad": (conv1d_classifier, sequences(16, 3), classes(),
                        lambda: K.Adagrad(0.05), SCCE),
     "embedding_adamw_exponential_decay": (
