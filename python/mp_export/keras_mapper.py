@@ -506,6 +506,26 @@ class Mapper:
         else:
             raise self.err("%s used by this op" % p.why, "Report this graph.")
 
+    def map_softplus(self, ins, put):
+        """softplus(x) = max(x, 0) + log(1 + exp(-|x|)): no overflow, an
+        absolute error of about 1e-7 (where softplus is below 1e-7 it
+        reads 0)."""
+        x = self.val(ins[0])
+        shape = self.out()
+        zero = self.fill(0.0, x.shape)
+        pos = self.b.op("train.maximum", [x, zero], [shape])
+        e = self.b.op("train.exp", [self.b.op("train.neg", [self.b.op("train.abs", [x], [shape])],
+                                              [shape])], [shape])
+        tail = self.b.op("train.log", [self.b.op("train.add", [e, self.fill(1.0, x.shape)],
+                                                 [shape])], [shape])
+        put(self.b.op("train.add", [pos, tail], [shape]))
+
+    def map_softplus_grad(self, ins, put):
+        """SoftplusGrad(dy, x) = dy * sigmoid(x)."""
+        dy, x = self.val(ins[0]), self.val(ins[1])
+        shape = self.out()
+        put(self.b.op("train.mul", [dy, self.b.op("train.sigmoid", [x], [shape])], [shape]))
+
     def map_call(self, ins, put):
         """A call of a nested tf.function (Keras runs grouped convolutions
         through one compiled with XLA; its gradient is a call too): the
@@ -1021,6 +1041,7 @@ _TENSOR_OPS = {
     "LeakyRelu": Mapper.map_leaky_relu, "LeakyReluGrad": Mapper.map_leaky_relu_grad,
     "EluGrad": Mapper.map_elu_grad,
     "Erfc": Mapper.map_erfc,
+    "Softplus": Mapper.map_softplus, "SoftplusGrad": Mapper.map_softplus_grad,
     "SpaceToBatchND": Mapper.map_space_to_batch,
     "StatefulPartitionedCall": Mapper.map_call, "PartitionedCall": Mapper.map_call,
     "Reciprocal": Mapper.map_reciprocal, "Inv": Mapper.map_reciprocal,
@@ -1077,6 +1098,18 @@ def _strided_slice(m, a):
     return x[sl].reshape(m.op.outputs[0].shape.as_list())
 
 
+def _concat_offset(m, a):
+    """Where each input of a concat starts (its gradient's slices)."""
+    dim, shapes = int(a[0]), a[1:]
+    out, start = [], 0
+    for shape in shapes:
+        offset = np.zeros_like(shape)
+        offset[dim % len(shape)] = start
+        out.append(offset)
+        start += int(shape[dim % len(shape)])
+    return out
+
+
 def _band_part(m, a):
     """tf.linalg.band_part: keeps lower (negative: all) diagonals below and
     upper above the main one (Keras' causal mask)."""
@@ -1120,6 +1153,7 @@ _FOLD = {
     "LessEqual": lambda m, a: a[0] <= a[1], "GreaterEqual": lambda m, a: a[0] >= a[1],
     "SelectV2": lambda m, a: np.where(a[0], a[1], a[2]),
     "MatrixBandPart": _band_part,
+    "ConcatOffset": _concat_offset,
     "Slice": lambda m, a: a[0][tuple(slice(int(b), None if int(n) < 0 else int(b) + int(n))
                                      for b, n in zip(a[1], a[2]))],
 }

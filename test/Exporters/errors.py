@@ -242,9 +242,10 @@ def keras_cases():
     m = compiled([L.Dense(4)], loss=keras.losses.SparseCategoricalCrossentropy())
     check("keras probabilities not from a softmax", lambda: keras_export.export(
         m, x, y, out, "p"), "from_logits=False", "not a softmax")
-    m = compiled([L.Dense(6), L.Activation("softplus"), L.Dense(4)], name="soft")
+    m = compiled([L.Dense(6), L.Lambda(lambda t: keras.ops.sin(t), name="wave"), L.Dense(4)],
+                 name="waves")
     check("keras unmapped op", lambda: keras_export.export(m, x, y, out, "u"),
-          "TensorFlow op 'Softplus'", "layer soft", "no mapping")
+          "TensorFlow op 'Sin'", "layer waves_1/wave", "no mapping")
     xi = np.random.rand(4, 6, 6, 4).astype(np.float32)
     # 5 x 5 in 2 x 2 windows: 'same' pads, and TensorFlow divides the edge
     # windows by their valid elements.
@@ -270,14 +271,14 @@ def keras_cases():
     src = os.path.join(out, "user_layer.py")
     with open(src, "w") as f:
         f.write("import keras\n"
-                "class Soft(keras.layers.Layer):\n"
+                "class Wave(keras.layers.Layer):\n"
                 "    def call(self, x):\n"
-                "        return keras.ops.softplus(x)\n")
+                "        return keras.ops.sin(x)\n")
     sys.path.insert(0, out)
     import user_layer
-    m = compiled([L.Dense(6), user_layer.Soft(), L.Dense(4)], name="userline")
+    m = compiled([L.Dense(6), user_layer.Wave(), L.Dense(4)], name="userline")
     check("keras error names the user's line", lambda: keras_export.export(
-        m, x, y, out, "ul"), "Softplus", "user_layer.py:4")
+        m, x, y, out, "ul"), "'Sin'", "user_layer.py:4")
 
 
 safetensors_round_trip()

@@ -159,6 +159,44 @@ def tiled_features():
         L.Flatten(), L.Dense(4)])
 
 
+def mobilenet_block():
+    """An inverted-residual-style block as keras.applications writes one."""
+    inputs = keras.Input((8, 8, 3))
+    h = L.ZeroPadding2D(1)(inputs)
+    h = L.Conv2D(8, 3, strides=2, use_bias=False)(h)
+    h = L.ReLU(6.0)(L.BatchNormalization()(h))
+    r = L.DepthwiseConv2D(3, padding="same", use_bias=False)(h)
+    r = L.ReLU(6.0)(L.BatchNormalization()(r))
+    r = L.Conv2D(8, 1, use_bias=False)(r)
+    h = L.Add()([h, r])
+    return keras.Model(inputs, L.Dense(4)(L.GlobalAveragePooling2D()(h)))
+
+
+def decoder():
+    return keras.Sequential([
+        keras.Input((4, 4, 3)),
+        L.Conv2DTranspose(6, 3, strides=2, padding="same", activation="relu"),
+        L.Cropping2D(1), L.Conv2D(4, 3), L.Flatten(), L.Dense(4)])
+
+
+def bidir():
+    return keras.Sequential([keras.Input((6, 5)), L.Bidirectional(L.LSTM(4)), L.Dense(4)])
+
+
+def merges_prelu_rmsnorm():
+    inputs = keras.Input((12,))
+    a = L.Dense(8)(inputs)
+    b = L.Dense(8, activation="sigmoid")(inputs)
+    h = L.PReLU()(L.Concatenate()([L.Multiply()([a, b]), a]))
+    h = L.RMSNormalization()(h)
+    return keras.Model(inputs, L.Dense(4)(L.Softmax()(h)))
+
+
+def mish_unit_norm():
+    return keras.Sequential([keras.Input((12,)), L.Dense(8), L.UnitNormalization(),
+                             L.Dense(8, activation="mish"), L.Dense(4)])
+
+
 def conv1d_classifier():
     return keras.Sequential([
         keras.Input((16, 3)),
@@ -259,6 +297,14 @@ CASES = {
     "upsampling_repeat_rmsprop": (upsampling_autoencoder, images(), classes(),
                                   lambda: K.RMSprop(0.002), SCCE),
     "tiled_features_sgd": (tiled_features, vectors(), classes(), lambda: K.SGD(0.1), SCCE),
+    "mobilenet_block_adam": (mobilenet_block, images(), classes(), lambda: K.Adam(0.005),
+                             SCCE),
+    "conv_transpose_decoder_sgd": (decoder, images(4, 4, 3), classes(),
+                                   lambda: K.SGD(0.05, momentum=0.9), SCCE),
+    "bidirectional_lstm_adam": (bidir, sequences(), classes(), lambda: K.Adam(0.01), SCCE),
+    "merges_prelu_rmsnorm_adam": (merges_prelu_rmsnorm, vectors(), classes(),
+                                  lambda: K.Adam(0.01), SCCE),
+    "mish_unit_norm_sgd": (mish_unit_norm, vectors(), classes(), lambda: K.SGD(0.1), SCCE),
     "conv1d_adagrad": (conv1d_classifier, sequences(16, 3), classes(),
                        lambda: K.Adagrad(0.05), SCCE),
     "embedding_adamw_exponential_decay": (
