@@ -330,6 +330,15 @@ def step_counter(builder):
     return builder.step_counter
 
 
+def dropout_state(builder):
+    """The Philox key of the step's dropout masks (a frozen buffer,
+    `dropout.key`, made once) and the step counter."""
+    if getattr(builder, "dropout_key", None) is None:
+        builder.dropout_key = builder.arg((), "i64", "buffer", "dropout.key")
+        builder.freeze(builder.dropout_key)
+    return builder.dropout_key, step_counter(builder)[0]
+
+
 _WARMUPS = {"linear": 0, "cosine": 1}
 _DECAYS = {"constant": 0, "linear": 1, "cosine": 2, "step": 3, "exponential": 4}
 

@@ -338,7 +338,7 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     for value, role, name in updates:
         if role == "opt_state":
             builder.result(value, role, name)
-    if hasattr(mapper, "dropout_key"):
+    if getattr(builder, "dropout_key", None) is not None:
         # The Philox key of the step's dropout masks: from the first Keras
         # seed generator's state, so a seeded export is reproducible.
         states = list(_seed_states(model).values())

@@ -13,7 +13,7 @@ them (the wrap's select, dropout's random stream) accept them.
 import numpy as np
 import tensorflow as tf
 
-from .common import NCHW, NHWC, Attr, ExportError, dense_constant, step_counter
+from .common import NCHW, NHWC, Attr, ExportError, dense_constant, dropout_state
 
 
 class _Pending:
@@ -307,11 +307,7 @@ class Mapper:
             put(_Pending("dropout_masked", why="a dropout gradient", value=x, mask=mask))
 
     def dropout_state(self):
-        """The Philox key (a frozen buffer) and the step counter."""
-        if not hasattr(self, "dropout_key"):
-            self.dropout_key = self.b.arg((), "i64", "buffer", "dropout.key")
-            self.b.freeze(self.dropout_key)
-        return self.dropout_key, step_counter(self.b)[0]
+        return dropout_state(self.b)
 
     # --- tensor ops -------------------------------------------------------------
     def map_binary(self, ins, put):

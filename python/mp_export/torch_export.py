@@ -303,7 +303,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     init.update({n: b.detach().cpu().numpy().astype(
                      np.float32 if b.is_floating_point() else b.numpy().dtype)
                  for n, b in buffers if not n.endswith("num_batches_tracked")})
-    if hasattr(mapper, "dropout_key"):
+    if getattr(builder, "dropout_key", None) is not None:
         # The Philox key of the step's dropout masks: from PyTorch's seed, so
         # a seeded export is reproducible.
         init["dropout.key"] = np.array(torch.initial_seed() & (2**63 - 1), dtype=np.int64)

@@ -2,7 +2,7 @@
 pooling, embeddings, attention and dropout (the _Mapper's half that maps
 one layer's ops; torch_mapper.py has the shape and elementwise half)."""
 from .common import NCHW
-from .common import step_counter as _step_counter
+from .common import dropout_state
 from .torch_common import _MUL, _Pending, _is_dropout_mask, aten
 
 
@@ -364,11 +364,7 @@ class LayerHandlers:
         return _MUL(self, node, a, shape, elem)
 
     def dropout_state(self):
-        """The Philox key (a frozen buffer) and the step counter."""
-        if not hasattr(self, "dropout_key"):
-            self.dropout_key = self.b.arg((), "i64", "buffer", "dropout.key")
-            self.b.freeze(self.dropout_key)
-        return self.dropout_key, _step_counter(self.b)[0]
+        return dropout_state(self.b)
 
     # --- shared pieces of the handlers ------------------------------------
     def pool_props(self, a):

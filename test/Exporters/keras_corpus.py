@@ -21,7 +21,6 @@ writes the rows test/Exporters/corpus_table.py turns into the table.
 """
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -37,7 +36,6 @@ import keras  # noqa: E402
 from keras import layers as L  # noqa: E402
 
 from mp_export import keras_export  # noqa: E402
-from mp_export.compare import read_metrics  # noqa: E402
 
 STEPS, BATCH = 20, 8
 K = keras.optimizers
@@ -357,25 +355,7 @@ def build(name, seed=3):
     return model
 
 
-def mp_run(build_dir, work, stem, policy, steps, checkpoint=None):
-    bin_dir = os.path.join(build_dir, "bin")
-    plan = os.path.join(work, "%s.%s.mpplan" % (stem, policy))
-    subprocess.run([os.path.join(bin_dir, "mp-compile"), os.path.join(work, stem + ".mlir"),
-                    "--mixed-precision=policy=" + policy, "-o", plan],
-                   check=True, capture_output=True, text=True)
-    metrics = os.path.join(work, "metrics.%s.jsonl" % policy)
-    cmd = [os.path.join(bin_dir, "mp-run"), plan, "--plain", "--no-shuffle",
-           "--steps", str(steps), "--train-x", os.path.join(work, "x.npy"),
-           "--train-y", os.path.join(work, "y.npy"),
-           "--init-params", os.path.join(work, stem + ".init.safetensors"),
-           "--log-every", "1", "--metrics", metrics]
-    if checkpoint:
-        cmd += ["--checkpoint", checkpoint]
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
-    losses = read_metrics(metrics)
-    if len(losses) != steps:
-        raise RuntimeError("%s holds %d steps, not %d" % (metrics, len(losses), steps))
-    return losses
+mp_run = corpus_main.mp_run
 
 
 def run_case(build_dir, name):

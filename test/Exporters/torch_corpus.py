@@ -22,7 +22,6 @@ writes the rows test/Exporters/corpus_table.py turns into the table.
 import copy
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -38,7 +37,6 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from mp_export import torch_export  # noqa: E402
-from mp_export.compare import read_metrics  # noqa: E402
 
 STEPS, LR, BATCH = 20, 0.1, 8
 
@@ -339,25 +337,9 @@ def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value,
 
 
 def mp_losses(build, work, stem, policy, x, y, checkpoint=None):
-    bin_dir = os.path.join(build, "bin")
-    plan = os.path.join(work, "%s.%s.mpplan" % (stem, policy))
-    subprocess.run([os.path.join(bin_dir, "mp-compile"), os.path.join(work, stem + ".mlir"),
-                    "--mixed-precision=policy=" + policy, "-o", plan],
-                   check=True, capture_output=True, text=True)
     np.save(os.path.join(work, "x.npy"), x.numpy())
     np.save(os.path.join(work, "y.npy"), y.numpy())
-    metrics = os.path.join(work, "metrics.%s.jsonl" % policy)
-    subprocess.run([os.path.join(bin_dir, "mp-run"), plan, "--plain", "--no-shuffle",
-                    "--steps", str(STEPS), "--train-x", os.path.join(work, "x.npy"),
-                    "--train-y", os.path.join(work, "y.npy"),
-                    "--init-params", os.path.join(work, stem + ".init.safetensors"),
-                    "--log-every", "1", "--metrics", metrics] +
-                   (["--checkpoint", checkpoint] if checkpoint else []),
-                   check=True, capture_output=True, text=True)
-    losses = read_metrics(metrics)
-    if len(losses) != STEPS:
-        raise RuntimeError("%s holds %d steps, not %d" % (metrics, len(losses), STEPS))
-    return losses
+    return corpus_main.mp_run(build, work, stem, policy, STEPS, checkpoint)
 
 
 def run_dropout_case(build):
