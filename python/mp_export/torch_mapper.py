@@ -320,9 +320,9 @@ class _Mapper(LayerHandlers):
         low = a[1] if len(a) > 1 else node.kwargs.get("min")
         high = a[2] if len(a) > 2 else node.kwargs.get("max")
         if low is not None:
-            x = self.b.op("train.maximum", [x, self.fill(low, x)], [(shape, elem)])
+            x = self.b.op("train.maximum", [x, self.operand(low, shape, elem)], [(shape, elem)])
         if high is not None:
-            x = self.b.op("train.minimum", [x, self.fill(high, x)], [(shape, elem)])
+            x = self.b.op("train.minimum", [x, self.operand(high, shape, elem)], [(shape, elem)])
         return x
 
     def map_amax(self, node, a, shape, elem):
@@ -432,19 +432,6 @@ class _Mapper(LayerHandlers):
             props["keep_dims"] = True
         indices = self.b.op("train.argmax", [x], [(ishape, "i64")], props)
         return [values, indices]
-
-    def map_fill_scalar(self, node, a, shape, elem):
-        return self.b.op("train.fill", [], [(shape, elem)], {"value": float(a[1])})
-
-    def map_clamp_tensor(self, node, a, shape, elem):
-        x = self.v(a[0])
-        low = a[1] if len(a) > 1 else node.kwargs.get("min")
-        high = a[2] if len(a) > 2 else node.kwargs.get("max")
-        if low is not None:
-            x = self.b.op("train.maximum", [x, self.operand(low, shape, elem)], [(shape, elem)])
-        if high is not None:
-            x = self.b.op("train.minimum", [x, self.operand(high, shape, elem)], [(shape, elem)])
-        return x
 
     def map_reciprocal(self, node, a, shape, elem):
         x = self.v(a[0])
@@ -586,8 +573,8 @@ _ATEN = {
     aten.squeeze.dims: _Mapper.map_view,
     aten.argmax.default: _Mapper.map_argmax,
     aten.max.dim: _Mapper.map_max_dim,
-    aten.fill.Scalar: _Mapper.map_fill_scalar,
-    aten.clamp.Tensor: _Mapper.map_clamp_tensor,
+    aten.fill.Scalar: _Mapper.map_full,
+    aten.clamp.Tensor: _Mapper.map_clamp,
     aten.reciprocal.default: _Mapper.map_reciprocal,
     aten.arange.start_step: _Mapper.map_arange,
     aten.bitwise_and.Tensor: _Mapper.map_logical,
