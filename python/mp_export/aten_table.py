@@ -29,20 +29,21 @@ _REASONS = [
     (r"^_native_batch_norm_legit$",
      "does not arise: the exporter keeps `native_batch_norm` whole (below)"),
     (r"^native_dropout$",
-     "does not arise: F.dropout traces as `bernoulli_` of an empty tensor, "
-     "`div_` and `mul` (kept whole below), which map to `train.dropout` / "
+     "does not arise: F.dropout traces as a bernoulli draw of an empty "
+     "tensor (functionalized: `bernoulli.p` of an expanded `empty`), a "
+     "division by keep and `mul`s, which map to `train.dropout` / "
      "`train.dropout_grad` on the step's Philox state"),
     (r"^(rand|randn|randperm)$",
      "random numbers other than dropout's: no train op (feed noise as an "
      "input)"),
-    (r"^(sym_|_local_scalar_dense|nonzero|as_strided|empty|empty_strided|copy|"
+    (r"^(sym_|_local_scalar_dense|nonzero|empty_strided|copy|"
      r"masked_scatter|index_put|sort|topk|unique)",
      "data-dependent shapes, storage or in-place semantics: mp's steps are "
      "static and functional"),
     (r"(3d|pool3d|pad3d)$", "3-D: the train dialect's images are 2-D"),
     (r"^(_fft|_cdist|_pdist|grid_sampler|col2im|upsample|_embedding_bag|cumsum|"
      r"prod|flip|diagonal|repeat|reflection_pad|replication_pad|scatter|"
-     r"select_scatter|slice_scatter|gather|var|amin|argmin|min|max|any|"
+     r"gather|var|amin|argmin|min|max|any|"
      r"index)", "no train op for it yet"),
     (r"^(bitwise_xor|logical_xor|fmod|remainder|floor|ceil|round|trunc|div)",
      "integer and rounding arithmetic: no train op for it yet"),
@@ -90,16 +91,30 @@ def _train_ops(handler):
 
 # Ops whose handler's effect the source scan cannot say.
 _NOTES = {
-    aten.add_.Tensor: "nothing: batch norm's `num_batches_tracked += 1` (mp-run "
-                      "counts steps); any other in-place add is refused",
+    aten.add_.Tensor: "an add a decomposition writes in place into a temporary nothing "
+                      "reads afterwards: `train.add` (the model's own `+=` arrives "
+                      "functionalized, as `add`); other in-place adds are refused",
     aten.nll_loss_backward.default: "with the `_log_softmax_backward_data` after it: "
                                     "`train.sparse_cross_entropy_grad`",
-    aten.bernoulli_.float: "F.dropout's mask (of an empty tensor, then `div_` by "
-                           "keep, then `mul`s): `train.dropout` / `dropout_grad`, a "
-                           "frozen `dropout.key` and the step counter; other uses refused",
-    aten.div_.Scalar: "the dropout mask's 1 / keep (in `train.dropout`); else `train.div`",
+    aten.bernoulli.p: "F.dropout's mask (of an expanded empty tensor, then `div` by keep, "
+                      "then `mul`s): `train.dropout` / `dropout_grad`, a frozen "
+                      "`dropout.key` and the step counter; other uses refused",
+    aten.div.Scalar: "`train.div`; the dropout mask's 1 / keep: nothing (in "
+                     "`train.dropout`)",
+    aten.empty.memory_format: "an empty tensor (dropout's draw, a copy's destination): "
+                              "nothing; read as a value: refused",
     aten.empty_permuted.default: "the dropout mask's empty tensor: nothing",
     aten.empty_like.default: "the dropout mask's empty tensor: nothing",
+    aten.new_empty.default: "a copy's empty destination: nothing",
+    aten.new_empty_strided.default: "a copy's empty destination (autograd's backward of "
+                                    "a slice assignment): nothing",
+    aten.slice_scatter.default: "`train.slice`, `train.concat` (the operand's parts "
+                                "around the source); a strided slice refused",
+    aten.select_scatter.default: "`train.reshape`, `train.slice`, `train.concat`",
+    aten.as_strided.default: "a (strided) block of a contiguous tensor: `train.slice`, "
+                             "`train.reshape`; any other view refused",
+    aten.as_strided_scatter.default: "a block of a contiguous tensor: `train.slice`, "
+                                     "`train.concat`; any other refused",
     aten.split_with_sizes.default: "`train.slice` per part",
 }
 

@@ -129,13 +129,21 @@ def _reduce(train_op, over_dims):
 
 
 def _is_dropout_mask(node):
-    """F.dropout as PyTorch's CPU autograd traces it: bernoulli_(keep) of
-    an empty tensor, divided in place by keep, used only by multiplications
-    (the forward's x * mask and the backward's grad * mask)."""
-    if node.target != aten.bernoulli_.float:
+    """F.dropout as the exporter's functionalized trace holds it: a
+    bernoulli.p(keep) draw of an expanded empty tensor, divided by keep, used
+    only by multiplications (the forward's x * mask and the backward's
+    grad * mask)."""
+    if node.target != aten.bernoulli.p:
+        return False
+    src = node.args[0] if node.args else None
+    while getattr(src, "target", None) == aten.expand.default:
+        src = src.args[0]
+    if getattr(src, "target", None) not in (aten.empty.memory_format,
+                                            aten.empty_like.default,
+                                            aten.empty_permuted.default):
         return False
     users = list(node.users)
-    if len(users) != 1 or users[0].target != aten.div_.Scalar:
+    if len(users) != 1 or users[0].target != aten.div.Scalar:
         return False
     keep = node.args[1] if len(node.args) > 1 else node.kwargs.get("p", 0.5)
     scale = users[0]

@@ -1,21 +1,25 @@
 """PyTorch -> train dialect: export() and the checkpoint helpers.
 
-The forward pass, the loss and `torch.autograd.grad` are traced with
-`make_fx` (PyTorch's Core ATen decompositions, torch_mapper._decompositions)
-into one joint graph of aten ops; torch_mapper.py (with torch_layers.py)
-maps each aten op to train ops by its entry in _ATEN (docs/exporters.md and
-docs/generated/CoreAtenOps.md sum them up). The `ones_like(loss)` that
-starts the backward pass becomes `train.grad_seed`. The optimizer update,
-the learning-rate schedule and clipping are read from the torch.optim
-objects and export()'s arguments (torch_training.py): tracing PyTorch's
-in-place, foreach-vectorized optimizer code would give a graph of
-mutations that only pattern matching could turn back into the update it
-already names.
+The step is `torch.func.grad_and_value` of the forward pass and the loss,
+traced by `make_fx` under `torch.func.functionalize` (aot_autograd's order:
+autograd above functionalization) with PyTorch's Core ATen decompositions
+(torch_mapper._decompositions) into one functional joint graph of aten ops:
+the model's in-place ops arrive as functional ones, a buffer's update as a
+copy_ into it at the end. torch_mapper.py (with torch_layers.py and
+torch_views.py) maps each aten op to train ops by its entry in _ATEN
+(docs/exporters.md and docs/generated/CoreAtenOps.md sum them up). The
+`ones_like(loss)` that starts the backward pass becomes `train.grad_seed`.
+The optimizer update, the learning-rate schedule and clipping are read from
+the torch.optim objects and export()'s arguments (torch_training.py):
+tracing PyTorch's in-place, foreach-vectorized optimizer code would give a
+graph of mutations that only pattern matching could turn back into the
+update it already names.
 
 Safetensors names are `state_dict()` keys, so a trained checkpoint loads back
 with `load_checkpoint(model, path)`.
 """
 import contextlib
+import traceback
 import warnings
 
 import numpy as np
@@ -87,6 +91,7 @@ class _ShapeRecorder(torch.fx.Interpreter):
     def __init__(self, gm):
         super().__init__(gm)
         self.shapes = {}
+        self.layouts = {}  # node -> (contiguous, storage offset): as_strided's input
 
     def run_node(self, n):
         out = super().run_node(n)
@@ -97,6 +102,7 @@ class _ShapeRecorder(torch.fx.Interpreter):
             self.shapes[n] = [info(t) for t in out]
         elif isinstance(out, torch.Tensor):
             self.shapes[n] = info(out)
+            self.layouts[n] = (out.is_contiguous(), out.storage_offset())
         return out
 
 
@@ -146,12 +152,18 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     pnames = [n for n, _ in params]
     bnames = [n for n, _ in buffers]
 
-    def step(param_list, buffer_list, x, y):
+    def forward(param_list, buffer_list, x, y):
         tensors = dict(zip(pnames, param_list))
         tensors.update(zip(bnames, buffer_list))
-        out = _functional_call(model, tensors, (x,))
-        loss = loss_fn(out, y)
-        grads = torch.autograd.grad(loss, param_list)
+        return loss_fn(_functional_call(model, tensors, (x,)), y)
+
+    def step(param_list, buffer_list, x, y):
+        # torch.func's gradient, then functionalization (applied in
+        # export() around this step), the order aot_autograd uses: autograd
+        # sees the model's own ops (an in-place one included), and the
+        # joint graph holds only functional ones; an update of a buffer
+        # arrives as copy_(buffer, new value) at the end.
+        grads, loss = torch.func.grad_and_value(forward)(param_list, buffer_list, x, y)
         return [loss] + list(grads)
 
     _check_loop(model, optimizer, params, scheduler)
@@ -164,16 +176,18 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
         raise ExportError("torch", str(example_x.dtype), "the input", "a non-float32 input",
                           "Feed float32 inputs.")
 
-    p0 = [p.detach().clone().requires_grad_() for _, p in params]
+    p0 = [p.detach().clone() for _, p in params]
     b0 = [b.detach().clone() for _, b in buffers]
     # oneDNN's fused RNN kernels (mkldnn_rnn_layer) are off while tracing:
     # nn.LSTM / nn.GRU then run as PyTorch's per-step ops, which map.
     try:
         with _without_onednn_rnn():
-            gm = make_fx(step, decomposition_table=_decompositions(),
+            gm = make_fx(torch.func.functionalize(step), decomposition_table=_decompositions(),
                          record_stack_traces=True)(p0, b0, example_x, example_y)
     except (RuntimeError, NotImplementedError) as e:
-        raise ExportError("make_fx", type(e).__name__, "tracing the step",
+        frame = _user_frame("".join(traceback.format_tb(e.__traceback__)))
+        raise ExportError("make_fx", type(e).__name__, "tracing the step" + (
+                              " at %s:%d (%s)" % frame if frame else ""),
                           "PyTorch could not trace it: %s" % str(e).splitlines()[0],
                           "Rewrite the failing part without in-place updates of views; "
                           "if the model runs eagerly, report this model.") from e
@@ -209,10 +223,12 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     names = {}
     mapper = _Mapper(builder, rec.shapes, names)
     mapper.label_smoothing = label_smoothing
+    mapper.layouts = rec.layouts
     xs, ys = placeholders[-2], placeholders[-1]
     mapper.env[xs] = builder.arg(tuple(example_x.shape), _elem(example_x.dtype, "input"), "input")
     mapper.env[ys] = builder.arg(tuple(example_y.shape), _elem(example_y.dtype, "label"), "label")
     pvals = []
+    mapper.param_nodes = set(placeholders[:np_])
     for node, (n, p) in zip(placeholders[:np_], params):
         names[node] = n
         mapper.env[node] = builder.arg(tuple(p.shape), _elem(p.dtype, n), "param", n)
@@ -264,7 +280,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                 where += ", from PyTorch's decomposition of %s" % origin
             if modules:
                 where += ", called by %s" % ", ".join(modules)
-            elif not origin:
+            elif not origin and not _user_frame(node.meta.get("stack_trace")):
                 where += ", in the backward pass or the loss"
             raise ExportError("aten", e.op, where, e.why, e.todo) from None
 
@@ -317,7 +333,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                 "batch": int(example_x.shape[0]),
                 "names": "state_dict keys (optimizer state: '<param>.<state key>')",
                 "not_exported": [n for n in bnames if n.endswith("num_batches_tracked")]}
-    header = ("Exported by python/mp_export from PyTorch %s (make_fx).\n%s\n"
+    header = ("Exported by python/mp_export from PyTorch %s (make_fx, functionalized).\n%s\n"
               "model %s, optimizer %s, batch %d" % (
                   torch.__version__, description, type(model).__name__,
                   type(optimizer).__name__, example_x.shape[0]))

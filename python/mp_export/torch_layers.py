@@ -3,7 +3,7 @@ pooling, embeddings, attention and dropout (the _Mapper's half that maps
 one layer's ops; torch_mapper.py has the shape and elementwise half)."""
 from .common import NCHW
 from .common import dropout_state
-from .torch_common import _MUL, _Pending, _is_dropout_mask, aten
+from .torch_common import _DIV, _MUL, _Pending, _is_dropout_mask
 
 
 class LayerHandlers:
@@ -331,6 +331,14 @@ class LayerHandlers:
     def map_empty(self, node, a, shape, elem):
         return _Pending("empty")
 
+    def map_expand(self, node, a, shape, elem):
+        """expand; of an empty tensor (dropout's draw under functionalization):
+        still empty."""
+        x = self.env.get(a[0])
+        if isinstance(x, _Pending) and x.kind == "empty":
+            return x
+        return self.broadcast_to(self.v(a[0]), shape)
+
     def map_bernoulli(self, node, a, shape, elem):
         if not _is_dropout_mask(node):
             raise self.err(self.name, "random numbers other than F.dropout's mask",
@@ -346,10 +354,7 @@ class LayerHandlers:
         mask = self.env.get(a[0])
         if isinstance(mask, _Pending) and mask.kind == "dropout_mask":
             return mask  # the 1 / keep scaling is train.dropout's own
-        handler = self.in_place_as_functional(node, aten.div_.Scalar)
-        if handler is None:
-            raise self.no_mapping(node.target)
-        return handler(self, node, a, shape, elem)
+        return _DIV(self, node, a, shape, elem)
 
     def map_mul(self, node, a, shape, elem):
         masks = [self.env.get(x) for x in a[:2]]

@@ -8,9 +8,10 @@ from .common import Attr, ExportError
 from .torch_common import (_Like, _Pending, _binary, _compare, _elem, _elementwise, _reduce,
                            _user_frame, aten)
 from .torch_layers import LayerHandlers
+from .torch_views import ViewHandlers
 
 
-class _Mapper(LayerHandlers):
+class _Mapper(LayerHandlers, ViewHandlers):
     """Maps the nodes of one make_fx graph to train ops."""
 
     def __init__(self, builder, shapes, names):
@@ -20,6 +21,7 @@ class _Mapper(LayerHandlers):
         self.env = {}
         self.transposed = {}      # Value name -> source Value (last-two-dims transpose)
         self.buffer_updates = {}  # placeholder node -> new Value
+        self.param_nodes = set()  # the parameters' placeholders
         self.name = "?"           # the node being mapped: its op
         self.where = "?"          # ... and where it is, for errors
         self.label_smoothing = 0.0  # the loss object's, read by export()
@@ -130,13 +132,20 @@ class _Mapper(LayerHandlers):
             src = self.env[a[0]]
             self.env[node] = src[a[1]] if isinstance(src, (list, tuple)) else src
             return
+        if t is aten.copy_.default and getattr(a[0], "op", None) == "placeholder":
+            self.write_back(node, a)
+            return
+        if t in (aten.add.Tensor, aten.add.Scalar) and isinstance(
+                self.env.get(a[0]), _Pending) and self.env[a[0]].kind == "num_batches_tracked":
+            self.env[node] = self.env[a[0]]  # num_batches_tracked + 1: not exported
+            return
         if not node.users:
             # Unused: nothing to map (e.g. batch norm's empty "reserve"
-            # tensor) unless it mutates state.
-            in_place = name.split(".")[0].endswith("_")  # add_.Tensor
-            if in_place and not self.names.get(a[0], "").endswith("num_batches_tracked"):
+            # tensor) unless it mutates a tensor (functionalization leaves
+            # in-place ops only in PyTorch's decompositions).
+            if name.split(".")[0].endswith("_"):  # add_.Tensor
                 raise self.err(name, "an in-place update whose result is unused",
-                               "Only batch norm's own buffer updates map.")
+                               "Report this graph.")
             return
         if t in _IDENTITY:
             if t == aten._to_copy.default and self.shapes[node][1] != self.shapes[a[0]][1]:
@@ -154,6 +163,26 @@ class _Mapper(LayerHandlers):
         if handler is None:
             raise self.no_mapping(t)
         self.env[node] = handler(self, node, a, shape, elem)
+
+    def write_back(self, node, a):
+        """copy_(placeholder, value): functionalization writing the forward's
+        in-place update of an input back. A buffer's is its new value (a
+        step result); the batch's is dropped (the step does not return its
+        inputs, and its own ops read the updated value). A parameter's is
+        refused: the optimizer's update is the step's only write to one."""
+        dst = a[0]
+        name = self.names.get(dst)
+        if dst in self.param_nodes:
+            frame = _user_frame(getattr(a[1], "meta", {}).get("stack_trace"))
+            raise ExportError("torch", "in-place update", "parameter '%s'" % name + (
+                " at %s:%d (%s)" % frame if frame else ""),
+                "the forward overwrites a parameter (the optimizer's update is the "
+                "step's only write to parameters)",
+                "Move the update into the training loop after optimizer.step(), or "
+                "keep that state in a buffer.")
+        if name is None or name.endswith("num_batches_tracked"):
+            return
+        self.buffer_updates[dst] = self.map_copy(node, a, *self.meta(node))
 
     def in_place_as_functional(self, node, t):
         """The handler of the functional form of in-place op `t`
@@ -242,9 +271,6 @@ class _Mapper(LayerHandlers):
             props = {k: v for k, v in src.props.items() if k != "keep_dims"}
             return self.b.op(src.name, src.operands, [(shape, elem)], props)
         return x if x.shape == shape else self.b.op("train.reshape", [x], [(shape, elem)])
-
-    def map_expand(self, node, a, shape, elem):
-        return self.broadcast_to(self.v(a[0]), shape)
 
     def map_mm(self, node, a, shape, elem):
         return self.matmul(self.v(a[0]), self.v(a[1]), shape, elem)
@@ -447,16 +473,6 @@ class _Mapper(LayerHandlers):
                          {"value": Attr("dense<[%s]> : tensor<%dx%s>" % (
                              text, shape[0], elem))})
 
-    def map_add_(self, node, a, shape, elem):
-        """num_batches_tracked += 1: not exported (the value stays); an add_
-        into a temporary nothing reads afterwards: an add."""
-        if self.names.get(a[0], "").endswith("num_batches_tracked"):
-            return self.env[a[0]]
-        handler = self.in_place_as_functional(node, aten.add_.Tensor)
-        if handler is None:
-            raise self.no_mapping(node.target)
-        return handler(self, node, a, shape, elem)
-
 
 # Ops whose result shares its operand's memory: an in-place update of one
 # changes the others.
@@ -521,7 +537,7 @@ _ATEN = {
     aten.div.Tensor: _binary("train.div"),
     aten.add.Scalar: _binary("train.add"),
     aten.mul.Scalar: _binary("train.mul"),
-    aten.div.Scalar: _binary("train.div"),
+    aten.div.Scalar: _Mapper.map_mask_scale,
     aten.sub.Scalar: _binary("train.sub"),
     aten.maximum.default: _binary("train.maximum"),
     aten.minimum.default: _binary("train.minimum"),
@@ -547,7 +563,6 @@ _ATEN = {
     aten.max_pool2d_with_indices_backward.default: _Mapper.map_max_pool_backward,
     aten.avg_pool2d.default: _Mapper.map_avg_pool,
     aten.avg_pool2d_backward.default: _Mapper.map_avg_pool_backward,
-    aten.add_.Tensor: _Mapper.map_add_,
     aten.where.self: _Mapper.map_where,
     aten.mse_loss.default: _Mapper.map_pointwise_loss,
     aten.mse_loss_backward.default: _Mapper.map_pointwise_loss_backward,
@@ -563,11 +578,17 @@ _ATEN = {
         _Mapper.map_attention_backward,
     aten.empty_permuted.default: _Mapper.map_empty,
     aten.empty_like.default: _Mapper.map_empty,
-    aten.bernoulli_.float: _Mapper.map_bernoulli,
-    aten.div_.Scalar: _Mapper.map_mask_scale,
+    aten.empty.memory_format: _Mapper.map_empty,
+    aten.bernoulli.p: _Mapper.map_bernoulli,
     aten.slice.Tensor: _Mapper.map_slice,
     aten.slice_backward.default: _Mapper.map_slice_backward,
     aten.select.int: _Mapper.map_select,
+    aten.slice_scatter.default: _Mapper.map_slice_scatter,
+    aten.select_scatter.default: _Mapper.map_select_scatter,
+    aten.as_strided.default: _Mapper.map_as_strided,
+    aten.as_strided_scatter.default: _Mapper.map_as_strided_scatter,
+    aten.new_empty_strided.default: _Mapper.map_empty,
+    aten.new_empty.default: _Mapper.map_empty,
     aten.select_backward.default: _Mapper.map_select_backward,
     aten.split_with_sizes.default: _Mapper.map_split_with_sizes,
     aten.squeeze.dims: _Mapper.map_view,

@@ -71,14 +71,14 @@ def torch_cases():
         def forward(self, x):
             return self.fc(x)
 
-    class Counter(nn.Module):
+    class Clamped(nn.Module):
         def __init__(self):
             super().__init__()
             self.fc = nn.Linear(8, 4)
-            self.register_buffer("calls", torch.zeros(()))
 
         def forward(self, x):
-            self.calls.add_(1)
+            with torch.no_grad():
+                self.fc.weight.clamp_(-0.5, 0.5)
             return self.fc(x)
 
     x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
@@ -90,10 +90,11 @@ def torch_cases():
         "aten op", "randn", "random numbers other than F.dropout's mask",
         "Draw the noise outside the step", "errors.py:",
         "(return self.fc(x + 0.1 * torch.randn_like(x)))")
-    m = Counter()
-    check("torch in-place buffer update", lambda: torch_export.export(
+    m = Clamped()
+    check("torch parameter updated in the forward", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "c"),
-        "add_.Tensor", "in-place update", "errors.py:", "(self.calls.add_(1))")
+        "in-place update", "parameter 'fc.weight'", "errors.py:",
+        "(self.fc.weight.clamp_(-0.5, 0.5))", "after optimizer.step()")
     # What the training loop does that the export would otherwise drop.
     m = Plain()
     opt = torch.optim.SGD(m.parameters(), lr=0.1)

@@ -2,7 +2,9 @@
 writes them, each using layers the exporter reaches through PyTorch's Core
 ATen decompositions or maps whole (SiLU, LeakyReLU, ELU, Hardtanh,
 Hardswish, Embedding on integer tokens, GroupNorm, adaptive average pooling
-with overlapping windows, F.pad, clamp and masked_fill, index_select), and
+with overlapping windows, F.pad, clamp and masked_fill, index_select, and
+the in-place idioms functionalization carries: a buffer the forward
+updates, ReLU(inplace=True), slice and element assignment, +=), and
 training loops with RMSprop, Adagrad, Adam(W) and momentum SGD, learning-rate
 schedulers (a LinearLR warm-up then cosine, StepLR, ExponentialLR,
 OneCycleLR) and
@@ -236,6 +238,32 @@ class EncoderLayer(nn.Module):
         return self.fc(self.enc(x).mean(dim=1))
 
 
+class InPlace(nn.Module):
+    """In-place idioms, which the export's functionalization turns into
+    functional ops: a running mean of the input kept in a buffer the forward
+    updates under no_grad, ReLU(inplace=True), slice and index assignment,
+    `+=` on a residual and masked_fill_."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2, self.fc3 = nn.Linear(12, 16), nn.Linear(16, 16), nn.Linear(16, 4)
+        self.act = nn.ReLU(inplace=True)
+        self.register_buffer("mean", torch.zeros(12))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.mean.mul_(0.9).add_(x.mean(0), alpha=0.1)
+        h = self.fc1(x - self.mean)
+        h[:, :2] = 0.0
+        r = self.act(h)
+        h = self.fc2(r)
+        h[:, 5] = h[:, 4]
+        h += r
+        h.masked_fill_(h > 1.0, 1.0)
+        return self.fc3(h)
+
+
 def image(batch):
     return torch.randn(batch, 1, 7, 7)
 
@@ -261,6 +289,7 @@ CASES = {
     "lstm": (LstmClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
     "gru": (GruClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
     "encoder_layer": (EncoderLayer, lambda b: torch.randn(b, 5, 8), sgd, None, None, None),
+    "in_place": (InPlace, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "positions": (Positions, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None,
                   None),
     # Optimizers, schedules and clipping of the training loop.
