@@ -109,12 +109,15 @@ _NOTES = {
     aten.new_empty_strided.default: "a copy's empty destination (autograd's backward of "
                                     "a slice assignment): nothing",
     aten.slice_scatter.default: "`train.slice`, `train.concat` (the operand's parts "
-                                "around the source); a strided slice refused",
+                                "around the source; a step, by a `train.reshape` "
+                                "first); a step that does not divide the dimension "
+                                "refused",
     aten.select_scatter.default: "`train.reshape`, `train.slice`, `train.concat`",
-    aten.as_strided.default: "a (strided) block of a contiguous tensor: `train.slice`, "
-                             "`train.reshape`; any other view refused",
-    aten.as_strided_scatter.default: "a block of a contiguous tensor: `train.slice`, "
-                                     "`train.concat`; any other refused",
+    aten.as_strided.default: "a block of a contiguous tensor read in the shape the "
+                             "strides step through: `train.reshape`, `train.slice`; "
+                             "overlapping or transposed views refused",
+    aten.as_strided_scatter.default: "the same blocks: `train.reshape`, `train.slice`, "
+                                     "`train.concat`",
     aten.split_with_sizes.default: "`train.slice` per part",
 }
 

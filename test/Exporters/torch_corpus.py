@@ -241,8 +241,9 @@ class EncoderLayer(nn.Module):
 class InPlace(nn.Module):
     """In-place idioms, which the export's functionalization turns into
     functional ops: a running mean of the input kept in a buffer the forward
-    updates under no_grad, ReLU(inplace=True), slice and index assignment,
-    `+=` on a residual and masked_fill_."""
+    updates under no_grad, ReLU(inplace=True), assignment to a slice, a
+    strided slice, an element and a row of a transposed view, `+=` on a
+    residual and masked_fill_."""
 
     def __init__(self):
         super().__init__()
@@ -259,6 +260,8 @@ class InPlace(nn.Module):
         r = self.act(h)
         h = self.fc2(r)
         h[:, 5] = h[:, 4]
+        h[:, 1::4] *= 0.5
+        h.t()[3] += 0.25
         h += r
         h.masked_fill_(h > 1.0, 1.0)
         return self.fc3(h)
