@@ -19,6 +19,7 @@ Safetensors names are `state_dict()` keys, so a trained checkpoint loads back
 with `load_checkpoint(model, path)`.
 """
 import contextlib
+import re
 import traceback
 import warnings
 
@@ -85,6 +86,19 @@ def _modules_calling(model, tensors, example_x, op):
         for h in handles:
             h.remove()
     return found
+
+
+def _on_line(modules, frame):
+    """Of the modules calling an op, those the user's line calls
+    (`self.act2(x)` -> module '...act2'), when it names some: the culprit,
+    not every module of that kind."""
+    if not frame or len(modules) < 2:
+        return modules
+    called = re.findall(r"self\.([A-Za-z_][\w.]*)\s*\(", frame[2])
+    paths = [re.match(r"module '([^']*)'", m) for m in modules]
+    kept = [m for m, p in zip(modules, paths) if p and any(
+        p.group(1) == c or p.group(1).endswith("." + c) for c in called)]
+    return kept or modules
 
 
 class _ShapeRecorder(torch.fx.Interpreter):
@@ -275,6 +289,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
             modules = _modules_calling(model, tensors, example_x, lookup)
             if modules is None:
                 raise
+            modules = _on_line(modules, _user_frame(node.meta.get("stack_trace")))
             where = e.where
             if origin:
                 where += ", from PyTorch's decomposition of %s" % origin

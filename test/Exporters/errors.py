@@ -16,13 +16,15 @@ from mp_export.common import ExportError, read_safetensors, write_safetensors  #
 results = []
 
 
-def check(name, fn, *needles):
-    """fn must raise ExportError whose message contains every needle."""
+def check(name, fn, *needles, absent=()):
+    """fn must raise ExportError whose message contains every needle and
+    none of `absent`."""
     try:
         fn()
     except ExportError as e:
         text = str(e)
-        missing = [n for n in needles if n not in text]
+        missing = [n for n in needles if n not in text] + [
+            "no " + n for n in absent if n in text]
         ok = not missing
         print("%s: %s: %s" % ("ok" if ok else "FAIL", name, text if ok else
                                "message lacks %s: %s" % (missing, text)))
@@ -90,6 +92,21 @@ def torch_cases():
         "aten op", "randn", "random numbers other than F.dropout's mask",
         "Draw the noise outside the step", "errors.py:",
         "(return self.fc(x + 0.1 * torch.randn_like(x)))")
+    class TwoSoftplus(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.out = nn.Linear(8, 8), nn.Linear(8, 4)
+            self.act1, self.act2 = nn.Softplus(), nn.Softplus()
+
+        def forward(self, x):
+            x = self.act1(self.fc(x))
+            return self.out(self.act2(x))
+
+    m = TwoSoftplus()
+    check("torch error names the culprit module only", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "s"),
+        "log1p", "(x = self.act1(self.fc(x)))", "called by module 'act1' (Softplus)",
+        absent=("act2",))
     m = Clamped()
     check("torch parameter updated in the forward", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "c"),
