@@ -1,10 +1,15 @@
 //===- Pooling.h - max pooling on NCHW planes -------------------*- C++ -*-===//
 //
 // max_pool2d and max_pool2d_grad for NCHW images: one (image, channel)
-// plane at a time, widened once, planes over the threads. The reference's
-// window order and tie rule (reference/ElementRules.h: maxPoolTakes), and
-// its order of accumulation into the gradient, so the results are bitwise
-// the reference's. NHWC and anything invalid stay on the reference kernel.
+// plane at a time (float32 in place, 16-bit widened once), planes over the
+// threads. Separable: a horizontal pass finds each row's first maximum per
+// output column, tap by tap across all the columns the padding does not
+// clip (the whole plane as one row when the windows tile the rows), and a
+// vertical pass merges the rows in window order. Both use the reference's
+// tie rule (common/ElementMath.h: maxPoolTakes) as vector selects, so the
+// tap found is the one the reference's row-major scan picks, and the
+// gradient is accumulated in its order: the results are bitwise the
+// reference's. NHWC and anything invalid stay on the reference kernel.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MP_RUNTIME_CPU_POOLING_H

@@ -545,6 +545,56 @@ TEST_F(CpuElementwiseTest, RowOpsMatchTheReference) {
   }
 }
 
+/// max_pool2d and its gradient over windows of every kind the cpu
+/// kernel's passes specialize (column stride 1, 2 and other, padded and
+/// unpadded, overlapping, windows tiling the rows or not, images narrower
+/// than a window's interior), on inputs with ties, signed zeros and NaNs:
+/// the reference's bytes.
+TEST_F(CpuElementwiseTest, MaxPoolWindowsAreBitwiseTheReference) {
+  struct Case {
+    std::vector<int64_t> kernel, strides, padding, image, pooled;
+  };
+  const Case cases[] = {
+      {{2, 2}, {2, 2}, {0, 0, 0, 0}, {9, 12}, {4, 6}},
+      {{3, 3}, {1, 1}, {1, 1, 1, 1}, {7, 10}, {7, 10}},
+      {{3, 3}, {3, 3}, {1, 1, 1, 1}, {10, 11}, {4, 4}},
+      {{2, 3}, {1, 2}, {0, 0, 0, 0}, {6, 9}, {5, 4}},
+      {{3, 3}, {2, 2}, {1, 1, 1, 1}, {3, 2}, {2, 1}},
+      {{1, 1}, {1, 1}, {0, 0, 0, 0}, {4, 5}, {4, 5}},
+      // Windows tiling the rows (the plane as one row of windows) or not.
+      {{2, 2}, {2, 2}, {0, 0, 0, 0}, {8, 11}, {4, 5}},
+      {{3, 3}, {3, 3}, {0, 0, 0, 0}, {9, 9}, {3, 3}},
+      {{2, 2}, {3, 3}, {0, 0, 0, 0}, {7, 9}, {2, 3}}};
+  for (DType dtype : kFloatTypes)
+    for (const Case &c : cases) {
+      std::vector<int64_t> xs = {3, 4, c.image[0], c.image[1]},
+                           ys = {3, 4, c.pooled[0], c.pooled[1]};
+      std::string what = std::string(dtypeName(dtype)) + " kernel " +
+                         formatShape(c.kernel) + " strides " +
+                         formatShape(c.strides) + " image " +
+                         formatShape(c.image);
+      KernelDesc pool;
+      pool.attrs["layout"] = text("NCHW");
+      pool.attrs["kernel"] = ints(c.kernel);
+      pool.attrs["strides"] = ints(c.strides);
+      pool.attrs["padding"] = ints(c.padding);
+      Tensor x = randomTensor(dtype, xs, 60, -1, 1, false);
+      for (int64_t i = 0; i < x.view.numElements(); ++i) {
+        float v = loadFloat(x.view, i);
+        if (i % 17 == 5)
+          storeFloat(x.view, i, std::nanf(""));
+        else if (v < 0)
+          storeFloat(x.view, i, i % 2 ? 0.0f : -0.0f);
+      }
+      pool.op = "train.max_pool2d";
+      std::vector<Tensor> in = {x};
+      expectSame(pool, in, {Tensor(dtype, ys)}, "max_pool2d " + what);
+      pool.op = "train.max_pool2d_grad";
+      std::vector<Tensor> gradIn = {randomTensor(dtype, ys, 61), x};
+      expectSame(pool, gradIn, {Tensor(dtype, xs)}, "max_pool2d_grad " + what);
+    }
+}
+
 /// train.fill (large tensors) and train.transpose keeping the last
 /// dimension run on own threaded copies: the same bytes.
 TEST_F(CpuElementwiseTest, FillAndTransposeAreBitwiseTheReference) {
