@@ -1,7 +1,9 @@
 """python -m mp_export torch FILE.py:FUNCTION OUT_DIR [--stem NAME]
 python -m mp_export keras FILE.py:FUNCTION OUT_DIR [--stem NAME]
 
-torch: FUNCTION returns (model, optimizer, example_x, example_y[, loss_fn]);
+torch: FUNCTION returns (model, optimizer, example_x, example_y[, loss_fn])
+(export) or (train_step, model, optimizer, example_x, example_y)
+(export_step: the training loop's body);
 keras: FUNCTION returns (compiled model, example_x, example_y)."""
 import argparse
 import importlib.util
@@ -18,7 +20,8 @@ def main(argv=None):
                     "(docs/exporters.md).")
     parser.add_argument("framework", choices=["torch", "keras"])
     parser.add_argument("builder", help="FILE.py:FUNCTION returning (model, optimizer, "
-                                        "example_x, example_y[, loss_fn]) for torch, "
+                                        "example_x, example_y[, loss_fn]) or (train_step, "
+                                        "model, optimizer, example_x, example_y) for torch, "
                                         "(compiled model, example_x, example_y) for keras")
     parser.add_argument("out")
     parser.add_argument("--stem", default="step")
@@ -34,10 +37,16 @@ def main(argv=None):
     try:
         if args.framework == "torch":
             from . import torch_export
-            model, optimizer, x, y = built[:4]
-            loss_fn = built[4] if len(built) > 4 else None
-            paths = torch_export.export(model, optimizer, x, y, args.out, args.stem,
-                                        loss_fn=loss_fn)
+            import torch
+            if callable(built[0]) and not isinstance(built[0], torch.nn.Module):
+                train_step, model, optimizer, x, y = built[:5]
+                paths = torch_export.export_step(train_step, model, optimizer, x, y,
+                                                 args.out, args.stem)
+            else:
+                model, optimizer, x, y = built[:4]
+                loss_fn = built[4] if len(built) > 4 else None
+                paths = torch_export.export(model, optimizer, x, y, args.out, args.stem,
+                                            loss_fn=loss_fn)
         else:
             from . import keras_export
             model, x, y = built[:3]

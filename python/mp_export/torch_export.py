@@ -31,6 +31,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from .common import ExportError, StepBuilder, write_export
 from .torch_common import _decomposed_from, _elem, _is_dropout_mask, _user_frame
 from .torch_mapper import _Mapper, _Pending, _decompositions
+from . import torch_loop
 from .torch_training import _clip, _cross_entropy_options, _optimizer_update, _schedule
 
 
@@ -131,7 +132,8 @@ def _check_loop(model, optimizer, params, scheduler):
                               "a learning-rate scheduler was built on it (its param groups "
                               "hold 'initial_lr') but is not part of the export, whose "
                               "learning rate would stay %g" % group["lr"],
-                              "Pass the scheduler: export(..., scheduler=sched).")
+                              "Pass the scheduler: export(..., scheduler=sched), or "
+                              "step it in the function given to export_step().")
     for n, p in params:
         if getattr(p, "_backward_hooks", None) or getattr(p, "_post_accumulate_grad_hooks",
                                                            None):
@@ -148,6 +150,58 @@ def _check_loop(model, optimizer, params, scheduler):
                 "hooks)", "Remove the hook.")
 
 
+class _LossFn:
+    """export()'s step: loss_fn(model(x), y); the loop's clipping and
+    scheduler from export()'s arguments."""
+
+    def __init__(self, model, loss_fn, scheduler, clips):
+        self.loss_fn, self.smoothing = _cross_entropy_options(loss_fn or F.cross_entropy)
+        self.model, self.scheduler, self.clips = model, scheduler, clips
+        self.manifest = {}
+
+    def loss(self, tensors, x, y):
+        return self.loss_fn(_functional_call(self.model, tensors, (x,)), y)
+
+    def tracing(self):
+        return contextlib.nullcontext({"label_smoothing": self.smoothing})
+
+
+class _Caller(torch.nn.Module):
+    """The user's step function as a module holding the model, so that
+    functional_call swaps the model's tensors while the function runs."""
+
+    def __init__(self, model, train_step):
+        super().__init__()
+        self.model, self.train_step = model, train_step
+
+    def forward(self, x, y):
+        try:
+            self.train_step(x, y)
+        except torch_loop._Backward as b:
+            return b.loss
+        raise ExportError("torch", "backward", "the step function",
+                          "backward() was not reached while tracing",
+                          "Call loss.backward() in every step.")
+
+
+class _StepFn:
+    """export_step()'s step: the user's function, observed (torch_loop)."""
+
+    def __init__(self, model, optimizer, train_step, x, y, params):
+        self.loop = torch_loop.observe(train_step, model, optimizer, x, y, params)
+        self.train_step, self.caller = train_step, _Caller(model, train_step)
+        self.scheduler, self.clips = self.loop.scheduler(), self.loop.clips()
+        self.manifest = {"step_function": getattr(train_step, "__qualname__", "train_step"),
+                         "loop": self.loop.describe()}
+
+    def loss(self, tensors, x, y):
+        return _functional_call(self.caller, {"model." + k: v for k, v in tensors.items()},
+                                (x, y))
+
+    def tracing(self):
+        return torch_loop.forward_part(self.train_step)
+
+
 def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
            description="", scheduler=None, clip_grad_norm=None, clip_grad_value=None,
            norm_type=2.0):
@@ -157,9 +211,33 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     step's too, when given: `clip_grad_value` (clip_grad_value_ first),
     `clip_grad_norm` (clip_grad_norm_'s max_norm, with `norm_type`), and
     `scheduler` (a torch.optim.lr_scheduler stepped once per step, after
-    optimizer.step(), as PyTorch's loop does).
+    optimizer.step(), as PyTorch's loop does). export_step() reads them
+    from the loop itself.
     Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
-    loss_fn, label_smoothing = _cross_entropy_options(loss_fn or F.cross_entropy)
+    clips = ([("value", clip_grad_value, None)] if clip_grad_value is not None else []) + \
+        ([("norm", clip_grad_norm, norm_type)] if clip_grad_norm is not None else [])
+    return _export(model, optimizer, example_x, example_y, out_dir, stem, description,
+                   lambda params: _LossFn(model, loss_fn, scheduler, clips))
+
+
+def export_step(train_step, model, optimizer, example_x, example_y, out_dir, stem,
+                description=""):
+    """Exports the training step `train_step(x, y)` as the user's loop runs
+    it: zero_grad(), the forward pass and the loss, loss.backward(), any
+    torch.nn.utils.clip_grad_norm_ / clip_grad_value_, optimizer.step(), a
+    scheduler's step() and a GradScaler's calls, read from the function
+    (torch_loop.py): it runs once eagerly on the examples (the state is
+    restored after), and what it does that the step cannot carry is
+    refused. `model` and `optimizer` are the objects the function uses.
+    Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
+    return _export(model, optimizer, example_x, example_y, out_dir, stem, description,
+                   lambda params: _StepFn(model, optimizer, train_step, example_x,
+                                          example_y, params))
+
+
+def _export(model, optimizer, example_x, example_y, out_dir, stem, description, source):
+    """export() and export_step(): `source(params)` gives the step's loss
+    function, the tracing context, the scheduler and the clipping."""
     model.train()
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     buffers = list(model.named_buffers())
@@ -169,7 +247,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     def forward(param_list, buffer_list, x, y):
         tensors = dict(zip(pnames, param_list))
         tensors.update(zip(bnames, buffer_list))
-        return loss_fn(_functional_call(model, tensors, (x,)), y)
+        return step_source.loss(tensors, x, y)
 
     def step(param_list, buffer_list, x, y):
         # torch.func's gradient, then functionalization (applied in
@@ -180,7 +258,6 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
         grads, loss = torch.func.grad_and_value(forward)(param_list, buffer_list, x, y)
         return [loss] + list(grads)
 
-    _check_loop(model, optimizer, params, scheduler)
     for n, t in params + buffers:
         if t.is_floating_point() and t.dtype != torch.float32:
             raise ExportError("torch", str(t.dtype), "'%s'" % n, "a %s tensor" % t.dtype,
@@ -190,14 +267,19 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
         raise ExportError("torch", str(example_x.dtype), "the input", "a non-float32 input",
                           "Feed float32 inputs.")
 
+    step_source = source(params)
+    scheduler = step_source.scheduler
+    _check_loop(model, optimizer, params, scheduler)
     p0 = [p.detach().clone() for _, p in params]
     b0 = [b.detach().clone() for _, b in buffers]
+    grads0 = [p.grad for _, p in params]
     # oneDNN's fused RNN kernels (mkldnn_rnn_layer) are off while tracing:
     # nn.LSTM / nn.GRU then run as PyTorch's per-step ops, which map.
     try:
-        with _without_onednn_rnn():
+        with _without_onednn_rnn(), step_source.tracing() as found:
             gm = make_fx(torch.func.functionalize(step), decomposition_table=_decompositions(),
                          record_stack_traces=True)(p0, b0, example_x, example_y)
+        label_smoothing = found["label_smoothing"] or 0.0
     except (RuntimeError, NotImplementedError) as e:
         frame = _user_frame("".join(traceback.format_tb(e.__traceback__)))
         raise ExportError("make_fx", type(e).__name__, "tracing the step" + (
@@ -205,6 +287,10 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                           "PyTorch could not trace it: %s" % str(e).splitlines()[0],
                           "Rewrite the failing part without in-place updates of views; "
                           "if the model runs eagerly, report this model.") from e
+    finally:
+        # The step function's zero_grad() ran on the model while tracing.
+        for (_, p), g in zip(params, grads0):
+            p.grad = g
     rec = _ShapeRecorder(gm)
     # The graph holds its backward ops: it runs without autograd (which
     # would refuse a decomposition's in-place update of a view).
@@ -303,7 +389,7 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     loss = mapper.v(outs[0])
     grads = [mapper.v(o) for o in outs[1:1 + np_]]
     builder.result(loss, "loss")
-    grads, outputs = _clip(builder, grads, clip_grad_norm, clip_grad_value, norm_type)
+    grads, outputs = _clip(builder, grads, step_source.clips)
     schedule = _schedule(builder, scheduler, optimizer)
     updates = _optimizer_update(builder, optimizer, params, pvals, grads,
                                 schedule[0] if schedule else None)
@@ -344,10 +430,12 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
                               "param_groups": [{k: v for k, v in g.items() if k != "params"}
                                                for g in optimizer.param_groups]},
                 "scheduler": type(scheduler).__name__ if scheduler else None,
-                "clip_grad_norm": clip_grad_norm, "clip_grad_value": clip_grad_value,
+                "clipping": [{"clip": how, "value": v, "norm_type": t}
+                             for how, v, t in step_source.clips],
                 "batch": int(example_x.shape[0]),
                 "names": "state_dict keys (optimizer state: '<param>.<state key>')",
                 "not_exported": [n for n in bnames if n.endswith("num_batches_tracked")]}
+    manifest.update(step_source.manifest)
     header = ("Exported by python/mp_export from PyTorch %s (make_fx, functionalized).\n%s\n"
               "model %s, optimizer %s, batch %d" % (
                   torch.__version__, description, type(model).__name__,

@@ -132,6 +132,11 @@ class _Mapper(LayerHandlers, ViewHandlers):
             src = self.env[a[0]]
             self.env[node] = src[a[1]] if isinstance(src, (list, tuple)) else src
             return
+        if getattr(t, "namespace", None) == "profiler":
+            # record_function's markers (optimizer.zero_grad() in a step
+            # function has one): no values.
+            self.env[node] = None
+            return
         if t is aten.copy_.default and getattr(a[0], "op", None) == "placeholder":
             self.write_back(node, a)
             return

@@ -136,21 +136,24 @@ def _one_cycle(scheduler, group, where):
                  "end_factor": float(group["min_lr"]) / top}
 
 
-def _clip(builder, grads, clip_grad_norm, clip_grad_value, norm_type):
+def _clip(builder, grads, clips):
     """torch.nn.utils.clip_grad_value_ / clip_grad_norm_ of the loop as the
-    step's own ops, on every gradient: (clipped grads, outputs)."""
+    step's own ops, on every gradient, in the loop's order: `clips` of
+    ("value", clip_value, None) and ("norm", max_norm, norm_type), at most
+    one of each. Returns (clipped grads, outputs)."""
     outputs = []
-    if clip_grad_value is not None:
-        clipped = builder.op("train.clip_grad_value", grads,
-                             [(g.shape, g.elem) for g in grads],
-                             {"clip_value": float(clip_grad_value)})
-        grads = clipped if isinstance(clipped, list) else [clipped]
-    if clip_grad_norm is not None:
-        res = builder.op("train.clip_grad_norm", grads,
-                         [(g.shape, g.elem) for g in grads] + [((), "f32")],
-                         {"max_norm": float(clip_grad_norm), "norm_type": float(norm_type)})
-        grads, total = res[:-1], res[-1]
-        outputs.append((total, "output", "grad_norm"))
+    for how, value, norm_type in clips:
+        if how == "value":
+            clipped = builder.op("train.clip_grad_value", grads,
+                                 [(g.shape, g.elem) for g in grads],
+                                 {"clip_value": float(value)})
+            grads = clipped if isinstance(clipped, list) else [clipped]
+        else:
+            res = builder.op("train.clip_grad_norm", grads,
+                             [(g.shape, g.elem) for g in grads] + [((), "f32")],
+                             {"max_norm": float(value), "norm_type": float(norm_type)})
+            grads, total = res[:-1], res[-1]
+            outputs.append((total, "output", "grad_norm"))
     return grads, outputs
 
 

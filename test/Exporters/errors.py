@@ -150,6 +150,7 @@ def torch_cases():
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "s",
         loss_fn=lambda o, t: F.cross_entropy(o, t, reduction="sum")),
         "nll_loss_forward", "reduction other than 'mean'")
+    loop_cases(torch, nn, F, torch_export, x, y, out, Plain)
     # A checkpoint of another model is refused, not half-loaded.
     wrong = os.path.join(out, "wrong.safetensors")
     write_safetensors(wrong, {"conv.weight": np.zeros((2, 2), np.float32)})
@@ -184,6 +185,91 @@ def torch_cases():
         "torch.float16", "float32")
 
 
+def loop_cases(torch, nn, F, torch_export, x, y, out, Plain):
+    """export_step: what a step function does that the step cannot carry is
+    refused with the line that does it (or the optimizer.step() it comes
+    before); the model's state is as before the export."""
+    m = Plain()
+    opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    before = {k: v.clone() for k, v in m.state_dict().items()}
+
+    def loop(body):
+        return lambda: torch_export.export_step(body, m, opt, x, y, out, "loop")
+
+    def edits_grad(x, y):
+        opt.zero_grad()
+        F.cross_entropy(m(x), y).backward()
+        m.fc.weight.grad *= 0.5
+        opt.step()
+    check("torch step function edits a gradient", loop(edits_grad), "gradient update",
+          "'fc.weight'", "(opt.step())", "(F.cross_entropy(m(x), y).backward())",
+          "in code the exporter does not read")
+
+    def manual_unscale(x, y):
+        opt.zero_grad()
+        (F.cross_entropy(m(x), y) * 1024).backward()
+        for p in m.parameters():
+            p.grad /= 1024
+        opt.step()
+    check("torch step function scales the loss by hand", loop(manual_unscale),
+          "gradient update", "hand-written unscaling", "a GradScaler is recognized")
+
+    def clamps_after(x, y):
+        opt.zero_grad()
+        F.cross_entropy(m(x), y).backward()
+        opt.step()
+        with torch.no_grad():
+            m.fc.weight.clamp_(-0.1, 0.1)
+    check("torch step function clamps a weight after the step", loop(clamps_after),
+          "parameter update", "'fc.weight' changes after optimizer.step()")
+
+    def clips_some(x, y):
+        opt.zero_grad()
+        F.cross_entropy(m(x), y).backward()
+        torch.nn.utils.clip_grad_norm_([m.fc.weight], 1.0)
+        opt.step()
+    check("torch step function clips some parameters", loop(clips_some),
+          "clip_grad_norm_", "clips 1 of the 2 trainable parameters",
+          "(torch.nn.utils.clip_grad_norm_([m.fc.weight], 1.0))")
+
+    def accumulates(x, y):
+        opt.zero_grad()
+        F.cross_entropy(m(x[:2]), y[:2]).backward()
+        F.cross_entropy(m(x[2:]), y[2:]).backward()
+        opt.step()
+    check("torch step function accumulates gradients", loop(accumulates),
+          "a second backward()", "(F.cross_entropy(m(x[2:]), y[2:]).backward())")
+
+    def never_steps(x, y):
+        opt.zero_grad()
+        F.cross_entropy(m(x), y).backward()
+    check("torch step function without optimizer.step()", loop(never_steps),
+          "optimizer.step() 0 times", "(def never_steps)")
+    sched = torch.optim.lr_scheduler.StepLR(opt, 2)
+
+    def schedules_first(x, y):
+        opt.zero_grad()
+        F.cross_entropy(m(x), y).backward()
+        sched.step()
+        opt.step()
+    check("torch step function steps the scheduler first", loop(schedules_first),
+          "lr_scheduler.step", "before optimizer.step()", "(sched.step())")
+    opt.param_groups[0].pop("initial_lr")
+
+    def fails(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(m(x), y[:1])
+        loss.backward()
+        opt.step()
+    check("torch step function that fails eagerly", loop(fails), "train_step",
+          "(loss = F.cross_entropy(m(x), y[:1]))", "ValueError")
+    ok = all(torch.equal(before[k], v) for k, v in m.state_dict().items()) and \
+        not opt.state_dict()["state"] and m.fc.weight.grad is None
+    print("%s: torch export_step leaves the model and optimizer as they were" % (
+        "ok" if ok else "FAIL"))
+    results.append(ok)
+
+
 def cli_case():
     """python -m mp_export: exit status 1 and the error on stderr."""
     import subprocess
@@ -207,6 +293,28 @@ def cli_case():
         and "called by module '1' (Softplus)" in r.stderr
     print("%s: python -m mp_export on an unmappable model: exit %d, %s" % (
         "ok" if ok else "FAIL", r.returncode, r.stderr.strip().splitlines()[-1:]))
+    results.append(ok)
+    # A builder returning the loop's body first: export_step, its clipping in
+    # the step.
+    with open(os.path.join(d, "loop.py"), "w") as f:
+        f.write("import torch, torch.nn as nn, torch.nn.functional as F\n"
+                "def build():\n"
+                "    m = nn.Linear(8, 3)\n"
+                "    opt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+                "    def train_step(x, y):\n"
+                "        opt.zero_grad()\n"
+                "        F.cross_entropy(m(x), y).backward()\n"
+                "        torch.nn.utils.clip_grad_norm_(m.parameters(), 0.5)\n"
+                "        opt.step()\n"
+                "    return train_step, m, opt, torch.randn(2, 8), torch.randint(0, 3, (2,))\n")
+    r = subprocess.run([sys.executable, "-m", "mp_export", "torch",
+                        os.path.join(d, "loop.py") + ":build", d, "--stem", "loop"], env=env,
+                       text=True, capture_output=True)
+    text = open(os.path.join(d, "loop.mlir")).read() if r.returncode == 0 else ""
+    ok = r.returncode == 0 and '"train.clip_grad_norm"' in text and "max_norm = 0.5 : f64" in text
+    print("%s: python -m mp_export with a step function: exit %d, %s" % (
+        "ok" if ok else "FAIL", r.returncode, "clip_grad_norm in the step" if ok else
+        (r.stderr.strip().splitlines()[-1:] or text[:300])))
     results.append(ok)
 
 

@@ -318,6 +318,9 @@ CASES = {
         lambda o: torch.optim.lr_scheduler.OneCycleLR(
             o, 0.3, total_steps=STEPS + 1, pct_start=6 / 21, cycle_momentum=False), None,
         None),
+    "grad_scaler_clip": (
+        Activations, lambda b: torch.randn(b, 12),
+        lambda p: torch.optim.SGD(p, lr=LR, momentum=0.9), None, 1.0, None),
     "label_smoothing": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "ignore_index_0": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "mse_regression": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
@@ -346,26 +349,49 @@ LOSSES = {
 }
 
 
-def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value,
-                 loss_fn=F.cross_entropy):
-    """PyTorch's own training loop on the batch (the reference)."""
-    model = copy.deepcopy(model)
-    opt = make_opt(model.parameters())
-    sched = make_sched(opt) if make_sched else None
-    losses = []
-    for _ in range(STEPS + 1):
+def make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler=None):
+    """The training loop's body as PyTorch's docs write it (with a
+    GradScaler as its AMP recipe does): the reference runs it, and the
+    LOOP cases export it as it is (export_step)."""
+    def train_step(x, y):
         opt.zero_grad()
         loss = loss_fn(model(x), y)
-        loss.backward()
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+        else:
+            loss.backward()
         if clip_value is not None:
             torch.nn.utils.clip_grad_value_(model.parameters(), clip_value)
         if clip_norm is not None:
             torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
-        opt.step()
+        if scaler is not None:
+            scaler.step(opt)
+            scaler.update()
+        else:
+            opt.step()
         if sched:
             sched.step()
-        losses.append(loss.item())
-    return losses
+        return loss
+    return train_step
+
+
+# The cases exported from their loop body (torch_export.export_step); the
+# others through export()'s arguments. grad_scaler_clip's loop scales by
+# hand with torch.amp.GradScaler, which mp's own loss scaling replaces.
+LOOP = {"adamw_warmup_cosine_clip", "momentum_step_clip_value", "sgd_one_cycle",
+        "adam_exponential", "label_smoothing", "grad_scaler_clip"}
+SCALER = {"grad_scaler_clip"}
+
+
+def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value,
+                 loss_fn=F.cross_entropy, scaler=None):
+    """PyTorch's own training loop on the batch (the reference)."""
+    model = copy.deepcopy(model)
+    opt = make_opt(model.parameters())
+    sched = make_sched(opt) if make_sched else None
+    train_step = make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler)
+    return [train_step(x, y).item() for _ in range(STEPS + 1)]
 
 
 def mp_losses(build, work, stem, policy, x, y, checkpoint=None):
@@ -435,10 +461,16 @@ def run_case(build, name):
     y = make_y(BATCH) if make_y else torch.randint(0, 4, (BATCH,))
     work = tempfile.mkdtemp(prefix="mp-corpus-%s-" % name)
     opt = make_opt(model.parameters())
-    torch_export.export(model, opt, x, y, work, name, loss_fn=loss_fn,
-                        scheduler=make_sched(opt) if make_sched else None,
-                        clip_grad_norm=clip_norm, clip_grad_value=clip_value)
-    want = torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value, loss_fn)
+    sched = make_sched(opt) if make_sched else None
+    scaler = torch.amp.GradScaler("cpu") if name in SCALER else None
+    if name in LOOP:
+        torch_export.export_step(make_step(model, opt, sched, loss_fn, clip_norm, clip_value,
+                                           scaler), model, opt, x, y, work, name)
+    else:
+        torch_export.export(model, opt, x, y, work, name, loss_fn=loss_fn, scheduler=sched,
+                            clip_grad_norm=clip_norm, clip_grad_value=clip_value)
+    want = torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value, loss_fn,
+                        torch.amp.GradScaler("cpu") if scaler else None)
     ckpt = os.path.join(work, "float32.safetensors")
     got = mp_losses(build, work, name, "float32", x, y, ckpt)
     worst = max(abs(g - w) / max(abs(w), 1e-6) for g, w in zip(got, want))
