@@ -3,7 +3,7 @@
 #include "cpu/Probe.h"
 
 #include "cpu/Parallel.h"
-#include "reference/Accumulate.h"
+#include "cpu/Sums.h"
 #include "reference/Normalization.h"
 
 #include <cmath>
@@ -78,9 +78,9 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
                   float m = meanF[r], s = invStdF[r];
                   for (int64_t j = 0; j < d; ++j)
                     g[j] = g[j] * scaleF[j];
-                  double sumG = ref::sumOf(g.data(), d);
+                  double sumG = cpu::sumOf(g.data(), d);
                   double sumGXhat =
-                      ref::sumOfProducts(g.data(), xr.data(), d, m) * s;
+                      cpu::sumOfProducts(g.data(), xr.data(), d, m) * s;
                   float meanG = static_cast<float>(sumG / size),
                         meanGXhat = static_cast<float>(sumGXhat / size);
                   for (int64_t j = 0; j < d; ++j) {
@@ -149,6 +149,22 @@ bool featureSplit(const KernelDesc &kernel, const TensorView &x,
   for (int64_t d = dim + 1; d < rank; ++d)
     s.inner *= x.shape[d];
   return true;
+}
+
+bool wide(const TensorView &v) { return v.dtype == DType::F32; }
+
+/// The n elements of v from element `first` as f32: in place for a float32
+/// tensor, widened into `buf` otherwise.
+const float *run(const TensorView &v, int64_t first, int64_t n, float *buf) {
+  if (wide(v))
+    return static_cast<const float *>(v.data) + first;
+  toFloats(v.dtype, at(v, first), buf, n);
+  return buf;
+}
+
+/// Where element `first` of a float32 output is.
+float *mutableRun(const TensorView &v, int64_t first) {
+  return static_cast<float *>(v.data) + first;
 }
 
 /// Calls body(run of `inner` f32 values, index of its first element) for
@@ -317,13 +333,13 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
         double sum = 0;
         forEachRun(x, s, c, buf.data(),
                    [&](const float *v, int64_t n, int64_t) {
-                     sum += ref::sumOf(v, n);
+                     sum += cpu::sumOf(v, n);
                    });
         double meanD = sum / count;
         double squares = 0;
         forEachRun(x, s, c, buf.data(),
                    [&](const float *v, int64_t n, int64_t) {
-                     squares += ref::sumOfSquares(v, n, meanD);
+                     squares += cpu::sumOfSquares(v, n, meanD);
                    });
         float mean = static_cast<float>(meanD);
         float invStd =
@@ -331,10 +347,13 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
         float a = scale[c] * invStd;
         forEachRun(x, s, c, buf.data(),
                    [&](const float *v, int64_t n, int64_t first) {
+                     float *dst = wide(out[0]) ? mutableRun(out[0], first)
+                                               : y.data();
                      for (int64_t j = 0; j < n; ++j)
-                       y[j] = (v[j] - mean) * a + offset[c];
-                     fromFloats(y.data(), out[0].dtype,
-                                const_cast<char *>(at(out[0], first)), n);
+                       dst[j] = (v[j] - mean) * a + offset[c];
+                     if (!wide(out[0]))
+                       fromFloats(y.data(), out[0].dtype,
+                                  const_cast<char *>(at(out[0], first)), n);
                    });
         float unbiased = static_cast<float>(squares / (count - 1));
         storeOne(out[1], c, (1 - momentum) * runMean[c] + momentum * mean);
@@ -356,9 +375,9 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
       double sumDy = 0, sumDyX = 0;
       forEachRun(x, s, c, xb.data(),
                  [&](const float *v, int64_t n, int64_t first) {
-                   toFloats(dy.dtype, at(dy, first), gb.data(), n);
-                   sumDy += ref::sumOf(gb.data(), n);
-                   sumDyX += ref::sumOfProducts(gb.data(), v, n, mean[c]);
+                   const float *g = run(dy, first, n, gb.data());
+                   sumDy += cpu::sumOf(g, n);
+                   sumDyX += cpu::sumOfProducts(g, v, n, mean[c]);
                  });
       double sumDyXhat = sumDyX * invStd[c];
       float a = scale[c] * invStd[c];
@@ -366,13 +385,16 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
             meanDyXhat = static_cast<float>(sumDyXhat / count);
       forEachRun(x, s, c, xb.data(),
                  [&](const float *v, int64_t n, int64_t first) {
-                   toFloats(dy.dtype, at(dy, first), gb.data(), n);
+                   const float *g = run(dy, first, n, gb.data());
+                   float *d = wide(out[0]) ? mutableRun(out[0], first)
+                                           : dx.data();
                    for (int64_t j = 0; j < n; ++j) {
                      float xhat = (v[j] - mean[c]) * invStd[c];
-                     dx[j] = a * (gb[j] - meanDy - xhat * meanDyXhat);
+                     d[j] = a * (g[j] - meanDy - xhat * meanDyXhat);
                    }
-                   fromFloats(dx.data(), out[0].dtype,
-                              const_cast<char *>(at(out[0], first)), n);
+                   if (!wide(out[0]))
+                     fromFloats(dx.data(), out[0].dtype,
+                                const_cast<char *>(at(out[0], first)), n);
                  });
       storeOne(out[1], c, static_cast<float>(sumDyXhat));
       storeOne(out[2], c, static_cast<float>(sumDy));

@@ -4,7 +4,7 @@
 
 #include "cpu/Parallel.h"
 #include "cpu/VectorMath.h"
-#include "reference/Accumulate.h"
+#include "cpu/Sums.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +21,7 @@ float cpu::expRow(DType dtype, const void *row, int64_t length, float *x,
   for (int64_t j = 0; j < length; ++j)
     e[j] = x[j] - max;
   vectorExp(e, e, length);
-  sum = static_cast<float>(ref::sumOf(e, length));
+  sum = static_cast<float>(cpu::sumOf(e, length));
   return max;
 }
 
