@@ -1,6 +1,6 @@
 //===- Sums.cpp - the reference's f64 sums in AVX2 / AVX-512 --------------===//
 #include "cpu/Sums.h"
-#include "mp/runtime/CpuFeatures.h"
+#include "cpu/VectorLevel.h"
 #include "reference/Accumulate.h"
 
 using namespace mp::rt;
@@ -38,15 +38,6 @@ inline double finish(double *acc, const float *a, const float *b, int64_t j,
 
 namespace {
 
-enum class Level { None, Avx2, Avx512 };
-
-/// From cpuFeatureSet(), so that MP_MAX_CPU_ISA reaches these loops too.
-Level level() {
-  static const Level value = cpuFeatureSet().avx512 ? Level::Avx512
-                             : cpuFeatureSet().avx2 ? Level::Avx2
-                                                    : Level::None;
-  return value;
-}
 
 /// Lanes 0-7 in one register. Sums.cpp is built with -ffp-contract=off,
 /// so the multiplies and adds stay separate, as the reference's. (The
@@ -110,12 +101,12 @@ __attribute__((target("avx2"))) double sum256(const float *a, const float *b,
 
 template <Term K>
 double dispatch(const float *a, const float *b, int64_t n, double center) {
-  switch (level()) {
-  case Level::Avx512:
+  switch (cpu::vectorLevel()) {
+  case cpu::VectorLevel::Avx512:
     return sum512<K>(a, b, n, center);
-  case Level::Avx2:
+  case cpu::VectorLevel::Avx2:
     return sum256<K>(a, b, n, center);
-  case Level::None:
+  case cpu::VectorLevel::None:
     break;
   }
   if constexpr (K == Term::Value)

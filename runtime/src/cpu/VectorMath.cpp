@@ -1,6 +1,6 @@
 //===- VectorMath.cpp - exp / erf / tanh over arrays ----------------------===//
 #include "cpu/VectorMath.h"
-#include "mp/runtime/CpuFeatures.h"
+#include "cpu/VectorLevel.h"
 
 #include <cmath>
 
@@ -21,15 +21,6 @@ __m256 _ZGVdN8v_tanhf(__m256);
 }
 
 namespace {
-enum class Level { None, Avx2, Avx512 };
-
-/// From cpuFeatureSet(), so that MP_MAX_CPU_ISA reaches these loops too.
-Level level() {
-  static const Level value = cpuFeatureSet().avx512 ? Level::Avx512
-                             : cpuFeatureSet().avx2 ? Level::Avx2
-                                                    : Level::None;
-  return value;
-}
 
 template <__m512 (*F)(__m512), float (*Scalar)(float)>
 __attribute__((target("avx512f"))) void apply512(const float *in, float *out,
@@ -62,14 +53,14 @@ float tanhScalar(float x) { return std::tanh(x); }
 
 template <__m512 (*F16)(__m512), __m256 (*F8)(__m256), float (*Scalar)(float)>
 void apply(const float *in, float *out, int64_t n) {
-  switch (level()) {
-  case Level::Avx512:
+  switch (cpu::vectorLevel()) {
+  case cpu::VectorLevel::Avx512:
     apply512<F16, Scalar>(in, out, n);
     return;
-  case Level::Avx2:
+  case cpu::VectorLevel::Avx2:
     apply256<F8, Scalar>(in, out, n);
     return;
-  case Level::None:
+  case cpu::VectorLevel::None:
     for (int64_t i = 0; i < n; ++i)
       out[i] = Scalar(in[i]);
   }
@@ -86,8 +77,8 @@ void cpu::vectorTanh(const float *in, float *out, int64_t n) {
   apply<_ZGVeN16v_tanhf, _ZGVdN8v_tanhf, tanhScalar>(in, out, n);
 }
 const char *cpu::vectorMathName() {
-  return level() == Level::Avx512 ? "libmvec AVX-512"
-         : level() == Level::Avx2 ? "libmvec AVX2"
+  return cpu::vectorLevel() == cpu::VectorLevel::Avx512 ? "libmvec AVX-512"
+         : cpu::vectorLevel() == cpu::VectorLevel::Avx2 ? "libmvec AVX2"
                                   : "libm";
 }
 

@@ -16,6 +16,8 @@
 // vectorize them; the result depends only on n and the data, never on how
 // a caller splits other dimensions over threads. Kernels that sum along a
 // stride (a column, a channel of NHWC) add their terms to one f64 in order.
+// The cpu backend runs the same lanes, additions and fold in AVX2 / AVX-512
+// (cpu/Sums.cpp), bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MP_RUNTIME_REFERENCE_ACCUMULATE_H
