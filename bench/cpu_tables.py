@@ -2,6 +2,9 @@
 """Markdown tables of a bench/cpu_bench.sh run, for docs/benchmarks.md.
 
     python3 bench/cpu_tables.py OUT_DIR     (gemm.json, conv.json, steps.json)
+    python3 bench/cpu_tables.py --peers FILE  (bench/peers/peers.py --json):
+        per model and policy, each contender's ms per step and mp's time
+        over it (below 1: mp is faster), the fastest peer marked
 """
 
 import json
@@ -14,7 +17,41 @@ def load(out, name):
         return json.load(f)
 
 
+def peers(path):
+    with open(path) as f:
+        run = json.load(f)
+    print("%s (%s), %d threads, best of %d rounds of %d steps" % (
+        run["cpu"], " ".join(run["isa"]), run["threads"], run["rounds"], run["steps"]))
+    print()
+    names = []
+    for r in run["rows"]:
+        if r["contender"] != "mp" and r["contender"] not in names:
+            names.append(r["contender"])
+    print("| model | policy | mp ms | " + " | ".join("%s ms" % n for n in names) +
+          " | mp / fastest peer |")
+    print("|---|---|---:|" + "---:|" * len(names) + "---:|")
+    cells = {}
+    for r in run["rows"]:
+        cells.setdefault((r["model"], r["policy"]), {})[r["contender"]] = r["ms"]
+    for (model, policy), got in cells.items():
+        mine = got.get("mp")
+        others = {n: got[n] for n in names if n in got}
+        fastest = min(others, key=others.get) if others else None
+        row = ["%.1f" % mine if mine is not None else "-"]
+        for n in names:
+            if n not in got:
+                row.append("-")
+                continue
+            mark = "**" if n == fastest else ""
+            row.append("%s%.1f%s" % (mark, got[n], mark))
+        ratio = "%.2f (%s)" % (mine / others[fastest], fastest) \
+            if mine is not None and fastest else "-"
+        print("| %s | %s | %s | %s |" % (model, policy, " | ".join(row), ratio))
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--peers":
+        return peers(argv[2])
     if len(argv) != 2:
         sys.exit(__doc__)
     out = argv[1]

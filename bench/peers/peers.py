@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""mp against the frameworks on the same models, on this machine, in one
+run: the training step of the bench models (bench/peers/models.py writes them
+in PyTorch and Keras 3) under float32 and bf16 mixed precision, in
+
+  mp               mp-run on mp-compile's plan (policy float32 /
+                   mixed_bfloat16): bench/gen_models.py's step (mlp, cnn,
+                   transformer; synthetic data) or mp_export's export of
+                   the PyTorch model (resnet, causal_lm; its example batch)
+  torch-eager      PyTorch eager, float32 / torch.autocast("cpu", bfloat16)
+  torch-compile    torch.compile(model) (inductor), the same two
+  tf               Keras 3 on TensorFlow, train_on_batch, the float32 /
+                   mixed_bfloat16 dtype policy
+
+Each contender is one long-lived worker process per (model, policy): it
+builds, warms up (compiles), then times --steps steps whenever the driver
+asks; the driver asks every worker in turn, --rounds times (a busy moment
+of the machine hits all contenders), and keeps each one's best round, in
+ms per step. Threads: --threads for every contender (PyTorch's intra-op
+threads, TensorFlow's intra-op threads, mp-run --threads).
+
+    .venv/bin/python bench/peers/peers.py
+        [--models mlp,cnn,transformer,resnet,causal_lm]
+        [--contenders mp,torch-eager,torch-compile,tf] [--rounds 3]
+        [--steps 10] [--threads 2] [--build build] [--json FILE]
+
+Prints one table per model and writes the rows as JSON (--json), which
+bench/cpu_tables.py --peers turns into mp's ratio to each peer.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+POLICIES = ("float32", "bf16")
+
+
+def torch_worker(model_name, policy, compiled, threads):
+    import torch
+    sys.path.insert(0, HERE)
+    from models import torch_model
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    model, opt, x, y, loss_fn = torch_model(model_name)
+    model.train()
+    fwd = torch.compile(model) if compiled else model
+    bf16 = policy == "bf16"
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            loss = loss_fn(fwd(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(3):  # compiles (torch.compile) and creates primitives
+        step()
+    return lambda n: timed(step, n, lambda: None)
+
+
+def tf_worker(model_name, policy, threads):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    import keras
+    keras.mixed_precision.set_global_policy(
+        "mixed_bfloat16" if policy == "bf16" else "float32")
+    keras.utils.set_random_seed(0)
+    sys.path.insert(0, HERE)
+    from models import keras_model
+    model, x, y = keras_model(model_name)
+    for _ in range(3):  # traces and compiles the train function
+        model.train_on_batch(x, y)
+    return lambda n: timed(lambda: model.train_on_batch(x, y), n, lambda: None)
+
+
+def timed(step, n, sync):
+    start = time.perf_counter()
+    for _ in range(n):
+        step()
+    sync()
+    return (time.perf_counter() - start) * 1000.0 / n
+
+
+def worker_main(args):
+    """One contender: reads 'run N' lines, answers ms per step."""
+    if args.contender == "tf":
+        run = tf_worker(args.model, args.policy, args.threads)
+    else:
+        run = torch_worker(args.model, args.policy, args.contender == "torch-compile",
+                           args.threads)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if not line.startswith("run "):
+            break
+        print("%.3f" % run(int(line.split()[1])), flush=True)
+
+
+class Worker:
+    def __init__(self, contender, model, policy, threads):
+        self.name = contender
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker", contender,
+             "--model", model, "--policy", policy, "--threads", str(threads)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if line != "ready":
+            raise RuntimeError("%s (%s, %s) did not start: %r" % (contender, model,
+                                                                  policy, line))
+
+    def run(self, steps):
+        self.proc.stdin.write("run %d\n" % steps)
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def export_torch(model_name, work):
+    """mp_export's export of models.torch_model(model_name) (seed 0) into
+    WORK: the step's MLIR, its initial parameters and the example batch as
+    x.npy / y.npy; returns the data arguments for mp-run."""
+    import numpy as np
+    import torch
+    sys.path.insert(0, HERE)
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from models import torch_model
+    from mp_export import torch_export
+    torch.manual_seed(0)
+    model, opt, x, y, loss_fn = torch_model(model_name)
+    torch_export.export(model, opt, x, y, work, model_name, loss_fn=loss_fn)
+    stem = os.path.join(work, model_name)
+    np.save(stem + ".x.npy", x.numpy())
+    np.save(stem + ".y.npy", y.numpy())
+    return ["--train-x", stem + ".x.npy", "--train-y", stem + ".y.npy",
+            "--init-params", stem + ".init.safetensors"]
+
+
+class MpRun:
+    """mp-run on a plan, one process per round: the mean of its per-step
+    times (--log-every 1) after the first step, which creates oneDNN's
+    primitives (the others warm up before they are timed, too)."""
+
+    def __init__(self, build, model, policy, threads, work):
+        sys.path.insert(0, HERE)
+        from models import EXPORTED, SIZES
+        self.name, self.batch = "mp", SIZES[model]["batch"]
+        mlir = os.path.join(work, model + ".mlir")
+        data = os.path.join(work, model + ".data")
+        if not os.path.exists(mlir):
+            if model in EXPORTED:
+                with open(data, "w") as f:
+                    f.write("\n".join(export_torch(model, work)))
+            else:
+                subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_models.py"),
+                                model, "-o", mlir], check=True)
+        self.data = (open(data).read().split("\n") if os.path.exists(data) else
+                     ["--synthetic", "--synthetic-samples", str(4 * self.batch)])
+        self.plan = os.path.join(work, "%s.%s.mpplan" % (model, policy))
+        mp_policy = "mixed_bfloat16" if policy == "bf16" else "float32"
+        subprocess.run([os.path.join(build, "bin", "mp-compile"), mlir,
+                        "--mixed-precision=policy=" + mp_policy, "-o", self.plan],
+                       check=True)
+        self.binary = os.path.join(build, "bin", "mp-run")
+        self.threads = threads
+
+    def run(self, steps):
+        out = subprocess.run([self.binary, self.plan] + self.data + [
+                              "--steps", str(steps + 1), "--plain",
+                              "--log-every", "1", "--threads", str(self.threads)],
+                             check=True, capture_output=True, text=True).stderr
+        rates = [float(r) for r in re.findall(r"^step \d+/\d+ .* ([0-9.]+) examples/s",
+                                              out, re.M)]
+        if len(rates) != steps + 1:
+            raise RuntimeError("mp-run printed %d step lines, not %d: %s" % (
+                len(rates), steps + 1, out[-500:]))
+        return sum(self.batch * 1000.0 / r for r in rates[1:]) / steps
+
+    def close(self):
+        pass
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="mlp,cnn,transformer,resnet,causal_lm")
+    parser.add_argument("--contenders", default="mp,torch-eager,torch-compile,tf")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--json")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--model", help=argparse.SUPPRESS)
+    parser.add_argument("--policy", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        args.contender = args.worker
+        return worker_main(args)
+
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                if l.startswith("model name")), "unknown CPU")
+    flags = next((l.split(":", 1)[1].split() for l in open("/proc/cpuinfo")
+                  if l.startswith("flags")), [])
+    isa = [f for f in ("amx_bf16", "avx512_fp16", "avx512_bf16", "avx512f", "avx2")
+           if f in flags]
+    print("== %s (%s), %d CPUs, %d threads, best of %d rounds of %d steps" % (
+        cpu, " ".join(isa), os.cpu_count(), args.threads, args.rounds, args.steps))
+    work = tempfile.mkdtemp(prefix="mp-peers-")
+    rows = []
+    for model in args.models.split(","):
+        for policy in POLICIES:
+            contenders = []
+            for name in args.contenders.split(","):
+                if name == "mp":
+                    contenders.append(MpRun(args.build, model, policy, args.threads, work))
+                else:
+                    contenders.append(Worker(name, model, policy, args.threads))
+            best = {c.name: float("inf") for c in contenders}
+            for _ in range(args.rounds):
+                for c in contenders:
+                    best[c.name] = min(best[c.name], c.run(args.steps))
+            for c in contenders:
+                c.close()
+            for name, ms in best.items():
+                rows.append({"model": model, "policy": policy, "contender": name,
+                             "ms": round(ms, 2)})
+                print("%-12s %-8s %-14s %9.1f ms/step" % (model, policy, name, ms),
+                      flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"cpu": cpu, "isa": isa, "threads": args.threads,
+                       "rounds": args.rounds, "steps": args.steps, "rows": rows}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
