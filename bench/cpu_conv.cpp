@@ -10,7 +10,10 @@
 //                ours runs, without our per-call look-up);
 //   blocked      oneDNN's own choice of layouts (format_tag::any), timing
 //                the primitive alone: its best case, with the reorders into
-//                and out of its blocked layouts left out.
+//                and out of its blocked layouts left out;
+//   nhwc         oneDNN on plain channels-last images (NHWC, the filter in
+//                its choice of layout): what a plan whose convolution chain
+//                is kept in NHWC pays, with no reorder of the images.
 // JSON on stdout.
 //
 //   mp-bench-conv [--dtypes f32,bf16] [--batch 64] [--min-time 1.0]
@@ -60,8 +63,10 @@ struct Direct {
   std::string impl;
 };
 
+enum class Images { Plain, Blocked, Nhwc };
+
 Direct makeDirect(const dnnl::engine &engine, Kind kind, const Layer &l,
-                  int64_t n, DType in, bool any) {
+                  int64_t n, DType in, Images images) {
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
   dt inType = toDnnl(in);
@@ -71,7 +76,10 @@ Direct makeDirect(const dnnl::engine &engine, Kind kind, const Layer &l,
   dt dstType = kind == Kind::Forward ? outType : inType;
   dnnl::memory::dims x = {n, l.c, l.hw, l.hw}, w = {l.o, l.c, 3, 3},
                      y = {n, l.o, l.hw, l.hw};
-  tag image = any ? tag::any : tag::nchw, filter = any ? tag::any : tag::oihw;
+  tag image = images == Images::Blocked ? tag::any
+               : images == Images::Nhwc  ? tag::nhwc
+                                         : tag::nchw;
+  tag filter = images == Images::Plain ? tag::oihw : tag::any;
   dnnl::memory::desc src(x, srcType, image), wei(w, weiType, filter),
       dst(y, dstType, image);
   dnnl::memory::dims strides = {1, 1}, dil = {0, 0}, pad = {1, 1};
@@ -200,8 +208,10 @@ int main(int argc, char **argv) {
             if (!status.isOk())
               die(status.message());
           };
-          Direct plain = makeDirect(engine, kind, l, batch, in, false);
-          Direct blocked = makeDirect(engine, kind, l, batch, in, true);
+          Direct plain = makeDirect(engine, kind, l, batch, in, Images::Plain);
+          Direct blocked =
+              makeDirect(engine, kind, l, batch, in, Images::Blocked);
+          Direct nhwc = makeDirect(engine, kind, l, batch, in, Images::Nhwc);
           auto run = [&](Direct &d) {
             d.primitive.execute(stream, d.args);
             stream.wait();
@@ -210,7 +220,9 @@ int main(int argc, char **argv) {
               ours, [&] { run(plain); }, minTime, maxReps);
           auto [oursT2, blockedT] = timePair(
               ours, [&] { run(blocked); }, minTime, maxReps);
-          double best = std::min(oursT.best, oursT2.best);
+          auto [oursT3, nhwcT] = timePair(
+              ours, [&] { run(nhwc); }, minTime, maxReps);
+          double best = std::min({oursT.best, oursT2.best, oursT3.best});
           double flops = 2.0 * batch * l.o * l.hw * l.hw * l.c * 9;
           std::printf(
               "%s\n    {\"layer\": \"%s\", \"op\": \"%s\", \"in\": \"%s\", "
@@ -218,12 +230,15 @@ int main(int argc, char **argv) {
               "%.1f,\n     \"onednn_plain_ms\": %.3f, \"onednn_plain_impl\": "
               "\"%s\",\n     \"onednn_blocked_ms\": %.3f, "
               "\"onednn_blocked_impl\": \"%s\",\n     "
+              "\"onednn_nhwc_ms\": %.3f, \"onednn_nhwc_impl\": \"%s\",\n     "
               "\"ours_over_onednn_plain\": %.3f, "
-              "\"ours_over_onednn_blocked\": %.3f}",
+              "\"ours_over_onednn_blocked\": %.3f, "
+              "\"ours_over_onednn_nhwc\": %.3f}",
               first ? "" : ",", l.name, kindName(kind), dtypeName(in),
               dtypeName(out), best * 1e3, flops / best / 1e9,
               plainT.best * 1e3, plain.impl.c_str(), blockedT.best * 1e3,
-              blocked.impl.c_str(), plainT.best / best, blockedT.best / best);
+              blocked.impl.c_str(), nhwcT.best * 1e3, nhwc.impl.c_str(),
+              plainT.best / best, blockedT.best / best, nhwcT.best / best);
           std::fflush(stdout);
           first = false;
         }

@@ -2,13 +2,17 @@
 //
 //   mp-compile step.mlir -o step.mpplan [--mixed-precision="policy=..."]
 //                        [--eval] [--target-cpu=native]
+//                        [--image-layout=nhwc|keep]
 //
 // Parses and verifies the module, optionally runs the mixed-precision
 // pipeline (the options of --mp-mixed-precision), and writes the plan of
 // its `train.step` function (or, with --eval, the forward-only plan that
 // returns the loss and the logits). --target-cpu=native: warns when the
 // policy's 16-bit matmuls and convolutions have no fast instructions on
-// this CPU (the warning mp-run gives; CpuFeatures.h).
+// this CPU (the warning mp-run gives; CpuFeatures.h). --image-layout:
+// NCHW convolution chains run in NHWC (mp-channels-last, the default:
+// oneDNN's convolutions take NHWC images without reordering them) or as
+// written (keep).
 //
 //===----------------------------------------------------------------------===//
 #include "mp/InitAll.h"
@@ -55,6 +59,13 @@ static llvm::cl::opt<std::string> targetCpu(
                    "float32 on it) or 'generic' (no assumption, the default)"),
     llvm::cl::init("generic"));
 
+static llvm::cl::opt<std::string> imageLayout(
+    "image-layout",
+    llvm::cl::desc("the layout of a convolution chain's images in the plan: "
+                   "'nhwc' (NCHW chains are rewritten, the default) or "
+                   "'keep' (as the step is written)"),
+    llvm::cl::init("nhwc"));
+
 static int compile(int argc, char **argv);
 
 /// As mp-opt: a crash of MLIR's parser on malformed input (an upstream bug,
@@ -87,6 +98,11 @@ static int compile(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  if (imageLayout != "nhwc" && imageLayout != "keep") {
+    llvm::errs() << "mp-compile: unknown --image-layout '" << imageLayout
+                 << "' (nhwc or keep)\n";
+    return 1;
+  }
   if (targetCpu != "native" && targetCpu != "generic") {
     llvm::errs() << "mp-compile: unknown --target-cpu '" << targetCpu
                  << "' (native or generic)\n";
@@ -115,6 +131,13 @@ static int compile(int argc, char **argv) {
       return 1;
     }
     mp::buildMixedPrecisionPipeline(pm, *options);
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+
+  if (imageLayout == "nhwc") {
+    PassManager pm(&context);
+    pm.addPass(mp::createChannelsLast());
     if (failed(pm.run(*module)))
       return 1;
   }

@@ -173,6 +173,25 @@ def FuseEpilogues : Pass<"mp-fuse-epilogues", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
+def ChannelsLast : Pass<"mp-channels-last", "::mlir::ModuleOp"> {
+  let summary = "Runs the NCHW image ops of a convolution chain in NHWC";
+  let description = [{
+    In every function with an NCHW `train.conv2d` (or one of its
+    gradients): each NCHW image op (conv2d and its gradients with HWIO
+    filters, batch_norm / batch_norm_grad over dimension 1 of a 4-D
+    tensor, max / avg / global / adaptive average pooling and their
+    gradients) becomes its NHWC form between transposes, and elementwise
+    ops (same operand and result type, no axis; `mp.cast`) reading such a
+    transpose run on the NHWC values. A transpose whose reader wants the
+    other layout is looked through; the ones nobody reads are erased, so
+    transposes remain where a value enters or leaves the chain (the input
+    image, the filters, ops without an NHWC form). Types, precisions and
+    the step's interface are unchanged. mp-compile runs it by default
+    (`--image-layout`): oneDNN's convolutions take NHWC images as they are,
+    where NCHW ones are reordered on every call.
+  }];
+}
+
 def RecomputeCasts : Pass<"mp-recompute-casts", "::mlir::ModuleOp"> {
   let summary = "Casts again in the backward pass what the step keeps anyway";
   let description = [{

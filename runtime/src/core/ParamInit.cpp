@@ -4,9 +4,10 @@
 //   - rank >= 2: uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)), what nn.Linear and
 //     nn.Conv2d give their weights (kaiming_uniform with a = sqrt(5)). The
 //     fan-in is the product of all dimensions but the output one: the last
-//     for [in, out] matmul weights and HWIO filters, the first for the OIHW
-//     filters of NCHW convolutions (found by following the param, through
-//     mp.cast copies, to the filter operand of a conv kernel);
+//     for [in, out] matmul weights, the filter's O for a convolution's
+//     (found by following the param, through mp.cast copies and
+//     transposes, to the filter operand of a conv kernel: OIHW with NCHW
+//     images, HWIO with NHWC);
 //   - rank 0 and 1: zero (biases), except rank-1 params named "*.weight",
 //     which are normalization scales: one;
 //   - buffers named "*running_var": one; other buffers zero;
@@ -45,23 +46,45 @@ private:
   uint64_t state;
 };
 
-/// Whether `param` reaches the filter operand of an NCHW convolution (whose
-/// filters are OIHW), directly or through mp.cast copies.
-static bool isOihwFilter(const Plan &plan, uint32_t param) {
-  std::vector<bool> carries(plan.tensors.size(), false);
-  carries[param] = true;
+/// The dimension of `param` that is a convolution filter's output (O): the
+/// param is followed, through mp.cast copies and transposes, to the filter
+/// operand of the first conv kernel it reaches (OIHW with NCHW images: O is
+/// dimension 0; HWIO with NHWC: 3). -1 when it reaches none.
+static int64_t filterOutputDim(const Plan &plan, uint32_t param) {
+  // For each tensor carrying the param: which param dimension each of its
+  // dimensions is.
+  std::vector<std::vector<int64_t>> dims(plan.tensors.size());
+  for (size_t d = 0; d < plan.tensors[param].shape.size(); ++d)
+    dims[param].push_back(static_cast<int64_t>(d));
   for (const KernelDesc &kernel : plan.kernels) {
-    if (kernel.opId() == OpId::MpCast && kernel.inputs.size() == 1 &&
-        kernel.outputs.size() == 1 && carries[kernel.inputs[0]])
-      carries[kernel.outputs[0]] = true;
+    if (kernel.inputs.size() == 1 && kernel.outputs.size() == 1 &&
+        !dims[kernel.inputs[0]].empty()) {
+      const std::vector<int64_t> &from = dims[kernel.inputs[0]];
+      if (kernel.opId() == OpId::MpCast)
+        dims[kernel.outputs[0]] = from;
+      const std::vector<int64_t> *perm =
+          kernel.getInts(AttrName::permutation);
+      if (kernel.opId() == OpId::TrainTranspose && perm &&
+          perm->size() == from.size()) {
+        std::vector<int64_t> to;
+        for (int64_t p : *perm)
+          if (p >= 0 && p < static_cast<int64_t>(from.size()))
+            to.push_back(from[p]);
+        if (to.size() == from.size())
+          dims[kernel.outputs[0]] = to;
+      }
+    }
     bool takesFilter = kernel.opId() == OpId::TrainConv2d ||
                        kernel.opId() == OpId::TrainConv2dBackwardData;
-    if (takesFilter && kernel.inputs.size() >= 2 && carries[kernel.inputs[1]]) {
+    if (takesFilter && kernel.inputs.size() >= 2 &&
+        dims[kernel.inputs[1]].size() == 4) {
       const std::string *layout = kernel.getString(AttrName::layout);
-      return layout && *layout == "NCHW";
+      if (!layout)
+        return -1;
+      return dims[kernel.inputs[1]][*layout == "NCHW" ? 0 : 3];
     }
   }
-  return false;
+  return -1;
 }
 
 Status Session::initParams(uint64_t seed) {
@@ -95,8 +118,9 @@ Status Session::initParams(uint64_t seed) {
       MP_RETURN_IF_ERROR(copyIn(t, values.data(), values.size()));
       continue;
     }
+    int64_t filterDim = filterOutputDim(plan_, t);
     int64_t outputs =
-        isOihwFilter(plan_, t) ? desc.shape.front() : desc.shape.back();
+        filterDim >= 0 ? desc.shape[filterDim] : desc.shape.back();
     int64_t fanIn = outputs ? count / outputs : 0;
     double bound = fanIn ? 1.0 / std::sqrt(static_cast<double>(fanIn)) : 0.0;
     SplitMix64 rng(seed ^ fnv1a64(desc.name.data(), desc.name.size()));

@@ -60,7 +60,7 @@ enum class Path : uint8_t {
   SoftmaxRows,   ///< own softmax rows
   CrossEntropy,  ///< own loss rows
   LayerNormGrad, ///< own rows and columns
-  MaxPool,       ///< own planes
+  Pooling,       ///< own planes (max) or images (NHWC global average)
   RowParallel,   ///< the reference kernel on row slices in parallel
   Reference,     ///< the reference kernel
 };
@@ -75,7 +75,7 @@ const std::vector<Path> &pathsOf(OpId id) {
   // Each of these declines, by its own op check, the ops it does not run.
   static const std::vector<Path> general = {
       Path::Own,     Path::SoftmaxRows, Path::CrossEntropy, Path::LayerNormGrad,
-      Path::MaxPool, Path::RowParallel, Path::Reference};
+      Path::Pooling, Path::RowParallel, Path::Reference};
   static const std::array<const std::vector<Path> *, kNumOps> table = [] {
     std::array<const std::vector<Path> *, kNumOps> t;
     t.fill(&general);
@@ -258,8 +258,8 @@ private:
       return std::string("own rows, exp on ") + cpu::vectorMathName();
     case Path::LayerNormGrad:
       return "own rows and columns";
-    case Path::MaxPool:
-      return "own planes";
+    case Path::Pooling:
+      return "own planes or images";
     case Path::RowParallel:
       return "reference kernel, rows over the threads";
     case Path::Matmul:
@@ -305,8 +305,8 @@ private:
     case Path::LayerNormGrad:
       cpu::runLayerNormGrad(kernel, inputs, outputs, handled);
       return Status::ok();
-    case Path::MaxPool:
-      cpu::runMaxPool(kernel, inputs, outputs, handled);
+    case Path::Pooling:
+      cpu::runPooling(kernel, inputs, outputs, handled);
       return Status::ok();
     case Path::RowParallel:
       return cpu::runRowParallel(*reference_, kernel, inputs, outputs,

@@ -424,6 +424,78 @@ bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
   return true;
 }
 
+/// One [m, n] -> [n, m] block of a batched transpose, in 32 x 32 tiles so
+/// that reads and writes both stay in cache lines.
+template <typename T>
+void transposeTiles(const T *src, T *dst, int64_t m, int64_t n, int64_t rowBegin,
+                    int64_t rowEnd) {
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = rowBegin; i0 < rowEnd; i0 += kTile)
+    for (int64_t j0 = 0; j0 < n; j0 += kTile) {
+      int64_t i1 = std::min(rowEnd, i0 + kTile), j1 = std::min(n, j0 + kTile);
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t i = i0; i < i1; ++i)
+          dst[j * m + i] = src[i * n + j];
+    }
+}
+
+/// train.transpose that swaps two neighbouring groups of dimensions after
+/// some leading ones kept in place: [B.., M.., N..] -> [B.., N.., M..]
+/// (NCHW <-> NHWC images: [N, C, HW] <-> [N, HW, C]), as batched 2-D
+/// transposes in tiles, the rows of the [M, N] matrices over the threads.
+bool transposeBlocks(const KernelDesc &kernel,
+                     const std::vector<TensorView> &in,
+                     const std::vector<TensorView> &out) {
+  if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
+    return false;
+  size_t bytes = dtypeSize(in[0].dtype);
+  const std::vector<int64_t> *perm = kernel.getInts(AttrName::permutation);
+  const std::vector<int64_t> &shape = in[0].shape;
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (!perm || static_cast<int64_t>(perm->size()) != rank || rank < 2 ||
+      (bytes != 2 && bytes != 4) || in[0].numElements() == 0)
+    return false;
+  // perm = [0, .., b - 1, k, .., rank - 1, b, .., k - 1] with b < k < rank.
+  int64_t b = 0;
+  while (b < rank && (*perm)[b] == b)
+    ++b;
+  if (b >= rank - 1)
+    return false;
+  int64_t k = (*perm)[b];
+  if (k <= b)
+    return false;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t want = i < b ? i : i < b + rank - k ? k + (i - b) : b + (i - b - (rank - k));
+    if ((*perm)[i] != want)
+      return false;
+  }
+  std::vector<int64_t> expected;
+  for (int64_t p : *perm)
+    expected.push_back(shape[p]);
+  if (out[0].shape != expected)
+    return false;
+  if (probing())
+    return true;
+  int64_t batch = 1, m = 1, n = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < b ? batch : d < k ? m : n) *= shape[d];
+  int64_t grain = std::max<int64_t>(32, kGrain / std::max<int64_t>(n, 1));
+  int64_t chunks = (m + grain - 1) / grain;
+  parallelFor(batch * chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      int64_t matrix = item / chunks, first = (item % chunks) * grain;
+      int64_t last = std::min(m, first + grain);
+      if (bytes == 4)
+        transposeTiles(in[0].as<uint32_t>() + matrix * m * n,
+                       out[0].as<uint32_t>() + matrix * m * n, m, n, first, last);
+      else
+        transposeTiles(in[0].as<uint16_t>() + matrix * m * n,
+                       out[0].as<uint16_t>() + matrix * m * n, m, n, first, last);
+    }
+  });
+  return true;
+}
+
 } // namespace
 
 Status cpu::runOwnKernel(const KernelDesc &kernel,
@@ -442,7 +514,8 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
   else if (op == OpId::TrainFill)
     handled = fill(kernel, inputs, outputs);
   else if (op == OpId::TrainTranspose)
-    handled = transposeRows(kernel, inputs, outputs);
+    handled = transposeRows(kernel, inputs, outputs) ||
+              transposeBlocks(kernel, inputs, outputs);
   else if (op == OpId::TrainBiasAdd)
     handled = biasAdd(kernel, inputs, outputs);
   else if (op == OpId::TrainReduceSum || op == OpId::TrainReduceMean)

@@ -2,8 +2,9 @@
 //
 // train.conv2d, conv2d_backward_data and conv2d_backward_filter on oneDNN
 // convolution primitives, one per problem, created on first use and kept.
-// Each primitive picks its own (blocked) layouts; reorders bridge them and
-// the plan's plain NCHW / NHWC ones. Where oneDNN has no 16-bit
+// NHWC images go to the primitive as they are where oneDNN has a fast
+// kernel for them; otherwise (and for NCHW) the primitive picks its own
+// (blocked) layouts and reorders bridge them and the plan's plain ones. Where oneDNN has no 16-bit
 // implementation on this CPU (it declines, or offers only its naive loop
 // nest), the problem runs on the f32 primitive: 16-bit operands are widened
 // (exactly) into f32 copies on their way into the primitive's layout and
@@ -132,18 +133,20 @@ static void stageRole(const dnnl::engine &engine, dnnl::memory::desc plain,
 static bool makeConv(const dnnl::engine &engine, const ConvKey &key,
                      dnnl::memory::data_type srcType,
                      dnnl::memory::data_type weightsType,
-                     dnnl::memory::data_type dstType, ConvEntry &entry,
+                     dnnl::memory::data_type dstType,
+                     dnnl::memory::format_tag images, ConvEntry &entry,
                      dnnl::memory::desc (&chosen)[3]) {
   using tag = dnnl::memory::format_tag;
   dnnl::memory::dims x = {key.n, key.c, key.h, key.w},
                      f = key.filterDims(),
                      y = {key.n, key.o, key.oh, key.ow};
-  // The primitive picks its layouts (`any`): in the plan's plain layouts
-  // oneDNN has only slow kernels for most problems (for f32 NCHW its
-  // naive loop nest), in its blocked ones its AMX / AVX-512 kernels
-  // (mp-bench-conv, docs/benchmarks.md). Reorders bridge the two.
-  dnnl::memory::desc srcAny(x, srcType, tag::any),
-      weightsAny(f, weightsType, tag::any), dstAny(y, dstType, tag::any);
+  // The primitive picks the filter's layout, and the images' where
+  // `images` is `any`: in NCHW oneDNN has only slow kernels for most
+  // problems (for f32 its naive loop nest), in its blocked layouts or NHWC
+  // its AMX / AVX-512 ones (mp-bench-conv, docs/benchmarks.md). Reorders
+  // bridge the plan's layouts and the chosen ones.
+  dnnl::memory::desc srcAny(x, srcType, images),
+      weightsAny(f, weightsType, tag::any), dstAny(y, dstType, images);
   dnnl::primitive_attr attr;
   attr.set_fpmath_mode(dnnl::fpmath_mode::strict);
   dnnl::memory::dims strides = {key.strideH, key.strideW};
@@ -173,9 +176,9 @@ static bool makeConv(const dnnl::engine &engine, const ConvKey &key,
     dnnl::convolution_forward::primitive_desc hint(
         engine, dnnl::prop_kind::forward_training,
         dnnl::algorithm::convolution_direct,
-        dnnl::memory::desc(x, opType, tag::any),
+        dnnl::memory::desc(x, opType, images),
         dnnl::memory::desc(f, opType, tag::any),
-        dnnl::memory::desc(y, opType, tag::any), strides, dilation, padL,
+        dnnl::memory::desc(y, opType, images), strides, dilation, padL,
         padR, attr);
     if (key.kind == ConvKind::BackwardData) {
       dnnl::convolution_backward_data::primitive_desc pd(
@@ -231,28 +234,35 @@ static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   entry.dst = dnnl::memory::desc({key.n, key.o, key.oh, key.ow}, types[2],
                                  key.nhwc ? tag::nhwc : tag::nchw);
   dnnl::memory::desc chosen[3];
-  bool usable = false;
-  try {
-    usable = makeConv(engine, key, types[0], types[1], types[2], entry,
-                      chosen);
-  } catch (const dnnl::error &e) {
-    if (e.status != dnnl_unimplemented)
-      throw;
-  }
+  // NHWC images go to the primitive as they are where oneDNN has a fast
+  // kernel for them (its brgemm convolutions on AVX-512: as fast as its
+  // blocked layouts, mp-bench-conv's `nhwc` column), else into the layout
+  // it picks.
+  auto make = [&](dt src, dt weights, dt dst, ConvEntry &into) {
+    std::vector<tag> tries = {tag::any};
+    if (key.nhwc)
+      tries.insert(tries.begin(), tag::nhwc);
+    for (tag images : tries) {
+      try {
+        if (makeConv(engine, key, src, weights, dst, images, into, chosen))
+          return true;
+      } catch (const dnnl::error &e) {
+        if (e.status != dnnl_unimplemented)
+          throw;
+      }
+    }
+    return false;
+  };
+  bool usable = make(types[0], types[1], types[2], entry);
   if (!usable && key.in != DType::F32) {
     // The f32 primitive, the stages widening and rounding (file comment).
     ConvEntry wide = entry;
-    try {
-      if (makeConv(engine, key, dt::f32, dt::f32, dt::f32, wide, chosen)) {
-        entry = wide;
-        entry.widened = true;
-        entry.implementation +=
-            std::string(" on f32, ") + dtypeName(key.in) + " widened";
-        usable = true;
-      }
-    } catch (const dnnl::error &e) {
-      if (e.status != dnnl_unimplemented)
-        throw;
+    if (make(dt::f32, dt::f32, dt::f32, wide)) {
+      entry = wide;
+      entry.widened = true;
+      entry.implementation +=
+          std::string(" on f32, ") + dtypeName(key.in) + " widened";
+      usable = true;
     }
   }
   if (!usable)
@@ -262,6 +272,9 @@ static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   for (int role = 0; role < 3; ++role)
     stageRole(engine, *plain[role], chosen[role], role == result,
               entry.stages[role], entry.scratchBytes);
+  // What mp-run --verbose shows: whether the images pay a reorder per call.
+  if (entry.stages[0].active || entry.stages[2].active)
+    entry.implementation += ", images reordered";
   entry.usable = true;
   return entry;
 }

@@ -1,13 +1,15 @@
-//===- Pooling.cpp - max pooling on NCHW planes ---------------------------===//
+//===- Pooling.cpp - max pooling on NCHW planes and NHWC images -----------===//
 #include "cpu/Pooling.h"
 #include "cpu/Probe.h"
 
 #include "common/ElementMath.h"
 #include "cpu/Parallel.h"
+#include "cpu/Sums.h"
 #include "reference/Window.h"
 
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 using namespace mp::rt;
@@ -134,12 +136,189 @@ void columnPass(const ref::Window &w, int64_t h, int64_t ow, int64_t i,
   }
 }
 
+/// max_pool2d / max_pool2d_grad on NHWC images, one (image, channel block)
+/// item at a time: `x` (h x wd pixels, `xs` floats apart) holds the block's
+/// `cb` channels of one image, `g` / `y` the pooled ones (`ys` apart). The
+/// taps of each window go in the reference's row-major order with its rule
+/// (takes), a vector of channels at a time, so every channel finds the
+/// reference's tap; the gradient is routed output by output in memory
+/// order, the reference's order of additions.
+void nhwcItem(const ref::Window &w, bool isGrad, int64_t h, int64_t wd,
+              int64_t oh, int64_t ow, int64_t cb, const float *x, int64_t xs,
+              const float *g, float *y, int64_t ys, float *dx, float *best,
+              int32_t *at) {
+  if (isGrad)
+    for (int64_t p = 0; p < h * wd; ++p)
+      std::fill(dx + p * xs, dx + p * xs + cb, 0.0f);
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j) {
+      bool first = true;
+      for (int64_t kh = 0; kh < w.sizeH; ++kh) {
+        int64_t ih = i * w.strideH - w.padTop + kh;
+        if (ih < 0 || ih >= h)
+          continue;
+        for (int64_t kw = 0; kw < w.sizeW; ++kw) {
+          int64_t iw = j * w.strideW - w.padLeft + kw;
+          if (iw < 0 || iw >= wd)
+            continue;
+          int32_t tap = static_cast<int32_t>(ih * wd + iw);
+          const float *v = x + tap * xs;
+          if (first) {
+            std::copy(v, v + cb, best);
+            std::fill(at, at + cb, tap);
+            first = false;
+            continue;
+          }
+          for (int64_t c = 0; c < cb; ++c) {
+            bool t = takes(best[c], v[c]);
+            int32_t m = -static_cast<int32_t>(t);
+            best[c] = t ? v[c] : best[c];
+            at[c] = (tap & m) | (at[c] & ~m);
+          }
+        }
+      }
+      int64_t o = (i * ow + j) * ys;
+      if (!isGrad) {
+        std::copy(best, best + cb, y + o);
+        continue;
+      }
+      for (int64_t c = 0; c < cb; ++c)
+        dx[at[c] * xs + c] += g[o + c];
+    }
+}
+
+/// max_pool2d(_grad) on NHWC images: items of one image and a block of up
+/// to 64 channels over the threads (blocks of one image touch disjoint
+/// channels, so overlapping windows never race). float32 is read and
+/// written in place; 16-bit blocks are widened into a copy and rounded
+/// once on the way out.
+void runMaxPoolNhwc(const ref::Window &w, bool isGrad, const TensorView &x,
+                    const TensorView &y, const TensorView &result) {
+  int64_t n = x.shape[0], h = x.shape[1], wd = x.shape[2], c = x.shape[3];
+  int64_t oh = y.shape[1], ow = y.shape[2];
+  const int64_t block = std::min<int64_t>(c, 64);
+  int64_t blocks = (c + block - 1) / block;
+  const bool wide = x.dtype == DType::F32;
+  size_t size = dtypeSize(x.dtype);
+  const char *xd = static_cast<const char *>(x.data);
+  const char *yd = static_cast<const char *>(y.data);
+  char *rd = static_cast<char *>(result.data);
+  int64_t grain = std::max<int64_t>(1, (int64_t(1) << 14) / (h * wd * block));
+  cpu::parallelFor(n * blocks, grain, [&](int64_t begin, int64_t end) {
+    std::vector<float> best(block), xb(wide ? 0 : h * wd * block),
+        yb(wide ? 0 : oh * ow * block), db(wide || !isGrad ? 0 : h * wd * block);
+    std::vector<int32_t> at(block);
+    // Copies between a block of the image (stride c) and a packed buffer.
+    auto widen = [&](const char *from, int64_t pixels, int64_t c0, int64_t cb,
+                     float *to) {
+      for (int64_t p = 0; p < pixels; ++p)
+        toFloats(x.dtype, from + (p * c + c0) * size, to + p * cb, cb);
+    };
+    auto narrow = [&](const float *from, int64_t pixels, int64_t c0, int64_t cb,
+                      char *to) {
+      for (int64_t p = 0; p < pixels; ++p)
+        fromFloats(from + p * cb, x.dtype, to + (p * c + c0) * size, cb);
+    };
+    for (int64_t item = begin; item < end; ++item) {
+      int64_t img = item / blocks, c0 = (item % blocks) * block;
+      int64_t cb = std::min(block, c - c0);
+      const char *xi = xd + img * h * wd * c * size;
+      const char *yi = yd + img * oh * ow * c * size;
+      char *ri = rd + img * (isGrad ? h * wd : oh * ow) * c * size;
+      if (wide) {
+        const float *xf = reinterpret_cast<const float *>(xi) + c0;
+        float *rf = reinterpret_cast<float *>(ri) + c0;
+        const float *gf = reinterpret_cast<const float *>(yi) + c0;
+        nhwcItem(w, isGrad, h, wd, oh, ow, cb, xf, c, gf, rf, c, rf,
+                 best.data(), at.data());
+        continue;
+      }
+      widen(xi, h * wd, c0, cb, xb.data());
+      if (!isGrad) {
+        nhwcItem(w, false, h, wd, oh, ow, cb, xb.data(), cb, nullptr,
+                 yb.data(), cb, nullptr, best.data(), at.data());
+        narrow(yb.data(), oh * ow, c0, cb, ri);
+        continue;
+      }
+      widen(yi, oh * ow, c0, cb, yb.data());
+      nhwcItem(w, true, h, wd, oh, ow, cb, xb.data(), cb, yb.data(), nullptr,
+               cb, db.data(), best.data(), at.data());
+      narrow(db.data(), h * wd, c0, cb, ri);
+    }
+  });
+}
+
 } // namespace
 
-void cpu::runMaxPool(const KernelDesc &kernel,
+/// global_avg_pool2d(_grad) on NHWC images (Pooling.h); false where it
+/// declines.
+static bool globalPoolNhwc(const KernelDesc &kernel,
+                           const std::vector<TensorView> &in,
+                    const std::vector<TensorView> &out) {
+  bool isGrad = kernel.opId() == OpId::TrainGlobalAvgPool2dGrad;
+  if (in.size() != 1 || out.size() != 1)
+    return false;
+  const TensorView &image = isGrad ? out[0] : in[0];
+  const TensorView &pooled = isGrad ? in[0] : out[0];
+  ref::Layout layout;
+  if (!ref::getLayout(kernel, layout).isOk() || layout != ref::Layout::NHWC ||
+      image.shape.size() != 4 || pooled.shape.size() != 2 ||
+      !isFloat(image.dtype) || !isFloat(pooled.dtype) ||
+      (isGrad && pooled.dtype != image.dtype) ||
+      pooled.shape[0] != image.shape[0] || pooled.shape[1] != image.shape[3] ||
+      image.numElements() == 0 || !image.data || !pooled.data)
+    return false;
+  if (cpu::probing())
+    return true;
+  int64_t n = image.shape[0], pixels = image.shape[1] * image.shape[2],
+          c = image.shape[3];
+  size_t imageSize = dtypeSize(image.dtype), pooledSize = dtypeSize(pooled.dtype);
+  char *imageData = static_cast<char *>(image.data);
+  char *pooledData = static_cast<char *>(pooled.data);
+  int64_t grain = std::max<int64_t>(1, (int64_t(1) << 14) / (pixels * c));
+  cpu::parallelFor(n, grain, [&](int64_t begin, int64_t end) {
+    std::vector<float> row(c), buf(image.dtype == DType::F32 ? 0 : pixels * c);
+    std::vector<double> sum(c);
+    for (int64_t i = begin; i < end; ++i) {
+      char *im = imageData + i * pixels * c * imageSize;
+      char *po = pooledData + i * c * pooledSize;
+      if (!isGrad) {
+        const float *x = reinterpret_cast<const float *>(im);
+        if (image.dtype != DType::F32) {
+          toFloats(image.dtype, im, buf.data(), pixels * c);
+          x = buf.data();
+        }
+        std::fill(sum.begin(), sum.end(), 0.0);
+        cpu::addColumns(sum.data(), x, pixels, c, c);
+        double area = static_cast<double>(pixels);
+        for (int64_t j = 0; j < c; ++j)
+          row[j] = static_cast<float>(sum[j] / area);
+        fromFloats(row.data(), pooled.dtype, po, c);
+        continue;
+      }
+      toFloats(pooled.dtype, po, row.data(), c);
+      float area = static_cast<float>(pixels);
+      for (int64_t j = 0; j < c; ++j)
+        row[j] = row[j] / area;
+      // One rounded row, copied to every pixel.
+      std::vector<char> rounded(c * imageSize);
+      fromFloats(row.data(), image.dtype, rounded.data(), c);
+      for (int64_t p = 0; p < pixels; ++p)
+        std::memcpy(im + p * c * imageSize, rounded.data(), c * imageSize);
+    }
+  });
+  return true;
+}
+
+void cpu::runPooling(const KernelDesc &kernel,
                      const std::vector<TensorView> &in,
                      const std::vector<TensorView> &out, bool &handled) {
   handled = false;
+  if (kernel.opId() == OpId::TrainGlobalAvgPool2d ||
+      kernel.opId() == OpId::TrainGlobalAvgPool2dGrad) {
+    handled = globalPoolNhwc(kernel, in, out);
+    return;
+  }
   bool isGrad = kernel.opId() == OpId::TrainMaxPool2dGrad;
   if ((kernel.opId() != OpId::TrainMaxPool2d && !isGrad) ||
       in.size() != (isGrad ? 2u : 1u) || out.size() != 1)
@@ -149,17 +328,24 @@ void cpu::runMaxPool(const KernelDesc &kernel,
   ref::Layout layout;
   ref::Window w;
   std::vector<int64_t> expected;
-  if (!ref::getLayout(kernel, layout).isOk() || layout != ref::Layout::NCHW ||
+  if (!ref::getLayout(kernel, layout).isOk() ||
       !ref::getPoolWindow(kernel, w).isOk() || x.shape.size() != 4 ||
       !isFloat(x.dtype) || y.dtype != x.dtype || out[0].dtype != x.dtype ||
       (isGrad && out[0].shape != x.shape) ||
-      !ref::windowOutputShape(kernel, x.shape, layout, x.shape[1], w, expected)
+      !ref::windowOutputShape(kernel, x.shape, layout,
+                              x.shape[layout == ref::Layout::NCHW ? 1 : 3], w,
+                              expected)
            .isOk() ||
       expected != y.shape || x.numElements() == 0 || y.numElements() == 0 ||
       !x.data || !y.data || !out[0].data ||
       x.shape[2] * x.shape[3] > std::numeric_limits<int32_t>::max())
     return;
   if (probing()) {
+    handled = true;
+    return;
+  }
+  if (layout == ref::Layout::NHWC) {
+    runMaxPoolNhwc(w, isGrad, x, y, out[0]);
     handled = true;
     return;
   }

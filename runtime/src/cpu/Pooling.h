@@ -9,7 +9,16 @@
 // tie rule (common/ElementMath.h: maxPoolTakes) as vector selects, so the
 // tap found is the one the reference's row-major scan picks, and the
 // gradient is accumulated in its order: the results are bitwise the
-// reference's. NHWC and anything invalid stay on the reference kernel.
+// reference's. NHWC images go an (image, block of channels) at a time, the
+// taps of each window in the reference's order as vector selects over the
+// channels: bitwise the reference's as well. Anything invalid stays on the
+// reference kernel.
+//
+// global_avg_pool2d and its gradient on NHWC images: an image at a time,
+// the channels' f64 sums added pixel by pixel in the reference's order
+// (cpu/Sums.h: addColumns), so bitwise the reference's; the gradient fills
+// each pixel's row with grad / area. (NCHW runs on the reference kernel,
+// rows over the threads.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef MP_RUNTIME_CPU_POOLING_H
@@ -22,7 +31,9 @@
 
 namespace mp::rt::cpu {
 
-void runMaxPool(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
+/// max_pool2d(_grad) and NHWC global_avg_pool2d(_grad); `handled` false
+/// for every other op or anything these loops do not take.
+void runPooling(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
                 const std::vector<TensorView> &outputs, bool &handled);
 
 } // namespace mp::rt::cpu

@@ -33,6 +33,41 @@ inline double finish(double *acc, const float *a, const float *b, int64_t j,
 
 } // namespace
 
+namespace {
+
+/// The column sums' loops, inlined into each instruction set's copy below
+/// (the compiler vectorizes them over the columns; Sums.cpp is built with
+/// -ffp-contract=off, so every addition and multiply stays the
+/// reference's).
+template <Term K>
+__attribute__((always_inline)) inline void
+columns(double *__restrict acc, double *__restrict prod,
+        const float *__restrict a, const float *__restrict b, int64_t rows,
+        int64_t stride, int64_t n, const double *__restrict center) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *ar = a + r * stride;
+    if constexpr (K == Term::Value) {
+      for (int64_t j = 0; j < n; ++j)
+        acc[j] += static_cast<double>(ar[j]);
+    } else if constexpr (K == Term::Square) {
+      for (int64_t j = 0; j < n; ++j) {
+        double d = static_cast<double>(ar[j]) - center[j];
+        acc[j] += d * d;
+      }
+    } else {
+      // a: the gradient, b: x.
+      const float *br = b + r * stride;
+      for (int64_t j = 0; j < n; ++j) {
+        double g = static_cast<double>(ar[j]);
+        acc[j] += g;
+        prod[j] += g * (static_cast<double>(br[j]) - center[j]);
+      }
+    }
+  }
+}
+
+} // namespace
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -100,6 +135,35 @@ __attribute__((target("avx2"))) double sum256(const float *a, const float *b,
 }
 
 template <Term K>
+__attribute__((target("avx512f"))) void
+columns512(double *acc, double *prod, const float *a, const float *b,
+           int64_t rows, int64_t stride, int64_t n, const double *center) {
+  columns<K>(acc, prod, a, b, rows, stride, n, center);
+}
+
+template <Term K>
+__attribute__((target("avx2"))) void
+columns256(double *acc, double *prod, const float *a, const float *b,
+           int64_t rows, int64_t stride, int64_t n, const double *center) {
+  columns<K>(acc, prod, a, b, rows, stride, n, center);
+}
+
+template <Term K>
+void columnsDispatch(double *acc, double *prod, const float *a, const float *b,
+                     int64_t rows, int64_t stride, int64_t n,
+                     const double *center) {
+  switch (cpu::vectorLevel()) {
+  case cpu::VectorLevel::Avx512:
+    return columns512<K>(acc, prod, a, b, rows, stride, n, center);
+  case cpu::VectorLevel::Avx2:
+    return columns256<K>(acc, prod, a, b, rows, stride, n, center);
+  case cpu::VectorLevel::None:
+    break;
+  }
+  columns<K>(acc, prod, a, b, rows, stride, n, center);
+}
+
+template <Term K>
 double dispatch(const float *a, const float *b, int64_t n, double center) {
   switch (cpu::vectorLevel()) {
   case cpu::VectorLevel::Avx512:
@@ -132,6 +196,15 @@ double cpu::sumOfProducts(const float *a, const float *b, int64_t n,
 
 #else // not x86-64 with GCC / Clang: the reference's portable loops
 
+namespace {
+template <Term K>
+void columnsDispatch(double *acc, double *prod, const float *a, const float *b,
+                     int64_t rows, int64_t stride, int64_t n,
+                     const double *center) {
+  columns<K>(acc, prod, a, b, rows, stride, n, center);
+}
+} // namespace
+
 double cpu::sumOf(const float *v, int64_t n) { return ref::sumOf(v, n); }
 double cpu::sumOfSquares(const float *v, int64_t n, double center) {
   return ref::sumOfSquares(v, n, center);
@@ -142,3 +215,19 @@ double cpu::sumOfProducts(const float *a, const float *b, int64_t n,
 }
 
 #endif
+
+void cpu::addColumns(double *acc, const float *x, int64_t rows, int64_t stride,
+                     int64_t n) {
+  columnsDispatch<Term::Value>(acc, nullptr, x, nullptr, rows, stride, n,
+                               nullptr);
+}
+void cpu::addColumnSquares(double *acc, const float *x, int64_t rows,
+                           int64_t stride, int64_t n, const double *center) {
+  columnsDispatch<Term::Square>(acc, nullptr, x, nullptr, rows, stride, n,
+                                center);
+}
+void cpu::addColumnGradSums(double *sum, double *prod, const float *g,
+                            const float *x, int64_t rows, int64_t stride,
+                            int64_t n, const double *center) {
+  columnsDispatch<Term::Product>(sum, prod, g, x, rows, stride, n, center);
+}

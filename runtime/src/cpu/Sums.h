@@ -21,6 +21,21 @@ double sumOf(const float *v, int64_t n);
 double sumOfSquares(const float *v, int64_t n, double center);
 double sumOfProducts(const float *a, const float *b, int64_t n, double center);
 
+/// Per-column f64 sums over `rows` rows of `n` floats, row r at r * stride:
+/// each column's terms added one row at a time in row order, as the
+/// reference's batch norm with the features last sums them (bitwise its
+/// sums), the columns side by side in vector registers.
+///   addColumns:        acc[j] += x[j]
+///   addColumnSquares:  acc[j] += (x[j] - center[j])^2
+///   addColumnGradSums: sum[j] += g[j]; prod[j] += g[j] * (x[j] - center[j])
+void addColumns(double *acc, const float *x, int64_t rows, int64_t stride,
+                int64_t n);
+void addColumnSquares(double *acc, const float *x, int64_t rows,
+                      int64_t stride, int64_t n, const double *center);
+void addColumnGradSums(double *sum, double *prod, const float *g,
+                       const float *x, int64_t rows, int64_t stride, int64_t n,
+                       const double *center);
+
 } // namespace mp::rt::cpu
 
 #endif // MP_RUNTIME_CPU_SUMS_H

@@ -97,6 +97,46 @@ TEST(ParamInitTest, WeightsAreUniformInTheFanInBound) {
   EXPECT_LT(negative, 104);
 }
 
+/// mp-channels-last reads an OIHW filter through a transpose to HWIO for
+/// an NHWC convolution: the filter initializes as it does in the NCHW
+/// plan (fan_in 2*3*3, not the last-dimension rule's 8*2*3), the same
+/// values.
+TEST(ParamInitTest, AFilterTransposedForAnNhwcConvInitializesAsInNchw) {
+  auto plan = [](bool nhwc) {
+    TestPlanBuilder b;
+    const DType f32 = DType::F32;
+    uint32_t x = b.tensor(TensorKind::Input, f32,
+                          nhwc ? std::vector<int64_t>{1, 5, 5, 2}
+                               : std::vector<int64_t>{1, 2, 5, 5}, "x");
+    uint32_t w = b.tensor(TensorKind::Param, f32, {8, 2, 3, 3}, "conv.weight");
+    uint32_t filter = w;
+    if (nhwc) {
+      filter = b.scratch(f32, {3, 3, 2, 8});
+      b.kernel("train.transpose", {w}, {filter},
+               {{"permutation", ints({2, 3, 1, 0})}});
+    }
+    uint32_t y = b.scratch(f32, nhwc ? std::vector<int64_t>{1, 3, 3, 8}
+                                      : std::vector<int64_t>{1, 8, 3, 3});
+    b.kernel("train.conv2d", {x, filter}, {y},
+             {{"layout", str(nhwc ? "NHWC" : "NCHW")}});
+    uint32_t loss = b.scratch(f32, {});
+    b.kernel("train.reduce_sum", {y}, {loss}, {{"dims", ints({0, 1, 2, 3})}});
+    b.result(ResultRole::Loss, loss, "loss");
+    return b.finish();
+  };
+  std::vector<float> values[2];
+  for (bool nhwc : {false, true}) {
+    StatusOr<std::unique_ptr<Session>> s =
+        Session::create(plan(nhwc), std::make_unique<NullBackend>());
+    ASSERT_TRUE(s.isOk()) << s.status().message();
+    ASSERT_TRUE((*s)->initParams(3).isOk());
+    values[nhwc] = readTensor<float>(**s, "conv.weight");
+  }
+  EXPECT_EQ(values[0], values[1]);
+  EXPECT_LE(maxAbs(values[1]), 1 / std::sqrt(18.0f));
+  EXPECT_GT(maxAbs(values[1]), 1 / std::sqrt(48.0f));
+}
+
 TEST(ParamInitTest, BiasesScalesAndStatistics) {
   auto s = initialized(0);
   EXPECT_EQ(readTensor<float>(*s, "fc.bias"), std::vector<float>(4, 0));

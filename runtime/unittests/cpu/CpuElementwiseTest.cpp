@@ -548,8 +548,8 @@ TEST_F(CpuElementwiseTest, RowOpsMatchTheReference) {
 /// max_pool2d and its gradient over windows of every kind the cpu
 /// kernel's passes specialize (column stride 1, 2 and other, padded and
 /// unpadded, overlapping, windows tiling the rows or not, images narrower
-/// than a window's interior), on inputs with ties, signed zeros and NaNs:
-/// the reference's bytes.
+/// than a window's interior), NCHW and NHWC, on inputs with ties, signed
+/// zeros and NaNs: the reference's bytes.
 TEST_F(CpuElementwiseTest, MaxPoolWindowsAreBitwiseTheReference) {
   struct Case {
     std::vector<int64_t> kernel, strides, padding, image, pooled;
@@ -565,38 +565,46 @@ TEST_F(CpuElementwiseTest, MaxPoolWindowsAreBitwiseTheReference) {
       {{2, 2}, {2, 2}, {0, 0, 0, 0}, {8, 11}, {4, 5}},
       {{3, 3}, {3, 3}, {0, 0, 0, 0}, {9, 9}, {3, 3}},
       {{2, 2}, {3, 3}, {0, 0, 0, 0}, {7, 9}, {2, 3}}};
+  // NHWC: 4 channels (one block) and 70 (a block of 64 and a rest).
   for (DType dtype : kFloatTypes)
-    for (const Case &c : cases) {
-      std::vector<int64_t> xs = {3, 4, c.image[0], c.image[1]},
-                           ys = {3, 4, c.pooled[0], c.pooled[1]};
-      std::string what = std::string(dtypeName(dtype)) + " kernel " +
-                         formatShape(c.kernel) + " strides " +
-                         formatShape(c.strides) + " image " +
-                         formatShape(c.image);
-      KernelDesc pool;
-      pool.attrs["layout"] = text("NCHW");
-      pool.attrs["kernel"] = ints(c.kernel);
-      pool.attrs["strides"] = ints(c.strides);
-      pool.attrs["padding"] = ints(c.padding);
-      Tensor x = randomTensor(dtype, xs, 60, -1, 1, false);
-      for (int64_t i = 0; i < x.view.numElements(); ++i) {
-        float v = loadFloat(x.view, i);
-        if (i % 17 == 5)
-          storeFloat(x.view, i, std::nanf(""));
-        else if (v < 0)
-          storeFloat(x.view, i, i % 2 ? 0.0f : -0.0f);
+    for (int64_t nhwc : {0, 4, 70})
+      for (const Case &c : cases) {
+        std::vector<int64_t> xs = {3, 4, c.image[0], c.image[1]},
+                             ys = {3, 4, c.pooled[0], c.pooled[1]};
+        if (nhwc) {
+          xs = {3, c.image[0], c.image[1], nhwc};
+          ys = {3, c.pooled[0], c.pooled[1], nhwc};
+        }
+        std::string what = std::string(dtypeName(dtype)) + " kernel " +
+                           formatShape(c.kernel) + " strides " +
+                           formatShape(c.strides) + " image " +
+                           formatShape(xs) + (nhwc ? " NHWC" : " NCHW");
+        KernelDesc pool;
+        pool.attrs["layout"] = text(nhwc ? "NHWC" : "NCHW");
+        pool.attrs["kernel"] = ints(c.kernel);
+        pool.attrs["strides"] = ints(c.strides);
+        pool.attrs["padding"] = ints(c.padding);
+        Tensor x = randomTensor(dtype, xs, 60, -1, 1, false);
+        for (int64_t i = 0; i < x.view.numElements(); ++i) {
+          float v = loadFloat(x.view, i);
+          if (i % 17 == 5)
+            storeFloat(x.view, i, std::nanf(""));
+          else if (v < 0)
+            storeFloat(x.view, i, i % 2 ? 0.0f : -0.0f);
+        }
+        pool.op = "train.max_pool2d";
+        std::vector<Tensor> in = {x};
+        expectSame(pool, in, {Tensor(dtype, ys)}, "max_pool2d " + what);
+        pool.op = "train.max_pool2d_grad";
+        std::vector<Tensor> gradIn = {randomTensor(dtype, ys, 61), x};
+        expectSame(pool, gradIn, {Tensor(dtype, xs)},
+                   "max_pool2d_grad " + what);
       }
-      pool.op = "train.max_pool2d";
-      std::vector<Tensor> in = {x};
-      expectSame(pool, in, {Tensor(dtype, ys)}, "max_pool2d " + what);
-      pool.op = "train.max_pool2d_grad";
-      std::vector<Tensor> gradIn = {randomTensor(dtype, ys, 61), x};
-      expectSame(pool, gradIn, {Tensor(dtype, xs)}, "max_pool2d_grad " + what);
-    }
 }
 
-/// train.fill (large tensors) and train.transpose keeping the last
-/// dimension run on own threaded copies: the same bytes.
+/// train.fill (large tensors), train.transpose keeping the last dimension
+/// and train.transpose swapping two groups of dimensions run on own
+/// threaded copies: the same bytes.
 TEST_F(CpuElementwiseTest, FillAndTransposeAreBitwiseTheReference) {
   for (DType dtype : kFloatTypes) {
     for (double value : {0.125, 1.0 / 3.0, -7e-3, 1e10}) {
@@ -614,7 +622,13 @@ TEST_F(CpuElementwiseTest, FillAndTransposeAreBitwiseTheReference) {
     const Case cases[] = {{{4, 128, 8, 64}, {0, 2, 1, 3}},
                           {{3, 5, 7, 9}, {2, 0, 1, 3}},
                           {{70, 3, 2049}, {1, 0, 2}},
-                          {{6, 7, 8}, {0, 2, 1}}}; // last one: reference
+                          // Batched 2-D transposes of dimension groups
+                          // (NCHW <-> NHWC), tiles cut at every edge.
+                          {{6, 7, 8}, {0, 2, 1}},
+                          {{3, 35, 9, 7}, {0, 2, 3, 1}},
+                          {{3, 9, 7, 35}, {0, 3, 1, 2}},
+                          {{65, 33}, {1, 0}},
+                          {{5, 6, 7}, {2, 1, 0}}}; // last one: reference
     for (const Case &c : cases) {
       KernelDesc kernel;
       kernel.op = "train.transpose";

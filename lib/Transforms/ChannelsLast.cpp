@@ -1,0 +1,260 @@
+//===- ChannelsLast.cpp - image ops of a convolution chain in NHWC --------===//
+//
+// A step written in PyTorch's NCHW runs each convolution through oneDNN's
+// channels-last (or blocked) kernels: in NCHW every call would reorder its
+// images on the way in and out. This pass rewrites every NCHW image op of
+// a function with a convolution to its NHWC form (convolutions and their
+// gradients with HWIO filters, batch norm on the last dimension, pooling
+// and global / adaptive average pooling and their gradients) between
+// transposes, then lets the transposes meet and cancel:
+//
+//  - an image op's operand that is the NCHW transpose of an NHWC value
+//    reads that value (no transpose);
+//  - an elementwise op (same operand and result type: relu, relu_grad,
+//    add, mul, ...; and mp.cast) with such an operand runs on the NHWC
+//    values instead, its other operands transposed, its result transposed
+//    back for readers still in NCHW;
+//
+// so that the chain conv -> batch norm -> relu -> pool -> conv and its
+// backward pass run in NHWC and transposes stay only where a value enters
+// or leaves the chain (the step's input image, the filters, ops that have
+// no NHWC form). The transposes the rewrite leaves unread are erased. The
+// step's interface (arguments, results, parameter layouts) is unchanged.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/Transforms/Passes.h"
+
+#include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mp {
+#define GEN_PASS_DEF_CHANNELSLAST
+#include "mp/Transforms/Passes.h.inc"
+} // namespace mp
+
+using namespace mlir;
+using namespace mp;
+
+namespace {
+
+/// NCHW -> NHWC, NHWC -> NCHW, OIHW -> HWIO and HWIO -> OIHW.
+constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
+constexpr int64_t kToNchw[] = {0, 3, 1, 2};
+constexpr int64_t kToHwio[] = {2, 3, 1, 0};
+constexpr int64_t kToOihw[] = {3, 2, 0, 1};
+
+/// What a 4-D operand or result of an image op is.
+enum class Role { Image, Filter, Other };
+
+RankedTensorType permuted(Type type, ArrayRef<int64_t> perm) {
+  auto ranked = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(ranked.getDimSize(p));
+  return ranked.clone(shape);
+}
+
+bool isRank4(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && ranked.getRank() == 4;
+}
+
+bool isConv(Operation *op) {
+  return isa<train::Conv2DOp, train::Conv2DBackwardDataOp,
+             train::Conv2DBackwardFilterOp>(op);
+}
+
+/// Whether `op` is an image op this pass rewrites: NCHW (a `layout`
+/// attribute) or a batch norm over dimension 1 of a 4-D tensor.
+bool isNchwImageOp(Operation *op) {
+  if (auto bn = dyn_cast<train::BatchNormOp>(op))
+    return bn.getFeatureDim() == 1 && isRank4(bn.getX().getType());
+  if (auto bn = dyn_cast<train::BatchNormGradOp>(op))
+    return bn.getFeatureDim() == 1 && isRank4(bn.getX().getType());
+  if (!isConv(op) &&
+      !isa<train::MaxPool2DOp, train::MaxPool2DGradOp, train::AvgPool2DOp,
+           train::AvgPool2DGradOp, train::GlobalAvgPool2DOp,
+           train::GlobalAvgPool2DGradOp, train::AdaptiveAvgPool2DOp,
+           train::AdaptiveAvgPool2DGradOp>(op))
+    return false;
+  auto layout = op->getAttrOfType<train::LayoutAttr>("layout");
+  return layout && layout.getValue() == train::Layout::NCHW;
+}
+
+Role operandRole(Operation *op, unsigned index) {
+  if (!isRank4(op->getOperand(index).getType()))
+    return Role::Other;
+  if (isa<train::Conv2DOp, train::Conv2DBackwardDataOp>(op) && index == 1)
+    return Role::Filter;
+  return Role::Image;
+}
+
+Role resultRole(Operation *op, unsigned index) {
+  if (!isRank4(op->getResult(index).getType()))
+    return Role::Other;
+  return isa<train::Conv2DBackwardFilterOp>(op) ? Role::Filter : Role::Image;
+}
+
+/// The ops whose every operand and result have one shape and that compute
+/// element by element: the train dialect's same-type ops without an axis
+/// (softmax has one; the seed and gradient markers are not images) and
+/// mp.cast.
+bool isElementwise(Operation *op) {
+  if (isa<mpd::CastOp>(op))
+    return true;
+  return op->getDialect() && isa<train::TrainDialect>(op->getDialect()) &&
+         op->hasTrait<mlir::OpTrait::SameOperandsAndResultType>() &&
+         op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+         !op->hasAttr("axis") && !isa<train::GradSeedOp, train::GradientOp>(op);
+}
+
+class Rewriter {
+public:
+  explicit Rewriter(MLIRContext *context) : builder(context) {}
+
+  /// `v` permuted by `perm`: a transpose made once per (value, perm) right
+  /// after v's definition, or v's source when v is the inverse transpose of
+  /// one.
+  Value permute(Value v, ArrayRef<int64_t> perm, ArrayRef<int64_t> inverse) {
+    if (auto t = v.getDefiningOp<train::TransposeOp>())
+      if (t.getPermutation() == inverse)
+        return t.getX();
+    auto key = std::make_pair(v, perm.data());
+    if (Value made = made_.lookup(key))
+      return made;
+    OpBuilder::InsertionGuard guard(builder);
+    if (Operation *def = v.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
+    Value t = train::TransposeOp::create(builder, v.getLoc(),
+                                         permuted(v.getType(), perm), v,
+                                         builder.getDenseI64ArrayAttr(perm));
+    made_[key] = t;
+    return t;
+  }
+
+  Value toNhwc(Value v) { return permute(v, kToNhwc, kToNchw); }
+  Value toHwio(Value v) { return permute(v, kToHwio, kToOihw); }
+
+  /// `op` made again with `operands`, result types `types` and `op`'s
+  /// attributes but `layout` NHWC / `feature_dim` 3; `op`'s results are
+  /// replaced by `back(new result)`.
+  void remake(Operation *op, ArrayRef<Value> operands, ArrayRef<Type> types,
+              function_ref<Value(unsigned, Value)> back) {
+    SmallVector<Value> replacements;
+    builder.setInsertionPoint(op);
+    OperationState state(op->getLoc(), op->getName());
+    state.addOperands(operands);
+    state.addTypes(types);
+    state.addAttributes(op->getAttrs());
+    Operation *made = builder.create(state);
+    if (op->hasAttr("layout"))
+      made->setAttr("layout", train::LayoutAttr::get(op->getContext(),
+                                                     train::Layout::NHWC));
+    if (op->hasAttr("feature_dim"))
+      made->setAttr("feature_dim", builder.getI64IntegerAttr(3));
+    // Each result's NCHW (OIHW) copy; readers that want NHWC look through
+    // it in permute(), and the copy goes when nobody else reads it.
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      replacements.push_back(back(i, made->getResult(i)));
+    op->replaceAllUsesWith(replacements);
+    op->erase();
+  }
+
+  /// Back from an NHWC result: the NCHW transpose right after `made`.
+  Value fromNhwc(Value v, ArrayRef<int64_t> perm) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfterValue(v);
+    return train::TransposeOp::create(builder, v.getLoc(),
+                                      permuted(v.getType(), perm), v,
+                                      builder.getDenseI64ArrayAttr(perm));
+  }
+
+  void imageOp(Operation *op) {
+    SmallVector<Value> operands;
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      Role role = operandRole(op, i);
+      operands.push_back(role == Role::Image    ? toNhwc(v)
+                         : role == Role::Filter ? toHwio(v)
+                                                : v);
+    }
+    SmallVector<Type> types;
+    for (OpResult r : op->getResults()) {
+      Role role = resultRole(op, r.getResultNumber());
+      types.push_back(role == Role::Image    ? permuted(r.getType(), kToNhwc)
+                      : role == Role::Filter ? permuted(r.getType(), kToHwio)
+                                             : r.getType());
+    }
+    remake(op, operands, types, [&](unsigned i, Value made) -> Value {
+      Role role = resultRole(op, i);
+      return role == Role::Image    ? fromNhwc(made, kToNchw)
+             : role == Role::Filter ? fromNhwc(made, kToOihw)
+                                    : made;
+    });
+  }
+
+  /// An elementwise op reading an NCHW transpose of an NHWC value runs in
+  /// NHWC. Returns whether it did.
+  bool elementwise(Operation *op) {
+    if (!isRank4(op->getResult(0).getType()))
+      return false;
+    bool fromChain = llvm::any_of(op->getOperands(), [](Value v) {
+      auto t = v.getDefiningOp<train::TransposeOp>();
+      return t && t.getPermutation() == ArrayRef<int64_t>(kToNchw);
+    });
+    if (!fromChain || !llvm::all_of(op->getOperands(), [](Value v) {
+          return isRank4(v.getType());
+        }))
+      return false;
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(toNhwc(v));
+    remake(op, operands, {permuted(op->getResult(0).getType(), kToNhwc)},
+           [&](unsigned, Value made) { return fromNhwc(made, kToNchw); });
+    return true;
+  }
+
+private:
+  OpBuilder builder;
+  /// The transposes made, by value and permutation (one of the constant
+  /// arrays above).
+  llvm::DenseMap<std::pair<Value, const int64_t *>, Value> made_;
+};
+
+struct ChannelsLast : mp::impl::ChannelsLastBase<ChannelsLast> {
+  void runOnOperation() override {
+    getOperation()->walk([&](FunctionOpInterface fn) {
+      bool hasConv = false;
+      fn->walk(
+          [&](Operation *op) { hasConv |= isConv(op) && isNchwImageOp(op); });
+      if (!hasConv)
+        return;
+      Rewriter rewriter(fn->getContext());
+      SmallVector<Operation *> ops;
+      fn->walk([&](Operation *op) { ops.push_back(op); });
+      // Program order: a producer is rewritten before its readers, so
+      // each reader finds its operand as a transpose to look through.
+      for (Operation *op : ops) {
+        if (isNchwImageOp(op))
+          rewriter.imageOp(op);
+        else if (isElementwise(op))
+          rewriter.elementwise(op);
+      }
+      // Transposes nobody reads any more (each was made for readers that
+      // now read its source), last made first.
+      SmallVector<train::TransposeOp> transposes;
+      fn->walk([&](train::TransposeOp t) { transposes.push_back(t); });
+      for (train::TransposeOp t : llvm::reverse(transposes))
+        if (t->use_empty())
+          t->erase();
+    });
+  }
+};
+
+} // namespace
