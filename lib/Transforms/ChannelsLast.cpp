@@ -127,6 +127,11 @@ public:
     auto key = std::make_pair(v, perm.data());
     if (Value made = made_.lookup(key))
       return made;
+    if (perm.data() == kToNhwc && hoistable(v, 0)) {
+      Value made = hoist(v);
+      made_[key] = made;
+      return made;
+    }
     OpBuilder::InsertionGuard guard(builder);
     if (Operation *def = v.getDefiningOp())
       builder.setInsertionPointAfter(def);
@@ -137,6 +142,76 @@ public:
                                          builder.getDenseI64ArrayAttr(perm));
     made_[key] = t;
     return t;
+  }
+
+  /// Where NCHW dimension d is in NHWC.
+  static int64_t nhwcPosition(int64_t d) {
+    return d == 0 ? 0 : d == 1 ? 3 : d - 1;
+  }
+
+  /// The dims of a broadcast into an NCHW result, as they are into the
+  /// NHWC one; empty when they would not increase.
+  static SmallVector<int64_t> nhwcDims(ArrayRef<int64_t> dims) {
+    SmallVector<int64_t> mapped;
+    for (int64_t d : dims) {
+      int64_t p = nhwcPosition(d);
+      if (!mapped.empty() && p <= mapped.back())
+        return {};
+      mapped.push_back(p);
+    }
+    return mapped;
+  }
+
+  /// Whether the NCHW value `v` can be made in NHWC directly instead of
+  /// transposed: a fill, a broadcast whose dims keep their order, or an
+  /// elementwise op read only here whose operands are such values or
+  /// transposes of NHWC ones (the backward pass of a mean over H and W:
+  /// broadcast, fill, div).
+  bool hoistable(Value v, int depth) {
+    auto t = v.getDefiningOp<train::TransposeOp>();
+    if (t && t.getPermutation() == ArrayRef<int64_t>(kToNchw))
+      return depth > 0;
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 4 || !isRank4(v.getType()))
+      return false;
+    if (isa<train::FillOp>(def))
+      return true;
+    if (auto b = dyn_cast<train::BroadcastOp>(def))
+      return !nhwcDims(b.getDims()).empty();
+    return isElementwise(def) && v.hasOneUse() &&
+           llvm::all_of(def->getOperands(),
+                        [&](Value o) { return hoistable(o, depth + 1); });
+  }
+
+  /// `v` made in NHWC (hoistable(v)); the NCHW op stays for its other
+  /// readers and goes with the dead ops when there are none.
+  Value hoist(Value v) {
+    auto t = v.getDefiningOp<train::TransposeOp>();
+    if (t && t.getPermutation() == ArrayRef<int64_t>(kToNchw))
+      return t.getX();
+    Operation *def = v.getDefiningOp();
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(def);
+    Type type = permuted(v.getType(), kToNhwc);
+    Operation *made;
+    if (auto b = dyn_cast<train::BroadcastOp>(def)) {
+      made = train::BroadcastOp::create(
+          builder, def->getLoc(), type, b.getX(),
+          builder.getDenseI64ArrayAttr(nhwcDims(b.getDims())));
+    } else {
+      SmallVector<Value> operands;
+      for (Value o : def->getOperands())
+        operands.push_back(hoist(o));
+      builder.setInsertionPointAfter(def);
+      OperationState state(def->getLoc(), def->getName());
+      state.addOperands(operands);
+      state.addTypes(type);
+      state.addAttributes(def->getAttrs());
+      made = builder.create(state);
+    }
+    made->setDiscardableAttrs(def->getDiscardableAttrDictionary());
+    maybeDead_.push_back(def);
+    return made->getResult(0);
   }
 
   Value toNhwc(Value v) { return permute(v, kToNhwc, kToNchw); }
@@ -199,6 +274,48 @@ public:
     });
   }
 
+  /// A reduce_sum / mean / max of a transposed NHWC value over dimensions
+  /// whose complement keeps its order reduces the NHWC value instead (the
+  /// mean over H and W that PyTorch's global average pooling becomes).
+  bool reduction(Operation *op) {
+    auto dims = op->getAttrOfType<DenseI64ArrayAttr>("dims");
+    auto t = op->getOperand(0).getDefiningOp<train::TransposeOp>();
+    if (!dims || op->hasAttr("keep_dims") || !t ||
+        t.getPermutation() != ArrayRef<int64_t>(kToNchw))
+      return false;
+    SmallVector<bool> reduced(4, false);
+    for (int64_t d : dims.asArrayRef()) {
+      if (d < -4 || d > 3)
+        return false;
+      reduced[nhwcPosition(d < 0 ? d + 4 : d)] = true;
+    }
+    // The kept NHWC positions, in order, must be NCHW dimensions in order.
+    int64_t last = -1;
+    for (int64_t p = 0; p < 4; ++p) {
+      if (reduced[p])
+        continue;
+      int64_t d = kToNhwc[p];
+      if (d < last)
+        return false;
+      last = d;
+    }
+    SmallVector<int64_t> mapped;
+    for (int64_t p = 0; p < 4; ++p)
+      if (reduced[p])
+        mapped.push_back(p);
+    op->setOperand(0, t.getX());
+    op->setAttr("dims", builder.getDenseI64ArrayAttr(mapped));
+    return true;
+  }
+
+  /// The ops hoist() copied in NHWC, erased by eraseDead() if nothing
+  /// reads them any more.
+  void eraseDead() {
+    for (Operation *op : llvm::reverse(maybeDead_))
+      if (op->use_empty())
+        op->erase();
+  }
+
   /// An elementwise op reading an NCHW transpose of an NHWC value runs in
   /// NHWC. Returns whether it did.
   bool elementwise(Operation *op) {
@@ -225,6 +342,7 @@ private:
   /// The transposes made, by value and permutation (one of the constant
   /// arrays above).
   llvm::DenseMap<std::pair<Value, const int64_t *>, Value> made_;
+  SmallVector<Operation *> maybeDead_;
 };
 
 struct ChannelsLast : mp::impl::ChannelsLastBase<ChannelsLast> {
@@ -245,6 +363,9 @@ struct ChannelsLast : mp::impl::ChannelsLastBase<ChannelsLast> {
           rewriter.imageOp(op);
         else if (isElementwise(op))
           rewriter.elementwise(op);
+        else if (isa<train::ReduceSumOp, train::ReduceMeanOp,
+                     train::ReduceMaxOp>(op))
+          rewriter.reduction(op);
       }
       // Transposes nobody reads any more (each was made for readers that
       // now read its source), last made first.
@@ -253,6 +374,7 @@ struct ChannelsLast : mp::impl::ChannelsLastBase<ChannelsLast> {
       for (train::TransposeOp t : llvm::reverse(transposes))
         if (t->use_empty())
           t->erase();
+      rewriter.eraseDead();
     });
   }
 };

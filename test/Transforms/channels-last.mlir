@@ -66,6 +66,37 @@ func.func @residual(%x: tensor<2x4x6x6xf32>, %w: tensor<4x4x3x3xf32>) -> (tensor
 
 // -----
 
+// PyTorch's global average pooling as exported: a mean over H and W, and
+// its gradient a broadcast divided by a fill. The mean reduces the NHWC
+// value over its H and W; the broadcast, the fill and the division are made
+// in NHWC (no transpose of the full-size gradient; the NCHW ones go). The
+// returned gradient is transposed back.
+// CHECK-LABEL: func.func @mean_pool
+// CHECK: %[[C:.*]] = train.conv2d NHWC
+// CHECK: %[[R:.*]] = train.relu %[[C]] : tensor<2x3x3x4xf32>
+// CHECK: train.reduce_mean %[[R]] {dims = array<i64: 1, 2>} : tensor<2x3x3x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[B:.*]] = train.broadcast %arg2 {dims = array<i64: 0, 3>} : tensor<2x4xf32> -> tensor<2x3x3x4xf32>
+// CHECK: %[[F:.*]] = train.fill 9.000000e+00 : tensor<2x3x3x4xf32>
+// CHECK: %[[D:.*]] = train.div %[[B]], %[[F]] : tensor<2x3x3x4xf32>
+// CHECK: %[[G:.*]] = train.relu_grad %[[D]], %[[R]] : tensor<2x3x3x4xf32>
+// CHECK-NOT: train.broadcast
+// CHECK-NOT: train.fill
+// CHECK: train.transpose %[[G]] {permutation = array<i64: 0, 3, 1, 2>}
+// CHECK: return
+func.func @mean_pool(%x: tensor<2x3x3x3xf32>, %w: tensor<4x3x1x1xf32>, %dm: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4x3x3xf32>) {
+  %c = train.conv2d NCHW %x, %w : tensor<2x3x3x3xf32>, tensor<4x3x1x1xf32> -> tensor<2x4x3x3xf32>
+  %r = train.relu %c : tensor<2x4x3x3xf32>
+  %m = train.reduce_mean %r {dims = array<i64: 2, 3>} : tensor<2x4x3x3xf32> -> tensor<2x4xf32>
+  %b = train.broadcast %dm {dims = array<i64: 0, 1>} : tensor<2x4xf32> -> tensor<2x4x3x3xf32>
+  %f = train.fill 9.0 : tensor<2x4x3x3xf32>
+  %d = train.div %b, %f : tensor<2x4x3x3xf32>
+  %g = train.relu_grad %d, %r : tensor<2x4x3x3xf32>
+  %dc = train.conv2d_backward_data NCHW %g, %w : tensor<2x4x3x3xf32>, tensor<4x3x1x1xf32> -> tensor<2x3x3x3xf32>
+  return %m, %g : tensor<2x4xf32>, tensor<2x4x3x3xf32>
+}
+
+// -----
+
 // Casts are elementwise: a bf16 chain stays in NHWC through them.
 // CHECK-LABEL: func.func @casts
 // CHECK: %[[C:.*]] = train.conv2d NHWC

@@ -183,7 +183,10 @@ def ChannelsLast : Pass<"mp-channels-last", "::mlir::ModuleOp"> {
     gradients) becomes its NHWC form between transposes, and elementwise
     ops (same operand and result type, no axis; `mp.cast`) reading such a
     transpose run on the NHWC values. A transpose whose reader wants the
-    other layout is looked through; the ones nobody reads are erased, so
+    other layout is looked through; a reduction of a chain value whose
+    kept dimensions stay in order reduces the NHWC value; fills, broadcasts
+    and single-use elementwise ops of them wanted in NHWC are made in NHWC;
+    the transposes nobody reads are erased, so
     transposes remain where a value enters or leaves the chain (the input
     image, the filters, ops without an NHWC form). Types, precisions and
     the step's interface are unchanged. mp-compile runs it by default

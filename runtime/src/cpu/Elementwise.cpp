@@ -8,6 +8,7 @@
 #include "cpu/LossScaling.h"
 #include "cpu/Optimizer.h"
 #include "cpu/Probe.h"
+#include "cpu/Sums.h"
 #include "cpu/VectorMath.h"
 #include "reference/ElementRules.h"
 
@@ -266,12 +267,15 @@ bool biasAdd(const KernelDesc &kernel, const std::vector<TensorView> &in,
   return true;
 }
 
-/// reduce_sum / reduce_mean over a leading run of dimensions [0, k): each
-/// result column sums its rows in row order in f64, as the reference walks
-/// them (bitwise its result).
-bool reduceLeading(const KernelDesc &kernel, bool mean,
-                   const std::vector<TensorView> &in,
-                   const std::vector<TensorView> &out) {
+/// reduce_sum / reduce_mean over one run of neighbouring dimensions [a, b)
+/// (the leading ones, the middle ones, as NHWC's H and W, or the trailing
+/// ones): x seen as [outer, mid, inner], each result element (o, i) sums
+/// its `mid` values in memory order in f64, as the reference walks them
+/// (bitwise its result). The columns of an (outer, block of inner) item sit
+/// side by side in vector registers (cpu/Sums.h: addColumns).
+bool reduceRun(const KernelDesc &kernel, bool mean,
+               const std::vector<TensorView> &in,
+               const std::vector<TensorView> &out) {
   if (in.size() != 1 || out.size() != 1 || !isFloat(in[0].dtype) ||
       !(out[0].dtype == in[0].dtype || out[0].dtype == DType::F32))
     return false;
@@ -284,49 +288,56 @@ bool reduceLeading(const KernelDesc &kernel, bool mean,
   for (int64_t d : *dims)
     sorted.push_back(d < 0 ? d + rank : d);
   std::sort(sorted.begin(), sorted.end());
+  int64_t a = sorted.front(), b = a + static_cast<int64_t>(sorted.size());
   for (size_t i = 0; i < sorted.size(); ++i)
-    if (sorted[i] != static_cast<int64_t>(i))
-      return false; // not a leading run (or repeated): the reference's
-  int64_t k = static_cast<int64_t>(sorted.size());
-  int64_t rows = 1, cols = 1;
-  for (int64_t d = 0; d < k; ++d)
-    rows *= shape[d];
-  for (int64_t d = k; d < rank; ++d)
-    cols *= shape[d];
+    if (sorted[i] != a + static_cast<int64_t>(i) || sorted[i] >= rank)
+      return false; // not one run (or repeated): the reference's
+  int64_t outer = 1, mid = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < a ? outer : d < b ? mid : inner) *= shape[d];
   std::vector<int64_t> expected;
   bool keep = kernel.getFlag(AttrName::keep_dims);
   for (int64_t d = 0; d < rank; ++d)
-    if (d >= k)
+    if (d < a || d >= b)
       expected.push_back(shape[d]);
     else if (keep)
       expected.push_back(1);
-  if (out[0].shape != expected || rows == 0 || cols == 0)
+  if (out[0].shape != expected || in[0].numElements() == 0 || !in[0].data ||
+      !out[0].data)
     return false;
   if (probing())
     return true;
-  double count = mean ? static_cast<double>(rows) : 1.0;
+  double count = mean ? static_cast<double>(mid) : 1.0;
   DType inType = in[0].dtype, outType = out[0].dtype;
-  int64_t colGrain = std::max<int64_t>(64, kGrain / rows);
-  parallelFor(cols, colGrain, [&](int64_t begin, int64_t end) {
+  int64_t blocks = (inner + kChunk - 1) / kChunk;
+  int64_t grain = std::max<int64_t>(
+      1, kGrain / std::max<int64_t>(1, mid * std::min(inner, kChunk)));
+  parallelFor(outer * blocks, grain, [&](int64_t begin, int64_t end) {
     double acc[kChunk];
     float buf[kChunk];
-    for (int64_t c = begin; c < end; c += kChunk) {
-      int64_t n = std::min(kChunk, end - c);
+    for (int64_t item = begin; item < end; ++item) {
+      int64_t o = item / blocks, c = (item % blocks) * kChunk;
+      int64_t n = std::min(kChunk, inner - c);
+      int64_t first = o * mid * inner + c;
       std::fill(acc, acc + n, 0.0);
-      for (int64_t r = 0; r < rows; ++r) {
-        const float *x;
-        if (inType == DType::F32) {
-          x = in[0].as<const float>() + r * cols + c;
-        } else {
-          toFloats(inType, elementAt(in[0], r * cols + c), buf, n);
-          x = buf;
+      if (inner == 1 && inType == DType::F32) {
+        // One sum down a contiguous run, in order.
+        const float *x = in[0].as<const float>() + first;
+        double sum = 0;
+        for (int64_t m = 0; m < mid; ++m)
+          sum += x[m];
+        acc[0] = sum;
+      } else if (inType == DType::F32) {
+        addColumns(acc, in[0].as<const float>() + first, mid, inner, n);
+      } else {
+        for (int64_t m = 0; m < mid; ++m) {
+          toFloats(inType, elementAt(in[0], first + m * inner), buf, n);
+          addColumns(acc, buf, 1, n, n);
         }
-        for (int64_t j = 0; j < n; ++j)
-          acc[j] += x[j];
       }
       for (int64_t j = 0; j < n; ++j)
         buf[j] = static_cast<float>(acc[j] / count);
-      fromFloats(buf, outType, elementAt(out[0], c), n);
+      fromFloats(buf, outType, elementAt(out[0], o * inner + c), n);
     }
   });
   return true;
@@ -424,6 +435,85 @@ bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
   return true;
 }
 
+/// to[j] = from[j * step] (step 0: one value repeated).
+template <typename T>
+void stridedCopy(const T *from, T *to, int64_t n, int64_t step) {
+  if (step == 0) {
+    std::fill_n(to, n, *from);
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j)
+    to[j] = from[j * step];
+}
+
+/// train.broadcast: the result a row of its last dimension at a time, each
+/// row a copy of an x row, one x value repeated, or a strided gather,
+/// rows over the threads (the reference's gather, element by element).
+bool broadcastRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
+                   const std::vector<TensorView> &out) {
+  if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
+    return false;
+  const std::vector<int64_t> *dims = kernel.getInts(AttrName::dims);
+  const std::vector<int64_t> &xs = in[0].shape, &ys = out[0].shape;
+  size_t bytes = dtypeSize(in[0].dtype);
+  int64_t rank = static_cast<int64_t>(ys.size());
+  if (!dims || dims->size() != xs.size() || rank == 0 ||
+      out[0].numElements() == 0 || !in[0].data || !out[0].data ||
+      (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
+    return false;
+  // steps[d]: how far x moves when result dimension d steps.
+  std::vector<int64_t> steps(rank, 0);
+  int64_t stride = 1;
+  for (size_t i = xs.size(); i-- > 0;) {
+    int64_t d = (*dims)[i];
+    if (d < 0 || d >= rank || (i + 1 < xs.size() && d >= (*dims)[i + 1]) ||
+        (xs[i] != 1 && xs[i] != ys[d]))
+      return false;
+    steps[d] = xs[i] == 1 ? 0 : stride;
+    stride *= xs[i];
+  }
+  if (probing())
+    return true;
+  int64_t row = ys[rank - 1], rows = out[0].numElements() / row;
+  int64_t step = steps[rank - 1];
+  const char *src = static_cast<const char *>(in[0].data);
+  char *dst = static_cast<char *>(out[0].data);
+  parallelFor(rows, std::max<int64_t>(1, kGrain / row),
+              [&](int64_t begin, int64_t end) {
+    // The result index of row `begin` (all dimensions but the last).
+    std::vector<int64_t> index(rank - 1, 0);
+    int64_t r = begin, offset = 0;
+    for (int64_t d = rank - 1; d-- > 0;) {
+      index[d] = r % ys[d];
+      r /= ys[d];
+      offset += index[d] * steps[d];
+    }
+    for (int64_t i = begin; i < end; ++i) {
+      char *to = dst + i * row * bytes;
+      const char *from = src + offset * bytes;
+      if (step == 1)
+        std::memcpy(to, from, row * bytes);
+      else if (bytes == 2)
+        stridedCopy(reinterpret_cast<const uint16_t *>(from),
+                    reinterpret_cast<uint16_t *>(to), row, step);
+      else if (bytes == 4)
+        stridedCopy(reinterpret_cast<const uint32_t *>(from),
+                    reinterpret_cast<uint32_t *>(to), row, step);
+      else
+        for (int64_t j = 0; j < row; ++j)
+          std::memcpy(to + j * bytes, from + j * step * bytes, bytes);
+      for (int64_t d = rank - 1; d-- > 0;) {
+        offset += steps[d];
+        if (++index[d] < ys[d])
+          break;
+        offset -= steps[d] * ys[d];
+        index[d] = 0;
+      }
+    }
+  });
+  return true;
+}
+
 /// One [m, n] -> [n, m] block of a batched transpose, in 32 x 32 tiles so
 /// that reads and writes both stay in cache lines.
 template <typename T>
@@ -518,8 +608,10 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
               transposeBlocks(kernel, inputs, outputs);
   else if (op == OpId::TrainBiasAdd)
     handled = biasAdd(kernel, inputs, outputs);
+  else if (op == OpId::TrainBroadcast)
+    handled = broadcastRows(kernel, inputs, outputs);
   else if (op == OpId::TrainReduceSum || op == OpId::TrainReduceMean)
-    handled = reduceLeading(kernel, op == OpId::TrainReduceMean, inputs, outputs);
+    handled = reduceRun(kernel, op == OpId::TrainReduceMean, inputs, outputs);
   else if (op == OpId::TrainSgd || op == OpId::TrainSgdMomentum ||
            op == OpId::TrainAdam || op == OpId::TrainAdamw)
     return runOptimizer(kernel, inputs, outputs, handled);

@@ -1,9 +1,8 @@
 //===- CpuElementwiseTest.cpp - the cpu backend's own loops ---------------===//
 //
-// The elementwise float ops, bias_add, leading-dimension reduce_sum /
-// reduce_mean and the four optimizers run on the cpu backend's own chunked,
-// threaded loops
-// (cpu/Elementwise.cpp). They use the reference's per-element rules, so the
+// The elementwise float ops, bias_add, reduce_sum / reduce_mean over one
+// run of dimensions and the four optimizers run on the cpu backend's own
+// chunked, threaded loops (cpu/Elementwise.cpp). They use the reference's per-element rules, so the
 // test is bitwise: the same bytes as the reference backend for every dtype,
 // for sizes around the chunk (2048) and thread (65536) boundaries, with
 // NaN, infinities and signed zeros among the inputs, and for 1, 2 and 3
@@ -221,11 +220,15 @@ TEST_F(CpuElementwiseTest, ReductionsAreBitwiseTheReference) {
       {{4, 16, 64}, {1, 0}, {1, 1, 64}, true},
       {{300, 2049}, {-2}, {2049}, false},
       {{33, 5}, {0}, {1, 5}, true},
-      // Not a leading run, dimension 0 kept: the reference kernel on row
-      // slices, same bytes.
+      // A run in the middle or at the end (own loops too), NHWC's H and W
+      // among them, and columns past one chunk.
       {{4, 16, 64}, {1}, {4, 64}, false},
       {{16, 128, 72}, {1}, {16, 1, 72}, true},
       {{16, 128, 72}, {2, 1}, {16}, false},
+      {{4, 9, 7, 35}, {1, 2}, {4, 35}, false},
+      {{3, 5, 2100}, {1}, {3, 2100}, false},
+      // Not one run: the reference kernel on row slices, same bytes.
+      {{4, 9, 7, 35}, {1, 3}, {4, 7}, false},
   };
   for (DType dtype : kFloatTypes)
     for (DType result : {dtype, DType::F32})
@@ -642,6 +645,31 @@ TEST_F(CpuElementwiseTest, FillAndTransposeAreBitwiseTheReference) {
                      formatShape(c.shape));
     }
   }
+}
+
+/// train.broadcast on own row copies: every kind of last dimension (copied
+/// from x, one value repeated, a size-1 dimension of x), the same bytes.
+TEST_F(CpuElementwiseTest, BroadcastIsBitwiseTheReference) {
+  struct Case {
+    std::vector<int64_t> x, dims, result;
+  };
+  const Case cases[] = {{{6, 5}, {0, 1}, {6, 5, 4, 3}},
+                        {{6, 5}, {0, 3}, {6, 4, 3, 5}},
+                        {{5}, {1}, {3, 5}},
+                        {{3, 1}, {0, 1}, {3, 7}},
+                        {{7}, {0}, {7, 4}},
+                        {{2, 1, 4}, {0, 1, 3}, {2, 3, 1, 4}},
+                        {{}, {}, {70001}}};
+  for (DType dtype : kFloatTypes)
+    for (const Case &c : cases) {
+      KernelDesc kernel;
+      kernel.op = "train.broadcast";
+      kernel.attrs["dims"] = ints(c.dims);
+      std::vector<Tensor> in = {randomTensor(dtype, c.x, 41)};
+      expectSame(kernel, in, {Tensor(dtype, c.result)},
+                 std::string("broadcast ") + dtypeName(dtype) + " " +
+                     formatShape(c.x) + " -> " + formatShape(c.result));
+    }
 }
 
 /// batch_norm and batch_norm_grad: the reference's code with the channels
