@@ -8,6 +8,7 @@
 #include "cpu/LossScaling.h"
 #include "cpu/Optimizer.h"
 #include "cpu/Probe.h"
+#include "cpu/ShapeOps.h"
 #include "cpu/Sums.h"
 #include "cpu/VectorMath.h"
 #include "reference/ElementRules.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 using namespace mp::rt;
 using namespace mp::rt::cpu;
@@ -375,214 +377,34 @@ bool fill(const KernelDesc &kernel, const std::vector<TensorView> &in,
   return true;
 }
 
-/// train.transpose that keeps the last dimension in place (splitting and
-/// merging attention heads: [B, S, H, D] <-> [B, H, S, D]): whole rows of
-/// the last dimension are copied, rows split over the threads.
-bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
-                   const std::vector<TensorView> &out) {
-  if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
+/// train.select(cond, a, b) on tensors of one shape: own typed loop,
+/// elements over the threads (the reference copies element by element).
+bool selectElements(const std::vector<TensorView> &in,
+                    const std::vector<TensorView> &out) {
+  if (in.size() != 3 || out.size() != 1 || in[0].dtype != DType::I1 ||
+      in[1].dtype != out[0].dtype || in[2].dtype != out[0].dtype ||
+      in[0].shape != out[0].shape || in[1].shape != out[0].shape ||
+      in[2].shape != out[0].shape || out[0].numElements() == 0)
     return false;
-  const std::vector<int64_t> *perm = kernel.getInts(AttrName::permutation);
-  const std::vector<int64_t> &shape = in[0].shape;
-  size_t rank = shape.size();
-  if (!perm || perm->size() != rank || rank < 2 ||
-      (*perm)[rank - 1] != static_cast<int64_t>(rank - 1))
-    return false;
-  std::vector<bool> seen(rank, false);
-  std::vector<int64_t> expected;
-  for (int64_t p : *perm) {
-    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p])
-      return false;
-    seen[p] = true;
-    expected.push_back(shape[p]);
-  }
-  if (out[0].shape != expected || in[0].numElements() == 0)
+  size_t bytes = dtypeSize(out[0].dtype);
+  if (bytes != 2 && bytes != 4)
     return false;
   if (probing())
     return true;
-  // Element strides of the input, and for each result row (all dims but the
-  // last, in result order) the input offset of its first element.
-  std::vector<int64_t> strides(rank, 1);
-  for (size_t d = rank - 1; d-- > 0;)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  int64_t rowLength = shape[rank - 1];
-  int64_t rows = in[0].numElements() / rowLength;
-  size_t rowBytes = static_cast<size_t>(rowLength) * dtypeSize(in[0].dtype);
-  const char *src = static_cast<const char *>(in[0].data);
-  char *dst = static_cast<char *>(out[0].data);
-  parallelFor(rows, std::max<int64_t>(1, kGrain / rowLength),
-              [&](int64_t begin, int64_t end) {
-                // The result index of row `begin`, digit by digit.
-                std::vector<int64_t> index(rank - 1, 0);
-                int64_t r = begin;
-                for (size_t d = rank - 1; d-- > 0;) {
-                  index[d] = r % expected[d];
-                  r /= expected[d];
-                }
-                for (int64_t row = begin; row < end; ++row) {
-                  int64_t offset = 0;
-                  for (size_t d = 0; d + 1 < rank; ++d)
-                    offset += index[d] * strides[(*perm)[d]];
-                  std::memcpy(dst + row * rowBytes,
-                              src + offset * dtypeSize(in[0].dtype), rowBytes);
-                  for (size_t d = rank - 1; d-- > 0;) {
-                    if (++index[d] < expected[d])
-                      break;
-                    index[d] = 0;
-                  }
-                }
-              });
-  return true;
-}
-
-/// to[j] = from[j * step] (step 0: one value repeated).
-template <typename T>
-void stridedCopy(const T *from, T *to, int64_t n, int64_t step) {
-  if (step == 0) {
-    std::fill_n(to, n, *from);
-    return;
-  }
-  for (int64_t j = 0; j < n; ++j)
-    to[j] = from[j * step];
-}
-
-/// train.broadcast: the result a row of its last dimension at a time, each
-/// row a copy of an x row, one x value repeated, or a strided gather,
-/// rows over the threads (the reference's gather, element by element).
-bool broadcastRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
-                   const std::vector<TensorView> &out) {
-  if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
-    return false;
-  const std::vector<int64_t> *dims = kernel.getInts(AttrName::dims);
-  const std::vector<int64_t> &xs = in[0].shape, &ys = out[0].shape;
-  size_t bytes = dtypeSize(in[0].dtype);
-  int64_t rank = static_cast<int64_t>(ys.size());
-  if (!dims || dims->size() != xs.size() || rank == 0 ||
-      out[0].numElements() == 0 || !in[0].data || !out[0].data ||
-      (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
-    return false;
-  // steps[d]: how far x moves when result dimension d steps.
-  std::vector<int64_t> steps(rank, 0);
-  int64_t stride = 1;
-  for (size_t i = xs.size(); i-- > 0;) {
-    int64_t d = (*dims)[i];
-    if (d < 0 || d >= rank || (i + 1 < xs.size() && d >= (*dims)[i + 1]) ||
-        (xs[i] != 1 && xs[i] != ys[d]))
-      return false;
-    steps[d] = xs[i] == 1 ? 0 : stride;
-    stride *= xs[i];
-  }
-  if (probing())
-    return true;
-  int64_t row = ys[rank - 1], rows = out[0].numElements() / row;
-  int64_t step = steps[rank - 1];
-  const char *src = static_cast<const char *>(in[0].data);
-  char *dst = static_cast<char *>(out[0].data);
-  parallelFor(rows, std::max<int64_t>(1, kGrain / row),
-              [&](int64_t begin, int64_t end) {
-    // The result index of row `begin` (all dimensions but the last).
-    std::vector<int64_t> index(rank - 1, 0);
-    int64_t r = begin, offset = 0;
-    for (int64_t d = rank - 1; d-- > 0;) {
-      index[d] = r % ys[d];
-      r /= ys[d];
-      offset += index[d] * steps[d];
-    }
-    for (int64_t i = begin; i < end; ++i) {
-      char *to = dst + i * row * bytes;
-      const char *from = src + offset * bytes;
-      if (step == 1)
-        std::memcpy(to, from, row * bytes);
-      else if (bytes == 2)
-        stridedCopy(reinterpret_cast<const uint16_t *>(from),
-                    reinterpret_cast<uint16_t *>(to), row, step);
-      else if (bytes == 4)
-        stridedCopy(reinterpret_cast<const uint32_t *>(from),
-                    reinterpret_cast<uint32_t *>(to), row, step);
-      else
-        for (int64_t j = 0; j < row; ++j)
-          std::memcpy(to + j * bytes, from + j * step * bytes, bytes);
-      for (int64_t d = rank - 1; d-- > 0;) {
-        offset += steps[d];
-        if (++index[d] < ys[d])
-          break;
-        offset -= steps[d] * ys[d];
-        index[d] = 0;
-      }
-    }
-  });
-  return true;
-}
-
-/// One [m, n] -> [n, m] block of a batched transpose, in 32 x 32 tiles so
-/// that reads and writes both stay in cache lines.
-template <typename T>
-void transposeTiles(const T *src, T *dst, int64_t m, int64_t n, int64_t rowBegin,
-                    int64_t rowEnd) {
-  constexpr int64_t kTile = 32;
-  for (int64_t i0 = rowBegin; i0 < rowEnd; i0 += kTile)
-    for (int64_t j0 = 0; j0 < n; j0 += kTile) {
-      int64_t i1 = std::min(rowEnd, i0 + kTile), j1 = std::min(n, j0 + kTile);
-      for (int64_t j = j0; j < j1; ++j)
-        for (int64_t i = i0; i < i1; ++i)
-          dst[j * m + i] = src[i * n + j];
-    }
-}
-
-/// train.transpose that swaps two neighbouring groups of dimensions after
-/// some leading ones kept in place: [B.., M.., N..] -> [B.., N.., M..]
-/// (NCHW <-> NHWC images: [N, C, HW] <-> [N, HW, C]), as batched 2-D
-/// transposes in tiles, the rows of the [M, N] matrices over the threads.
-bool transposeBlocks(const KernelDesc &kernel,
-                     const std::vector<TensorView> &in,
-                     const std::vector<TensorView> &out) {
-  if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
-    return false;
-  size_t bytes = dtypeSize(in[0].dtype);
-  const std::vector<int64_t> *perm = kernel.getInts(AttrName::permutation);
-  const std::vector<int64_t> &shape = in[0].shape;
-  int64_t rank = static_cast<int64_t>(shape.size());
-  if (!perm || static_cast<int64_t>(perm->size()) != rank || rank < 2 ||
-      (bytes != 2 && bytes != 4) || in[0].numElements() == 0)
-    return false;
-  // perm = [0, .., b - 1, k, .., rank - 1, b, .., k - 1] with b < k < rank.
-  int64_t b = 0;
-  while (b < rank && (*perm)[b] == b)
-    ++b;
-  if (b >= rank - 1)
-    return false;
-  int64_t k = (*perm)[b];
-  if (k <= b)
-    return false;
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t want = i < b ? i : i < b + rank - k ? k + (i - b) : b + (i - b - (rank - k));
-    if ((*perm)[i] != want)
-      return false;
-  }
-  std::vector<int64_t> expected;
-  for (int64_t p : *perm)
-    expected.push_back(shape[p]);
-  if (out[0].shape != expected)
-    return false;
-  if (probing())
-    return true;
-  int64_t batch = 1, m = 1, n = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    (d < b ? batch : d < k ? m : n) *= shape[d];
-  int64_t grain = std::max<int64_t>(32, kGrain / std::max<int64_t>(n, 1));
-  int64_t chunks = (m + grain - 1) / grain;
-  parallelFor(batch * chunks, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end; ++item) {
-      int64_t matrix = item / chunks, first = (item % chunks) * grain;
-      int64_t last = std::min(m, first + grain);
-      if (bytes == 4)
-        transposeTiles(in[0].as<uint32_t>() + matrix * m * n,
-                       out[0].as<uint32_t>() + matrix * m * n, m, n, first, last);
-      else
-        transposeTiles(in[0].as<uint16_t>() + matrix * m * n,
-                       out[0].as<uint16_t>() + matrix * m * n, m, n, first, last);
-    }
-  });
+  const uint8_t *cond = in[0].as<const uint8_t>();
+  auto run = [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T *a = in[1].as<const T>(), *b = in[2].as<const T>();
+    T *r = out[0].as<T>();
+    parallelFor(out[0].numElements(), kGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t e = begin; e < end; ++e)
+        r[e] = cond[e] ? a[e] : b[e];
+    });
+  };
+  if (bytes == 2)
+    run(static_cast<uint16_t *>(nullptr));
+  else
+    run(static_cast<uint32_t *>(nullptr));
   return true;
 }
 
@@ -604,12 +426,15 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
   else if (op == OpId::TrainFill)
     handled = fill(kernel, inputs, outputs);
   else if (op == OpId::TrainTranspose)
-    handled = transposeRows(kernel, inputs, outputs) ||
-              transposeBlocks(kernel, inputs, outputs);
+    handled = runTranspose(kernel, inputs, outputs);
   else if (op == OpId::TrainBiasAdd)
     handled = biasAdd(kernel, inputs, outputs);
   else if (op == OpId::TrainBroadcast)
-    handled = broadcastRows(kernel, inputs, outputs);
+    handled = runBroadcast(kernel, inputs, outputs);
+  else if (op == OpId::TrainSlice)
+    handled = runSlice(kernel, inputs, outputs);
+  else if (op == OpId::TrainSelect)
+    handled = selectElements(inputs, outputs);
   else if (op == OpId::TrainReduceSum || op == OpId::TrainReduceMean)
     handled = reduceRun(kernel, op == OpId::TrainReduceMean, inputs, outputs);
   else if (op == OpId::TrainSgd || op == OpId::TrainSgdMomentum ||

@@ -2,23 +2,18 @@
 //
 // The elementwise float ops, bias_add, reduce_sum / reduce_mean over one
 // run of dimensions and the four optimizers run on the cpu backend's own
-// chunked, threaded loops (cpu/Elementwise.cpp). They use the reference's per-element rules, so the
-// test is bitwise: the same bytes as the reference backend for every dtype,
+// chunked, threaded loops (cpu/Elementwise.cpp). They use the reference's
+// per-element rules, so the test is bitwise: the same bytes as the reference backend for every dtype,
 // for sizes around the chunk (2048) and thread (65536) boundaries, with
 // NaN, infinities and signed zeros among the inputs, and for 1, 2 and 3
 // threads.
 //
 //===----------------------------------------------------------------------===//
-#include "OwnedTensor.h"
-#include "mp/runtime/Backend.h"
-#include "mp/runtime/Tensor.h"
-
-#include <gtest/gtest.h>
+#include "CpuKernelTestSupport.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -26,97 +21,10 @@ using namespace mp::rt;
 
 namespace {
 
-using Tensor = test::OwnedTensor;
+using namespace mp::rt::test;
 
-/// Uniform in [lo, hi) with every 97th element special (NaN, +-inf, +-0).
-Tensor randomTensor(DType dtype, std::vector<int64_t> shape, uint32_t seed,
-                    float lo = -1, float hi = 1, bool specials = true) {
-  Tensor t(dtype, std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  const float special[] = {std::numeric_limits<float>::quiet_NaN(),
-                           std::numeric_limits<float>::infinity(),
-                           -std::numeric_limits<float>::infinity(), 0.0f,
-                           -0.0f};
-  for (int64_t i = 0; i < t.view.numElements(); ++i)
-    storeFloat(t.view, i,
-               specials && i % 97 == 13 ? special[(i / 97) % 5] : dist(rng));
-  return t;
-}
+class CpuElementwiseTest : public CpuKernelTest {};
 
-Attr floats(double value) {
-  Attr a;
-  a.kind = Attr::Kind::Floats;
-  a.floats = {value};
-  return a;
-}
-Attr ints(std::vector<int64_t> values) {
-  Attr a;
-  a.ints = std::move(values);
-  return a;
-}
-
-class CpuElementwiseTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    Status status = cpuBackendStatus();
-    if (!status.isOk())
-      GTEST_SKIP() << "cpu backend unavailable: " << status.message();
-    StatusOr<std::unique_ptr<Backend>> made = createCpuBackend();
-    ASSERT_TRUE(made.isOk()) << made.status().message();
-    cpu = std::move(made.value());
-    reference = createReferenceBackend();
-  }
-  void TearDown() override { setCpuThreads(0); }
-
-  /// Runs `kernel` on both backends (the cpu one with 1, 2 and 3 threads)
-  /// and expects identical output bytes, or, with `close`, values within
-  /// |cpu - reference| <= rtol |reference| + atol (NaN matching NaN, an
-  /// infinity the same infinity).
-  struct Close {
-    double rtol, atol;
-  };
-  void expectSame(const KernelDesc &kernel, std::vector<Tensor> &inputs,
-                  std::vector<Tensor> outputs, const std::string &what,
-                  const Close *close = nullptr) {
-    std::vector<TensorView> in, refOut;
-    for (Tensor &t : inputs)
-      in.push_back(t.view);
-    std::vector<Tensor> want = outputs;
-    for (Tensor &t : want)
-      refOut.push_back(t.view);
-    Status status = reference->run(kernel, in, refOut);
-    ASSERT_TRUE(status.isOk()) << what << ": " << status.message();
-    for (int threads : {1, 2, 3}) {
-      setCpuThreads(threads);
-      std::vector<Tensor> got = outputs;
-      std::vector<TensorView> out;
-      for (Tensor &t : got)
-        out.push_back(t.view);
-      status = cpu->run(kernel, in, out);
-      ASSERT_TRUE(status.isOk()) << what << ": " << status.message();
-      for (size_t o = 0; o < got.size(); ++o) {
-        if (!close) {
-          ASSERT_EQ(0, std::memcmp(got[o].bytes.data(), want[o].bytes.data(),
-                                   got[o].bytes.size()))
-              << what << ", output " << o << ", " << threads << " threads";
-          continue;
-        }
-        for (int64_t i = 0; i < got[o].view.numElements(); ++i) {
-          double g = loadFloat(got[o].view, i), w = loadFloat(want[o].view, i);
-          bool ok = (std::isnan(g) && std::isnan(w)) || g == w ||
-                    std::fabs(g - w) <= close->rtol * std::fabs(w) + close->atol;
-          ASSERT_TRUE(ok) << what << ", output " << o << ", element " << i
-                          << ": cpu " << g << ", reference " << w;
-        }
-      }
-    }
-  }
-
-  std::unique_ptr<Backend> cpu, reference;
-};
-
-const DType kFloatTypes[] = {DType::F32, DType::BF16, DType::F16};
 const int64_t kSizes[] = {1, 2047, 2049, 70000, 300001};
 
 TEST_F(CpuElementwiseTest, ElementwiseOpsMatchTheReference) {
@@ -367,13 +275,6 @@ TEST_F(CpuElementwiseTest, OptimizerThenCastIsBitwiseTheTwoKernels) {
       }
 }
 
-Attr text(const char *value) {
-  Attr a;
-  a.kind = Attr::Kind::String;
-  a.str = value;
-  return a;
-}
-
 /// Softmax cross-entropy and its gradient (cpu/Loss.cpp): exponentials from
 /// the vector math library, so within a few ulp of the reference; the loss
 /// of every row summed in row order whatever the thread count. Rows with an
@@ -603,73 +504,6 @@ TEST_F(CpuElementwiseTest, MaxPoolWindowsAreBitwiseTheReference) {
         expectSame(pool, gradIn, {Tensor(dtype, xs)},
                    "max_pool2d_grad " + what);
       }
-}
-
-/// train.fill (large tensors), train.transpose keeping the last dimension
-/// and train.transpose swapping two groups of dimensions run on own
-/// threaded copies: the same bytes.
-TEST_F(CpuElementwiseTest, FillAndTransposeAreBitwiseTheReference) {
-  for (DType dtype : kFloatTypes) {
-    for (double value : {0.125, 1.0 / 3.0, -7e-3, 1e10}) {
-      KernelDesc kernel;
-      kernel.op = "train.fill";
-      kernel.attrs["value"] = floats(value);
-      std::vector<Tensor> none;
-      expectSame(kernel, none, {Tensor(dtype, {3, 70001})},
-                 std::string("fill ") + dtypeName(dtype) + " " +
-                     std::to_string(value));
-    }
-    struct Case {
-      std::vector<int64_t> shape, perm;
-    };
-    const Case cases[] = {{{4, 128, 8, 64}, {0, 2, 1, 3}},
-                          {{3, 5, 7, 9}, {2, 0, 1, 3}},
-                          {{70, 3, 2049}, {1, 0, 2}},
-                          // Batched 2-D transposes of dimension groups
-                          // (NCHW <-> NHWC), tiles cut at every edge.
-                          {{6, 7, 8}, {0, 2, 1}},
-                          {{3, 35, 9, 7}, {0, 2, 3, 1}},
-                          {{3, 9, 7, 35}, {0, 3, 1, 2}},
-                          {{65, 33}, {1, 0}},
-                          {{5, 6, 7}, {2, 1, 0}}}; // last one: reference
-    for (const Case &c : cases) {
-      KernelDesc kernel;
-      kernel.op = "train.transpose";
-      kernel.attrs["permutation"] = ints(c.perm);
-      std::vector<int64_t> result;
-      for (int64_t p : c.perm)
-        result.push_back(c.shape[p]);
-      std::vector<Tensor> in = {randomTensor(dtype, c.shape, 40)};
-      expectSame(kernel, in, {Tensor(dtype, result)},
-                 std::string("transpose ") + dtypeName(dtype) + " " +
-                     formatShape(c.shape));
-    }
-  }
-}
-
-/// train.broadcast on own row copies: every kind of last dimension (copied
-/// from x, one value repeated, a size-1 dimension of x), the same bytes.
-TEST_F(CpuElementwiseTest, BroadcastIsBitwiseTheReference) {
-  struct Case {
-    std::vector<int64_t> x, dims, result;
-  };
-  const Case cases[] = {{{6, 5}, {0, 1}, {6, 5, 4, 3}},
-                        {{6, 5}, {0, 3}, {6, 4, 3, 5}},
-                        {{5}, {1}, {3, 5}},
-                        {{3, 1}, {0, 1}, {3, 7}},
-                        {{7}, {0}, {7, 4}},
-                        {{2, 1, 4}, {0, 1, 3}, {2, 3, 1, 4}},
-                        {{}, {}, {70001}}};
-  for (DType dtype : kFloatTypes)
-    for (const Case &c : cases) {
-      KernelDesc kernel;
-      kernel.op = "train.broadcast";
-      kernel.attrs["dims"] = ints(c.dims);
-      std::vector<Tensor> in = {randomTensor(dtype, c.x, 41)};
-      expectSame(kernel, in, {Tensor(dtype, c.result)},
-                 std::string("broadcast ") + dtypeName(dtype) + " " +
-                     formatShape(c.x) + " -> " + formatShape(c.result));
-    }
 }
 
 /// batch_norm and batch_norm_grad: the reference's code with the channels
