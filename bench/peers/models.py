@@ -28,6 +28,10 @@ causal_lm: examples/causal_lm.py's architecture at bench size: token and
 mp runs gen_models.py's train-dialect steps for the first three and
 mp_export's export of the PyTorch model for resnet and causal_lm.
 """
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SIZES = {
     "mlp": {"batch": 256, "dims": (1024, 4096, 4096, 1000)},
@@ -111,29 +115,14 @@ def torch_model(name):
 
 
 def _torch_resnet(s):
+    """The examples' ResNet basic block (examples/frameworks/torch_models.py)
+    on 3-channel images."""
     import torch
-    import torch.nn as nn
     import torch.nn.functional as F
+    sys.path.insert(0, os.path.join(ROOT, "examples", "frameworks"))
+    from torch_models import ResNetBlock
 
-    class ResNetBlock(nn.Module):
-        def __init__(self, cin, c, classes):
-            super().__init__()
-            self.stem = nn.Conv2d(cin, c, 3, padding=1, bias=False)
-            self.bn0 = nn.BatchNorm2d(c)
-            self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
-            self.bn1 = nn.BatchNorm2d(c)
-            self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
-            self.bn2 = nn.BatchNorm2d(c)
-            self.fc = nn.Linear(c, classes)
-
-        def forward(self, x):
-            x = F.relu(self.bn0(self.stem(x)))
-            out = F.relu(self.bn1(self.conv1(x)))
-            out = self.bn2(self.conv2(out))
-            out = F.relu(out + x)
-            return self.fc(out.mean(dim=(2, 3)))
-
-    model = ResNetBlock(s["image"][0], s["channels"], s["classes"])
+    model = ResNetBlock(s["channels"], s["image"][0], s["classes"])
     opt = torch.optim.SGD(model.parameters(), lr=0.005, momentum=0.9)
     x = torch.randn(s["batch"], *s["image"])
     y = torch.randint(0, s["classes"], (s["batch"],))

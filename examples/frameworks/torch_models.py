@@ -49,15 +49,15 @@ class ResNetBlock(nn.Module):
     per channel at batch 32: where f32 sums taken one at a time lose ~1e-3
     of a gradient (the accuracy issue docs/runtime-reference.md records)."""
 
-    def __init__(self, c=32):
+    def __init__(self, c=32, cin=1, classes=10):
         super().__init__()
-        self.stem = nn.Conv2d(1, c, 3, padding=1, bias=False)
+        self.stem = nn.Conv2d(cin, c, 3, padding=1, bias=False)
         self.bn0 = nn.BatchNorm2d(c)
         self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
         self.bn1 = nn.BatchNorm2d(c)
         self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
         self.bn2 = nn.BatchNorm2d(c)
-        self.fc = nn.Linear(c, 10)
+        self.fc = nn.Linear(c, classes)
 
     def forward(self, x):
         x = F.relu(self.bn0(self.stem(x)))
