@@ -237,13 +237,7 @@ def keras_model(name):
     else:
         dm, heads = s["d_model"], s["heads"]
         inputs = keras.Input((s["seq"], dm))
-        a = layers.LayerNormalization(epsilon=1e-5)(inputs)
-        attn = layers.MultiHeadAttention(heads, dm // heads)(a, a)
-        h = layers.Add()([inputs, attn])
-        m = layers.LayerNormalization(epsilon=1e-5)(h)
-        m = layers.Dense(s["d_ff"], activation=lambda t: keras.activations.gelu(
-            t, approximate=False))(m)
-        z = layers.Add()([h, layers.Dense(dm)(m)])
+        z = _keras_pre_ln_block(keras, inputs, heads, dm, s["d_ff"], causal=False)
         z = layers.LayerNormalization(epsilon=1e-5)(z)
         out = layers.Dense(s["classes"])(layers.GlobalAveragePooling1D()(z))
         model = keras.Model(inputs, layers.Activation("linear", dtype="float32")(out))
@@ -253,6 +247,18 @@ def keras_model(name):
     model.compile(optimizer=opt,
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     return model, x, y
+
+
+def _keras_pre_ln_block(keras, x, heads, d, d_ff, causal):
+    """x + attention(norm(x)), then + an exact-GELU MLP of the norm."""
+    layers = keras.layers
+    a = layers.LayerNormalization(epsilon=1e-5)(x)
+    a = layers.MultiHeadAttention(heads, d // heads)(a, a, use_causal_mask=causal)
+    x = layers.Add()([x, a])
+    m = layers.LayerNormalization(epsilon=1e-5)(x)
+    m = layers.Dense(d_ff, activation=lambda t: keras.activations.gelu(
+        t, approximate=False))(m)
+    return layers.Add()([x, layers.Dense(d)(m)])
 
 
 def _keras_causal_lm(keras, s):
@@ -273,14 +279,7 @@ def _keras_causal_lm(keras, s):
     tokens = keras.Input((s["seq"],), dtype="int32")
     x = PositionEmbedding()(layers.Embedding(s["vocab"], d)(tokens))
     for _ in range(s["layers"]):
-        a = layers.LayerNormalization(epsilon=1e-5)(x)
-        a = layers.MultiHeadAttention(s["heads"], d // s["heads"])(a, a,
-                                                                  use_causal_mask=True)
-        x = layers.Add()([x, a])
-        m = layers.LayerNormalization(epsilon=1e-5)(x)
-        m = layers.Dense(s["d_ff"], activation=lambda t: keras.activations.gelu(
-            t, approximate=False))(m)
-        x = layers.Add()([x, layers.Dense(d)(m)])
+        x = _keras_pre_ln_block(keras, x, s["heads"], d, s["d_ff"], causal=True)
     x = layers.LayerNormalization(epsilon=1e-5)(x)
     out = layers.Dense(s["vocab"], use_bias=False)(x)
     return keras.Model(tokens, layers.Activation("linear", dtype="float32")(out))
