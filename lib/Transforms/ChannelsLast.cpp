@@ -31,6 +31,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mp {
 #define GEN_PASS_DEF_CHANNELSLAST
@@ -113,6 +114,13 @@ bool isElementwise(Operation *op) {
          !op->hasAttr("axis") && !isa<train::GradSeedOp, train::GradientOp>(op);
 }
 
+/// The NHWC value `v` is the NCHW transpose of, or null.
+Value nhwcSource(Value v) {
+  auto t = v.getDefiningOp<train::TransposeOp>();
+  return t && t.getPermutation() == ArrayRef<int64_t>(kToNchw) ? t.getX()
+                                                               : Value();
+}
+
 class Rewriter {
 public:
   explicit Rewriter(MLIRContext *context) : builder(context) {}
@@ -132,16 +140,29 @@ public:
       made_[key] = made;
       return made;
     }
-    OpBuilder::InsertionGuard guard(builder);
-    if (Operation *def = v.getDefiningOp())
-      builder.setInsertionPointAfter(def);
-    else
-      builder.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
-    Value t = train::TransposeOp::create(builder, v.getLoc(),
-                                         permuted(v.getType(), perm), v,
-                                         builder.getDenseI64ArrayAttr(perm));
+    Value t = transpose(v, perm);
     made_[key] = t;
     return t;
+  }
+
+  /// `v` transposed by `perm`, right after v's definition.
+  Value transpose(Value v, ArrayRef<int64_t> perm) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfterValue(v);
+    return train::TransposeOp::create(builder, v.getLoc(),
+                                      permuted(v.getType(), perm), v,
+                                      builder.getDenseI64ArrayAttr(perm));
+  }
+
+  /// `op` made again at the insertion point with `operands`, result types
+  /// `types` and all of `op`'s attributes.
+  Operation *cloneWith(Operation *op, ArrayRef<Value> operands,
+                       ArrayRef<Type> types) {
+    OperationState state(op->getLoc(), op->getName());
+    state.addOperands(operands);
+    state.addTypes(types);
+    state.addAttributes(op->getAttrs());
+    return builder.create(state);
   }
 
   /// Where NCHW dimension d is in NHWC.
@@ -168,8 +189,7 @@ public:
   /// transposes of NHWC ones (the backward pass of a mean over H and W:
   /// broadcast, fill, div).
   bool hoistable(Value v, int depth) {
-    auto t = v.getDefiningOp<train::TransposeOp>();
-    if (t && t.getPermutation() == ArrayRef<int64_t>(kToNchw))
+    if (nhwcSource(v))
       return depth > 0;
     Operation *def = v.getDefiningOp();
     if (!def || depth > 4 || !isRank4(v.getType()))
@@ -183,12 +203,11 @@ public:
                         [&](Value o) { return hoistable(o, depth + 1); });
   }
 
-  /// `v` made in NHWC (hoistable(v)); the NCHW op stays for its other
-  /// readers and goes with the dead ops when there are none.
+  /// `v` made in NHWC (hoistable(v)); its operands through toNhwc(), so a
+  /// fill or broadcast several of them read is made once. The NCHW op
+  /// stays for its other readers and goes with the dead ops when there are
+  /// none.
   Value hoist(Value v) {
-    auto t = v.getDefiningOp<train::TransposeOp>();
-    if (t && t.getPermutation() == ArrayRef<int64_t>(kToNchw))
-      return t.getX();
     Operation *def = v.getDefiningOp();
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointAfter(def);
@@ -201,16 +220,13 @@ public:
     } else {
       SmallVector<Value> operands;
       for (Value o : def->getOperands())
-        operands.push_back(hoist(o));
-      builder.setInsertionPointAfter(def);
-      OperationState state(def->getLoc(), def->getName());
-      state.addOperands(operands);
-      state.addTypes(type);
-      state.addAttributes(def->getAttrs());
-      made = builder.create(state);
+        operands.push_back(toNhwc(o));
+      // Each operand's NHWC form sits right after the operand's own
+      // definition, so before `def`.
+      made = cloneWith(def, operands, type);
     }
     made->setDiscardableAttrs(def->getDiscardableAttrDictionary());
-    maybeDead_.push_back(def);
+    maybeDead_.insert(def);
     return made->getResult(0);
   }
 
@@ -224,11 +240,7 @@ public:
               function_ref<Value(unsigned, Value)> back) {
     SmallVector<Value> replacements;
     builder.setInsertionPoint(op);
-    OperationState state(op->getLoc(), op->getName());
-    state.addOperands(operands);
-    state.addTypes(types);
-    state.addAttributes(op->getAttrs());
-    Operation *made = builder.create(state);
+    Operation *made = cloneWith(op, operands, types);
     if (op->hasAttr("layout"))
       made->setAttr("layout", train::LayoutAttr::get(op->getContext(),
                                                      train::Layout::NHWC));
@@ -240,15 +252,6 @@ public:
       replacements.push_back(back(i, made->getResult(i)));
     op->replaceAllUsesWith(replacements);
     op->erase();
-  }
-
-  /// Back from an NHWC result: the NCHW transpose right after `made`.
-  Value fromNhwc(Value v, ArrayRef<int64_t> perm) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointAfterValue(v);
-    return train::TransposeOp::create(builder, v.getLoc(),
-                                      permuted(v.getType(), perm), v,
-                                      builder.getDenseI64ArrayAttr(perm));
   }
 
   void imageOp(Operation *op) {
@@ -268,8 +271,8 @@ public:
     }
     remake(op, operands, types, [&](unsigned i, Value made) -> Value {
       Role role = resultRole(op, i);
-      return role == Role::Image    ? fromNhwc(made, kToNchw)
-             : role == Role::Filter ? fromNhwc(made, kToOihw)
+      return role == Role::Image    ? transpose(made, kToNchw)
+             : role == Role::Filter ? transpose(made, kToOihw)
                                     : made;
     });
   }
@@ -279,9 +282,8 @@ public:
   /// mean over H and W that PyTorch's global average pooling becomes).
   bool reduction(Operation *op) {
     auto dims = op->getAttrOfType<DenseI64ArrayAttr>("dims");
-    auto t = op->getOperand(0).getDefiningOp<train::TransposeOp>();
-    if (!dims || op->hasAttr("keep_dims") || !t ||
-        t.getPermutation() != ArrayRef<int64_t>(kToNchw))
+    Value source = nhwcSource(op->getOperand(0));
+    if (!dims || op->hasAttr("keep_dims") || !source)
       return false;
     SmallVector<bool> reduced(4, false);
     for (int64_t d : dims.asArrayRef()) {
@@ -303,7 +305,7 @@ public:
     for (int64_t p = 0; p < 4; ++p)
       if (reduced[p])
         mapped.push_back(p);
-    op->setOperand(0, t.getX());
+    op->setOperand(0, source);
     op->setAttr("dims", builder.getDenseI64ArrayAttr(mapped));
     return true;
   }
@@ -321,10 +323,8 @@ public:
   bool elementwise(Operation *op) {
     if (!isRank4(op->getResult(0).getType()))
       return false;
-    bool fromChain = llvm::any_of(op->getOperands(), [](Value v) {
-      auto t = v.getDefiningOp<train::TransposeOp>();
-      return t && t.getPermutation() == ArrayRef<int64_t>(kToNchw);
-    });
+    bool fromChain = llvm::any_of(op->getOperands(),
+                                  [](Value v) { return bool(nhwcSource(v)); });
     if (!fromChain || !llvm::all_of(op->getOperands(), [](Value v) {
           return isRank4(v.getType());
         }))
@@ -333,7 +333,7 @@ public:
     for (Value v : op->getOperands())
       operands.push_back(toNhwc(v));
     remake(op, operands, {permuted(op->getResult(0).getType(), kToNhwc)},
-           [&](unsigned, Value made) { return fromNhwc(made, kToNchw); });
+           [&](unsigned, Value made) { return transpose(made, kToNchw); });
     return true;
   }
 
@@ -342,7 +342,7 @@ private:
   /// The transposes made, by value and permutation (one of the constant
   /// arrays above).
   llvm::DenseMap<std::pair<Value, const int64_t *>, Value> made_;
-  SmallVector<Operation *> maybeDead_;
+  llvm::SetVector<Operation *> maybeDead_;
 };
 
 struct ChannelsLast : mp::impl::ChannelsLastBase<ChannelsLast> {

@@ -97,6 +97,29 @@ func.func @mean_pool(%x: tensor<2x3x3x3xf32>, %w: tensor<4x3x1x1xf32>, %dm: tens
 
 // -----
 
+// A fill two hoisted divisions read is made in NHWC once (and the NCHW one
+// goes).
+// CHECK-LABEL: func.func @shared_fill
+// CHECK: %[[F:.*]] = train.fill 9.000000e+00 : tensor<2x3x3x4xf32>
+// CHECK-NOT: train.fill
+// CHECK: train.div %{{.*}}, %[[F]] : tensor<2x3x3x4xf32>
+// CHECK: train.div %{{.*}}, %[[F]] : tensor<2x3x3x4xf32>
+func.func @shared_fill(%x: tensor<2x3x3x3xf32>, %w: tensor<4x3x1x1xf32>, %a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> (tensor<2x3x3x3xf32>, tensor<2x3x3x3xf32>) {
+  %c = train.conv2d NCHW %x, %w : tensor<2x3x3x3xf32>, tensor<4x3x1x1xf32> -> tensor<2x4x3x3xf32>
+  %ba = train.broadcast %a {dims = array<i64: 0, 1>} : tensor<2x4xf32> -> tensor<2x4x3x3xf32>
+  %bb = train.broadcast %b {dims = array<i64: 0, 1>} : tensor<2x4xf32> -> tensor<2x4x3x3xf32>
+  %f = train.fill 9.0 : tensor<2x4x3x3xf32>
+  %da = train.div %ba, %f : tensor<2x4x3x3xf32>
+  %db = train.div %bb, %f : tensor<2x4x3x3xf32>
+  %ga = train.relu_grad %da, %c : tensor<2x4x3x3xf32>
+  %gb = train.relu_grad %db, %c : tensor<2x4x3x3xf32>
+  %xa = train.conv2d_backward_data NCHW %ga, %w : tensor<2x4x3x3xf32>, tensor<4x3x1x1xf32> -> tensor<2x3x3x3xf32>
+  %xb = train.conv2d_backward_data NCHW %gb, %w : tensor<2x4x3x3xf32>, tensor<4x3x1x1xf32> -> tensor<2x3x3x3xf32>
+  return %xa, %xb : tensor<2x3x3x3xf32>, tensor<2x3x3x3xf32>
+}
+
+// -----
+
 // Casts are elementwise: a bf16 chain stays in NHWC through them.
 // CHECK-LABEL: func.func @casts
 // CHECK: %[[C:.*]] = train.conv2d NHWC
