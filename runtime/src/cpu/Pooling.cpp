@@ -300,11 +300,10 @@ static bool globalPoolNhwc(const KernelDesc &kernel,
       float area = static_cast<float>(pixels);
       for (int64_t j = 0; j < c; ++j)
         row[j] = row[j] / area;
-      // One rounded row, copied to every pixel.
-      std::vector<char> rounded(c * imageSize);
-      fromFloats(row.data(), image.dtype, rounded.data(), c);
-      for (int64_t p = 0; p < pixels; ++p)
-        std::memcpy(im + p * c * imageSize, rounded.data(), c * imageSize);
+      // The first pixel's row rounded once, copied to every other pixel.
+      fromFloats(row.data(), image.dtype, im, c);
+      for (int64_t p = 1; p < pixels; ++p)
+        std::memcpy(im + p * c * imageSize, im, c * imageSize);
     }
   });
   return true;
