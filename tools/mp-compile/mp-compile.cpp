@@ -2,7 +2,7 @@
 //
 //   mp-compile step.mlir -o step.mpplan [--mixed-precision="policy=..."]
 //                        [--eval] [--target-cpu=native]
-//                        [--image-layout=nhwc|keep]
+//                        [--image-layout=nhwc|keep] [--codegen=cpu|none]
 //
 // Parses and verifies the module, optionally runs the mixed-precision
 // pipeline (the options of --mp-mixed-precision), and writes the plan of
@@ -12,10 +12,13 @@
 // this CPU (the warning mp-run gives; CpuFeatures.h). --image-layout:
 // NCHW convolution chains run in NHWC (mp-channels-last, the default:
 // oneDNN's convolutions take NHWC images without reordering them) or as
-// written (keep).
+// written (keep). --codegen=cpu: runs of elementwise kernels also become
+// native functions in a shared library next to the plan (docs/codegen.md:
+// <plan>.code.so), which the cpu backend calls.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/InitAll.h"
+#include "mp/Target/Cpu/FusedCode.h"
 #include "mp/Target/Plan/PlanBuilder.h"
 #include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/Transforms/Passes.h"
@@ -66,6 +69,24 @@ static llvm::cl::opt<std::string> imageLayout(
                    "'keep' (as the step is written)"),
     llvm::cl::init("nhwc"));
 
+static llvm::cl::opt<std::string> codegen(
+    "codegen",
+    llvm::cl::desc("native code for fused runs of elementwise kernels: 'cpu' "
+                   "(x86-64, AVX-512 and AVX2 variants, in <plan>.code.so "
+                   "next to the plan) or 'none' (the default)"),
+    llvm::cl::init("none"));
+static llvm::cl::opt<std::string> emitLlvm(
+    "emit-llvm",
+    llvm::cl::desc("with --codegen=cpu: also write the optimized LLVM IR of "
+                   "the generated code to this file"),
+    llvm::cl::value_desc("file"), llvm::cl::init(""));
+
+/// The library next to `plan`: "step.mpplan" -> "step.code.so".
+static std::string libraryPathFor(llvm::StringRef plan) {
+  plan.consume_back(".mpplan");
+  return (plan + ".code.so").str();
+}
+
 static int compile(int argc, char **argv);
 
 /// As mp-opt: a crash of MLIR's parser on malformed input (an upstream bug,
@@ -101,6 +122,11 @@ static int compile(int argc, char **argv) {
   if (imageLayout != "nhwc" && imageLayout != "keep") {
     llvm::errs() << "mp-compile: unknown --image-layout '" << imageLayout
                  << "' (nhwc or keep)\n";
+    return 1;
+  }
+  if (codegen != "cpu" && codegen != "none") {
+    llvm::errs() << "mp-compile: unknown --codegen '" << codegen
+                 << "' (cpu or none)\n";
     return 1;
   }
   if (targetCpu != "native" && targetCpu != "generic") {
@@ -167,6 +193,13 @@ static int compile(int argc, char **argv) {
     std::string warning = mp::rt::policySpeedWarning(plan->policy);
     if (!warning.empty())
       llvm::errs() << "mp-compile: warning: " << warning << "\n";
+  }
+  if (codegen == "cpu") {
+    mp::CodegenOptions codegenOptions;
+    codegenOptions.libraryPath = libraryPathFor(outputFile);
+    codegenOptions.llvmIrPath = emitLlvm;
+    if (failed(mp::generateFusedCode(*plan, codegenOptions, step.getLoc())))
+      return 1;
   }
   mp::rt::Status written = mp::rt::writePlanFile(*plan, outputFile);
   if (!written.isOk()) {

@@ -387,7 +387,19 @@ static int runMain(int argc, char **argv) {
     std::fprintf(stderr, "mp-run: backend: %s\nmp-run: CPU features: %s\n",
                  session->backendDescription().c_str(),
                  rt::cpuFeatures().c_str());
+    if (!session->generatedCodeStatus().empty())
+      std::fprintf(stderr, "mp-run: generated code: %s\n",
+                   session->generatedCodeStatus().c_str());
   }
+  // Generated code the cpu backend cannot use here (a library missing or
+  // stale, a CPU without AVX2): always said, as the kernels run slower.
+  const char *codeSetting = std::getenv("MP_GENERATED_CODE");
+  if (!opt.verbose && !session->plan().code.empty() &&
+      !session->usesGeneratedCode() &&
+      std::string(session->backendName()) == "cpu" &&
+      !(codeSetting && std::string(codeSetting) == "off"))
+    std::fprintf(stderr, "mp-run: warning: generated code: %s\n",
+                 session->generatedCodeStatus().c_str());
   // A 16-bit policy on a CPU without the instructions that make it pay:
   // one warning, naming the missing feature and the faster policy.
   if (std::string(session->backendName()) == "cpu") {

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Session.h"
 
+#include "core/CodeLibrary.h"
+
 #include "mp/runtime/Tensor.h"
 
 #include <algorithm>
@@ -140,8 +142,16 @@ std::vector<std::string> Session::kernelImplementations() const {
   std::vector<bool> hoisted(plan_.kernels.size(), false);
   for (const HoistedCast &cast : hoisted_)
     hoisted[cast.kernel] = true;
+  if (code_)
+    for (size_t r = 0; r < plan_.code.regions.size(); ++r)
+      for (uint32_t k = plan_.code.regions[r].first, n = 0;
+           n < plan_.code.regions[r].count; ++k, ++n)
+        out[k] = "generated code (" + code_->variant() + "), fused region #" +
+                 std::to_string(r);
   for (size_t k = 0; k < out.size(); ++k) {
     const KernelDesc &kernel = plan_.kernels[k];
+    if (!out[k].empty())
+      continue;
     if (hoisted[k])
       out[k] = "after the optimizer writes the weight: " +
                backend_->implementationOf(kernel);
@@ -192,7 +202,8 @@ Status Session::runStep(float *outLoss) {
     Clock::time_point began;
     if (profiling_)
       began = Clock::now();
-    Status status = runKernel(k);
+    int32_t region = code_ ? regionAt_[k] : -1;
+    Status status = region >= 0 ? runRegion(region) : runKernel(k);
     // A device backend only queues the kernel: profiling waits for it.
     if (status.isOk() && profiling_ && device_)
       status = device_->finishStep();
@@ -207,6 +218,8 @@ Status Session::runStep(float *outLoss) {
                                        plan_.kernels[k].op +
                                        "): " + status.message());
     }
+    if (region >= 0)
+      k += plan_.code.regions[region].count - 1;
   }
   if (device_) {
     Status finished = device_->finishStep();
@@ -311,18 +324,26 @@ Status Session::describeFailedCheck(uint32_t check) const {
 std::vector<Session::ProfileEntry> Session::profile() const {
   std::vector<ProfileEntry> entries;
   std::unordered_map<std::string, size_t> byOp;
-  for (size_t k = 0; k < kernelSeconds_.size(); ++k) {
-    if (skipped_[k])
-      continue;
-    // A kernel that also makes the next step's 16-bit weight copies.
-    std::string op = plan_.kernels[k].op;
-    if (!castsAfter_[k].empty())
-      op += "+mp.cast";
+  auto add = [&](const std::string &op, double seconds) {
     auto [it, inserted] = byOp.try_emplace(op, entries.size());
     if (inserted)
       entries.push_back({op, 0, 0});
-    entries[it->second].seconds += kernelSeconds_[k];
+    entries[it->second].seconds += seconds;
     entries[it->second].calls += profiledSteps_;
+  };
+  for (size_t k = 0; k < kernelSeconds_.size(); ++k) {
+    if (skipped_[k])
+      continue;
+    if (code_ && regionAt_[k] >= 0) {
+      // One call for the region's kernels: its time is the first's.
+      add("(fused regions, generated code)", kernelSeconds_[k]);
+      k += plan_.code.regions[regionAt_[k]].count - 1;
+      continue;
+    }
+    // A kernel that also makes the next step's 16-bit weight copies.
+    add(castsAfter_[k].empty() ? plan_.kernels[k].op
+                               : plan_.kernels[k].op + "+mp.cast",
+        kernelSeconds_[k]);
   }
   if (profiledSteps_ > 0 && !copies_[0].empty())
     entries.push_back({"(state copy)", copySeconds_, profiledSteps_});

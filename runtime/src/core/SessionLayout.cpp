@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Session.h"
 
+#include "core/CodeLibrary.h"
 #include "mp/runtime/Tensor.h"
 
 #include <algorithm>
@@ -188,6 +189,8 @@ Status Session::initialize() {
       kernelInputs_[parity].push_back(std::move(inputs));
       kernelOutputs_[parity].push_back(std::move(outputs));
     }
+
+  useGeneratedCode();
 
   for (const HoistedCast &cast : hoisted_)
     MP_RETURN_IF_ERROR(refreshCasts(cast.state));

@@ -142,6 +142,18 @@ public:
     return reference_->run(kernel, inputs, outputs);
   }
 
+  /// Fused regions (PlanCode): the generated function on ranges of its
+  /// extent over the threads, each range at least ~16K elements.
+  bool runsGeneratedCode() const override { return true; }
+  Status runFused(const FusedRegion &region, FusedFunction fn,
+                  void *const *operands) override {
+    int64_t grain = std::max<int64_t>(1, (int64_t(1) << 14) / region.rowLength);
+    cpu::parallelFor(region.extent, grain, [&](int64_t begin, int64_t end) {
+      fn(operands, begin, end);
+    });
+    return Status::ok();
+  }
+
   /// The optimizers write the new weight's 16-bit copy in the same pass.
   Status runThenCast(const KernelDesc &kernel, const Views &inputs,
                      const Views &outputs, size_t output,

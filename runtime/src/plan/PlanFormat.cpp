@@ -30,6 +30,8 @@ static constexpr size_t kMinKernelBytes = 4 + 4 + 4 + 4 + 4;
 static constexpr size_t kMinAttrBytes = 4 + 1 + 4;
 /// role + value + state + name length + flags.
 static constexpr size_t kMinResultBytes = 4 + 4 + 4 + 4 + 4;
+/// Smallest encoded fused region: empty symbol and operands.
+static constexpr size_t kMinRegionBytes = 4 + 4 + 4 + 4 + 4 + 8 + 8;
 
 static std::vector<uint8_t> serializePayload(const Plan &plan) {
   std::vector<uint8_t> out;
@@ -76,6 +78,18 @@ static std::vector<uint8_t> serializePayload(const Plan &plan) {
     w.str(r.name);
     w.u32(r.flags);
   }
+  w.str(plan.code.library);
+  w.u64(plan.code.id);
+  w.u32(static_cast<uint32_t>(plan.code.regions.size()));
+  for (const FusedRegion &region : plan.code.regions) {
+    w.str(region.symbol);
+    w.u32(region.first);
+    w.u32(region.count);
+    w.array(region.operands);
+    w.u32(region.numInputs);
+    w.u64(static_cast<uint64_t>(region.extent));
+    w.u64(static_cast<uint64_t>(region.rowLength));
+  }
   w.u64(plan.constants.size());
   w.bytes(plan.constants.data(), plan.constants.size());
   return out;
@@ -108,7 +122,7 @@ public:
   PayloadParser(const uint8_t *data, size_t size) : r(data, size) {}
 
   /// Empty on success, else what was malformed (the caller adds where).
-  std::string parse(Plan &plan) {
+  std::string parse(Plan &plan, uint32_t version) {
     if (!r.str(plan.policy) || !r.u64(plan.arenaSize))
       return "truncated header fields";
     uint32_t count;
@@ -130,6 +144,16 @@ public:
     for (uint32_t i = 0; i < count; ++i)
       if (std::string error = parseResult(plan.results[i]); !error.empty())
         return "result #" + std::to_string(i) + ": " + error;
+    if (version >= 5) {
+      if (!r.str(plan.code.library) || !r.u64(plan.code.id) ||
+          !r.count(count, kMinRegionBytes))
+        return "bad code section";
+      plan.code.regions.resize(count);
+      for (uint32_t i = 0; i < count; ++i)
+        if (std::string error = parseRegion(plan.code.regions[i]);
+            !error.empty())
+          return "fused region #" + std::to_string(i) + ": " + error;
+    }
     uint64_t constants;
     if (!r.u64(constants) || constants != r.remaining())
       return "the constants blob does not end the payload";
@@ -195,6 +219,17 @@ private:
     return "";
   }
 
+  std::string parseRegion(FusedRegion &region) {
+    uint64_t extent = 0, rowLength = 0;
+    if (!r.str(region.symbol) || !r.u32(region.first) ||
+        !r.u32(region.count) || !r.array(region.operands) ||
+        !r.u32(region.numInputs) || !r.u64(extent) || !r.u64(rowLength))
+      return "truncated";
+    region.extent = static_cast<int64_t>(extent);
+    region.rowLength = static_cast<int64_t>(rowLength);
+    return "";
+  }
+
   std::string parseResult(ResultDesc &result) {
     uint32_t role;
     if (!r.u32(role) || !r.u32(result.value) || !r.u32(result.state) ||
@@ -231,11 +266,12 @@ StatusOr<Plan> mp::rt::parsePlan(const std::vector<uint8_t> &bytes,
   header.u32(reserved);
   header.u64(payloadSize);
   header.u64(checksum);
-  if (version != Plan::kVersion)
+  if (version < Plan::kOldestVersion || version > Plan::kVersion)
     return invalidArgument(
         origin + ": plan format version " + std::to_string(version) +
         ", but this runtime reads "
-        "version " +
+        "versions " +
+        std::to_string(Plan::kOldestVersion) + " to " +
         std::to_string(Plan::kVersion) + "; recompile the plan");
   if (reserved != 0)
     return dataLoss(origin + ": corrupt plan header (reserved field is " +
@@ -254,7 +290,7 @@ StatusOr<Plan> mp::rt::parsePlan(const std::vector<uint8_t> &bytes,
 
   Plan plan;
   PayloadParser parser(payload, available);
-  if (std::string error = parser.parse(plan); !error.empty())
+  if (std::string error = parser.parse(plan, version); !error.empty())
     return dataLoss(origin + ": malformed plan (payload byte " +
                     std::to_string(parser.position()) + "): " + error);
   if (Status valid = plan.validate(); !valid.isOk())
@@ -275,5 +311,15 @@ StatusOr<Plan> mp::rt::readPlanFile(const std::string &path) {
   StatusOr<std::vector<uint8_t>> bytes = readFile(path);
   if (!bytes.isOk())
     return bytes.status();
-  return parsePlan(*bytes, path);
+  StatusOr<Plan> plan = parsePlan(*bytes, path);
+  if (plan.isOk() && !plan->code.library.empty()) {
+    const std::string &library = plan->code.library;
+    size_t slash = path.find_last_of('/');
+    plan->code.resolvedPath =
+        library.front() == '/' ? library
+        // dlopen searches the library path for a name without a slash.
+        : slash == std::string::npos ? "./" + library
+                                     : path.substr(0, slash + 1) + library;
+  }
+  return plan;
 }

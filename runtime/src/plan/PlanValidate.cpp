@@ -34,6 +34,7 @@ public:
     MP_RETURN_IF_ERROR(checkKernels());
     MP_RETURN_IF_ERROR(checkResults());
     MP_RETURN_IF_ERROR(checkLayout());
+    MP_RETURN_IF_ERROR(checkCode());
     return checkArenaLifetimes();
   }
 
@@ -349,6 +350,92 @@ private:
   /// (the kernel writing them .. the last kernel reading them, or the end
   /// of the step for results) are disjoint; this also keeps a kernel's
   /// outputs from aliasing its inputs, which backends rely on.
+  /// The fused regions (PlanCode): runs of unflagged kernels in order,
+  /// whose operands are exactly what the run reads from before it and
+  /// what it writes that is read after it. A region's tensors are live
+  /// from its first kernel to its last (the generated function reads and
+  /// writes them element by element together), which checkArenaLifetimes
+  /// then checks.
+  Status checkCode() {
+    const PlanCode &code = plan.code;
+    if (code.regions.empty())
+      return Status::ok();
+    if (code.library.empty())
+      return invalidArgument("the plan has fused regions but names no code "
+                             "library");
+    size_t next = 0; // the first kernel the next region may start at
+    for (size_t r = 0; r < code.regions.size(); ++r) {
+      const FusedRegion &region = code.regions[r];
+      std::string what = "fused region #" + std::to_string(r) + " ('" +
+                         region.symbol + "')";
+      if (region.symbol.empty())
+        return invalidArgument(what + " has no symbol");
+      size_t first = region.first, end = first + region.count;
+      if (region.count == 0 || first < next || end > plan.kernels.size())
+        return invalidArgument(
+            what + " covers kernels #" + std::to_string(first) + " to #" +
+            std::to_string(end) + " (exclusive): not a non-empty range after "
+                                  "the previous region's, inside the plan's " +
+            std::to_string(plan.kernels.size()) + " kernels");
+      next = end;
+      if (region.extent < 0 || region.rowLength < 1)
+        return invalidArgument(what + " has extent " +
+                               std::to_string(region.extent) +
+                               " and row length " +
+                               std::to_string(region.rowLength));
+      if (region.numInputs > region.operands.size())
+        return invalidArgument(what + " has more inputs than operands");
+      std::vector<int> role(plan.tensors.size(), 0); // 1 input, 2 output
+      for (size_t o = 0; o < region.operands.size(); ++o) {
+        uint32_t id = region.operands[o];
+        if (id >= plan.tensors.size() || role[id] != 0)
+          return invalidArgument(what + ": operand " + std::to_string(o) +
+                                 " is tensor " + std::to_string(id) +
+                                 ", out of range or repeated");
+        role[id] = o < region.numInputs ? 1 : 2;
+      }
+      int64_t last = static_cast<int64_t>(end) - 1;
+      for (size_t k = first; k < end; ++k) {
+        const KernelDesc &kernel = plan.kernels[k];
+        if (kernel.flags != 0)
+          return invalidArgument(what + " holds " + describeKernel(k) +
+                                 ", which the layout runs on its own (a view "
+                                 "or a hoisted cast)");
+        for (uint32_t id : kernel.inputs)
+          if (definedBy[id] < static_cast<int64_t>(first) && role[id] != 1)
+            return invalidArgument(what + ": " + describeKernel(k) +
+                                   " reads " + describe(id) +
+                                   ", which is not among the region's inputs");
+        for (uint32_t id : kernel.outputs) {
+          if (role[id] == 1)
+            return invalidArgument(what + ": input " + describe(id) +
+                                   " is written inside the region");
+          bool readAfter = lastUse[id] > last;
+          if (readAfter && role[id] != 2)
+            return invalidArgument(what + ": " + describe(id) +
+                                   " is read after the region but is not "
+                                   "among its outputs");
+          if (role[id] == 2)
+            role[id] = 3; // written
+        }
+      }
+      for (uint32_t id : region.operands)
+        if (role[id] == 1 && definedBy[id] >= static_cast<int64_t>(first))
+          return invalidArgument(what + ": input " + describe(id) +
+                                 " is not written before the region");
+        else if (role[id] == 2)
+          return invalidArgument(what + ": output " + describe(id) +
+                                 " is not written by the region's kernels");
+      for (size_t k = first; k < end; ++k) {
+        for (uint32_t id : plan.kernels[k].inputs)
+          lastUse[id] = std::max(lastUse[id], last);
+        for (uint32_t id : plan.kernels[k].outputs)
+          lastUse[id] = std::max(lastUse[id], last);
+      }
+    }
+    return Status::ok();
+  }
+
   Status checkArenaLifetimes() {
     struct Span {
       uint64_t begin, end;

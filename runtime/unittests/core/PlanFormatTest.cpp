@@ -162,8 +162,87 @@ TEST(PlanFormatTest, WrongMagicAndVersion) {
   expectRejected(other, StatusCode::InvalidArgument,
                  "test.plan: plan format version " +
                      std::to_string(Plan::kVersion + 1) +
-                     ", but this runtime reads version " +
+                     ", but this runtime reads versions " +
+                     std::to_string(Plan::kOldestVersion) + " to " +
                      std::to_string(Plan::kVersion) + "; recompile the plan");
+}
+
+/// The least-squares plan with its sub -> mul run (kernels #1 and #2) as a
+/// fused region, as mp-compile --codegen=cpu records it.
+Plan planWithCode() {
+  Plan plan = makeLeastSquaresPlan();
+  const KernelDesc &sub = plan.kernels[1], &mul = plan.kernels[2];
+  FusedRegion region;
+  region.symbol = "mp_fused_0";
+  region.first = 1;
+  region.count = 2;
+  region.operands = {sub.inputs[0], sub.inputs[1], sub.outputs[0],
+                     mul.outputs[0]};
+  region.numInputs = 2;
+  region.extent = 8;
+  plan.code.library = "least_squares.code.so";
+  plan.code.id = 0x0123456789abcdefull;
+  plan.code.regions.push_back(region);
+  planMemory(plan);
+  return plan;
+}
+
+TEST(PlanFormatTest, CodeSectionRoundTrips) {
+  Plan plan = planWithCode();
+  ASSERT_TRUE(plan.validate().isOk()) << plan.validate().message();
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  StatusOr<Plan> parsed = parsePlan(bytes, "code.plan");
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(serializePlan(*parsed), bytes);
+  EXPECT_EQ(parsed->code.library, "least_squares.code.so");
+  EXPECT_EQ(parsed->code.id, 0x0123456789abcdefull);
+  ASSERT_EQ(parsed->code.regions.size(), 1u);
+  const FusedRegion &region = parsed->code.regions[0];
+  EXPECT_EQ(region.symbol, "mp_fused_0");
+  EXPECT_EQ(region.first, 1u);
+  EXPECT_EQ(region.count, 2u);
+  EXPECT_EQ(region.operands, plan.code.regions[0].operands);
+  EXPECT_EQ(region.numInputs, 2u);
+  EXPECT_EQ(region.extent, 8);
+  EXPECT_EQ(region.rowLength, 1);
+  // A region's tensors live through it: sub's inputs do not share bytes
+  // with mul's result.
+  const TensorDesc &y = plan.tensors[region.operands[0]],
+                   &r2 = plan.tensors[region.operands[3]];
+  EXPECT_TRUE(y.offset + y.byteSize() <= r2.offset ||
+              r2.offset + r2.byteSize() <= y.offset);
+}
+
+TEST(PlanFormatTest, VersionFourIsReadAsAPlanWithoutCode) {
+  // A version-5 plan without code has an empty code section (a library
+  // name, an id and a region count, 16 zero bytes) before its constants;
+  // version 4 is the same file without it.
+  Plan plan = makeLeastSquaresPlan();
+  std::vector<uint8_t> bytes = serializePlan(plan);
+  size_t constants = bytes.size() - 8 - plan.constants.size();
+  size_t section = constants - 16;
+  for (size_t i = section; i < constants; ++i)
+    ASSERT_EQ(bytes[i], 0) << i;
+  bytes.erase(bytes.begin() + section, bytes.begin() + constants);
+  uint32_t version = 4;
+  uint64_t payload = bytes.size() - 32;
+  std::memcpy(bytes.data() + 8, &version, 4);
+  std::memcpy(bytes.data() + 16, &payload, 8);
+  fixChecksum(bytes);
+  StatusOr<Plan> parsed = parsePlan(bytes, "v4.plan");
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_TRUE(parsed->code.empty());
+  EXPECT_EQ(serializePlan(*parsed), serializePlan(plan));
+}
+
+TEST(PlanFormatTest, LibraryIsResolvedNextToThePlanFile) {
+  Plan plan = planWithCode();
+  std::string dir = ::testing::TempDir();
+  std::string path = dir + "/resolve.mpplan";
+  ASSERT_TRUE(writePlanFile(plan, path).isOk());
+  StatusOr<Plan> read = readPlanFile(path);
+  ASSERT_TRUE(read.isOk()) << read.status().message();
+  EXPECT_EQ(read->code.resolvedPath, dir + "/least_squares.code.so");
 }
 
 TEST(PlanFormatTest, ChecksumMismatchIsNamed) {

@@ -223,6 +223,99 @@ const Breakage kBreakages[] = {
      "while both are live"},
 };
 
+/// The least-squares plan with its sub -> mul run (kernels #1 and #2) as a
+/// fused region, before `edit` breaks it.
+Plan withRegion(const std::function<void(Plan &, FusedRegion &)> &edit) {
+  Plan plan = makeLeastSquaresPlan();
+  const KernelDesc &sub = plan.kernels[1], &mul = plan.kernels[2];
+  FusedRegion region;
+  region.symbol = "mp_fused_0";
+  region.first = 1;
+  region.count = 2;
+  region.operands = {sub.inputs[0], sub.inputs[1], sub.outputs[0],
+                     mul.outputs[0]};
+  region.numInputs = 2;
+  region.extent = 8;
+  plan.code.library = "x.code.so";
+  edit(plan, region);
+  plan.code.regions.push_back(region);
+  planMemory(plan);
+  return plan;
+}
+
+TEST(PlanTest, FusedRegionIsValid) {
+  Plan plan = withRegion([](Plan &, FusedRegion &) {});
+  EXPECT_TRUE(plan.validate().isOk()) << plan.validate().message();
+}
+
+struct RegionBreakage {
+  const char *what;
+  std::function<void(Plan &, FusedRegion &)> edit;
+  const char *message;
+};
+
+class RegionRejectionTest : public ::testing::TestWithParam<RegionBreakage> {};
+
+TEST_P(RegionRejectionTest, IsRejectedWithAMessage) {
+  Plan plan = withRegion(GetParam().edit);
+  Status status = plan.validate();
+  ASSERT_FALSE(status.isOk()) << GetParam().what;
+  EXPECT_NE(status.message().find(GetParam().message), std::string::npos)
+      << "message: " << status.message();
+}
+
+const RegionBreakage kRegionBreakages[] = {
+    {"no library", [](Plan &p, FusedRegion &) { p.code.library.clear(); },
+     "names no code library"},
+    {"past the end",
+     [](Plan &p, FusedRegion &r) { r.count = uint32_t(p.kernels.size()); },
+     "not a non-empty range"},
+    {"empty", [](Plan &, FusedRegion &r) { r.count = 0; },
+     "not a non-empty range"},
+    {"missing output",
+     [](Plan &, FusedRegion &r) { r.operands.pop_back(); },
+     "is read after the region but is not among its outputs"},
+    {"missing input",
+     [](Plan &, FusedRegion &r) {
+       r.operands.erase(r.operands.begin());
+       r.numInputs = 1;
+     },
+     "which is not among the region's inputs"},
+    {"repeated operand",
+     [](Plan &, FusedRegion &r) { r.operands[1] = r.operands[0]; },
+     "out of range or repeated"},
+    {"output not written",
+     [](Plan &, FusedRegion &r) {
+       r.count = 1; // mul's result is no longer the region's
+     },
+     "is not written by the region's kernels"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Validate, RegionRejectionTest,
+                         ::testing::ValuesIn(kRegionBreakages),
+                         [](const ::testing::TestParamInfo<RegionBreakage> &info) {
+                           std::string name;
+                           for (const char *c = info.param.what; *c; ++c)
+                             name +=
+                                 std::isalnum(static_cast<unsigned char>(*c))
+                                     ? *c
+                                     : '_';
+                           return name;
+                         });
+
+TEST(PlanTest, RegionTensorsMustNotShareBytes) {
+  // sub's input y and mul's result r2 are apart in a region (planMemory);
+  // placed on the same bytes, validate() names the two.
+  Plan plan = withRegion([](Plan &, FusedRegion &) {});
+  const FusedRegion &region = plan.code.regions[0];
+  plan.tensors[region.operands[3]].offset =
+      plan.tensors[region.operands[0]].offset;
+  Status status = plan.validate();
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("share arena bytes"), std::string::npos)
+      << status.message();
+}
+
 INSTANTIATE_TEST_SUITE_P(Validate, PlanRejectionTest,
                          ::testing::ValuesIn(kBreakages),
                          [](const ::testing::TestParamInfo<Breakage> &info) {

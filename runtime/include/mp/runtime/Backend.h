@@ -19,6 +19,10 @@
 
 namespace mp::rt {
 
+/// The signature of a fused region's generated function (FusedRegion).
+using FusedFunction = void (*)(void *const *operands, int64_t begin,
+                               int64_t end);
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -66,6 +70,21 @@ public:
   /// its decision, for mp-run --verbose. "" when it has not prepared it.
   virtual std::string implementationOf(const KernelDesc &kernel) const {
     return "";
+  }
+
+  /// Whether this backend calls the host functions mp-compile generates
+  /// for fused regions (PlanCode, docs/codegen.md): the cpu backend does.
+  /// The session then loads the plan's code library and, for each region,
+  /// calls runFused instead of running the region's kernels; a backend
+  /// that does not (the reference, the oracle) runs the kernels.
+  virtual bool runsGeneratedCode() const { return false; }
+  /// Runs `fn` (the region's generated function) over [0, region.extent)
+  /// on `operands` (the region's operands' base addresses, in order),
+  /// splitting the range as the backend likes.
+  virtual Status runFused(const FusedRegion &region, FusedFunction fn,
+                          void *const *operands) {
+    return unimplemented(std::string(name()) +
+                         " does not run generated code");
   }
 
   /// Non-null when the kernels run on device memory: the session then

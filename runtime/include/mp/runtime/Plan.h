@@ -162,19 +162,61 @@ struct ResultDesc {
 /// Whether `result` replaces a persistent tensor with a new value.
 bool isStateUpdate(const ResultDesc &result);
 
+/// A run of consecutive kernels that mp-compile also compiled into one
+/// native function (docs/codegen.md): the kernels stay in the plan (the
+/// reference backend runs them one by one, the oracle), a backend that
+/// runs generated code calls the function instead. The function's
+/// arguments are the base addresses of `operands` in order, then the
+/// range [begin, end) of `extent` it computes:
+///   void symbol(void *const *operands, int64_t begin, int64_t end);
+/// every range of [0, extent) computes the same elements whatever the
+/// split, so a backend may split it over threads.
+struct FusedRegion {
+  std::string symbol;            ///< in the plan's code library
+  uint32_t first = 0, count = 0; ///< kernels [first, first + count)
+  /// Tensor ids: the region's inputs (read, written before it) first,
+  /// then its outputs (written by its kernels and read after it or
+  /// returned); tensors the region both makes and consumes are not
+  /// operands and are not written.
+  std::vector<uint32_t> operands;
+  uint32_t numInputs = 0;
+  /// What [begin, end) counts: elements of the region's tensors (its
+  /// shape is one run of elements) or rows of `rowLength` elements (its
+  /// kernels broadcast a row, bias_add along the last dimension).
+  int64_t extent = 0, rowLength = 1;
+};
+
+/// The native code a plan names: a shared library next to the plan file
+/// with one function per fused region, in one variant per instruction set
+/// (`symbol` + "_avx512" / "_avx2"), and `uint64_t mp_code_id()` returning
+/// `id`, so that a library written for another plan is refused.
+struct PlanCode {
+  std::string library; ///< file name, relative to the plan file's folder
+  uint64_t id = 0;     ///< also what the library's mp_code_id() returns
+  std::vector<FusedRegion> regions; ///< in kernel order, disjoint
+  /// Set by readPlanFile: `library` resolved against the plan's folder.
+  std::string resolvedPath;
+
+  bool empty() const { return regions.empty(); }
+};
+
 struct Plan {
   /// 2: a train.reshape whose result has its input's arena offset is a
   /// view; version 1 had no views. 3: results may have the role Check.
   /// 4: the layout is recorded (kernel and result flags: views, hoisted
-  /// casts, double-buffered state) and executed as written. A plan of
-  /// another version is rejected by version: recompile it.
-  static constexpr uint32_t kVersion = 4;
+  /// casts, double-buffered state) and executed as written. 5: the plan
+  /// may name generated code for runs of its kernels (PlanCode). Version
+  /// 4 is read as a plan without code; another version is rejected by
+  /// version: recompile it.
+  static constexpr uint32_t kVersion = 5;
+  static constexpr uint32_t kOldestVersion = 4;
   std::string policy; ///< float32, mixed_bfloat16, mixed_float16
   std::vector<TensorDesc> tensors;
   std::vector<KernelDesc> kernels;
   std::vector<ResultDesc> results;
   uint64_t arenaSize = 0;
   std::vector<uint8_t> constants;
+  PlanCode code; ///< empty: every kernel runs as a kernel
 
   /// Checks internal consistency: ids in range, shapes non-negative,
   /// scratch tensors inside the arena, constants inside the blob, every

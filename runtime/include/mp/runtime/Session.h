@@ -21,6 +21,8 @@
 
 namespace mp::rt {
 
+class CodeLibrary;
+
 /// A tensor that can be set or read by name.
 struct TensorInfo {
   std::string name;
@@ -79,6 +81,15 @@ public:
   /// step; the session's own decisions where the backend ran nothing (a
   /// reshape laid out as a view, a cast fused into the optimizer's pass).
   std::vector<std::string> kernelImplementations() const;
+
+  /// The plan's generated code (PlanCode, docs/codegen.md): "" when the
+  /// plan has none; else what runs its fused regions ("3 fused regions
+  /// (11 kernels) on generated code, avx512 variant") or why the kernels
+  /// run one by one instead (a backend without generated code, a library
+  /// that cannot be loaded here, MP_GENERATED_CODE=off). Tools print it.
+  const std::string &generatedCodeStatus() const { return codeStatus_; }
+  /// Whether the fused regions run as generated code.
+  bool usesGeneratedCode() const { return code_ != nullptr; }
 
   /// Every named tensor: persistent tensors, inputs and labels in plan
   /// order, then the results (loss, outputs).
@@ -213,6 +224,18 @@ private:
   void collectHoistedCasts(const std::vector<const ResultDesc *> &flipped);
   Status placeHoistedCasts();
   Status runKernel(size_t k);
+  /// Loads the plan's generated code where the backend runs it (else
+  /// records why not in codeStatus_); never fails the session: the
+  /// region's kernels are the fallback.
+  void useGeneratedCode();
+  /// Runs fused region `r` (code_ loaded).
+  Status runRegion(size_t r);
+  std::unique_ptr<CodeLibrary> code_;
+  std::string codeStatus_;
+  /// Per region and parity: its operands' addresses.
+  std::vector<std::vector<void *>> regionOperands_[2];
+  /// Per kernel: the region that starts there, or -1 (code_ loaded).
+  std::vector<int32_t> regionAt_;
   /// The plan's views (KernelDesc::isView) get their input's storage and
   /// are not run.
   void followViews();

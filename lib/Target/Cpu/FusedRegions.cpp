@@ -1,0 +1,178 @@
+//===- FusedRegions.cpp - which runs of kernels generated code takes -----===//
+//
+// A fused region is a run of consecutive kernels of the laid-out plan, each
+// computing its outputs element by element from elements at the same
+// position (or, for bias_add, from the bias at the element's column), over
+// one iteration space: every full-size tensor of the run has the same
+// element count. The run's inputs are what it reads from before it, its
+// outputs what it writes that is read after it (or returned); what it
+// makes and consumes itself never reaches memory. Kernels the layout runs
+// on its own (views, hoisted casts) end a run.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/Target/Cpu/FusedCode.h"
+
+#include <algorithm>
+
+using namespace mp;
+using rt::OpId;
+
+/// The most operands one generated function takes: past it a run ends.
+static constexpr size_t kMaxOperands = 24;
+
+bool mp::isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength) {
+  const rt::KernelDesc &kernel = plan.kernels[k];
+  if (kernel.flags != 0 || kernel.outputs.size() != 1)
+    return false;
+  for (uint32_t id : kernel.inputs)
+    if (!rt::isFloat(plan.tensors[id].dtype))
+      return false;
+  const rt::TensorDesc &result = plan.tensors[kernel.outputs[0]];
+  if (!rt::isFloat(result.dtype) || result.numElements() <= 0)
+    return false;
+  rowLength = 1;
+  size_t arity = 0;
+  switch (kernel.opId()) {
+  case OpId::TrainFill:
+    arity = 0;
+    break;
+  case OpId::MpCast:
+  case OpId::TrainNeg:
+  case OpId::TrainAbs:
+  case OpId::TrainExp:
+  case OpId::TrainLog:
+  case OpId::TrainSqrt:
+  case OpId::TrainRsqrt:
+  case OpId::TrainTanh:
+  case OpId::TrainSigmoid:
+  case OpId::TrainErf:
+  case OpId::TrainRelu:
+  case OpId::TrainSilu:
+  case OpId::TrainGelu:
+  case OpId::TrainLeakyRelu:
+    arity = 1;
+    break;
+  case OpId::TrainAdd:
+  case OpId::TrainSub:
+  case OpId::TrainMul:
+  case OpId::TrainDiv:
+  case OpId::TrainMaximum:
+  case OpId::TrainMinimum:
+  case OpId::TrainReluGrad:
+  case OpId::TrainTanhGrad:
+  case OpId::TrainSigmoidGrad:
+  case OpId::TrainGeluGrad:
+  case OpId::TrainSiluGrad:
+  case OpId::TrainLeakyReluGrad:
+    arity = 2;
+    break;
+  case OpId::TrainBiasAdd: {
+    if (kernel.inputs.size() != 2)
+      return false;
+    const std::vector<int64_t> &shape = plan.tensors[kernel.inputs[0]].shape;
+    int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t dim = kernel.getInt(rt::AttrName::dim, -1);
+    if (rank == 0 || (dim != -1 && dim != rank - 1))
+      return false;
+    rowLength = shape.back();
+    if (plan.tensors[kernel.inputs[1]].numElements() != rowLength ||
+        rowLength <= 0)
+      return false;
+    arity = 2;
+    break;
+  }
+  default:
+    return false;
+  }
+  if (kernel.inputs.size() != arity)
+    return false;
+  // Every operand but a bias is the result's size.
+  for (size_t i = 0; i < arity; ++i)
+    if (!(kernel.opId() == OpId::TrainBiasAdd && i == 1) &&
+        plan.tensors[kernel.inputs[i]].numElements() != result.numElements())
+      return false;
+  return true;
+}
+
+namespace {
+/// A run being grown: its kernels and iteration space.
+struct Run {
+  size_t first = 0, count = 0;
+  int64_t elements = 0, rowLength = 1;
+};
+} // namespace
+
+/// Operands of `run`, or false when it has too many to be worth a call.
+static bool collectOperands(const rt::Plan &plan, const Run &run,
+                            const std::vector<size_t> &lastRead,
+                            rt::FusedRegion &region) {
+  size_t end = run.first + run.count;
+  std::vector<char> made(plan.tensors.size(), 0), seen(plan.tensors.size(), 0);
+  std::vector<uint32_t> inputs, outputs;
+  for (size_t k = run.first; k < end; ++k) {
+    for (uint32_t id : plan.kernels[k].inputs)
+      if (!made[id] && !seen[id]) {
+        seen[id] = 1;
+        inputs.push_back(id);
+      }
+    for (uint32_t id : plan.kernels[k].outputs) {
+      made[id] = 1;
+      if (lastRead[id] >= end)
+        outputs.push_back(id);
+    }
+  }
+  if (inputs.size() + outputs.size() > kMaxOperands || outputs.empty())
+    return false;
+  region.first = static_cast<uint32_t>(run.first);
+  region.count = static_cast<uint32_t>(run.count);
+  region.numInputs = static_cast<uint32_t>(inputs.size());
+  region.operands = inputs;
+  region.operands.insert(region.operands.end(), outputs.begin(), outputs.end());
+  region.rowLength = run.rowLength;
+  region.extent = run.elements / run.rowLength;
+  return true;
+}
+
+std::vector<rt::FusedRegion> mp::findFusedRegions(const rt::Plan &plan) {
+  size_t numKernels = plan.kernels.size();
+  // The last kernel reading each tensor; the step's results count as read
+  // after every kernel.
+  std::vector<size_t> lastRead(plan.tensors.size(), 0);
+  for (size_t k = 0; k < numKernels; ++k)
+    for (uint32_t id : plan.kernels[k].inputs)
+      lastRead[id] = std::max(lastRead[id], k);
+  for (const rt::ResultDesc &result : plan.results)
+    lastRead[result.value] = numKernels;
+
+  std::vector<rt::FusedRegion> regions;
+  Run run;
+  auto close = [&] {
+    rt::FusedRegion region;
+    if (run.count >= 2 && collectOperands(plan, run, lastRead, region)) {
+      region.symbol = "mp_fused_" + std::to_string(regions.size());
+      regions.push_back(std::move(region));
+    }
+    run = Run();
+  };
+  for (size_t k = 0; k < numKernels; ++k) {
+    int64_t rowLength = 1;
+    if (!isFusibleKernel(plan, k, rowLength)) {
+      close();
+      continue;
+    }
+    int64_t elements = plan.tensors[plan.kernels[k].outputs[0]].numElements();
+    bool fits = run.count > 0 && elements == run.elements &&
+                (rowLength == 1 || run.rowLength == 1 ||
+                 rowLength == run.rowLength) &&
+                elements % std::max(rowLength, run.rowLength) == 0;
+    if (!fits) {
+      close();
+      run.first = k;
+      run.elements = elements;
+    }
+    ++run.count;
+    run.rowLength = std::max(run.rowLength, rowLength);
+  }
+  close();
+  return regions;
+}

@@ -1,0 +1,56 @@
+//===- CodeLibrary.cpp - the generated code a plan names ------------------===//
+#include "core/CodeLibrary.h"
+
+#include "mp/runtime/CpuFeatures.h"
+
+#include <dlfcn.h>
+
+using namespace mp::rt;
+
+StatusOr<std::unique_ptr<CodeLibrary>>
+CodeLibrary::open(const PlanCode &code) {
+  const std::string &path =
+      code.resolvedPath.empty() ? code.library : code.resolvedPath;
+  const CpuFeatureSet &cpu = cpuFeatureSet();
+  std::string variant = cpu.avx512 ? "avx512" : cpu.avx2 && cpu.f16c ? "avx2" : "";
+  if (variant.empty())
+    return unimplemented("the generated code needs AVX2, FMA and F16C "
+                              "at least; this CPU (or MP_MAX_CPU_ISA) has " +
+                              cpuFeatures());
+  std::unique_ptr<CodeLibrary> library(new CodeLibrary());
+  // RTLD_LOCAL: two plans' libraries never see each other's symbols.
+  library->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library->handle_) {
+    const char *why = dlerror();
+    return unimplemented("cannot load the plan's generated code '" +
+                              path + "': " + (why ? why : "unknown error") +
+                              " (mp-compile writes it next to the plan; "
+                              "copy the two together)");
+  }
+  auto *id = reinterpret_cast<uint64_t (*)()>(
+      dlsym(library->handle_, "mp_code_id"));
+  if (!id)
+    return unimplemented("'" + path +
+                              "' is not mp-compile's generated code (no "
+                              "mp_code_id)");
+  if (id() != code.id)
+    return unimplemented(
+        "'" + path +
+        "' was generated for another plan (its code id does not match the "
+        "plan's): recompile the plan, which rewrites both");
+  library->variant_ = variant;
+  for (const FusedRegion &region : code.regions) {
+    std::string symbol = region.symbol + "_" + variant;
+    void *fn = dlsym(library->handle_, symbol.c_str());
+    if (!fn)
+      return unimplemented("'" + path + "' has no function '" + symbol +
+                                "'");
+    library->functions_.push_back(reinterpret_cast<FusedFunction>(fn));
+  }
+  return library;
+}
+
+CodeLibrary::~CodeLibrary() {
+  if (handle_)
+    dlclose(handle_);
+}
