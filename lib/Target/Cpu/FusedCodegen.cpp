@@ -56,6 +56,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -108,6 +109,19 @@ public:
   }
   Value select(Value cond, Value x, Value y) {
     return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+
+  /// MLIR's approximation reads a subnormal x as if normal: those are
+  /// scaled by 2^24 first and 24 ln 2 taken off the logarithm.
+  Value log(Value x) {
+    Value subnormal =
+        arith::AndIOp::create(b, loc,
+                              cmp(arith::CmpFPredicate::OGT, x, c(0.0f)),
+                              cmp(arith::CmpFPredicate::OLT, x,
+                                  c(std::numeric_limits<float>::min())));
+    Value scaled = select(subnormal, mul(x, c(16777216.0f)), x);
+    Value result = math::LogOp::create(b, loc, scaled);
+    return select(subnormal, sub(result, c(16.635532333438686f)), result);
   }
 
   /// e = exp(-|x|); x >= 0 ? 1 / (1 + e) : e / (1 + e).
@@ -169,7 +183,7 @@ public:
     case OpId::TrainExp:
       return exp(in[0]);
     case OpId::TrainLog:
-      return math::LogOp::create(b, loc, in[0]);
+      return log(in[0]);
     case OpId::TrainSqrt:
       return math::SqrtOp::create(b, loc, in[0]);
     case OpId::TrainRsqrt:

@@ -1,0 +1,334 @@
+//===- FusedCodegenTest.cpp - generated code against the reference -------===//
+//
+// Every op generated code computes, in every float dtype, on random values
+// and the special ones (zeros of both signs, infinities, NaN, subnormals,
+// values that overflow exp): a plan of the op and a second kernel reading
+// its result (a fused region of two), run by the cpu backend on the
+// generated code and by the reference backend kernel by kernel. Without a
+// transcendental the two agree bitwise (the same f32 operations in the
+// same order, each result rounded once to its dtype); with one (exp, log,
+// tanh, erf: MLIR's polynomial approximations) within the tolerance
+// docs/codegen.md gives: 4 ulp of f32 plus 1e-7 near zero, and one unit in
+// the last place of a 16-bit result (an approximation an ulp off in f32 can
+// round to the neighbouring 16-bit value).
+//
+//===----------------------------------------------------------------------===//
+#include "mp/Target/Cpu/FusedCode.h"
+#include "mp/runtime/Backend.h"
+#include "mp/runtime/CpuFeatures.h"
+#include "mp/runtime/Session.h"
+#include "mp/runtime/Tensor.h"
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace mp;
+using namespace mp::rt;
+
+namespace {
+
+struct OpCase {
+  const char *op;
+  int arity;              ///< 1 or 2 (the second operand: a gradient's x)
+  bool transcendental;    ///< approximated: compared with a tolerance
+  std::map<std::string, Attr> attrs = {};
+};
+
+Attr flag() {
+  Attr a;
+  a.kind = Attr::Kind::Ints;
+  a.ints = {1};
+  return a;
+}
+Attr number(double v) {
+  Attr a;
+  a.kind = Attr::Kind::Floats;
+  a.floats = {v};
+  return a;
+}
+
+const OpCase kCases[] = {
+    {"train.neg", 1, false},
+    {"train.abs", 1, false},
+    {"train.exp", 1, true},
+    {"train.log", 1, true},
+    {"train.sqrt", 1, false},
+    {"train.rsqrt", 1, false},
+    {"train.tanh", 1, true},
+    {"train.sigmoid", 1, true},
+    {"train.erf", 1, true},
+    {"train.relu", 1, false},
+    {"train.silu", 1, true},
+    {"train.gelu", 1, true},
+    {"train.gelu", 1, true, {{"tanh_approx", flag()}}},
+    {"train.leaky_relu", 1, false, {{"negative_slope", number(0.2)}}},
+    {"train.add", 2, false},
+    {"train.sub", 2, false},
+    {"train.mul", 2, false},
+    {"train.div", 2, false},
+    {"train.maximum", 2, false},
+    {"train.minimum", 2, false},
+    {"train.relu_grad", 2, false},
+    {"train.tanh_grad", 2, false},
+    {"train.sigmoid_grad", 2, false},
+    {"train.gelu_grad", 2, true},
+    {"train.gelu_grad", 2, true, {{"tanh_approx", flag()}}},
+    {"train.silu_grad", 2, true},
+    {"train.leaky_relu_grad", 2, false, {{"negative_slope", number(0.2)}}},
+};
+
+constexpr int64_t kRows = 96, kCols = 40; // not a multiple of any vector
+
+/// Random values in [-8, 8] (some far larger), then the special ones.
+std::vector<float> testValues(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-8.0f, 8.0f);
+  std::vector<float> values(kRows * kCols);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = i % 17 == 0 ? uniform(rng) * 40.0f : uniform(rng);
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            1.0f,
+                            -1.0f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            1e-40f,
+                            -1e-40f,
+                            88.8f,
+                            -104.0f,
+                            3.0f,
+                            -3.0f,
+                            1e-3f};
+  for (size_t i = 0; i < std::size(specials); ++i)
+    values[(seed * 7 + i * 13) % values.size()] = specials[i];
+  return values;
+}
+
+std::string caseName(const OpCase &c, DType dtype) {
+  std::string name = std::string(c.op + 6) + (c.attrs.count("tanh_approx") ? "_tanh" : "");
+  return name + "_" + dtypeName(dtype);
+}
+
+/// op(x[, g]) -> a; neg(a) -> b, or for bias_add the bias first; a and b
+/// returned; the loss a reduction of b.
+Plan makePlan(const OpCase &c, DType dtype, bool bias) {
+  Plan plan;
+  plan.policy = "float32";
+  auto add = [&](TensorKind kind, std::vector<int64_t> shape,
+                 std::string name, DType type) {
+    plan.tensors.push_back({kind, type, std::move(shape), std::move(name), 0, 0});
+    return static_cast<uint32_t>(plan.tensors.size() - 1);
+  };
+  uint32_t x = add(TensorKind::Input, {kRows, kCols}, "x", dtype);
+  uint32_t second = bias ? add(TensorKind::Input, {kCols}, "bias", dtype)
+                         : add(TensorKind::Input, {kRows, kCols}, "g", dtype);
+  uint32_t a = add(TensorKind::Scratch, {kRows, kCols}, "", dtype);
+  uint32_t b = add(TensorKind::Scratch, {kRows, kCols}, "", dtype);
+  uint32_t loss = add(TensorKind::Scratch, {}, "", dtype);
+  if (bias)
+    plan.kernels.push_back({"train.bias_add", {x, second}, {a}, {}});
+  else if (c.arity == 1)
+    plan.kernels.push_back({c.op, {x}, {a}, c.attrs});
+  else // gradients read (upstream gradient, forward tensor)
+    plan.kernels.push_back({c.op, {second, x}, {a}, c.attrs});
+  plan.kernels.push_back({"train.neg", {a}, {b}, {}});
+  Attr dims;
+  dims.kind = Attr::Kind::Ints;
+  dims.ints = {0, 1};
+  plan.kernels.push_back({"train.reduce_sum", {b}, {loss}, {{"dims", dims}}});
+  plan.results.push_back({ResultRole::Loss, loss, UINT32_MAX, "loss", 0});
+  plan.results.push_back({ResultRole::Output, a, UINT32_MAX, "a", 0});
+  plan.results.push_back({ResultRole::Output, b, UINT32_MAX, "b", 0});
+  layOutPlan(plan);
+  return plan;
+}
+
+/// The 16-bit encoding of `values` in `dtype` (f32: the bytes as they are).
+std::vector<uint8_t> encode(const std::vector<float> &values, DType dtype,
+                            std::vector<int64_t> shape) {
+  std::vector<uint8_t> bytes(values.size() * dtypeSize(dtype));
+  storeFloats({dtype, std::move(shape), bytes.data()}, values.data());
+  return bytes;
+}
+
+std::vector<float> run(const Plan &plan, const std::string &backend,
+                       DType dtype, bool bias, bool &usedCode,
+                       std::vector<float> &second) {
+  StatusOr<std::unique_ptr<Session>> session = Session::create(plan, backend);
+  EXPECT_TRUE(session.isOk()) << session.status().message();
+  if (!session.isOk())
+    return {};
+  usedCode = (*session)->usesGeneratedCode();
+  EXPECT_TRUE((*session)->generatedCodeStatus().size() > 0);
+  std::vector<float> x = testValues(1), g = testValues(2);
+  std::vector<int64_t> shape{kRows, kCols};
+  std::vector<uint8_t> xb = encode(x, dtype, shape);
+  EXPECT_TRUE((*session)->setTensor("x", dtype, shape, xb.data(), xb.size()).isOk());
+  if (bias) {
+    g.resize(kCols);
+    std::vector<uint8_t> bb = encode(g, dtype, {kCols});
+    EXPECT_TRUE(
+        (*session)->setTensor("bias", dtype, {kCols}, bb.data(), bb.size()).isOk());
+  } else {
+    std::vector<uint8_t> gb = encode(g, dtype, shape);
+    EXPECT_TRUE((*session)->setTensor("g", dtype, shape, gb.data(), gb.size()).isOk());
+  }
+  Status step = (*session)->runStep();
+  EXPECT_TRUE(step.isOk()) << step.message();
+  std::vector<float> out;
+  for (const char *name : {"a", "b"}) {
+    std::vector<uint8_t> bytes(kRows * kCols * dtypeSize(dtype));
+    EXPECT_TRUE((*session)->getTensor(name, bytes.data(), bytes.size()).isOk());
+    std::vector<float> values(kRows * kCols);
+    loadFloats({dtype, shape, bytes.data()}, values.data());
+    out.insert(out.end(), values.begin(), values.end());
+  }
+  return out;
+}
+
+/// The error allowed at reference value `ref` from input x (and, for a
+/// gradient, upstream gradient g): none without a transcendental; else 4
+/// ulp of f32 relative plus the approximations' absolute error (1e-6)
+/// times what the op multiplies it by: max(1, |x|) (gelu's
+/// 1 + erf(x / sqrt 2) cancels to small values for negative x, where
+/// erf's absolute error is what is left), for a gradient max(1, |x|)^2
+/// max(1, |g|) (gelu's tanh derivative scales 1 - tanh^2 by ~x^3 / 20);
+/// and one ulp of a 16-bit result.
+double allowed(float ref, float x, float g, bool gradient, DType dtype,
+               bool transcendental) {
+  if (!transcendental)
+    return 0;
+  double magnitude = std::fabs(static_cast<double>(ref));
+  double scale = std::fmax(1.0, std::fabs(double(x)));
+  double absolute = gradient ? 1e-6 * scale * scale *
+                                   std::fmax(1.0, std::fabs(double(g)))
+                             : 1e-6 * scale;
+  switch (dtype) {
+  case DType::BF16:
+    return std::ldexp(magnitude, -7) + absolute;
+  case DType::F16:
+    return std::ldexp(magnitude, -10) + absolute;
+  default:
+    return 4 * std::ldexp(magnitude, -23) + absolute;
+  }
+}
+
+class FusedCodegenTest
+    : public ::testing::TestWithParam<std::tuple<size_t, DType>> {};
+
+void compareWithReference(const OpCase &c, DType dtype, bool bias) {
+  if (!cpuBackendStatus().isOk())
+    GTEST_SKIP() << cpuBackendStatus().message();
+  if (!cpuFeatureSet().avx2 || !cpuFeatureSet().f16c)
+    GTEST_SKIP() << "generated code needs AVX2 and F16C; this CPU has "
+                 << cpuFeatures();
+  Plan plan = makePlan(c, dtype, bias);
+  mlir::MLIRContext context;
+  CodegenOptions options;
+  options.libraryPath = ::testing::TempDir() + "/fused_" +
+                        (bias ? std::string("bias_add_") + dtypeName(dtype)
+                              : caseName(c, dtype)) +
+                        ".code.so";
+  ASSERT_TRUE(succeeded(
+      generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
+  ASSERT_EQ(plan.code.regions.size(), 1u);
+  ASSERT_EQ(plan.code.regions[0].count, 2u);
+  EXPECT_EQ(plan.code.regions[0].rowLength, bias ? kCols : 1);
+  plan.code.resolvedPath = options.libraryPath;
+
+  bool fused = false, unfused = true;
+  std::vector<float> second;
+  std::vector<float> got = run(plan, "cpu", dtype, bias, fused, second);
+  std::vector<float> want = run(plan, "reference", dtype, bias, unfused, second);
+  ASSERT_TRUE(fused) << "the cpu backend did not run the generated code";
+  ASSERT_FALSE(unfused);
+  ASSERT_EQ(got.size(), want.size());
+  std::vector<float> x = testValues(1), g2 = testValues(2);
+  int bad = 0;
+  for (size_t i = 0; i < got.size() && bad < 5; ++i) {
+    float g = got[i], w = want[i];
+    if (std::isnan(w) && std::isnan(g))
+      continue;
+    bool same = std::memcmp(&g, &w, sizeof(float)) == 0;
+    if (same)
+      continue;
+    bool close = std::isfinite(w) &&
+                 std::fabs(double(g) - double(w)) <=
+                     allowed(w, x[i % x.size()], g2[i % g2.size()], c.arity == 2,
+                             dtype, c.transcendental);
+    if (!close) {
+      ++bad;
+      ADD_FAILURE() << (i < got.size() / 2 ? "a" : "b") << "[" << i % (kRows * kCols)
+                    << "]: generated " << g << ", reference " << w;
+    }
+  }
+}
+
+TEST_P(FusedCodegenTest, MatchesTheReference) {
+  auto [index, dtype] = GetParam();
+  compareWithReference(kCases[index], dtype, /*bias=*/false);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, FusedCodegenTest,
+    ::testing::Combine(::testing::Range<size_t>(0, std::size(kCases)),
+                       ::testing::Values(DType::F32, DType::BF16, DType::F16)),
+    [](const ::testing::TestParamInfo<std::tuple<size_t, DType>> &info) {
+      return caseName(kCases[std::get<0>(info.param)], std::get<1>(info.param));
+    });
+
+TEST(FusedCodegen, BiasAddAlongTheLastDimension) {
+  for (DType dtype : {DType::F32, DType::BF16, DType::F16})
+    compareWithReference({"train.bias_add", 2, false}, dtype, /*bias=*/true);
+}
+
+TEST(FusedCodegen, RegionsAreMaximalRunsOfOneIterationSpace) {
+  // neg -> exp over [96, 40], then a reduction (not fusible), then two
+  // ops of another size: two regions, the reduction between them.
+  Plan plan;
+  plan.policy = "float32";
+  auto add = [&](TensorKind kind, std::vector<int64_t> shape,
+                 std::string name) {
+    plan.tensors.push_back({kind, DType::F32, std::move(shape), std::move(name), 0, 0});
+    return static_cast<uint32_t>(plan.tensors.size() - 1);
+  };
+  uint32_t x = add(TensorKind::Input, {kRows, kCols}, "x");
+  uint32_t a = add(TensorKind::Scratch, {kRows, kCols}, "");
+  uint32_t b = add(TensorKind::Scratch, {kRows, kCols}, "");
+  uint32_t r = add(TensorKind::Scratch, {kCols}, "");
+  uint32_t c = add(TensorKind::Scratch, {kCols}, "");
+  uint32_t d = add(TensorKind::Scratch, {kCols}, "");
+  uint32_t loss = add(TensorKind::Scratch, {}, "");
+  Attr dims;
+  dims.kind = Attr::Kind::Ints;
+  dims.ints = {0};
+  plan.kernels.push_back({"train.neg", {x}, {a}, {}});
+  plan.kernels.push_back({"train.exp", {a}, {b}, {}});
+  plan.kernels.push_back({"train.reduce_sum", {b}, {r}, {{"dims", dims}}});
+  plan.kernels.push_back({"train.tanh", {r}, {c}, {}});
+  plan.kernels.push_back({"train.mul", {c, r}, {d}, {}});
+  plan.kernels.push_back({"train.reduce_sum", {d}, {loss}, {{"dims", dims}}});
+  plan.results.push_back({ResultRole::Loss, loss, UINT32_MAX, "loss", 0});
+  layOutPlan(plan);
+  std::vector<FusedRegion> regions = findFusedRegions(plan);
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[0].first, 0u);
+  EXPECT_EQ(regions[0].count, 2u);
+  // x in; b out (a never leaves the region).
+  EXPECT_EQ(regions[0].operands, (std::vector<uint32_t>{x, b}));
+  EXPECT_EQ(regions[0].numInputs, 1u);
+  EXPECT_EQ(regions[0].extent, kRows * kCols);
+  EXPECT_EQ(regions[1].first, 3u);
+  EXPECT_EQ(regions[1].operands, (std::vector<uint32_t>{r, d}));
+  EXPECT_EQ(regions[1].extent, kCols);
+}
+
+} // namespace
