@@ -7,6 +7,8 @@ in PyTorch and Keras 3) under float32 and bf16 mixed precision, in
                    mixed_bfloat16): bench/gen_models.py's step (mlp, cnn,
                    transformer; synthetic data) or mp_export's export of
                    the PyTorch model (resnet, causal_lm; its example batch)
+  mp-codegen       the same plan compiled with --codegen=cpu: runs of
+                   elementwise kernels on generated code (docs/codegen.md)
   torch-eager      PyTorch eager, float32 / torch.autocast("cpu", bfloat16)
   torch-compile    torch.compile(model) (inductor), the same two
   tf               Keras 3 on TensorFlow, train_on_batch, the float32 /
@@ -21,7 +23,8 @@ threads, TensorFlow's intra-op threads, mp-run --threads).
 
     .venv/bin/python bench/peers/peers.py
         [--models mlp,cnn,transformer,resnet,causal_lm]
-        [--contenders mp,torch-eager,torch-compile,tf] [--rounds 3]
+        [--contenders mp,mp-codegen,torch-eager,torch-compile,tf]
+        [--rounds 3]
         [--steps 10] [--threads 2] [--build build] [--json FILE]
 
 Prints one table per model and writes the rows as JSON (--json), which
@@ -151,10 +154,11 @@ class MpRun:
     times (--log-every 1) after the first step, which creates oneDNN's
     primitives (the others warm up before they are timed, too)."""
 
-    def __init__(self, build, model, policy, threads, work):
+    def __init__(self, build, model, policy, threads, work, codegen=False):
         sys.path.insert(0, HERE)
         from models import EXPORTED, SIZES
-        self.name, self.batch = "mp", SIZES[model]["batch"]
+        self.name = "mp-codegen" if codegen else "mp"
+        self.batch = SIZES[model]["batch"]
         mlir = os.path.join(work, model + ".mlir")
         data = os.path.join(work, model + ".data")
         if not os.path.exists(mlir):
@@ -166,11 +170,12 @@ class MpRun:
                                 model, "-o", mlir], check=True)
         self.data = (open(data).read().split("\n") if os.path.exists(data) else
                      ["--synthetic", "--synthetic-samples", str(4 * self.batch)])
-        self.plan = os.path.join(work, "%s.%s.mpplan" % (model, policy))
+        self.plan = os.path.join(work, "%s.%s%s.mpplan" % (
+            model, policy, ".codegen" if codegen else ""))
         mp_policy = "mixed_bfloat16" if policy == "bf16" else "float32"
         subprocess.run([os.path.join(build, "bin", "mp-compile"), mlir,
-                        "--mixed-precision=policy=" + mp_policy, "-o", self.plan],
-                       check=True)
+                        "--mixed-precision=policy=" + mp_policy, "-o", self.plan] +
+                       (["--codegen=cpu"] if codegen else []), check=True)
         self.binary = os.path.join(build, "bin", "mp-run")
         self.threads = threads
 
@@ -221,8 +226,9 @@ def main():
         for policy in POLICIES:
             contenders = []
             for name in args.contenders.split(","):
-                if name == "mp":
-                    contenders.append(MpRun(args.build, model, policy, args.threads, work))
+                if name in ("mp", "mp-codegen"):
+                    contenders.append(MpRun(args.build, model, policy, args.threads,
+                                            work, codegen=name == "mp-codegen"))
                 else:
                     contenders.append(Worker(name, model, policy, args.threads))
             best = {c.name: float("inf") for c in contenders}

@@ -97,6 +97,29 @@ public:
   Value c(float value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
+  Value c64(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(value));
+  }
+  Value to64(Value x) {
+    return arith::ExtFOp::create(b, loc, b.getF64Type(), x);
+  }
+  Value to32(Value x) {
+    return arith::TruncFOp::create(b, loc, b.getF32Type(), x);
+  }
+  /// acc + term with reassociation allowed: a reduction LLVM vectorizes.
+  Value accumulate(Value acc, Value term) {
+    return arith::AddFOp::create(
+        b, loc, acc, term,
+        arith::FastMathFlagsAttr::get(b.getContext(),
+                                      arith::FastMathFlags::reassoc));
+  }
+  /// fmax (NaN ignored), reassociable: a row's maximum.
+  Value maxnum(Value acc, Value x) {
+    return arith::MaxNumFOp::create(
+        b, loc, acc, x,
+        arith::FastMathFlagsAttr::get(b.getContext(),
+                                      arith::FastMathFlags::reassoc));
+  }
   Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
@@ -348,14 +371,229 @@ void buildRegionFunction(OpBuilder &b, const rt::Plan &plan,
   func::ReturnOp::create(b, loc);
 }
 
+/// func.func @<symbol>_body for a region of one row kernel (isRowKernel):
+/// an scf.for over the rows [begin, end), each row's sums as
+/// linalg.generic reductions into a one-element buffer (f64, added with
+/// reassociation allowed, so that LLVM vectorizes them: f64 sums in any
+/// order of a row of f32 values keep far more than f32's precision), then
+/// one generic writing the row.
+void buildRowFunction(OpBuilder &b, const rt::Plan &plan,
+                      const rt::FusedRegion &region) {
+  MLIRContext *context = b.getContext();
+  Location loc = b.getUnknownLoc();
+  const rt::KernelDesc &kernel = plan.kernels[region.first];
+  OpId op = kernel.opId();
+  int64_t rows = region.extent, length = region.rowLength;
+  // Each operand's shape by its place in the kernel: full [rows, length],
+  // a vector [length] (scale, offset) or one value per row [rows].
+  auto shapeOf = [&](size_t operand) -> SmallVector<int64_t> {
+    bool norm = op == OpId::TrainLayerNorm || op == OpId::TrainRmsNorm;
+    size_t inputs = kernel.inputs.size();
+    if (!norm || operand == 0 || operand == inputs)
+      return {rows, length};
+    return operand < inputs ? SmallVector<int64_t>{length}
+                            : SmallVector<int64_t>{rows};
+  };
+  SmallVector<Type> argTypes;
+  for (size_t i = 0; i < region.operands.size(); ++i)
+    argTypes.push_back(MemRefType::get(
+        shapeOf(i), elementType(context, plan.tensors[region.operands[i]].dtype)));
+  argTypes.push_back(b.getIndexType());
+  argTypes.push_back(b.getIndexType());
+  auto fn = func::FuncOp::create(b, loc, region.symbol + "_body",
+                                 b.getFunctionType(argTypes, {}));
+  for (size_t i = 0; i < region.operands.size(); ++i)
+    fn.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
+  Block *entry = fn.addEntryBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  size_t n = region.operands.size();
+  Value begin = entry->getArgument(n), end = entry->getArgument(n + 1);
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Value acc64 = memref::AllocaOp::create(b, loc, MemRefType::get({1}, f64));
+  Value acc32 = memref::AllocaOp::create(b, loc, MemRefType::get({1}, f32));
+  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+
+  auto loop = scf::ForOp::create(b, loc, begin, end, one);
+  b.setInsertionPointToStart(loop.getBody());
+  Value r = loop.getInductionVar();
+  // Operand i's row r as a [1, length] view, or the operand itself.
+  auto rowOf = [&](size_t i) -> Value {
+    Value arg = entry->getArgument(i);
+    if (shapeOf(i).size() != 2)
+      return arg;
+    SmallVector<OpFoldResult> offsets{r, b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(length)};
+    SmallVector<OpFoldResult> strides{b.getIndexAttr(1), b.getIndexAttr(1)};
+    return memref::SubViewOp::create(b, loc, arg, offsets, sizes, strides);
+  };
+  AffineMap full = b.getMultiDimIdentityMap(2);
+  AffineMap vector = AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, context);
+  AffineMap toAcc = AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, context);
+  auto widen = [&](OpBuilder &nb, Location l, Value v, Type to) -> Value {
+    return v.getType() == to ? v : arith::ExtFOp::create(nb, l, to, v).getResult();
+  };
+  auto narrow = [&](OpBuilder &nb, Location l, Value v, Type to) -> Value {
+    return v.getType() == to ? v
+                             : arith::TruncFOp::create(nb, l, to, v).getResult();
+  };
+  // acc = combine(acc, f32 elements of `views`) over the row.
+  auto reduce = [&](ArrayRef<Value> views, Value accBuffer, Value init,
+                    function_ref<Value(ElementBuilder &, ValueRange, Value)>
+                        combine) -> Value {
+    memref::StoreOp::create(b, loc, init, accBuffer, ValueRange{zeroIndex});
+    SmallVector<AffineMap> maps(views.size(), full);
+    maps.push_back(toAcc);
+    linalg::GenericOp::create(
+        b, loc, views, ValueRange{accBuffer}, maps,
+        {utils::IteratorType::parallel, utils::IteratorType::reduction},
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          ElementBuilder e(nb, l);
+          SmallVector<Value> elements;
+          for (Value v : args.drop_back())
+            elements.push_back(widen(nb, l, v, f32));
+          linalg::YieldOp::create(nb, l, combine(e, elements, args.back()));
+        });
+    return memref::LoadOp::create(b, loc, accBuffer, ValueRange{zeroIndex});
+  };
+  // Writes output operand `out`'s row from the f32 `rule` of the row
+  // operands `views` (full) and `vectors` ([length], broadcast).
+  auto writeRow = [&](size_t out, ArrayRef<Value> views,
+                      ArrayRef<Value> vectors,
+                      function_ref<Value(ElementBuilder &, ValueRange)> rule) {
+    SmallVector<Value> ins(views.begin(), views.end());
+    ins.append(vectors.begin(), vectors.end());
+    SmallVector<AffineMap> maps(views.size(), full);
+    maps.append(vectors.size(), vector);
+    maps.push_back(full);
+    Value target = rowOf(out);
+    Type outType = cast<MemRefType>(target.getType()).getElementType();
+    linalg::GenericOp::create(
+        b, loc, ins, ValueRange{target}, maps,
+        {utils::IteratorType::parallel, utils::IteratorType::parallel},
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          ElementBuilder e(nb, l);
+          SmallVector<Value> elements;
+          for (Value v : args.drop_back())
+            elements.push_back(widen(nb, l, v, f32));
+          linalg::YieldOp::create(nb, l,
+                                  narrow(nb, l, rule(e, elements), outType));
+        });
+  };
+  auto storeScalar = [&](size_t out, Value value) {
+    Value target = entry->getArgument(out);
+    Type type = cast<MemRefType>(target.getType()).getElementType();
+    memref::StoreOp::create(b, loc, narrow(b, loc, value, type), target,
+                            ValueRange{r});
+  };
+  ElementBuilder e(b, loc);
+  size_t inputs = kernel.inputs.size();
+
+  switch (op) {
+  case OpId::TrainLayerNorm:
+  case OpId::TrainRmsNorm: {
+    // As reference/Normalization.cpp: mean and the centred sum of squares
+    // in f64, inv = 1 / sqrt(ss / n + epsilon) in f64, rounded once;
+    // y = (x - mean) * inv * scale + offset (+ 0 without an offset) in f32.
+    bool centered = op == OpId::TrainLayerNorm;
+    double epsilon = static_cast<float>(
+        kernel.getFloat(rt::AttrName::epsilon, centered ? 1e-5 : 1e-6));
+    Value x = rowOf(0);
+    Value size = e.c64(static_cast<double>(length));
+    Value meanD = e.c64(0.0);
+    if (centered) {
+      Value sum = reduce({x}, acc64, e.c64(0.0),
+                         [&](ElementBuilder &eb, ValueRange v, Value acc) {
+                           return eb.accumulate(acc, eb.to64(v[0]));
+                         });
+      meanD = e.div(sum, size);
+    }
+    Value squares = reduce({x}, acc64, e.c64(0.0),
+                           [&](ElementBuilder &eb, ValueRange v, Value acc) {
+                             Value d = eb.sub(eb.to64(v[0]), meanD);
+                             return eb.accumulate(acc, eb.mul(d, d));
+                           });
+    Value inv = e.to32(e.div(
+        e.c64(1.0), math::SqrtOp::create(
+                        b, loc, e.add(e.div(squares, size), e.c64(epsilon)))));
+    Value mean = e.to32(meanD);
+    SmallVector<Value> vectors{entry->getArgument(1)};
+    if (centered)
+      vectors.push_back(entry->getArgument(2));
+    writeRow(inputs, {x}, vectors, [&](ElementBuilder &eb, ValueRange v) {
+      Value scaled = eb.mul(eb.mul(eb.sub(v[0], mean), inv), v[1]);
+      return eb.add(scaled, centered ? v[2] : eb.c(0.0f));
+    });
+    if (centered)
+      storeScalar(inputs + 1, mean);
+    storeScalar(inputs + (centered ? 2 : 1), inv);
+    break;
+  }
+  case OpId::TrainSoftmax:
+  case OpId::TrainLogSoftmax: {
+    // As reference/Softmax.cpp: the row's fmax, the f64 sum of
+    // exp(x - max) rounded once; exp(x - max) / sum or x - max - log(sum).
+    Value x = rowOf(0);
+    Value max = reduce({x}, acc32,
+                       e.c(-std::numeric_limits<float>::infinity()),
+                       [&](ElementBuilder &eb, ValueRange v, Value acc) {
+                         return eb.maxnum(acc, v[0]);
+                       });
+    Value total = reduce({x}, acc64, e.c64(0.0),
+                         [&](ElementBuilder &eb, ValueRange v, Value acc) {
+                           return eb.accumulate(
+                               acc, eb.to64(eb.exp(eb.sub(v[0], max))));
+                         });
+    Value sum = e.to32(total);
+    bool log = op == OpId::TrainLogSoftmax;
+    Value logSum = log ? e.log(sum) : Value();
+    writeRow(inputs, {x}, {}, [&](ElementBuilder &eb, ValueRange v) {
+      Value shifted = eb.sub(v[0], max);
+      return log ? eb.sub(shifted, logSum) : eb.div(eb.exp(shifted), sum);
+    });
+    break;
+  }
+  case OpId::TrainSoftmaxGrad:
+  case OpId::TrainLogSoftmaxGrad: {
+    // grad, y: y * (grad - sum(grad * y)), or grad - exp(y) * sum(grad),
+    // the sums in f64 rounded once.
+    bool log = op == OpId::TrainLogSoftmaxGrad;
+    Value grad = rowOf(0), y = rowOf(1);
+    Value total = reduce({grad, y}, acc64, e.c64(0.0),
+                         [&](ElementBuilder &eb, ValueRange v, Value acc) {
+                           Value g = eb.to64(v[0]);
+                           return eb.accumulate(
+                               acc, log ? g : eb.mul(g, eb.to64(v[1])));
+                         });
+    Value sum = e.to32(total);
+    writeRow(inputs, {grad, y}, {}, [&](ElementBuilder &eb, ValueRange v) {
+      return log ? eb.sub(v[0], eb.mul(eb.exp(v[1]), sum))
+                 : eb.mul(v[1], eb.sub(v[0], sum));
+    });
+    break;
+  }
+  default:
+    llvm_unreachable("not a row kernel (isRowKernel)");
+  }
+  b.setInsertionPointAfter(loop);
+  func::ReturnOp::create(b, loc);
+}
+
 /// MLIR's polynomial approximations of exp, log, tanh, erf (and the
-/// expansions they need), applied to the whole module.
+/// expansions they need) and the bf16 conversions as integer code, applied
+/// to the whole module.
 struct ApproximateMathPass
     : public PassWrapper<ApproximateMathPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApproximateMathPass)
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
+    // bf16 conversions as integer code (round to nearest even, NaN kept
+    // quiet); the rest of arith-expand is left out, as it would turn
+    // maxnumf into compares and selects that LLVM does not vectorize as a
+    // reduction.
+    arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -423,8 +661,13 @@ lowerToLlvmIr(const rt::Plan &plan, const std::vector<rt::FusedRegion> &regions,
   OpBuilder b(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   b.setInsertionPointToEnd(module->getBody());
-  for (const rt::FusedRegion &region : regions)
-    buildRegionFunction(b, plan, region);
+  for (const rt::FusedRegion &region : regions) {
+    int64_t rows = 0, length = 0;
+    if (region.count == 1 && mp::isRowKernel(plan, region.first, rows, length))
+      buildRowFunction(b, plan, region);
+    else
+      buildRegionFunction(b, plan, region);
+  }
   if (failed(verify(*module))) {
     emitError(loc) << "generated code: the fused regions' IR does not verify: "
                    << errors;
@@ -434,9 +677,6 @@ lowerToLlvmIr(const rt::Plan &plan, const std::vector<rt::FusedRegion> &regions,
   PassManager pm(&context);
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(std::make_unique<ApproximateMathPass>());
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true; // bf16 conversions as integer code
-  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -7,7 +7,9 @@
 // element count. The run's inputs are what it reads from before it, its
 // outputs what it writes that is read after it (or returned); what it
 // makes and consumes itself never reaches memory. Kernels the layout runs
-// on its own (views, hoisted casts) end a run.
+// on its own (views, hoisted casts) end a run. A row kernel (layer_norm,
+// rms_norm, softmax and log_softmax along the last axis and their
+// gradients) is a region of its own, over its rows.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/Target/Cpu/FusedCode.h"
@@ -94,6 +96,59 @@ bool mp::isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength) {
   return true;
 }
 
+bool mp::isRowKernel(const rt::Plan &plan, size_t k, int64_t &rows,
+                     int64_t &length) {
+  const rt::KernelDesc &kernel = plan.kernels[k];
+  if (kernel.flags != 0 || kernel.inputs.empty())
+    return false;
+  for (uint32_t id : kernel.inputs)
+    if (!rt::isFloat(plan.tensors[id].dtype))
+      return false;
+  for (uint32_t id : kernel.outputs)
+    if (!rt::isFloat(plan.tensors[id].dtype))
+      return false;
+  // The same tensor twice: operands are positional and distinct.
+  std::vector<uint32_t> ids = kernel.inputs;
+  ids.insert(ids.end(), kernel.outputs.begin(), kernel.outputs.end());
+  std::sort(ids.begin(), ids.end());
+  if (std::adjacent_find(ids.begin(), ids.end()) != ids.end())
+    return false;
+  const std::vector<int64_t> &shape = plan.tensors[kernel.inputs[0]].shape;
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t axis = kernel.getInt(rt::AttrName::axis, -1);
+  if (axis < 0)
+    axis += rank;
+  if (rank == 0 || axis < 0 || axis >= rank)
+    return false;
+  auto product = [&](int64_t from, int64_t to) {
+    int64_t p = 1;
+    for (int64_t d = from; d < to; ++d)
+      p *= shape[d];
+    return p;
+  };
+  switch (kernel.opId()) {
+  case OpId::TrainLayerNorm:
+  case OpId::TrainRmsNorm:
+    // Rows of shape[axis:] elements.
+    rows = product(0, axis);
+    length = product(axis, rank);
+    return kernel.outputs.size() ==
+           (kernel.opId() == OpId::TrainLayerNorm ? 3u : 2u);
+  case OpId::TrainSoftmax:
+  case OpId::TrainLogSoftmax:
+  case OpId::TrainSoftmaxGrad:
+  case OpId::TrainLogSoftmaxGrad:
+    // Along the last axis only: a row is contiguous.
+    if (axis != rank - 1)
+      return false;
+    rows = product(0, axis);
+    length = shape[axis];
+    return kernel.outputs.size() == 1;
+  default:
+    return false;
+  }
+}
+
 namespace {
 /// A run being grown: its kernels and iteration space.
 struct Run {
@@ -155,7 +210,26 @@ std::vector<rt::FusedRegion> mp::findFusedRegions(const rt::Plan &plan) {
     run = Run();
   };
   for (size_t k = 0; k < numKernels; ++k) {
-    int64_t rowLength = 1;
+    int64_t rowLength = 1, rows = 0;
+    if (isRowKernel(plan, k, rows, rowLength)) {
+      // A row kernel is a region of its own: its operands in its order.
+      close();
+      if (rows <= 0 || rowLength <= 0)
+        continue;
+      const rt::KernelDesc &kernel = plan.kernels[k];
+      rt::FusedRegion region;
+      region.symbol = "mp_fused_" + std::to_string(regions.size());
+      region.first = static_cast<uint32_t>(k);
+      region.count = 1;
+      region.operands = kernel.inputs;
+      region.operands.insert(region.operands.end(), kernel.outputs.begin(),
+                             kernel.outputs.end());
+      region.numInputs = static_cast<uint32_t>(kernel.inputs.size());
+      region.extent = rows;
+      region.rowLength = rowLength;
+      regions.push_back(std::move(region));
+      continue;
+    }
     if (!isFusibleKernel(plan, k, rowLength)) {
       close();
       continue;

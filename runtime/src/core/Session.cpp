@@ -335,9 +335,14 @@ std::vector<Session::ProfileEntry> Session::profile() const {
     if (skipped_[k])
       continue;
     if (code_ && regionAt_[k] >= 0) {
-      // One call for the region's kernels: its time is the first's.
-      add("(fused regions, generated code)", kernelSeconds_[k]);
-      k += plan_.code.regions[regionAt_[k]].count - 1;
+      // One call for the region's kernels, timed as the first: named
+      // "generated: " and the region's ops.
+      const FusedRegion &region = plan_.code.regions[regionAt_[k]];
+      std::string name = "generated:";
+      for (size_t i = 0; i < region.count; ++i)
+        name += (i ? "+" : " ") + plan_.kernels[region.first + i].op;
+      add(name, kernelSeconds_[k]);
+      k += region.count - 1;
       continue;
     }
     // A kernel that also makes the next step's 16-bit weight copies.

@@ -290,6 +290,149 @@ TEST(FusedCodegen, BiasAddAlongTheLastDimension) {
     compareWithReference({"train.bias_add", 2, false}, dtype, /*bias=*/true);
 }
 
+/// A row kernel alone: x (and g) [kRows, kCols] in `dtype`, scale and
+/// offset [kCols] and the statistics [kRows] in f32, as a mixed policy
+/// leaves them; every output returned.
+struct RowCase {
+  const char *op;
+  int inputs, outputs;
+  bool transcendental;
+};
+
+const RowCase kRowCases[] = {
+    {"train.layer_norm", 3, 3, false},
+    {"train.rms_norm", 2, 2, false},
+    {"train.softmax", 1, 1, true},
+    {"train.log_softmax", 1, 1, true},
+    {"train.softmax_grad", 2, 1, false},
+    {"train.log_softmax_grad", 2, 1, true},
+};
+
+class RowKernelTest
+    : public ::testing::TestWithParam<std::tuple<size_t, DType>> {};
+
+TEST_P(RowKernelTest, MatchesTheReference) {
+  if (!cpuBackendStatus().isOk())
+    GTEST_SKIP() << cpuBackendStatus().message();
+  if (!cpuFeatureSet().avx2 || !cpuFeatureSet().f16c)
+    GTEST_SKIP() << "generated code needs AVX2 and F16C";
+  auto [index, dtype] = GetParam();
+  const RowCase &c = kRowCases[index];
+  bool norm = std::string(c.op).find("norm") != std::string::npos;
+  Plan plan;
+  plan.policy = "float32";
+  auto add = [&](TensorKind kind, std::vector<int64_t> shape, std::string name,
+                 DType type) {
+    plan.tensors.push_back({kind, type, std::move(shape), std::move(name), 0, 0});
+    return static_cast<uint32_t>(plan.tensors.size() - 1);
+  };
+  std::vector<uint32_t> inputs{add(TensorKind::Input, {kRows, kCols}, "x", dtype)};
+  const char *inputNames[] = {"x", "scale", "offset"};
+  for (int i = 1; i < c.inputs; ++i)
+    inputs.push_back(norm ? add(TensorKind::Input, {kCols}, inputNames[i], DType::F32)
+                          : add(TensorKind::Input, {kRows, kCols}, "g", dtype));
+  std::vector<uint32_t> outputs{add(TensorKind::Scratch, {kRows, kCols}, "", dtype)};
+  for (int o = 1; o < c.outputs; ++o)
+    outputs.push_back(add(TensorKind::Scratch, {kRows}, "", DType::F32));
+  uint32_t loss = add(TensorKind::Scratch, {}, "", dtype);
+  plan.kernels.push_back({c.op, inputs, outputs, {}});
+  Attr dims;
+  dims.kind = Attr::Kind::Ints;
+  dims.ints = {0, 1};
+  plan.kernels.push_back({"train.reduce_sum", {outputs[0]}, {loss}, {{"dims", dims}}});
+  plan.results.push_back({ResultRole::Loss, loss, UINT32_MAX, "loss", 0});
+  for (size_t o = 0; o < outputs.size(); ++o)
+    plan.results.push_back(
+        {ResultRole::Output, outputs[o], UINT32_MAX, "out" + std::to_string(o), 0});
+  layOutPlan(plan);
+
+  mlir::MLIRContext context;
+  CodegenOptions options;
+  options.libraryPath = ::testing::TempDir() + "/row_" + std::string(c.op + 6) +
+                        "_" + dtypeName(dtype) + ".code.so";
+  ASSERT_TRUE(succeeded(
+      generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
+  ASSERT_EQ(plan.code.regions.size(), 1u);
+  EXPECT_EQ(plan.code.regions[0].extent, kRows);
+  EXPECT_EQ(plan.code.regions[0].rowLength, kCols);
+  plan.code.resolvedPath = options.libraryPath;
+
+  // x: the usual values (the special ones too: a NaN or inf row stays
+  // NaN or inf alike); scale and offset in [-8, 8].
+  std::vector<float> x = testValues(1), g = testValues(2);
+  auto outputsOf = [&](const std::string &backend, bool &usedCode) {
+    std::vector<float> all;
+    StatusOr<std::unique_ptr<Session>> session = Session::create(plan, backend);
+    EXPECT_TRUE(session.isOk()) << session.status().message();
+    if (!session.isOk())
+      return all;
+    usedCode = (*session)->usesGeneratedCode();
+    std::vector<int64_t> shape{kRows, kCols};
+    std::vector<uint8_t> xb = encode(x, dtype, shape);
+    EXPECT_TRUE((*session)->setTensor("x", dtype, shape, xb.data(), xb.size()).isOk());
+    for (int i = 1; i < c.inputs; ++i) {
+      if (norm) {
+        std::vector<float> v(g.begin() + i * kCols, g.begin() + (i + 1) * kCols);
+        for (float &f : v)
+          if (!std::isfinite(f))
+            f = 1.5f;
+        EXPECT_TRUE((*session)
+                        ->setTensor(inputNames[i], DType::F32, {kCols}, v.data(),
+                                    v.size() * 4)
+                        .isOk());
+      } else {
+        std::vector<uint8_t> gb = encode(g, dtype, shape);
+        EXPECT_TRUE((*session)->setTensor("g", dtype, shape, gb.data(), gb.size()).isOk());
+      }
+    }
+    Status step = (*session)->runStep();
+    EXPECT_TRUE(step.isOk()) << step.message();
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const TensorDesc &desc = plan.tensors[outputs[o]];
+      std::vector<uint8_t> bytes(desc.byteSize());
+      EXPECT_TRUE((*session)
+                      ->getTensor("out" + std::to_string(o), bytes.data(), bytes.size())
+                      .isOk());
+      std::vector<float> values(desc.numElements());
+      loadFloats({desc.dtype, desc.shape, bytes.data()}, values.data());
+      all.insert(all.end(), values.begin(), values.end());
+    }
+    return all;
+  };
+  bool fused = false, unfused = true;
+  std::vector<float> got = outputsOf("cpu", fused);
+  std::vector<float> want = outputsOf("reference", unfused);
+  ASSERT_TRUE(fused);
+  ASSERT_FALSE(unfused);
+  ASSERT_EQ(got.size(), want.size());
+  // The row sums are f64 in another order: a statistic may round to the
+  // neighbouring f32. Allowed: 4 ulp of f32 relative (one of a 16-bit
+  // result) plus 1e-6 absolute (the approximations near zero).
+  int bad = 0;
+  for (size_t i = 0; i < got.size() && bad < 5; ++i) {
+    float gv = got[i], w = want[i];
+    if ((std::isnan(w) && std::isnan(gv)) ||
+        std::memcmp(&gv, &w, sizeof(float)) == 0)
+      continue;
+    DType type = i < size_t(kRows * kCols) ? dtype : DType::F32;
+    double limit = allowed(w, 0.0f, 0.0f, false, type, true);
+    if (!(std::isfinite(w) && std::fabs(double(gv) - double(w)) <= limit)) {
+      ++bad;
+      ADD_FAILURE() << "output element " << i << ": generated " << gv
+                    << ", reference " << w;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, RowKernelTest,
+    ::testing::Combine(::testing::Range<size_t>(0, std::size(kRowCases)),
+                       ::testing::Values(DType::F32, DType::BF16, DType::F16)),
+    [](const ::testing::TestParamInfo<std::tuple<size_t, DType>> &info) {
+      return std::string(kRowCases[std::get<0>(info.param)].op + 6) + "_" +
+             dtypeName(std::get<1>(info.param));
+    });
+
 TEST(FusedCodegen, RegionsAreMaximalRunsOfOneIterationSpace) {
   // neg -> exp over [96, 40], then a reduction (not fusible), then two
   // ops of another size: two regions, the reduction between them.

@@ -4,7 +4,8 @@
 // is built and laid out, runs of consecutive elementwise kernels over one
 // iteration space (the float unary and binary ops, the activations and
 // their gradients, bias_add along the last dimension, fill, mp.cast) become
-// fused regions: each is lowered from one linalg.generic on memrefs,
+// fused regions, and so does each row kernel (the norms, softmax): each is
+// lowered from linalg.generic ops on memrefs,
 // whose body applies the kernels' per-element rules in f32 with each
 // result rounded to its tensor's dtype, through MLIR's code generation
 // (linalg -> loops -> LLVM, transcendentals as MLIR's polynomial
@@ -38,6 +39,12 @@ std::vector<rt::FusedRegion> findFusedRegions(const rt::Plan &plan);
 /// and attributes), and on which row length: 1, or the last dimension of
 /// a bias_add's input. For tests and docs.
 bool isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength);
+
+/// Whether kernel `k` is a row kernel generated code computes (layer_norm,
+/// rms_norm, softmax / log_softmax along the last axis and their
+/// gradients), over `rows` rows of `length` elements.
+bool isRowKernel(const rt::Plan &plan, size_t k, int64_t &rows,
+                 int64_t &length);
 
 struct CodegenOptions {
   /// The shared library to write; the plan records its file name.
