@@ -73,9 +73,7 @@ struct Variant {
 constexpr Variant kVariants[] = {{"avx512", "x86-64-v4", "512"},
                                  {"avx2", "x86-64-v3", "256"}};
 
-constexpr float kSqrtHalf = 0.70710678118654752f;
 constexpr float kSqrt2OverPi = 0.79788456080286536f;
-constexpr float kInvSqrt2Pi = 0.39894228040143268f;
 constexpr float kGeluCubic = 0.044715f;
 
 Type elementType(MLIRContext *context, rt::DType dtype) {
@@ -125,7 +123,6 @@ public:
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
-  Value erf(Value x) { return math::ErfOp::create(b, loc, x); }
   Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
   Value cmp(arith::CmpFPredicate p, Value x, Value y) {
     return arith::CmpFOp::create(b, loc, p, x, y);
@@ -158,17 +155,12 @@ public:
   Value geluTanhArgument(Value x) {
     return mul(c(kSqrt2OverPi), add(x, mul(mul(mul(c(kGeluCubic), x), x), x)));
   }
-  Value gelu(Value x, bool tanhApprox) {
-    Value inner = tanhApprox ? tanh(geluTanhArgument(x))
-                             : erf(mul(x, c(kSqrtHalf)));
-    return mul(mul(c(0.5f), x), add(c(1.0f), inner));
+  /// The tanh form only: the exact GELU (erf) is not fused
+  /// (isFusibleKernel).
+  Value gelu(Value x) {
+    return mul(mul(c(0.5f), x), add(c(1.0f), tanh(geluTanhArgument(x))));
   }
-  Value geluDerivative(Value x, bool tanhApprox) {
-    if (!tanhApprox) {
-      Value cdf = mul(c(0.5f), add(c(1.0f), erf(mul(x, c(kSqrtHalf)))));
-      Value pdf = mul(mul(x, c(kInvSqrt2Pi)), exp(mul(mul(c(-0.5f), x), x)));
-      return add(cdf, pdf);
-    }
+  Value geluDerivative(Value x) {
     Value t = tanh(geluTanhArgument(x));
     Value du = mul(c(kSqrt2OverPi),
                    add(c(1.0f), mul(mul(c(3.0f * kGeluCubic), x), x)));
@@ -213,8 +205,6 @@ public:
       return div(c(1.0f), math::SqrtOp::create(b, loc, in[0]));
     case OpId::TrainTanh:
       return tanh(in[0]);
-    case OpId::TrainErf:
-      return erf(in[0]);
     case OpId::TrainSigmoid:
       return sigmoid(in[0]);
     case OpId::TrainRelu:
@@ -222,7 +212,7 @@ public:
     case OpId::TrainSilu:
       return mul(in[0], sigmoid(in[0]));
     case OpId::TrainGelu:
-      return gelu(in[0], k.getFlag(rt::AttrName::tanh_approx));
+      return gelu(in[0]);
     case OpId::TrainLeakyRelu: {
       float slope = static_cast<float>(k.getFloat(rt::AttrName::negative_slope, 0));
       return select(cmp(P::OGT, in[0], c(0.0f)), in[0], mul(in[0], c(slope)));
@@ -247,8 +237,7 @@ public:
     case OpId::TrainSigmoidGrad:
       return mul(mul(in[0], in[1]), sub(c(1.0f), in[1]));
     case OpId::TrainGeluGrad:
-      return mul(in[0],
-                 geluDerivative(in[1], k.getFlag(rt::AttrName::tanh_approx)));
+      return mul(in[0], geluDerivative(in[1]));
     case OpId::TrainSiluGrad: {
       Value s = sigmoid(in[1]);
       return mul(mul(in[0], s), add(c(1.0f), mul(in[1], sub(c(1.0f), s))));

@@ -1,5 +1,5 @@
 // mp-compile --codegen=cpu: the runs of elementwise kernels of a step
-// (bias_add -> gelu -> cast after the first matmul, the scaled residual,
+// (bias_add -> tanh gelu -> cast after the first matmul, the scaled residual,
 // gelu_grad's chain in the backward pass) become fused regions whose code
 // is written next to the plan; the cpu backend runs them, the reference
 // backend runs the kernels, and twenty steps of training agree within the
@@ -58,7 +58,7 @@ func.func @train_step(
     tensor<64x4xf32> {train.name = "w2", train.role = "param"}) attributes {train.step} {
   %h = train.matmul %x, %w1 : tensor<32x16xf32>, tensor<16x64xf32> -> tensor<32x64xf32>
   %hb = train.bias_add %h, %b1 : tensor<32x64xf32>, tensor<64xf32>
-  %a = train.gelu %hb : tensor<32x64xf32>
+  %a = train.gelu %hb {tanh_approx} : tensor<32x64xf32>
   %half = train.fill 5.000000e-01 : tensor<32x64xf32>
   %s = train.mul %a, %half : tensor<32x64xf32>
   %r = train.add %s, %hb : tensor<32x64xf32>
@@ -69,7 +69,7 @@ func.func @train_step(
   %d_w2 = train.matmul %r, %d_logits {transpose_lhs} : tensor<32x64xf32>, tensor<32x4xf32> -> tensor<64x4xf32>
   %d_r = train.matmul %d_logits, %w2 {transpose_rhs} : tensor<32x4xf32>, tensor<64x4xf32> -> tensor<32x64xf32>
   %d_a = train.mul %d_r, %half : tensor<32x64xf32>
-  %d_g = train.gelu_grad %d_a, %hb : tensor<32x64xf32>
+  %d_g = train.gelu_grad %d_a, %hb {tanh_approx} : tensor<32x64xf32>
   %d_hb = train.add %d_g, %d_r : tensor<32x64xf32>
   %d_b1 = train.reduce_sum %d_hb {dims = array<i64: 0>} : tensor<32x64xf32> -> tensor<64xf32>
   %d_w1 = train.matmul %x, %d_hb {transpose_lhs} : tensor<32x16xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
