@@ -4,7 +4,8 @@
     python3 bench/cpu_tables.py OUT_DIR     (gemm.json, conv.json, steps.json)
     python3 bench/cpu_tables.py --peers FILE  (bench/peers/peers.py --json):
         per model and policy, each contender's ms per step and mp's time
-        over it (below 1: mp is faster), the fastest peer marked
+        (mp, and mp-codegen: the plan with --codegen=cpu) over the fastest
+        peer's (below 1: mp is faster), the fastest peer marked
 """
 
 import json
@@ -17,36 +18,40 @@ def load(out, name):
         return json.load(f)
 
 
+MP_CONTENDERS = ("mp", "mp-codegen")  # mp's own plans; the rest are peers
+
+
 def peers(path):
     with open(path) as f:
         run = json.load(f)
     print("%s (%s), %d threads, best of %d rounds of %d steps" % (
         run["cpu"], " ".join(run["isa"]), run["threads"], run["rounds"], run["steps"]))
     print()
-    names = []
+    names, ours = [], []
     for r in run["rows"]:
-        if r["contender"] != "mp" and r["contender"] not in names:
-            names.append(r["contender"])
-    print("| model | policy | mp ms | " + " | ".join("%s ms" % n for n in names) +
-          " | mp / fastest peer |")
-    print("|---|---|---:|" + "---:|" * len(names) + "---:|")
+        group = ours if r["contender"] in MP_CONTENDERS else names
+        if r["contender"] not in group:
+            group.append(r["contender"])
+    print("| model | policy | " + " | ".join("%s ms" % n for n in ours + names) +
+          " | " + " | ".join("%s / fastest peer" % n for n in ours) + " |")
+    print("|---|---|" + "---:|" * (len(ours) * 2 + len(names)))
     cells = {}
     for r in run["rows"]:
         cells.setdefault((r["model"], r["policy"]), {})[r["contender"]] = r["ms"]
     for (model, policy), got in cells.items():
-        mine = got.get("mp")
         others = {n: got[n] for n in names if n in got}
         fastest = min(others, key=others.get) if others else None
-        row = ["%.1f" % mine if mine is not None else "-"]
+        row = ["%.1f" % got[n] if n in got else "-" for n in ours]
         for n in names:
             if n not in got:
                 row.append("-")
                 continue
             mark = "**" if n == fastest else ""
             row.append("%s%.1f%s" % (mark, got[n], mark))
-        ratio = "%.2f (%s)" % (mine / others[fastest], fastest) \
-            if mine is not None and fastest else "-"
-        print("| %s | %s | %s | %s |" % (model, policy, " | ".join(row), ratio))
+        for n in ours:
+            row.append("%.2f (%s)" % (got[n] / others[fastest], fastest)
+                       if n in got and fastest else "-")
+        print("| %s | %s | %s |" % (model, policy, " | ".join(row)))
 
 
 def main(argv):

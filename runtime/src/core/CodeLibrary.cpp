@@ -9,8 +9,11 @@ using namespace mp::rt;
 
 StatusOr<std::unique_ptr<CodeLibrary>>
 CodeLibrary::open(const PlanCode &code) {
-  const std::string &path =
-      code.resolvedPath.empty() ? code.library : code.resolvedPath;
+  if (code.resolvedPath.empty())
+    return unimplemented("the plan names generated code ('" + code.library +
+                         "') but was not read from a file (readPlanFile), so "
+                         "the folder of its library is unknown");
+  const std::string &path = code.resolvedPath;
   const CpuFeatureSet &cpu = cpuFeatureSet();
   std::string variant = cpu.avx512 ? "avx512" : cpu.avx2 && cpu.f16c ? "avx2" : "";
   if (variant.empty())

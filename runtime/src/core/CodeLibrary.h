@@ -23,7 +23,7 @@ namespace mp::rt {
 
 class CodeLibrary {
 public:
-  /// The library of `code` (code.resolvedPath, else code.library) with one
+  /// The library of `code` (code.resolvedPath: a plan read from a file) with one
   /// function per region, in region order. Unimplemented, saying
   /// why, when it cannot be used here: no such file, not loadable, another
   /// plan's library, no variant for this CPU, a missing symbol.

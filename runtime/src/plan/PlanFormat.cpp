@@ -315,11 +315,11 @@ StatusOr<Plan> mp::rt::readPlanFile(const std::string &path) {
   if (plan.isOk() && !plan->code.library.empty()) {
     const std::string &library = plan->code.library;
     size_t slash = path.find_last_of('/');
-    plan->code.resolvedPath =
-        library.front() == '/' ? library
-        // dlopen searches the library path for a name without a slash.
-        : slash == std::string::npos ? "./" + library
-                                     : path.substr(0, slash + 1) + library;
+    // A file name (validate()); dlopen searches the library path for a
+    // name without a slash.
+    plan->code.resolvedPath = slash == std::string::npos
+                                  ? "./" + library
+                                  : path.substr(0, slash + 1) + library;
   }
   return plan;
 }

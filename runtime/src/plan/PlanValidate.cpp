@@ -363,6 +363,13 @@ private:
     if (code.library.empty())
       return invalidArgument("the plan has fused regions but names no code "
                              "library");
+    // Next to the plan, nowhere else: a plan cannot make the runtime load
+    // an arbitrary library.
+    if (code.library.find('/') != std::string::npos || code.library == "." ||
+        code.library == "..")
+      return invalidArgument("the plan's code library '" + code.library +
+                             "' is not a file name (it must lie next to the "
+                             "plan)");
     size_t next = 0; // the first kernel the next region may start at
     for (size_t r = 0; r < code.regions.size(); ++r) {
       const FusedRegion &region = code.regions[r];

@@ -267,6 +267,9 @@ TEST_P(RegionRejectionTest, IsRejectedWithAMessage) {
 const RegionBreakage kRegionBreakages[] = {
     {"no library", [](Plan &p, FusedRegion &) { p.code.library.clear(); },
      "names no code library"},
+    {"library elsewhere",
+     [](Plan &p, FusedRegion &) { p.code.library = "/tmp/x.so"; },
+     "is not a file name (it must lie next to the plan)"},
     {"past the end",
      [](Plan &p, FusedRegion &r) { r.count = uint32_t(p.kernels.size()); },
      "not a non-empty range"},

@@ -191,7 +191,7 @@ struct FusedRegion {
 /// (`symbol` + "_avx512" / "_avx2"), and `uint64_t mp_code_id()` returning
 /// `id`, so that a library written for another plan is refused.
 struct PlanCode {
-  std::string library; ///< file name, relative to the plan file's folder
+  std::string library; ///< a file name (no '/'), in the plan file's folder
   uint64_t id = 0;     ///< also what the library's mp_code_id() returns
   std::vector<FusedRegion> regions; ///< in kernel order, disjoint
   /// Set by readPlanFile: `library` resolved against the plan's folder.
