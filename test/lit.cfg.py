@@ -27,6 +27,10 @@ tools = [ToolSubst("mp-opt", unresolved="fatal"),
          ToolSubst("mp-compile", unresolved="fatal"),
          ToolSubst("mp-run", unresolved="fatal")]
 config.substitutions.append(("%python", sys.executable))
+# Upstream's own mlir-opt of the same MLIR (no mp dialect): what another
+# compiler reads of mp's upstream-only output (issue 18).
+config.substitutions.append(
+    ("%upstream-mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The cpu backend (oneDNN) was built: tests of what it runs and says.

@@ -59,6 +59,11 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
   // Last: a later CSE would merge the two casts again.
   if (!float32 && options.recomputeCasts)
     pm.addPass(createRecomputeCasts());
+  if (options.castOp != "mp") {
+    LowerToUpstreamOptions lower;
+    lower.castOp = options.castOp;
+    pm.addPass(createLowerToUpstream(lower));
+  }
 }
 
 void mp::registerMixedPrecisionPipeline() {
@@ -69,6 +74,6 @@ void mp::registerMixedPrecisionPipeline() {
       "insert casts, "
       "loss scaling, guard finite, fold casts, canonicalize, report, fuse "
       "epilogues, "
-      "recompute casts",
+      "recompute casts (and with cast-op=arith, lower to upstream ops)",
       buildMixedPrecisionPipeline);
 }

@@ -46,6 +46,12 @@ struct FunctionReport {
   Type computeType;
   unsigned painted = 0, converted = 0;
   unsigned castsToLow = 0, castsToF32 = 0, castsOther = 0;
+  /// Every op of the function (its terminators and constants too) and
+  /// those the painting did not decide: without a decision at the
+  /// function's top level (no PrecisionOpInterface, or an op the policy
+  /// does not touch), and inside a nested region (a loop's body, a
+  /// linalg.generic's payload), which the passes leave as written.
+  unsigned total = 0, undecided = 0, nested = 0;
   /// Ops that stayed fp32, by name, with counts (deterministic order).
   llvm::MapVector<StringRef, unsigned> fp32Ops;
   llvm::MapVector<StringRef, unsigned> noInterface;
@@ -87,6 +93,16 @@ struct PrecisionReportPass
     if (auto policy = fn->getAttrOfType<StringAttr>(kPolicyAttrName))
       report.policy = policy.getValue().str();
     fn.walk([&](Operation *op) {
+      if (op == fn.getOperation())
+        return;
+      ++report.total;
+      bool topLevel = op->getParentOp() == fn.getOperation();
+      if (!isa<mpd::CastOp>(op) && !op->hasAttr(kPrecisionAttrName)) {
+        if (topLevel)
+          ++report.undecided;
+        else
+          ++report.nested;
+      }
       if (auto cast = dyn_cast<mpd::CastOp>(op)) {
         Type to = getElementTypeOrSelf(cast.getType());
         if (to.isF32())
@@ -151,6 +167,10 @@ struct PrecisionReportPass
       llvm::interleaveComma(r.noInterface, os,
                             [&](auto &entry) { os << entry.first; });
     }
+    os << "; " << r.total << " ops in all, " << r.undecided
+       << " undecided at the top level, " << r.nested
+       << " inside nested regions (loop bodies, generic payloads) left as "
+          "written";
     return text;
   }
 
@@ -167,6 +187,9 @@ struct PrecisionReportPass
         {"summary", summaryLine(r)},
         {"ops_painted", r.painted},
         {"ops_converted", r.converted},
+        {"ops_total", r.total},
+        {"ops_undecided", r.undecided},
+        {"ops_nested", r.nested},
         {"casts_to_low", r.castsToLow},
         {"casts_to_f32", r.castsToF32},
         {"fp32_ops", std::move(fp32)},

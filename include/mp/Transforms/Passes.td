@@ -270,6 +270,28 @@ def PrecisionReport : Pass<"mp-precision-report", "::mlir::ModuleOp"> {
   ];
 }
 
+def LowerToUpstream : Pass<"mp-lower-to-upstream", "::mlir::ModuleOp"> {
+  let summary = "Rewrites mp's casts into arith and drops mp's annotations";
+  let description = [{
+    For compilers that take mp's decisions without mp's dialects: every
+    `mp.cast` becomes `arith.truncf` or `arith.extf` on the same tensor (a
+    cast between bf16 and f16 goes through f32), and every discardable
+    attribute named `mp.*` (the precision annotations, `mp.force`) is
+    dropped, so that the output of the pipeline on upstream IR (linalg,
+    arith, math, tensor, tosa, scf, cf) contains upstream ops only and
+    parses in any tool of the same MLIR version. An mp or train op that
+    has no upstream form (loss scaling's `mp.scale` / `mp.unscale_and_check`
+    on a `train` step, `mp.matmul_epilogue`, any `train` op) is an error
+    naming it: such IR is mp's own and goes to mp-compile.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"castOp", "cast-op", "std::string", "\"arith\"",
+           "the casts to make: arith (the only one; the pipeline's cast-op "
+           "passes its value, so a misspelt one is an error here)">,
+  ];
+}
+
 def MixedPrecisionPipeline
     : PassPipeline<"mp-mixed-precision", "MixedPrecisionOptions"> {
   let summary = "Options of the whole pipeline";
@@ -294,6 +316,10 @@ def MixedPrecisionPipeline
            "write the JSON report here (- for stdout)">,
     Option<"summary", "summary", "bool", "false",
            "print the one-line summary">,
+    Option<"castOp", "cast-op", "std::string", "\"mp\"",
+           "the casts of the output: 'mp' (mp.cast, what mp-compile reads) "
+           "or 'arith' (arith.truncf / arith.extf and no mp annotations: "
+           "upstream-only output, mp-lower-to-upstream)">,
   ];
 }
 
