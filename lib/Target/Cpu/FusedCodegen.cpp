@@ -256,6 +256,22 @@ private:
   Location loc;
 };
 
+/// func.func @<symbol>_body(operands as `operandTypes`, begin, end: index)
+/// and its entry block.
+Block *createBody(OpBuilder &b, const rt::FusedRegion &region,
+                  ArrayRef<Type> operandTypes) {
+  SmallVector<Type> argTypes(operandTypes.begin(), operandTypes.end());
+  argTypes.push_back(b.getIndexType());
+  argTypes.push_back(b.getIndexType());
+  auto fn = func::FuncOp::create(b, b.getUnknownLoc(), region.symbol + "_body",
+                                 b.getFunctionType(argTypes, {}));
+  // The arena plan keeps a region's tensors apart (planMemory), so no two
+  // operands overlap: the loops vectorize without run-time alias checks.
+  for (size_t i = 0; i < operandTypes.size(); ++i)
+    fn.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
+  return fn.addEntryBlock();
+}
+
 /// Whether operand `id` of `region` is a row (a bias) rather than a full
 /// tensor of the iteration space.
 bool isRowOperand(const rt::Plan &plan, const rt::FusedRegion &region,
@@ -281,15 +297,7 @@ void buildRegionFunction(OpBuilder &b, const rt::Plan &plan,
     else
       argTypes.push_back(MemRefType::get({region.extent}, element));
   }
-  argTypes.push_back(b.getIndexType());
-  argTypes.push_back(b.getIndexType());
-  auto fn = func::FuncOp::create(b, loc, region.symbol + "_body",
-                                 b.getFunctionType(argTypes, {}));
-  // The arena plan keeps a region's tensors apart (planMemory), so no two
-  // operands overlap: the loop vectorizes without run-time alias checks.
-  for (size_t i = 0; i < region.operands.size(); ++i)
-    fn.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
-  Block *entry = fn.addEntryBlock();
+  Block *entry = createBody(b, region, argTypes);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
   Value begin = entry->getArgument(region.operands.size());
@@ -387,13 +395,7 @@ void buildRowFunction(OpBuilder &b, const rt::Plan &plan,
   for (size_t i = 0; i < region.operands.size(); ++i)
     argTypes.push_back(MemRefType::get(
         shapeOf(i), elementType(context, plan.tensors[region.operands[i]].dtype)));
-  argTypes.push_back(b.getIndexType());
-  argTypes.push_back(b.getIndexType());
-  auto fn = func::FuncOp::create(b, loc, region.symbol + "_body",
-                                 b.getFunctionType(argTypes, {}));
-  for (size_t i = 0; i < region.operands.size(); ++i)
-    fn.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
-  Block *entry = fn.addEntryBlock();
+  Block *entry = createBody(b, region, argTypes);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
   size_t n = region.operands.size();

@@ -171,18 +171,9 @@ TEST(PlanFormatTest, WrongMagicAndVersion) {
 /// fused region, as mp-compile --codegen=cpu records it.
 Plan planWithCode() {
   Plan plan = makeLeastSquaresPlan();
-  const KernelDesc &sub = plan.kernels[1], &mul = plan.kernels[2];
-  FusedRegion region;
-  region.symbol = "mp_fused_0";
-  region.first = 1;
-  region.count = 2;
-  region.operands = {sub.inputs[0], sub.inputs[1], sub.outputs[0],
-                     mul.outputs[0]};
-  region.numInputs = 2;
-  region.extent = 8;
   plan.code.library = "least_squares.code.so";
   plan.code.id = 0x0123456789abcdefull;
-  plan.code.regions.push_back(region);
+  plan.code.regions.push_back(leastSquaresRegion(plan));
   planMemory(plan);
   return plan;
 }

@@ -227,15 +227,7 @@ const Breakage kBreakages[] = {
 /// fused region, before `edit` breaks it.
 Plan withRegion(const std::function<void(Plan &, FusedRegion &)> &edit) {
   Plan plan = makeLeastSquaresPlan();
-  const KernelDesc &sub = plan.kernels[1], &mul = plan.kernels[2];
-  FusedRegion region;
-  region.symbol = "mp_fused_0";
-  region.first = 1;
-  region.count = 2;
-  region.operands = {sub.inputs[0], sub.inputs[1], sub.outputs[0],
-                     mul.outputs[0]};
-  region.numInputs = 2;
-  region.extent = 8;
+  FusedRegion region = leastSquaresRegion(plan);
   plan.code.library = "x.code.so";
   edit(plan, region);
   plan.code.regions.push_back(region);
@@ -294,17 +286,19 @@ const RegionBreakage kRegionBreakages[] = {
      "is not written by the region's kernels"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Validate, RegionRejectionTest,
-                         ::testing::ValuesIn(kRegionBreakages),
-                         [](const ::testing::TestParamInfo<RegionBreakage> &info) {
-                           std::string name;
-                           for (const char *c = info.param.what; *c; ++c)
-                             name +=
-                                 std::isalnum(static_cast<unsigned char>(*c))
-                                     ? *c
-                                     : '_';
-                           return name;
-                         });
+/// A test name from a breakage's description.
+std::string nameOf(const char *what) {
+  std::string name;
+  for (const char *c = what; *c; ++c)
+    name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Validate, RegionRejectionTest, ::testing::ValuesIn(kRegionBreakages),
+    [](const ::testing::TestParamInfo<RegionBreakage> &info) {
+      return nameOf(info.param.what);
+    });
 
 TEST(PlanTest, RegionTensorsMustNotShareBytes) {
   // sub's input y and mul's result r2 are apart in a region (planMemory);
@@ -322,13 +316,7 @@ TEST(PlanTest, RegionTensorsMustNotShareBytes) {
 INSTANTIATE_TEST_SUITE_P(Validate, PlanRejectionTest,
                          ::testing::ValuesIn(kBreakages),
                          [](const ::testing::TestParamInfo<Breakage> &info) {
-                           std::string name;
-                           for (const char *c = info.param.what; *c; ++c)
-                             name +=
-                                 std::isalnum(static_cast<unsigned char>(*c))
-                                     ? *c
-                                     : '_';
-                           return name;
+                           return nameOf(info.param.what);
                          });
 
 TEST(PlanTest, DeadScratchTensorsMayShareBytes) {

@@ -445,3 +445,16 @@ void mp::rt::testing::writeBytes(const std::string &path,
   out.write(reinterpret_cast<const char *>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
 }
+
+FusedRegion mp::rt::testing::leastSquaresRegion(const Plan &plan) {
+  const KernelDesc &sub = plan.kernels[1], &mul = plan.kernels[2];
+  FusedRegion region;
+  region.symbol = "mp_fused_0";
+  region.first = 1;
+  region.count = 2;
+  region.operands = {sub.inputs[0], sub.inputs[1], sub.outputs[0],
+                     mul.outputs[0]};
+  region.numInputs = 2;
+  region.extent = 8;
+  return region;
+}

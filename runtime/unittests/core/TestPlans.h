@@ -70,6 +70,12 @@ struct LeastSquaresOptions {
 };
 Plan makeLeastSquaresPlan(const LeastSquaresOptions &options = {});
 
+/// The sub -> mul run of makeLeastSquaresPlan() (kernels #1 and #2) as a
+/// fused region "mp_fused_0" over its 8 elements, as mp-compile
+/// --codegen=cpu records it: inputs y and t, outputs r and r^2 (both read
+/// later). No code library exists; the arena is planned again.
+FusedRegion leastSquaresRegion(const Plan &plan);
+
 /// d = reshape(x * x) + reshape(x + x) (output "d"), loss = sum(d), with x
 /// the input "x" f32[2, 3]: kernels #0 (x * x), #1 (its reshape to [6]),
 /// #2 (x + x), #3 (its reshape), #4, #5. finish()'s layout: nothing shared.
