@@ -3,14 +3,17 @@
 // Contractions are allow ops whose inputs go 16-bit while their
 // accumulator/result stays f32: linalg named ops extend inputs to the
 // output's element type, and tosa.matmul takes bf16/f16 operands (and
-// zero points of the same type) with an f32 result.
+// zero points of the same type) with an f32 result. linalg.generic is
+// classified by its payload.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/ExternalModels/PrecisionModels.h"
 
 #include "ModelTemplates.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -58,6 +61,93 @@ struct DpsMoveModel
           .getOperation();
   }
 };
+/// linalg.generic by its payload (torch-mlir writes every elementwise op
+/// as one): a generic with a reduction iterator is a reduction (deny, f32
+/// accumulation); otherwise the payload's ops decide, the strictest
+/// category winning (deny over infer over clear; an op without the
+/// interface counts as deny, so an unknown payload stays f32); a payload
+/// that only yields its arguments is a copy (clear). Its f32 tensor
+/// operands and results follow the decision; rebuilt with 16-bit operands,
+/// the payload widens them, computes as written (f32) and rounds what it
+/// yields: 16-bit storage, f32 arithmetic, one rounding per result.
+struct GenericModel
+    : public PrecisionOpInterface::ExternalModel<GenericModel,
+                                                 linalg::GenericOp> {
+  static bool isReduction(linalg::GenericOp generic) {
+    return llvm::any_of(generic.getIteratorTypesArray(),
+                        [](utils::IteratorType t) {
+                          return t == utils::IteratorType::reduction;
+                        });
+  }
+  PrecisionCategory getPrecisionCategory(Operation *op) const {
+    auto generic = cast<linalg::GenericOp>(op);
+    if (!generic.hasPureTensorSemantics())
+      return PrecisionCategory::Deny;
+    if (isReduction(generic))
+      return PrecisionCategory::Deny;
+    PrecisionCategory category = PrecisionCategory::Clear;
+    for (Operation &inner : generic.getBody()->without_terminator()) {
+      auto iface = dyn_cast<PrecisionOpInterface>(inner);
+      PrecisionCategory c =
+          iface ? iface.getPrecisionCategory() : PrecisionCategory::Deny;
+      if (c == PrecisionCategory::Deny)
+        return c;
+      if (c == PrecisionCategory::Infer || c == PrecisionCategory::Allow)
+        category = PrecisionCategory::Infer;
+    }
+    return category;
+  }
+  bool isOperandConvertible(Operation *op, unsigned index) const {
+    auto generic = cast<linalg::GenericOp>(op);
+    return generic.hasPureTensorSemantics() &&
+           getElementTypeOrSelf(op->getOperand(index).getType()).isF32();
+  }
+  bool isResultConvertible(Operation *op, unsigned index) const {
+    return cast<linalg::GenericOp>(op).hasPureTensorSemantics() &&
+           getElementTypeOrSelf(op->getResult(index).getType()).isF32();
+  }
+  bool needsWideAccumulator(Operation *op) const {
+    return isReduction(cast<linalg::GenericOp>(op));
+  }
+  Operation *rebuildWithOperands(Operation *op, OpBuilder &builder,
+                                 ValueRange operands) const {
+    auto generic = cast<linalg::GenericOp>(op);
+    unsigned numInputs = generic.getNumDpsInputs();
+    SmallVector<Type> resultTypes;
+    for (Value init : operands.drop_front(numInputs))
+      resultTypes.push_back(init.getType());
+    Block *old = generic.getBody();
+    auto rebuilt = linalg::GenericOp::create(
+        builder, op->getLoc(), resultTypes, operands.take_front(numInputs),
+        operands.drop_front(numInputs), generic.getIndexingMapsArray(),
+        generic.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          IRMapping map;
+          for (auto [before, after] : llvm::zip(old->getArguments(), args)) {
+            Value v = after;
+            if (v.getType() != before.getType())
+              v = arith::ExtFOp::create(b, loc, before.getType(), v);
+            map.map(before, v);
+          }
+          for (Operation &inner : old->without_terminator())
+            b.clone(inner, map);
+          SmallVector<Value> yields;
+          Operation *yield = old->getTerminator();
+          for (auto [value, type] :
+               llvm::zip(yield->getOperands(), resultTypes)) {
+            Value v = map.lookupOrDefault(value);
+            Type element = getElementTypeOrSelf(type);
+            if (v.getType() != element)
+              v = arith::TruncFOp::create(b, loc, element, v);
+            yields.push_back(v);
+          }
+          linalg::YieldOp::create(b, loc, yields);
+        });
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      rebuilt->setAttr(attr.getName(), attr.getValue());
+    return rebuilt.getOperation();
+  }
+};
 } // namespace
 
 void mp::registerLinalgPrecisionModels(DialectRegistry &registry) {
@@ -74,6 +164,7 @@ void mp::registerLinalgPrecisionModels(DialectRegistry &registry) {
         DpsContractionModel<linalg::Conv2DNchwFchwOp>>(*ctx);
     attachAllValues<PrecisionCategory::Deny, true, linalg::SoftmaxOp>(ctx);
     linalg::FillOp::attachInterface<NeverConvertModel<linalg::FillOp>>(*ctx);
+    linalg::GenericOp::attachInterface<GenericModel>(*ctx);
     linalg::BroadcastOp::attachInterface<DpsMoveModel<linalg::BroadcastOp>>(
         *ctx);
     linalg::TransposeOp::attachInterface<DpsMoveModel<linalg::TransposeOp>>(
