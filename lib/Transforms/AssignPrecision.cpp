@@ -1,5 +1,6 @@
 //===- AssignPrecision.cpp - decide which ops compute in 16 bits ----------===//
 #include "mp/Transforms/Passes.h"
+#include "mp/Transforms/Functions.h"
 
 #include "mp/Analysis/PrecisionAnalysis.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
@@ -61,7 +62,7 @@ struct AssignPrecisionPass
       return signalPassFailure();
 
     Type computeType = policy->getComputeType(&getContext());
-    for (auto fn : module.getOps<FunctionOpInterface>()) {
+    for (auto fn : functionsIn(module)) {
       if (fn.isExternal())
         continue;
       fn->setAttr(kPolicyAttrName,

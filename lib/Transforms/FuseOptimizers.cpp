@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mp/Transforms/Passes.h"
+#include "mp/Transforms/Functions.h"
 
 #include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
@@ -60,7 +61,7 @@ std::optional<std::pair<Value, Value>> sum(Value v) {
 struct FuseOptimizersPass
     : public mp::impl::FuseOptimizersBase<FuseOptimizersPass> {
   void runOnOperation() override {
-    for (auto fn : getOperation().getOps<FunctionOpInterface>())
+    for (auto fn : functionsIn(getOperation()))
       if (train::isTrainStep(fn))
         fuse(fn);
   }

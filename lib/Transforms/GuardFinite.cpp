@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mp/Transforms/Passes.h"
+#include "mp/Transforms/Functions.h"
 
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "mp/Dialect/Train/IR/Roles.h"
@@ -30,7 +31,7 @@ namespace {
 
 struct GuardFinitePass : public mp::impl::GuardFiniteBase<GuardFinitePass> {
   void runOnOperation() override {
-    for (auto fn : getOperation().getOps<FunctionOpInterface>())
+    for (auto fn : functionsIn(getOperation()))
       if (train::isTrainStep(fn) && failed(guard(fn)))
         return signalPassFailure();
   }

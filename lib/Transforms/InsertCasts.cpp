@@ -1,5 +1,6 @@
 //===- InsertCasts.cpp - give painted ops their dtype ---------------------===//
 #include "mp/Transforms/Passes.h"
+#include "mp/Transforms/Functions.h"
 
 #include "mp/Analysis/PrecisionAnalysis.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
@@ -194,7 +195,7 @@ private:
 
 struct InsertCastsPass : public mp::impl::InsertCastsBase<InsertCastsPass> {
   void runOnOperation() override {
-    for (auto fn : getOperation().getOps<FunctionOpInterface>())
+    for (auto fn : functionsIn(getOperation()))
       if (!fn.isExternal() && llvm::hasSingleElement(fn.getFunctionBody()))
         CastInserter(fn.getFunctionBody()).run();
   }

@@ -1,5 +1,6 @@
 //===- LossScaling.cpp - scale the seed, guard the updates ----------------===//
 #include "mp/Transforms/Passes.h"
+#include "mp/Transforms/Functions.h"
 
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "mp/Dialect/Train/IR/Roles.h"
@@ -35,7 +36,7 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     if (failed(checkOptions()))
       return signalPassFailure();
     bool anyStep = false;
-    for (auto fn : getOperation().getOps<FunctionOpInterface>()) {
+    for (auto fn : functionsIn(getOperation())) {
       if (!train::isTrainStep(fn))
         continue;
       anyStep = true;

@@ -1,5 +1,6 @@
 //===- PrecisionReport.cpp - say what the precision passes did ------------===//
 #include "mp/Transforms/Passes.h"
+#include "mp/Transforms/Functions.h"
 
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "mp/Transforms/Annotations.h"
@@ -64,7 +65,7 @@ struct PrecisionReportPass
 
   void runOnOperation() override {
     llvm::json::Array functions;
-    for (auto fn : getOperation().getOps<FunctionOpInterface>()) {
+    for (auto fn : functionsIn(getOperation())) {
       if (fn.isExternal())
         continue;
       // Nothing to say: only strip the annotations (the common case in a

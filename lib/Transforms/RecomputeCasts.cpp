@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mp/Transforms/Passes.h"
+#include "mp/Transforms/Functions.h"
 
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "mp/Dialect/Train/IR/Roles.h"
@@ -84,7 +85,7 @@ void recomputeAfter(mpd::CastOp cast, Operation *seed) {
 
 struct RecomputeCasts : public mp::impl::RecomputeCastsBase<RecomputeCasts> {
   void runOnOperation() override {
-    for (auto fn : getOperation().getOps<FunctionOpInterface>()) {
+    for (auto fn : functionsIn(getOperation())) {
       if (!train::isTrainStep(fn) || fn.getFunctionBody().empty())
         continue;
       Block &body = fn.getFunctionBody().front();
