@@ -429,6 +429,14 @@ void buildRowFunction(OpBuilder &b, const rt::Plan &plan,
     return v.getType() == to ? v
                              : arith::TruncFOp::create(nb, l, to, v).getResult();
   };
+  // A payload's input elements (all its arguments but the output's) in f32.
+  auto widenInputs = [&](OpBuilder &nb, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+    SmallVector<Value> elements;
+    for (Value v : args.drop_back())
+      elements.push_back(widen(nb, l, v, f32));
+    return elements;
+  };
   // acc = combine(acc, f32 elements of `views`) over the row.
   auto reduce = [&](ArrayRef<Value> views, Value accBuffer, Value init,
                     function_ref<Value(ElementBuilder &, ValueRange, Value)>
@@ -441,9 +449,7 @@ void buildRowFunction(OpBuilder &b, const rt::Plan &plan,
         {utils::IteratorType::parallel, utils::IteratorType::reduction},
         [&](OpBuilder &nb, Location l, ValueRange args) {
           ElementBuilder e(nb, l);
-          SmallVector<Value> elements;
-          for (Value v : args.drop_back())
-            elements.push_back(widen(nb, l, v, f32));
+          SmallVector<Value> elements = widenInputs(nb, l, args);
           linalg::YieldOp::create(nb, l, combine(e, elements, args.back()));
         });
     return memref::LoadOp::create(b, loc, accBuffer, ValueRange{zeroIndex});
@@ -465,9 +471,7 @@ void buildRowFunction(OpBuilder &b, const rt::Plan &plan,
         {utils::IteratorType::parallel, utils::IteratorType::parallel},
         [&](OpBuilder &nb, Location l, ValueRange args) {
           ElementBuilder e(nb, l);
-          SmallVector<Value> elements;
-          for (Value v : args.drop_back())
-            elements.push_back(widen(nb, l, v, f32));
+          SmallVector<Value> elements = widenInputs(nb, l, args);
           linalg::YieldOp::create(nb, l,
                                   narrow(nb, l, rule(e, elements), outType));
         });
