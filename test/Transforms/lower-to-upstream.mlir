@@ -2,7 +2,8 @@
 // torch-mlir writes it -- linalg.generic elementwise ops, a tensor.pad, a
 // loop -- leaves no mp op and no mp annotation, and upstream's own mlir-opt
 // (no mp dialect loaded) parses and verifies the result. A generic is
-// painted by its payload (the external model). The loop parses
+// painted by its payload (the external model), a constant pad as data
+// movement. The loop parses
 // (scf is registered) and its body is left as written; the report counts
 // every op, nested ones too. An mp-only op is named in an error.
 // RUN: mp-opt %s --mp-mixed-precision="policy=mixed_bfloat16 cast-op=arith summary=true" -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -13,7 +14,7 @@
 // RUN: not mp-opt %s --mp-mixed-precision="policy=mixed_bfloat16 cast-op=tosa" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not mp-opt %S/Inputs/lower-to-upstream-train.mlir --mp-lower-to-upstream 2>&1 | FileCheck %s --check-prefix=TRAIN
 
-// REMARK: remark: converted 3/3 ops to bf16 with {{[0-9]+}} casts {{.*}}; {{[0-9]+}} ops in all, {{[0-9]+}} undecided at the top level, {{[1-9][0-9]*}} inside nested regions (loop bodies, generic payloads) left as written
+// REMARK: remark: converted 4/4 ops to bf16 with {{[0-9]+}} casts {{.*}}; {{[0-9]+}} ops in all, {{[0-9]+}} undecided at the top level, {{[1-9][0-9]*}} inside nested regions (loop bodies, generic payloads) left as written
 
 // CHECK-LABEL: func.func @forward
 // CHECK: arith.truncf %{{.*}} : tensor<4x8xf32> to tensor<4x8xbf16>
@@ -26,7 +27,10 @@
 // CHECK-NEXT: %[[MAX:.*]] = arith.maximumf %[[WIDE]], %{{.*}} : f32
 // CHECK-NEXT: %[[NARROW:.*]] = arith.truncf %[[MAX]] : f32 to bf16
 // CHECK-NEXT: linalg.yield %[[NARROW]] : bf16
-// CHECK: tensor.pad
+// The constant pad moves bf16 data, padding with the constant in bf16.
+// CHECK: tensor.pad %{{.*}} low[0, 0] high[0, 2]
+// CHECK: tensor.yield %{{.*}} : bf16
+// CHECK-NEXT: } : tensor<4x16xbf16> to tensor<4x18xbf16>
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x18xbf16>, tensor<18x16xbf16>) outs(%{{.*}} : tensor<4x16xf32>)
 // CHECK: scf.for
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x16xf32>)
