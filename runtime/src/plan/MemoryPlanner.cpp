@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Plan.h"
+#include "plan/RegionLifetimes.h"
 
 #include <algorithm>
 #include <map>
@@ -103,17 +104,8 @@ void mp::rt::planMemory(Plan &plan, uint64_t alignment) {
   // The step's results are read after the last kernel: never freed.
   for (const ResultDesc &result : plan.results)
     last[result.value] = numKernels;
-  // A fused region reads and writes all its tensors element by element
-  // together: they live until its last kernel.
-  for (const FusedRegion &region : plan.code.regions) {
-    size_t end = std::min<size_t>(region.first + region.count, numKernels);
-    for (size_t k = region.first; k < end; ++k) {
-      for (uint32_t t : plan.kernels[k].inputs)
-        last[t] = std::max(last[t], end - 1);
-      for (uint32_t t : plan.kernels[k].outputs)
-        last[t] = std::max(last[t], end - 1);
-    }
-  }
+  // A fused region's tensors live until its last kernel.
+  extendThroughRegions(plan, last);
   // A view is its root's bytes, which stay live while either is read.
   std::vector<uint32_t> root = storageRoots(plan);
   std::vector<bool> outside = outsideArena(plan);

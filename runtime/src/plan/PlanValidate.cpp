@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "core/Sizes.h"
 #include "mp/runtime/Plan.h"
+#include "plan/RegionLifetimes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -433,13 +434,10 @@ private:
         else if (role[id] == 2)
           return invalidArgument(what + ": output " + describe(id) +
                                  " is not written by the region's kernels");
-      for (size_t k = first; k < end; ++k) {
-        for (uint32_t id : plan.kernels[k].inputs)
-          lastUse[id] = std::max(lastUse[id], last);
-        for (uint32_t id : plan.kernels[k].outputs)
-          lastUse[id] = std::max(lastUse[id], last);
-      }
     }
+    // The regions are valid ranges: their tensors live through them, as
+    // planMemory placed them.
+    extendThroughRegions(plan, lastUse);
     return Status::ok();
   }
 
