@@ -31,6 +31,9 @@ config.substitutions.append(("%python", sys.executable))
 # compiler reads of mp's upstream-only output (issue 18).
 config.substitutions.append(
     ("%upstream-mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+# mp's mlir-opt plugin (dialects, models, passes), for that mlir-opt.
+config.substitutions.append(
+    ("%mp_plugin", os.path.join(config.mp_obj_root, "lib", "MPPlugin.so")))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The cpu backend (oneDNN) was built: tests of what it runs and says.

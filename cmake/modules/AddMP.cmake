@@ -4,11 +4,22 @@
 # in under a second and no command-line option is registered twice. LLVM
 # Support comes from libLLVM.so in the same way.
 
-# add_mp_library(name sources... [DEPENDS targets...])
+# add_mp_library(name sources... [DEPENDS targets...] [LINK_LIBS libs...])
+# Static by default; shared with MP_BUILD_SHARED_LIBS=ON. Headers come from
+# include/ and the build's include/ (the .h.inc files) in the build tree,
+# from the prefix's include/ once installed (docs/embedding.md).
 function(add_mp_library name)
   cmake_parse_arguments(ARG "" "" "DEPENDS;LINK_LIBS" ${ARGN})
-  add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
+  if(MP_BUILD_SHARED_LIBS)
+    add_library(${name} SHARED ${ARG_UNPARSED_ARGUMENTS})
+  else()
+    add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
+  endif()
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()

@@ -27,12 +27,16 @@ struct AllValuesModel
 /// A destination-style contraction: the inputs take the 16-bit dtype and
 /// the init/result keep theirs, which is the accumulator (linalg named ops
 /// extend their inputs to the output's element type).
-template <typename OpTy>
+/// A named linalg op that extends its inputs to the init's element type
+/// and accumulates there: the inputs take the 16-bit dtype, the f32
+/// init/result stays. Contractions and convolutions are allow ops; sum
+/// pooling, an accumulation without products, follows its neighbours.
+template <typename OpTy, PrecisionCategory Category = PrecisionCategory::Allow>
 struct DpsContractionModel
-    : public PrecisionOpInterface::ExternalModel<DpsContractionModel<OpTy>,
-                                                 OpTy> {
+    : public PrecisionOpInterface::ExternalModel<
+          DpsContractionModel<OpTy, Category>, OpTy> {
   PrecisionCategory getPrecisionCategory(mlir::Operation *) const {
-    return PrecisionCategory::Allow;
+    return Category;
   }
   bool isOperandConvertible(mlir::Operation *op, unsigned index) const {
     return index < mlir::cast<mlir::DestinationStyleOpInterface>(op)
@@ -60,6 +64,37 @@ struct DpsContractionModel
 
 /// An op the painting leaves alone: it converts nothing (linalg.fill and
 /// tensor.empty make accumulator inits, which stay f32).
+/// A named linalg op that selects one of its inputs' values (max/min
+/// pooling): clear, input and init/result alike in the 16-bit dtype (the
+/// selection is exact), rebuilt so that its body matches the new types.
+template <typename OpTy>
+struct DpsSelectModel
+    : public PrecisionOpInterface::ExternalModel<DpsSelectModel<OpTy>, OpTy> {
+  PrecisionCategory getPrecisionCategory(mlir::Operation *) const {
+    return PrecisionCategory::Clear;
+  }
+  bool isOperandConvertible(mlir::Operation *, unsigned) const { return true; }
+  bool isResultConvertible(mlir::Operation *, unsigned) const { return true; }
+  bool needsWideAccumulator(mlir::Operation *) const { return false; }
+  mlir::Operation *rebuildWithOperands(mlir::Operation *op,
+                                       mlir::OpBuilder &builder,
+                                       mlir::ValueRange operands) const {
+    auto dps = mlir::cast<mlir::DestinationStyleOpInterface>(op);
+    unsigned numInputs = dps.getNumDpsInputs();
+    llvm::SmallVector<mlir::Type> resultTypes;
+    for (mlir::Value init : operands.drop_front(numInputs))
+      resultTypes.push_back(init.getType());
+    llvm::SmallVector<mlir::NamedAttribute> attrs;
+    for (mlir::NamedAttribute attr : op->getAttrs())
+      if (attr.getName() != "operandSegmentSizes")
+        attrs.push_back(attr);
+    return OpTy::create(builder, op->getLoc(), resultTypes,
+                        operands.take_front(numInputs),
+                        operands.drop_front(numInputs), attrs)
+        .getOperation();
+  }
+};
+
 template <typename OpTy>
 struct NeverConvertModel
     : public PrecisionOpInterface::ExternalModel<NeverConvertModel<OpTy>,

@@ -5,6 +5,7 @@
 #include "mp/Analysis/PrecisionAnalysis.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
+#include "mp/ExternalModels/PrecisionModels.h"
 #include "mp/Transforms/Annotations.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -54,6 +55,15 @@ bool isResidualAdd(train::AddOp add) {
 struct AssignPrecisionPass
     : public mp::impl::AssignPrecisionBase<AssignPrecisionPass> {
   using AssignPrecisionBase::AssignPrecisionBase;
+
+  /// The precision models of the upstream ops come with the pass: a host
+  /// that loads only mp's passes (mlir-opt --load-pass-plugin, a compiler
+  /// that never calls registerPrecisionExternalModels) still paints linalg,
+  /// arith, math, tensor and tosa ops. Registered twice, they apply once.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    AssignPrecisionBase::getDependentDialects(registry);
+    registerPrecisionExternalModels(registry);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
