@@ -31,6 +31,16 @@ config.substitutions.append(("%python", sys.executable))
 # compiler reads of mp's upstream-only output (issue 18).
 config.substitutions.append(
     ("%upstream-mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+# Upstream's JIT runner and its runtime libraries: mp's upstream-only
+# output compiled by upstream passes alone and run.
+mlir_runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+mlir_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+runner_libs = [os.path.join(mlir_lib_dir, name) for name in
+               ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so")]
+if os.path.exists(mlir_runner) and all(map(os.path.exists, runner_libs)):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(("%upstream-mlir-runner", mlir_runner))
+    config.substitutions.append(("%mlir_runner_libs", ",".join(runner_libs)))
 # mp's mlir-opt plugin (dialects, models, passes), for that mlir-opt.
 config.substitutions.append(
     ("%mp_plugin", os.path.join(config.mp_obj_root, "lib", "MPPlugin.so")))

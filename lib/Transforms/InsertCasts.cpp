@@ -147,7 +147,10 @@ private:
     DenseFPElementsAttr values;
     Operation *producer = v.getDefiningOp();
     auto tensorType = dyn_cast<RankedTensorType>(type);
-    if (!producer || !tensorType || !matchPattern(v, m_Constant(&values)))
+    // A marked seed stays the op loss scaling scales: its users read it
+    // through a cast.
+    if (!producer || !tensorType || producer->hasAttr(kGradSeedAttrName) ||
+        !matchPattern(v, m_Constant(&values)))
       return {};
     auto element = cast<FloatType>(tensorType.getElementType());
     if (!constantFits(values, element))

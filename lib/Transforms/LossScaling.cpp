@@ -8,6 +8,7 @@
 #include "mp/Transforms/Annotations.h"
 #include "mp/Transforms/Gradients.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
@@ -37,18 +38,175 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
       return signalPassFailure();
     bool anyStep = false;
     for (auto fn : functionsIn(getOperation())) {
-      if (!train::isTrainStep(fn))
+      if (fn.isExternal())
         continue;
-      anyStep = true;
-      if (failed(scaleStep(fn)))
-        return signalPassFailure();
+      if (train::isTrainStep(fn)) {
+        anyStep = true;
+        if (failed(scaleStep(fn)))
+          return signalPassFailure();
+      } else if (hasMarkedSeed(fn)) {
+        anyStep = true;
+        if (failed(scaleUpstream(fn)))
+          return signalPassFailure();
+      }
     }
     if (!anyStep && !optional) {
       getOperation().emitError()
           << "loss scaling needs a training step: no function is marked "
-             "'train.step'";
+             "'train.step' or has a value marked '"
+          << kGradSeedAttrName << "'";
       return signalPassFailure();
     }
+  }
+
+  /// The upstream form of a step (docs/embedding.md): the seed of the
+  /// backward pass is a value whose defining op carries `mp.grad_seed`, or
+  /// an argument with that attribute; the gradients are the results marked
+  /// `mp.gradient`.
+  static SmallVector<Value> markedSeeds(FunctionOpInterface fn) {
+    SmallVector<Value> seeds;
+    Block &body = fn.getFunctionBody().front();
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+      if (fn.getArgAttr(i, kGradSeedAttrName))
+        seeds.push_back(body.getArgument(i));
+    for (Operation &op : body)
+      if (op.hasAttr(kGradSeedAttrName))
+        llvm::append_range(seeds, op.getResults());
+    return seeds;
+  }
+  static bool hasMarkedSeed(FunctionOpInterface fn) {
+    return !fn.getFunctionBody().empty() && !markedSeeds(fn).empty();
+  }
+
+  /// Loss scaling of an upstream step, whose gradients leave it as results
+  /// (the host's optimizer applies them): the seed is multiplied by the
+  /// scale, the gradient results are unscaled and checked where they are
+  /// returned, and the verdict is a new result marked `mp.all_finite`; the
+  /// host applies the gradients only when it holds. Dynamic scaling adds
+  /// the scale and its growth counter as the last two arguments and
+  /// results (`mp.loss_scale`, `mp.growth_count`), updated by GradScaler's
+  /// rule. LowerToUpstream writes the mp ops as linalg/arith/tensor.
+  LogicalResult scaleUpstream(FunctionOpInterface fn) {
+    Block &body = fn.getFunctionBody().front();
+    if (!body.getOps<mpd::UnscaleAndCheckOp>().empty())
+      return success();
+    Operation *terminator = body.getTerminator();
+    SmallVector<unsigned> gradientResults;
+    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+      if (fn.getResultAttr(i, kGradientAttrName))
+        gradientResults.push_back(i);
+    if (gradientResults.empty())
+      return fn.emitOpError()
+             << "has a value marked '" << kGradSeedAttrName
+             << "' but no result marked '" << kGradientAttrName
+             << "': loss scaling unscales and checks the gradients where "
+                "they are returned";
+    if (!llvm::hasSingleElement(fn.getFunctionBody()))
+      return fn.emitOpError() << "loss scaling on upstream IR needs a "
+                                 "function of one block";
+
+    // Every gradient returned (through at most one cast, which the unscale
+    // replaces) and used nowhere else: a use inside the step would read
+    // the scaled value.
+    SmallVector<Value> sources;
+    SmallVector<Type> unscaledTypes;
+    for (unsigned i : gradientResults) {
+      Value returned = terminator->getOperand(i);
+      Value source = returned;
+      if (auto cast = returned.getDefiningOp<mpd::CastOp>())
+        source = cast.getInput();
+      if (!isa<RankedTensorType>(returned.getType()) ||
+          !isa<FloatType>(getElementTypeOrSelf(returned.getType())))
+        return fn.emitOpError()
+               << "result " << i << " is marked '" << kGradientAttrName
+               << "' but is not a float tensor";
+      for (Operation *user : source.getUsers()) {
+        if (user == terminator || user == returned.getDefiningOp())
+          continue;
+        return user->emitOpError()
+               << "reads the gradient that result " << i
+               << " returns; loss scaling on upstream IR unscales gradients "
+                  "where they are returned, so the step must not use them "
+                  "(apply them outside, or write a train step)";
+      }
+      sources.push_back(source);
+      unscaledTypes.push_back(returned.getType());
+    }
+
+    MLIRContext *ctx = fn->getContext();
+    OpBuilder b(ctx);
+    Location loc = fn.getLoc();
+    auto scalarF32 = RankedTensorType::get({}, b.getF32Type());
+    auto scalarI64 = RankedTensorType::get({}, b.getI64Type());
+    auto scalarI1 = RankedTensorType::get({}, b.getI1Type());
+    bool dynamic = mode == "dynamic";
+    auto marker = [&](StringRef name, Attribute initial = {}) {
+      SmallVector<NamedAttribute> attrs = {
+          b.getNamedAttr(name, b.getUnitAttr())};
+      if (initial)
+        attrs.push_back(b.getNamedAttr(kInitialValueAttrName, initial));
+      return b.getDictionaryAttr(attrs);
+    };
+
+    Value scale, growthCount;
+    if (dynamic) {
+      unsigned n = fn.getNumArguments();
+      if (failed(fn.insertArguments(
+              {n, n}, {scalarF32, scalarI64},
+              {marker("mp.loss_scale", b.getF64FloatAttr(initScale)),
+               marker("mp.growth_count", b.getI64IntegerAttr(0))},
+              {loc, loc})))
+        return fn.emitOpError() << "cannot add the loss-scaler arguments";
+      scale = body.getArgument(n);
+      growthCount = body.getArgument(n + 1);
+    } else {
+      b.setInsertionPointToStart(&body);
+      scale = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(scalarF32,
+                                 b.getF32FloatAttr(initScale).getValue()));
+    }
+
+    for (Value seed : markedSeeds(fn)) {
+      if (!isa<RankedTensorType>(seed.getType()) ||
+          !isa<FloatType>(getElementTypeOrSelf(seed.getType())))
+        return fn.emitOpError() << "the value marked '" << kGradSeedAttrName
+                                << "' is not a float tensor";
+      // After the seed, and after the scale where it is a constant (made
+      // first in the block).
+      if (Operation *def = seed.getDefiningOp())
+        b.setInsertionPointAfter(def);
+      else if (Operation *scaleDef = scale.getDefiningOp())
+        b.setInsertionPointAfter(scaleDef);
+      else
+        b.setInsertionPointToStart(&body);
+      auto scaled = mpd::ScaleOp::create(b, loc, seed, scale);
+      seed.replaceAllUsesExcept(scaled, scaled);
+    }
+
+    b.setInsertionPoint(terminator);
+    auto check = mpd::UnscaleAndCheckOp::create(b, loc, unscaledTypes,
+                                                scalarI1, scale, sources);
+    for (auto [k, i] : llvm::enumerate(gradientResults))
+      terminator->setOperand(i, check.getUnscaled()[k]);
+    SmallVector<Value> added = {check.getAllFinite()};
+    SmallVector<Type> addedTypes = {scalarI1};
+    SmallVector<DictionaryAttr> addedAttrs = {marker("mp.all_finite")};
+    if (dynamic) {
+      auto update = mpd::UpdateScaleOp::create(
+          b, loc, scale, growthCount, check.getAllFinite(), growthInterval,
+          APFloat(growthFactor.getValue()), APFloat(backoffFactor.getValue()),
+          APFloat(minScale.getValue()), APFloat(maxScale.getValue()));
+      added.append({update.getNewScale(), update.getNewGrowthCount()});
+      addedTypes.append({scalarF32, scalarI64});
+      addedAttrs.append({marker("mp.loss_scale"), marker("mp.growth_count")});
+    }
+    unsigned n = fn.getNumResults();
+    SmallVector<unsigned> positions(added.size(), n);
+    if (failed(fn.insertResults(positions, addedTypes, addedAttrs)))
+      return fn.emitOpError() << "cannot add the loss-scaling results";
+    terminator->insertOperands(terminator->getNumOperands(), added);
+    return success();
   }
 
   /// Every option checked up front, named as the user spelled it.

@@ -21,6 +21,10 @@ inline constexpr llvm::StringLiteral kPrecisionAttrName = "mp.precision";
 inline constexpr llvm::StringLiteral kPolicyAttrName = "mp.policy";
 inline constexpr llvm::StringLiteral kForceAttrName = "mp.force";
 inline constexpr llvm::StringLiteral kInitialValueAttrName = "mp.initial_value";
+/// An upstream step's loss-scaling interface (docs/embedding.md): the op or
+/// argument that makes the backward pass's seed, and the gradient results.
+inline constexpr llvm::StringLiteral kGradSeedAttrName = "mp.grad_seed";
+inline constexpr llvm::StringLiteral kGradientAttrName = "mp.gradient";
 
 /// Records `decision` on `op`; `computeType` is the policy's 16-bit type.
 void setDecision(mlir::Operation *op, const PrecisionDecision &decision,

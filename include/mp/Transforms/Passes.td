@@ -224,6 +224,15 @@ def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
     optimizer state (and buffers) when a gradient was not finite. The
     dynamic scale and its growth counter become `scaler_state` arguments and
     results, updated by `mp.update_scale`, so the step stays pure.
+
+    On upstream IR (no `train.step`), a function with a value marked
+    `mp.grad_seed` (an op's attribute or an argument's) is a step whose
+    gradients are its results marked `mp.gradient`: the seed is scaled, the
+    gradients are unscaled and checked where they are returned, and the
+    verdict is a new result marked `mp.all_finite` (the host applies the
+    gradients only when it holds); dynamic scaling adds the scale and its
+    growth counter as the last arguments and results (`mp.loss_scale`,
+    `mp.growth_count`).
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"dynamic\"",
@@ -233,7 +242,8 @@ def LossScaling : Pass<"mp-loss-scaling", "::mlir::ModuleOp"> {
            "leave a module without train.step functions alone instead of "
            "failing (the pipeline's loss-scale=auto)">
   ];
-  let dependentDialects = ["::mp::mpd::MPDialect", "::mp::train::TrainDialect"];
+  let dependentDialects = ["::mp::mpd::MPDialect", "::mp::train::TrainDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def GuardFinite : Pass<"mp-guard-finite", "::mlir::ModuleOp"> {
@@ -279,12 +289,19 @@ def LowerToUpstream : Pass<"mp-lower-to-upstream", "::mlir::ModuleOp"> {
     attribute named `mp.*` (the precision annotations, `mp.force`) is
     dropped, so that the output of the pipeline on upstream IR (linalg,
     arith, math, tensor, tosa, scf, cf) contains upstream ops only and
-    parses in any tool of the same MLIR version. An mp or train op that
-    has no upstream form (loss scaling's `mp.scale` / `mp.unscale_and_check`
-    on a `train` step, `mp.matmul_epilogue`, any `train` op) is an error
-    naming it: such IR is mp's own and goes to mp-compile.
+    parses in any tool of the same MLIR version. Loss scaling of an
+    upstream step (`mp.scale`, `mp.unscale_and_check`, `mp.update_scale`)
+    becomes linalg.generic, arith, math.isfinite and tensor ops with the
+    runtime's semantics; the function's argument and result attributes
+    (`mp.gradient`, `mp.all_finite`, `mp.loss_scale`, `mp.growth_count`)
+    stay as its interface. An mp or train op that has no upstream form
+    (`mp.select` of a train step, `mp.matmul_epilogue`, any `train` op) is
+    an error naming it: such IR is mp's own and goes to mp-compile.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"castOp", "cast-op", "std::string", "\"arith\"",
            "the casts to make: arith (the only one; the pipeline's cast-op "

@@ -45,7 +45,22 @@ LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
                                 "category, dtype, rule and source";
     return success();
   }
+  if (name == "mp.grad_seed") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'mp.grad_seed' is a unit attribute";
+    return success();
+  }
   return op->emitError() << "unknown mp dialect attribute '" << name << "'";
+}
+
+/// The unit attributes of an upstream step's loss-scaling interface, on
+/// arguments (`isArg`) or results.
+static bool isInterfaceMarker(StringRef name, bool isArg) {
+  if (isArg)
+    return name == "mp.grad_seed" || name == "mp.loss_scale" ||
+           name == "mp.growth_count";
+  return name == "mp.gradient" || name == "mp.all_finite" ||
+         name == "mp.loss_scale" || name == "mp.growth_count";
 }
 
 LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op, unsigned,
@@ -57,7 +72,29 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                              << ": 'mp.initial_value' must be a number";
     return success();
   }
+  if (isInterfaceMarker(attr.getName().getValue(), /*isArg=*/true)) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "argument #" << argIndex << ": '"
+                             << attr.getName().getValue()
+                             << "' is a unit attribute";
+    return success();
+  }
   return op->emitError() << "argument #" << argIndex
+                         << ": unknown mp dialect attribute '"
+                         << attr.getName().getValue() << "'";
+}
+
+LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                     unsigned resultIndex,
+                                                     NamedAttribute attr) {
+  if (isInterfaceMarker(attr.getName().getValue(), /*isArg=*/false)) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "result #" << resultIndex << ": '"
+                             << attr.getName().getValue()
+                             << "' is a unit attribute";
+    return success();
+  }
+  return op->emitError() << "result #" << resultIndex
                          << ": unknown mp dialect attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -23,10 +23,15 @@ def MP_Dialect : Dialect {
     and users put on other ops: `mp.force` ("low" or "fp32") pins one op,
     `mp.precision` records a painting decision, `mp.policy` names a
     function's policy and `mp.initial_value` gives a scaler-state argument
-    its starting value.
+    its starting value. On upstream IR a step's loss-scaling interface is
+    marked with unit attributes: `mp.grad_seed` on the op (or argument)
+    that makes the backward pass's seed, `mp.gradient` on the results that
+    are gradients, and, added by loss scaling, `mp.all_finite`,
+    `mp.loss_scale` and `mp.growth_count` on arguments and results.
   }];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class MP_Op<string mnemonic, list<Trait> traits = []>
