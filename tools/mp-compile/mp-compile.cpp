@@ -156,6 +156,9 @@ static int compile(int argc, char **argv) {
                    << mixedPrecision << "'\n";
       return 1;
     }
+    // Each kernel of the plan records its op's decision (KernelDesc::
+    // precision, for mp-run's non-finite diagnosis).
+    options->keepAnnotations = true;
     mp::buildMixedPrecisionPipeline(pm, *options);
     if (failed(pm.run(*module)))
       return 1;

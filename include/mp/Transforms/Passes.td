@@ -333,6 +333,9 @@ def MixedPrecisionPipeline
            "write the JSON report here (- for stdout)">,
     Option<"summary", "summary", "bool", "false",
            "print the one-line summary">,
+    Option<"keepAnnotations", "keep-annotations", "bool", "false",
+           "keep the per-op mp.precision annotations (mp-compile does, to "
+           "record each kernel's decision in the plan)">,
     Option<"castOp", "cast-op", "std::string", "\"mp\"",
            "the casts of the output: 'mp' (mp.cast, what mp-compile reads) "
            "or 'arith' (arith.truncf / arith.extf and no mp annotations: "

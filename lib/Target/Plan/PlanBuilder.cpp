@@ -338,8 +338,50 @@ private:
         return failure();
       kernel.attrs[name.str()] = std::move(*converted);
     }
+    kernel.location = describeLocation(op->getLoc());
+    kernel.precision = describeDecision(op);
     plan.kernels.push_back(std::move(kernel));
     return success();
+  }
+
+  /// The first file:line:col in `loc` (an exporter's location of the
+  /// user's line, possibly under a name or a call site), else the whole
+  /// location as MLIR prints it; "" when unknown.
+  static std::string describeLocation(Location loc) {
+    std::string out;
+    loc->walk([&](Location inner) {
+      if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+        out = (file.getFilename().strref() + ":" + Twine(file.getLine()) +
+               ":" + Twine(file.getColumn()))
+                  .str();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (out.empty() && !isa<UnknownLoc>(loc)) {
+      llvm::raw_string_ostream os(out);
+      loc.print(os);
+    }
+    return out;
+  }
+
+  /// The pipeline's decision on `op` (its mp.precision annotation) as one
+  /// line: "f16 allow (rule allow, source default)"; "" when it has none.
+  static std::string describeDecision(Operation *op) {
+    auto dict = op->getAttrOfType<DictionaryAttr>(kPrecisionAttrName);
+    if (!dict)
+      return "";
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    if (auto dtype = dict.getAs<TypeAttr>("dtype"))
+      os << dtype.getValue() << " ";
+    auto text = [&](StringRef key) {
+      auto value = dict.getAs<StringAttr>(key);
+      return value ? value.getValue() : StringRef("?");
+    };
+    os << text("category") << " (rule " << text("rule") << ", source "
+       << text("source") << ")";
+    return out;
   }
 
   LogicalResult addResults(Operation *terminator, Value logits) {

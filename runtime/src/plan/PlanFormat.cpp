@@ -90,6 +90,17 @@ static std::vector<uint8_t> serializePayload(const Plan &plan) {
     w.u64(static_cast<uint64_t>(region.extent));
     w.u64(static_cast<uint64_t>(region.rowLength));
   }
+  // Kernel sources (version 6): none, or one per kernel.
+  bool sources = std::any_of(
+      plan.kernels.begin(), plan.kernels.end(), [](const KernelDesc &k) {
+        return !k.location.empty() || !k.precision.empty();
+      });
+  w.u32(sources ? static_cast<uint32_t>(plan.kernels.size()) : 0);
+  if (sources)
+    for (const KernelDesc &k : plan.kernels) {
+      w.str(k.location);
+      w.str(k.precision);
+    }
   w.u64(plan.constants.size());
   w.bytes(plan.constants.data(), plan.constants.size());
   return out;
@@ -153,6 +164,17 @@ public:
         if (std::string error = parseRegion(plan.code.regions[i]);
             !error.empty())
           return "fused region #" + std::to_string(i) + ": " + error;
+    }
+    if (version >= 6) {
+      if (!r.count(count, 8))
+        return "bad kernel source count";
+      if (count != 0 && count != plan.kernels.size())
+        return "kernel sources for " + std::to_string(count) + " of " +
+               std::to_string(plan.kernels.size()) + " kernels";
+      for (uint32_t i = 0; i < count; ++i)
+        if (!r.str(plan.kernels[i].location) ||
+            !r.str(plan.kernels[i].precision))
+          return "kernel source #" + std::to_string(i) + ": truncated";
     }
     uint64_t constants;
     if (!r.u64(constants) || constants != r.remaining())

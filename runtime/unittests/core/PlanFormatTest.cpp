@@ -204,23 +204,50 @@ TEST(PlanFormatTest, CodeSectionRoundTrips) {
               r2.offset + r2.byteSize() <= y.offset);
 }
 
-TEST(PlanFormatTest, VersionFourIsReadAsAPlanWithoutCode) {
-  // A version-5 plan without code has an empty code section (a library
-  // name, an id and a region count, 16 zero bytes) before its constants;
-  // version 4 is the same file without it.
-  Plan plan = makeLeastSquaresPlan();
+/// `plan` (without code or kernel sources) as the given older version
+/// writes it: version 6 ends with a kernel-source count (4 zero bytes)
+/// before the constants, version 5 is the same file without it, version 4
+/// without the empty code section (a library name, an id and a region
+/// count, 16 zero bytes) either.
+static std::vector<uint8_t> olderVersion(const Plan &plan, uint32_t version) {
   std::vector<uint8_t> bytes = serializePlan(plan);
   size_t constants = bytes.size() - 8 - plan.constants.size();
-  size_t section = constants - 16;
+  size_t section = constants - (version == 4 ? 20 : 4);
   for (size_t i = section; i < constants; ++i)
-    ASSERT_EQ(bytes[i], 0) << i;
+    EXPECT_EQ(bytes[i], 0) << i;
   bytes.erase(bytes.begin() + section, bytes.begin() + constants);
-  uint32_t version = 4;
   uint64_t payload = bytes.size() - 32;
   std::memcpy(bytes.data() + 8, &version, 4);
   std::memcpy(bytes.data() + 16, &payload, 8);
   fixChecksum(bytes);
-  StatusOr<Plan> parsed = parsePlan(bytes, "v4.plan");
+  return bytes;
+}
+
+TEST(PlanFormatTest, VersionFiveIsReadAsAPlanWithoutSources) {
+  Plan plan = makeLeastSquaresPlan();
+  StatusOr<Plan> parsed = parsePlan(olderVersion(plan, 5), "v5.plan");
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  for (const KernelDesc &k : parsed->kernels)
+    EXPECT_TRUE(k.location.empty() && k.precision.empty());
+  EXPECT_EQ(serializePlan(*parsed), serializePlan(plan));
+}
+
+TEST(PlanFormatTest, KernelSourcesRoundTrip) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.kernels[0].location = "model.py:12:5";
+  plan.kernels[0].precision = "bf16 allow (rule allow, source default)";
+  StatusOr<Plan> parsed = parsePlan(serializePlan(plan), "sources.plan");
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(parsed->kernels[0].location, "model.py:12:5");
+  EXPECT_EQ(parsed->kernels[0].precision,
+            "bf16 allow (rule allow, source default)");
+  EXPECT_EQ(parsed->kernels[1].location, "");
+  EXPECT_EQ(serializePlan(*parsed), serializePlan(plan));
+}
+
+TEST(PlanFormatTest, VersionFourIsReadAsAPlanWithoutCode) {
+  Plan plan = makeLeastSquaresPlan();
+  StatusOr<Plan> parsed = parsePlan(olderVersion(plan, 4), "v4.plan");
   ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
   EXPECT_TRUE(parsed->code.empty());
   EXPECT_EQ(serializePlan(*parsed), serializePlan(plan));

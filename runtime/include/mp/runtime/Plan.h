@@ -78,6 +78,12 @@ struct KernelDesc {
   /// Layout decisions (kViewKernel, kHoistedCastKernel): made by
   /// layOutPlan, checked by validate(), executed by the session.
   uint32_t flags = 0;
+  /// Where the kernel comes from (version 6; "" when unknown): the MLIR
+  /// location of its op, which for exported models is the user's
+  /// file:line, and the precision decision the pipeline recorded on it
+  /// ("f16 allow (rule allow, source default)"). For diagnostics only:
+  /// no kernel reads them.
+  std::string location, precision;
 
   OpId opId() const;
   /// A train.reshape whose result is its input's bytes: not run.
@@ -205,10 +211,11 @@ struct Plan {
   /// view; version 1 had no views. 3: results may have the role Check.
   /// 4: the layout is recorded (kernel and result flags: views, hoisted
   /// casts, double-buffered state) and executed as written. 5: the plan
-  /// may name generated code for runs of its kernels (PlanCode). Version
-  /// 4 is read as a plan without code; another version is rejected by
-  /// version: recompile it.
-  static constexpr uint32_t kVersion = 5;
+  /// may name generated code for runs of its kernels (PlanCode). 6: each
+  /// kernel records its source location and precision decision. Versions
+  /// 4 and 5 are read too (without code, without sources); another version
+  /// is rejected by version: recompile it.
+  static constexpr uint32_t kVersion = 6;
   static constexpr uint32_t kOldestVersion = 4;
   std::string policy; ///< float32, mixed_bfloat16, mixed_float16
   std::vector<TensorDesc> tensors;
