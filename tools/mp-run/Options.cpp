@@ -54,6 +54,14 @@ output:
                            default, naming the file, sample and position)
   --max-skipped-at-floor N stop after N consecutive steps skipped with the
                            loss scale at its floor (default 10)
+  --max-skipped N          stop after N consecutive skipped steps anywhere
+                           (default 50)
+  --replay same|reference|off
+                           on such a stop, or a non-finite loss or gradient,
+                           replay the failing step with a check after every
+                           kernel on this backend (default same: the one
+                           training), name the first non-finite op and
+                           propose the fix (docs/mp-run.md)
   --backend NAME           cpu (oneDNN), cuda (falls back to the CPU where
                            no GPU can run it) or reference (default: cpu
                            where oneDNN loads, else reference)
@@ -114,6 +122,15 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--backend", [&](auto &v) { o.backend = v; }},
       {"--threads",
        [&](auto &v) { o.threads = parseInt("--threads", v, 1, 4096); }},
+      {"--max-skipped",
+       [&](auto &v) { o.maxSkipped = parseInt("--max-skipped", v, 1); }},
+      {"--replay",
+       [&](auto &v) {
+         if (v != "same" && v != "reference" && v != "off")
+           usageError("--replay takes same, reference or off, not '" + v +
+                      "'");
+         o.replay = v;
+       }},
       {"--max-skipped-at-floor",
        [&](auto &v) {
          o.maxSkippedAtFloor = parseInt("--max-skipped-at-floor", v, 1);

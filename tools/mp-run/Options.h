@@ -32,6 +32,13 @@ struct Options {
   /// Stop after this many consecutive skipped steps with the loss scale at
   /// its floor (or static): the gradients are not finite even unscaled.
   int64_t maxSkippedAtFloor = 10;
+  /// Stop after this many consecutive skipped steps, wherever the scale is
+  /// (a loss scale falling step after step).
+  int64_t maxSkipped = 50;
+  /// When training stops on a non-finite value: replay the failing step
+  /// with a check after every kernel on this backend ("same": the one
+  /// training, "reference"), or not ("off"). docs/mp-run.md.
+  std::string replay = "same";
   std::string metrics;
   int64_t logEvery = 50;
   int64_t threads = 0; ///< 0: the runtime's default

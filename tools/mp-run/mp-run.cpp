@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Data.h"
+#include "Incident.h"
 #include "Npy.h"
 #include "Options.h"
 
@@ -39,6 +40,12 @@ using namespace mp;
 using namespace mp::run;
 
 namespace {
+
+std::string shortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
 
 [[noreturn]] void die(const std::string &message) {
   std::fprintf(stderr, "mp-run: error: %s\n", message.c_str());
@@ -511,7 +518,8 @@ static int runMain(int argc, char **argv) {
   std::vector<int64_t> order;
   int64_t orderEpoch = -1;
   float loss = 0;
-  int64_t skippedAtFloor = 0, lastSkipped = session->scalerStats().stepsSkipped;
+  int64_t skippedAtFloor = 0, skippedInARow = 0,
+          lastSkipped = session->scalerStats().stepsSkipped;
 
   // A run that ends early (an error, a signal) saves what it has: the
   // state after the last completed step.
@@ -571,13 +579,32 @@ static int runMain(int argc, char **argv) {
       orderEpoch = epoch;
     }
     check(feedBatch(*session, feeds, data, order, step % batchesPerEpoch));
+    double scaleBefore = session->scalerStats().scale;
+    // A stop on a non-finite value says first where it comes from: the
+    // failing step replayed with a check after every kernel (nothing of it
+    // runs while training is healthy).
+    auto stopNonFinite = [&](const std::string &message) {
+      if (terminal)
+        std::fprintf(stderr, "\n");
+      if (opt.replay != "off") {
+        rt::StatusOr<std::string> proposal =
+            diagnoseIncident(*session, opt.replay, scaleBefore, opt.plan);
+        if (!proposal.isOk())
+          std::fprintf(stderr, "mp-run: the replay failed: %s\n",
+                       proposal.status().message().c_str());
+      }
+      stopWith(message);
+    };
     rt::Status ran = session->runStep(&loss);
-    if (!ran.isOk())
+    if (!ran.isOk()) {
+      if (session->lastStepFailedCheck())
+        stopNonFinite(ran.message());
       stopWith(ran.message());
+    }
     if (opt.verbose && step == start)
       printImplementations(*session);
     if (!std::isfinite(loss) && !session->scalerStats().enabled && opt.stopOnNan)
-      stopWith("the loss is " + std::to_string(loss) + " at step " +
+      stopNonFinite("the loss is " + std::to_string(loss) + " at step " +
                std::to_string(step + 1) +
                " and the plan has no loss scaling (stop with "
                "--no-stop-on-nan to go on)");
@@ -592,9 +619,13 @@ static int runMain(int argc, char **argv) {
       ++skippedAtFloor;
     else
       skippedAtFloor = 0;
+    if (stats.stepsSkipped > lastSkipped)
+      ++skippedInARow;
+    else
+      skippedInARow = 0;
     lastSkipped = stats.stepsSkipped;
     if (skippedAtFloor >= opt.maxSkippedAtFloor)
-      stopWith(std::to_string(skippedAtFloor) +
+      stopNonFinite(std::to_string(skippedAtFloor) +
                " consecutive steps (to step " + std::to_string(done) +
                ") were skipped with the loss scale at " +
                (floor < 0 ? "its static value " : "its floor ") +
@@ -603,6 +634,13 @@ static int runMain(int argc, char **argv) {
                "inf in the data or the model, not an fp16 range problem); "
                "skipped steps change no state "
                "(--max-skipped-at-floor sets how many)");
+    if (skippedInARow >= opt.maxSkipped)
+      stopNonFinite(std::to_string(skippedInARow) +
+                    " consecutive steps (to step " + std::to_string(done) +
+                    ") were skipped, the loss scale falling to " +
+                    shortNumber(stats.scale) +
+                    "; skipped steps change no state (--max-skipped sets how "
+                    "many)");
 
     auto now = std::chrono::steady_clock::now();
     double intervalSeconds =

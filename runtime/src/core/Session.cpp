@@ -184,15 +184,55 @@ Status Session::runKernel(size_t k) {
   return Status::ok();
 }
 
-Status Session::runStep(float *outLoss) {
-  if (!unbound_.empty()) {
-    std::string names;
-    for (uint32_t t : unbound_)
-      names += (names.empty() ? "'" : ", '") + plan_.tensors[t].name + "'";
-    return invalidArgument("cannot run a step: never set " + names +
-                           "; set every input and label first");
-  }
+Status Session::checkBound() const {
+  if (unbound_.empty())
+    return Status::ok();
+  std::string names;
+  for (uint32_t t : unbound_)
+    names += (names.empty() ? "'" : ", '") + plan_.tensors[t].name + "'";
+  return invalidArgument("cannot run a step: never set " + names +
+                         "; set every input and label first");
+}
+
+Status Session::runStepWatched(
+    const std::function<bool(size_t kernel)> &afterKernel) {
+  MP_RETURN_IF_ERROR(checkBound());
   haveResults_ = false;
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    if (skipped_[k])
+      continue;
+    Status status = runKernel(k);
+    if (status.isOk() && device_)
+      status = device_->finishStep();
+    if (!status.isOk()) {
+      if (device_)
+        (void)device_->finishStep();
+      return Status(status.code(), "replayed step, kernel #" +
+                                       std::to_string(k) + " (" +
+                                       plan_.kernels[k].op +
+                                       "): " + status.message());
+    }
+    if (!afterKernel(k))
+      break;
+  }
+  return Status::ok();
+}
+
+Status Session::readTensor(uint32_t tensor, void *out, size_t bytes) const {
+  if (tensor >= plan_.tensors.size())
+    return invalidArgument("no tensor #" + std::to_string(tensor) +
+                           " in the plan");
+  if (bytes != plan_.tensors[tensor].byteSize())
+    return invalidArgument("tensor '" + plan_.tensors[tensor].name + "' has " +
+                           std::to_string(plan_.tensors[tensor].byteSize()) +
+                           " bytes, not " + std::to_string(bytes));
+  return copyOut(tensor, out, bytes);
+}
+
+Status Session::runStep(float *outLoss) {
+  MP_RETURN_IF_ERROR(checkBound());
+  haveResults_ = false;
+  failedCheck_ = false;
   using Clock = std::chrono::steady_clock;
   if (profiling_)
     kernelSeconds_.resize(plan_.kernels.size(), 0.0);
@@ -240,8 +280,10 @@ Status Session::runStep(float *outLoss) {
   for (uint32_t check : checkTensors_) {
     uint8_t holds = 1;
     MP_RETURN_IF_ERROR(copyOut(check, &holds, 1));
-    if (holds == 0)
+    if (holds == 0) {
+      failedCheck_ = true;
       return describeFailedCheck(check);
+    }
   }
   if (allFinite == 0) {
     ++stepsSkipped_;

@@ -14,6 +14,7 @@
 #include "mp/runtime/Backend.h"
 #include "mp/runtime/Plan.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -123,7 +124,22 @@ public:
   /// replaces its state tensor. On failure no state changes. `outLoss` may
   /// be null.
   Status runStep(float *outLoss = nullptr);
+  /// Runs the kernels of one step like runStep, calling `afterKernel(k)`
+  /// after each kernel k that runs (one by one: no generated-code region,
+  /// a device backend finished), and stops early when it returns false.
+  /// Changes no state and no counter: no persistent result replaces its
+  /// state, and results cannot be read afterwards. The non-finite replay
+  /// (Replay.h) inspects tensors with readTensor() from the callback.
+  Status runStepWatched(const std::function<bool(size_t kernel)> &afterKernel);
+  /// The bytes of any plan tensor (scratch and constants included) as the
+  /// kernels left them; `bytes` must be its byte size. For diagnostics:
+  /// a scratch tensor is meaningful only while it is live.
+  Status readTensor(uint32_t tensor, void *out, size_t bytes) const;
   float lastLoss() const { return lastLoss_; }
+  /// Whether the last runStep failed because a check result (a gradient
+  /// check without loss scaling) came out false: a non-finite step, whose
+  /// state stayed as it was.
+  bool lastStepFailedCheck() const { return failedCheck_; }
   ScalerStats scalerStats() const;
 
   /// Time spent per kind of work, summed over the steps run while profiling
@@ -149,6 +165,8 @@ public:
 private:
   Session(Plan plan, std::unique_ptr<Backend> backend);
   Status initialize();
+  /// An error naming the inputs and labels never set, if any.
+  Status checkBound() const;
   /// The failed step's error for a Check result that came out false: which
   /// checked tensor holds inf / NaN, named by the param it updates.
   Status describeFailedCheck(uint32_t check) const;
@@ -247,6 +265,7 @@ private:
   /// Check results (ResultRole::Check): each must be true after a step.
   std::vector<uint32_t> checkTensors_;
   bool haveResults_ = false; ///< a step has run and its results are valid
+  bool failedCheck_ = false;  ///< the last step failed a check
   float lastLoss_ = 0;
   bool profiling_ = false;
   /// Per kernel index: seconds and runs; the state copies last.
