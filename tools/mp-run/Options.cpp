@@ -67,6 +67,11 @@ output:
                            where oneDNN loads, else reference)
   --threads N              cpu backend threads (default: MP_NUM_THREADS,
                            else every hardware thread)
+  --ranges N               every N steps, record per tensor of the plan the
+                           largest |x| and the fractions that would overflow
+                           or flush to 0 in f16 / bf16 (that step runs twice)
+  --ranges-out FILE        where, as JSON lines (default ranges.jsonl;
+                           python/tools/plot_ranges.py draws it)
   --verbose                describe the plan and backend
   --profile                time spent per op kind, printed at the end
 )";
@@ -122,6 +127,9 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--backend", [&](auto &v) { o.backend = v; }},
       {"--threads",
        [&](auto &v) { o.threads = parseInt("--threads", v, 1, 4096); }},
+      {"--ranges",
+       [&](auto &v) { o.rangesEvery = parseInt("--ranges", v, 1); }},
+      {"--ranges-out", [&](auto &v) { o.rangesOut = v; }},
       {"--max-skipped",
        [&](auto &v) { o.maxSkipped = parseInt("--max-skipped", v, 1); }},
       {"--replay",

@@ -39,6 +39,10 @@ struct Options {
   /// with a check after every kernel on this backend ("same": the one
   /// training, "reference"), or not ("off"). docs/mp-run.md.
   std::string replay = "same";
+  /// --ranges N: every N steps, the range of every tensor to rangesOut
+  /// (JSON lines; Ranges.h). 0: never.
+  int64_t rangesEvery = 0;
+  std::string rangesOut = "ranges.jsonl";
   std::string metrics;
   int64_t logEvery = 50;
   int64_t threads = 0; ///< 0: the runtime's default

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "Data.h"
 #include "Incident.h"
+#include "Ranges.h"
 #include "Npy.h"
 #include "Options.h"
 
@@ -571,6 +572,11 @@ static int runMain(int argc, char **argv) {
   for (int signal : {SIGINT, SIGTERM, SIGHUP})
     sigaction(signal, &action, nullptr);
 
+  std::unique_ptr<RangeRecorder> ranges;
+  if (opt.rangesEvery > 0)
+    ranges = std::make_unique<RangeRecorder>(
+        take(RangeRecorder::open(opt.rangesOut)));
+
   bool checkpointFailing = false;
   for (int64_t step = start; step < totalSteps; ++step) {
     int64_t epoch = step / batchesPerEpoch;
@@ -595,6 +601,8 @@ static int runMain(int argc, char **argv) {
       }
       stopWith(message);
     };
+    if (ranges && (step + 1) % opt.rangesEvery == 0)
+      recordOrStop(ranges->record(*session, step + 1));
     rt::Status ran = session->runStep(&loss);
     if (!ran.isOk()) {
       if (session->lastStepFailedCheck())
