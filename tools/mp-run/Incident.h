@@ -11,6 +11,7 @@
 
 #include "mp/runtime/Session.h"
 
+#include <memory>
 #include <string>
 
 namespace mp::run {
@@ -27,6 +28,32 @@ rt::StatusOr<std::string> diagnoseIncident(rt::Session &session,
                                            const std::string &backend,
                                            double scaleBefore,
                                            const std::string &planPath);
+
+/// --auto-fix: what recompiles the step.
+struct AutoFix {
+  std::string source;         ///< the step's MLIR (--source)
+  std::string compileOptions; ///< its --mixed-precision options
+  std::string compiler;       ///< mp-compile's path
+  std::string fixedPlan;      ///< where the fixed plan goes
+};
+
+/// mp-compile's path: $MP_COMPILE, else next to this executable; "" when
+/// neither exists.
+std::string findCompiler();
+
+/// Whether `proposal` is a pipeline option that --auto-fix can add (not an
+/// edit of the step such as an mp.force).
+bool isOptionProposal(const std::string &proposal);
+
+/// Recompiles fix.source with fix.compileOptions plus `proposal` into
+/// fix.fixedPlan, creates a session of it on `backend`, and moves
+/// `session`'s state into it: params, optimizer state and buffers by name
+/// (each must exist in both with one dtype and shape); the loss-scaler
+/// state starts from the new plan's initial values (a proposal may change
+/// them); the step counters carry over.
+rt::StatusOr<std::unique_ptr<rt::Session>>
+applyFix(const rt::Session &session, const AutoFix &fix,
+         const std::string &proposal, const std::string &backend);
 
 } // namespace mp::run
 

@@ -67,6 +67,14 @@ output:
                            where oneDNN loads, else reference)
   --threads N              cpu backend threads (default: MP_NUM_THREADS,
                            else every hardware thread)
+  --auto-fix               apply the replay's proposal when it is a pipeline
+                           option (deny-add=, init-scale=): recompile
+                           --source with it through mp-compile into
+                           PLAN.fixed.mpplan and go on with the same state
+                           (once per run; recorded in --metrics)
+  --source STEP.mlir       the step the plan was compiled from
+  --compile-options "..."  the --mixed-precision options it was compiled
+                           with (default: policy=<the plan's policy>)
   --ranges N               every N steps, record per tensor of the plan the
                            largest |x| and the fractions that would overflow
                            or flush to 0 in f16 / bf16 (that step runs twice)
@@ -127,6 +135,8 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--backend", [&](auto &v) { o.backend = v; }},
       {"--threads",
        [&](auto &v) { o.threads = parseInt("--threads", v, 1, 4096); }},
+      {"--source", [&](auto &v) { o.source = v; }},
+      {"--compile-options", [&](auto &v) { o.compileOptions = v; }},
       {"--ranges",
        [&](auto &v) { o.rangesEvery = parseInt("--ranges", v, 1); }},
       {"--ranges-out", [&](auto &v) { o.rangesOut = v; }},
@@ -153,6 +163,7 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--allow-non-finite", [&] { o.allowNonFinite = true; }},
       {"--resume-other-plan", [&] { o.resumeOtherPlan = true; }},
       {"--profile", [&] { o.profile = true; }},
+      {"--auto-fix", [&] { o.autoFix = true; }},
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -41,6 +41,11 @@ struct Options {
   std::string replay = "same";
   /// --ranges N: every N steps, the range of every tensor to rangesOut
   /// (JSON lines; Ranges.h). 0: never.
+  /// --auto-fix: apply a pipeline-option proposal once by recompiling
+  /// `source` (with `compileOptions`, default "policy=<the plan's>") and
+  /// go on from the state before the failing step.
+  bool autoFix = false;
+  std::string source, compileOptions;
   int64_t rangesEvery = 0;
   std::string rangesOut = "ranges.jsonl";
   std::string metrics;

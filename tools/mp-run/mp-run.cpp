@@ -127,6 +127,21 @@ public:
     return write(text.c_str());
   }
 
+  /// An --auto-fix: the option added and the plan training goes on with.
+  rt::Status recordChange(int64_t step, const std::string &change,
+                          const std::string &plan) {
+    if (!out)
+      return rt::Status::ok();
+    // The options hold no quote; a CSV row keeps the fixed columns.
+    std::string text =
+        csv ? "\"auto_fix " + change + " -> " + plan + "\"," +
+                  std::to_string(step) + ",,,,,\n"
+            : "{\"event\": \"auto_fix\", \"step\": " + std::to_string(step) +
+                  ", \"change\": \"" + change + "\", \"plan\": \"" + plan +
+                  "\"}\n";
+    return write(text.c_str());
+  }
+
 private:
   rt::Status write(const char *text) {
     if (std::fputs(text, out) < 0 || std::fflush(out) != 0 ||
@@ -572,6 +587,30 @@ static int runMain(int argc, char **argv) {
   for (int signal : {SIGINT, SIGTERM, SIGHUP})
     sigaction(signal, &action, nullptr);
 
+  // --auto-fix: everything checked before the first step.
+  AutoFix autoFix;
+  bool fixApplied = false;
+  if (opt.autoFix) {
+    if (opt.source.empty())
+      die("--auto-fix needs --source STEP.mlir, the step the plan was "
+          "compiled from");
+    if (std::FILE *f = std::fopen(opt.source.c_str(), "r"))
+      std::fclose(f);
+    else
+      die("--source " + opt.source + ": " + std::strerror(errno));
+    autoFix.source = opt.source;
+    autoFix.compiler = findCompiler();
+    if (autoFix.compiler.empty())
+      die("--auto-fix needs mp-compile: not next to mp-run and MP_COMPILE "
+          "is not set to it");
+    autoFix.compileOptions = opt.compileOptions.empty()
+                                 ? "policy=" + session->plan().policy
+                                 : opt.compileOptions;
+    std::string stem = opt.plan;
+    if (stem.size() > 7 && stem.compare(stem.size() - 7, 7, ".mpplan") == 0)
+      stem.resize(stem.size() - 7);
+    autoFix.fixedPlan = stem + ".fixed.mpplan";
+  }
   std::unique_ptr<RangeRecorder> ranges;
   if (opt.rangesEvery > 0)
     ranges = std::make_unique<RangeRecorder>(
@@ -589,33 +628,84 @@ static int runMain(int argc, char **argv) {
     // A stop on a non-finite value says first where it comes from: the
     // failing step replayed with a check after every kernel (nothing of it
     // runs while training is healthy).
-    auto stopNonFinite = [&](const std::string &message) {
+    // With --auto-fix, a proposal that is a pipeline option is applied
+    // once: the step recompiled with it, the state moved over, training
+    // goes on (true); anything else stops the run.
+    auto stopNonFinite = [&](const std::string &message) -> bool {
       if (terminal)
         std::fprintf(stderr, "\n");
+      std::string proposal;
       if (opt.replay != "off") {
-        rt::StatusOr<std::string> proposal =
+        rt::StatusOr<std::string> proposed =
             diagnoseIncident(*session, opt.replay, scaleBefore, opt.plan);
-        if (!proposal.isOk())
+        if (!proposed.isOk())
           std::fprintf(stderr, "mp-run: the replay failed: %s\n",
-                       proposal.status().message().c_str());
+                       proposed.status().message().c_str());
+        else
+          proposal = *proposed;
+      }
+      if (opt.autoFix && !fixApplied) {
+        if (!isOptionProposal(proposal)) {
+          std::fprintf(stderr,
+                       "mp-run: --auto-fix: %s\n",
+                       proposal.empty()
+                           ? "no proposal to apply"
+                           : "the proposal edits the step; not applied");
+        } else {
+          rt::StatusOr<std::unique_ptr<rt::Session>> fixed =
+              applyFix(*session, autoFix, proposal, opt.backend);
+          if (!fixed.isOk()) {
+            std::fprintf(stderr, "mp-run: %s\n",
+                         fixed.status().message().c_str());
+          } else {
+            Feeds fixedFeeds = take(findFeeds(**fixed, autoFix.fixedPlan));
+            if (fixedFeeds.batch != feeds.batch ||
+                fixedFeeds.list() != feeds.list())
+              stopWith("--auto-fix: the fixed plan takes " +
+                       fixedFeeds.list() + " where the running one takes " +
+                       feeds.list());
+            session = std::move(*fixed);
+            feeds = std::move(fixedFeeds); // its tensor infos are the new session's
+            scalars = ScalarOutputs(*session);
+            floor = lossScaleFloor(session->plan());
+            skippedAtFloor = skippedInARow = 0;
+            // The failing step is not averaged into the next line.
+            intervalLoss = 0;
+            intervalSteps = 0;
+            intervalBegan = std::chrono::steady_clock::now();
+            lastSkipped = session->scalerStats().stepsSkipped;
+            fixApplied = true;
+            recordOrStop(metrics.recordChange(step + 1, proposal,
+                                              autoFix.fixedPlan));
+            std::fprintf(stderr,
+                         "mp-run: --auto-fix: training goes on with %s from "
+                         "the state before step %lld\n",
+                         autoFix.fixedPlan.c_str(),
+                         static_cast<long long>(step + 1));
+            return true;
+          }
+        }
       }
       stopWith(message);
+      return false;
     };
     if (ranges && (step + 1) % opt.rangesEvery == 0)
       recordOrStop(ranges->record(*session, step + 1));
     rt::Status ran = session->runStep(&loss);
     if (!ran.isOk()) {
-      if (session->lastStepFailedCheck())
-        stopNonFinite(ran.message());
+      if (session->lastStepFailedCheck() && stopNonFinite(ran.message()))
+        continue;
       stopWith(ran.message());
     }
     if (opt.verbose && step == start)
       printImplementations(*session);
-    if (!std::isfinite(loss) && !session->scalerStats().enabled && opt.stopOnNan)
-      stopNonFinite("the loss is " + std::to_string(loss) + " at step " +
+    if (!std::isfinite(loss) && !session->scalerStats().enabled &&
+        opt.stopOnNan &&
+        stopNonFinite("the loss is " + std::to_string(loss) + " at step " +
                std::to_string(step + 1) +
                " and the plan has no loss scaling (stop with "
-               "--no-stop-on-nan to go on)");
+               "--no-stop-on-nan to go on)"))
+      continue;
     intervalLoss += loss;
     ++intervalSteps;
     int64_t done = step + 1;
@@ -632,8 +722,8 @@ static int runMain(int argc, char **argv) {
     else
       skippedInARow = 0;
     lastSkipped = stats.stepsSkipped;
-    if (skippedAtFloor >= opt.maxSkippedAtFloor)
-      stopNonFinite(std::to_string(skippedAtFloor) +
+    if (skippedAtFloor >= opt.maxSkippedAtFloor &&
+        stopNonFinite(std::to_string(skippedAtFloor) +
                " consecutive steps (to step " + std::to_string(done) +
                ") were skipped with the loss scale at " +
                (floor < 0 ? "its static value " : "its floor ") +
@@ -641,14 +731,16 @@ static int runMain(int argc, char **argv) {
                ": the gradients are not finite even at that scale (a NaN or "
                "inf in the data or the model, not an fp16 range problem); "
                "skipped steps change no state "
-               "(--max-skipped-at-floor sets how many)");
-    if (skippedInARow >= opt.maxSkipped)
-      stopNonFinite(std::to_string(skippedInARow) +
+               "(--max-skipped-at-floor sets how many)"))
+      continue;
+    if (skippedInARow >= opt.maxSkipped &&
+        stopNonFinite(std::to_string(skippedInARow) +
                     " consecutive steps (to step " + std::to_string(done) +
                     ") were skipped, the loss scale falling to " +
                     shortNumber(stats.scale) +
                     "; skipped steps change no state (--max-skipped sets how "
-                    "many)");
+                    "many)"))
+      continue;
 
     auto now = std::chrono::steady_clock::now();
     double intervalSeconds =

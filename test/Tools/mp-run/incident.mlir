@@ -59,3 +59,43 @@
 // RUN: mp-compile %examples/mlp.mlir --mixed-precision="policy=mixed_float16 init-scale=262144" -o %t/mlp-fixed.plan
 // RUN: mp-run %t/mlp-fixed.plan --synthetic --synthetic-samples 32 --no-shuffle --plain --steps 4 --log-every 1 2>&1 | FileCheck %s --check-prefix=MLPFIXED
 // MLPFIXED: step 4/4 loss {{[0-9.]+}} scale 262144 skipped 0
+
+// --ranges: every 3 steps one JSON line with every tensor's range; the
+// training is the same as without it; the plot script's table names the
+// exponential (f32 in the repaired step) past f16's range.
+// RUN: mp-run %t/fixed.plan --synthetic --synthetic-samples 64 --no-shuffle --plain --steps 9 --ranges 3 --ranges-out %t/ranges.jsonl > %t/ranged.log 2>&1
+// RUN: mp-run %t/fixed.plan --synthetic --synthetic-samples 64 --no-shuffle --plain --steps 9 > %t/plain.log 2>&1
+// RUN: %python %S/../mp-compile/Inputs/close_losses.py %t/ranged.log %t/plain.log 0
+// RUN: FileCheck %s --check-prefix=RANGES < %t/ranges.jsonl
+// RANGES: {"step": 3, "tensors": [{"tensor": 0, "name": "x", "kind": "input", "dtype": "f32", "max_abs": {{[0-9.e+-]+}}, "nonfinite": 0, "elements": 64,
+// RANGES-SAME: "name": "t{{[0-9]+}}", "kind": "scratch", "dtype": "f32", "op": "train.exp", "location": "{{.*}}fixed.mlir:14:8"
+// RANGES-NEXT: {"step": 6,
+// RANGES-NEXT: {"step": 9,
+// RUN: %python %mp_src_root/python/tools/plot_ranges.py %t/ranges.jsonl --text --top 3 | FileCheck %s --check-prefix=PLOT
+// PLOT: tensors closest to f16 overflow
+// PLOT: train.exp (fixed.mlir:14:8) f32
+
+// --auto-fix: the exponential made 16-bit by the user's allow-add instead
+// of a pin. At the scale's floor the replay proposes deny-add=train.exp;
+// mp-run recompiles the source with it (the op taken off allow-add), moves
+// the state over and trains on; the metrics record the change. After it no
+// step is skipped once the new dynamic scale has backed off.
+// RUN: sed -e 's/ {mp.force = "low"}//' %S/Inputs/exp_overflow.mlir > %t/exp_list.mlir
+// RUN: mp-compile %t/exp_list.mlir --mixed-precision="policy=mixed_float16 allow-add=train.exp" -o %t/list.mpplan
+// RUN: mp-run %t/list.mpplan --synthetic --synthetic-samples 64 --no-shuffle --plain --steps 40 --log-every 10 --max-skipped-at-floor 2 --auto-fix --source %t/exp_list.mlir --compile-options "policy=mixed_float16 allow-add=train.exp" --metrics %t/fix.jsonl > %t/fix.log 2>&1
+// RUN: FileCheck %s --check-prefix=AUTOFIX < %t/fix.log
+// RUN: FileCheck %s --check-prefix=AUTOFIX-METRICS < %t/fix.jsonl
+// AUTOFIX: proposal: --mixed-precision="... deny-add=train.exp"
+// AUTOFIX: mp-run: --auto-fix: {{.*}}mp-compile {{.*}}exp_list.mlir "--mixed-precision=policy=mixed_float16 deny-add=train.exp" -o {{.*}}list.fixed.mpplan
+// AUTOFIX-NEXT: mp-run: --auto-fix: training goes on with {{.*}}list.fixed.mpplan from the state before step [[STEP:[0-9]+]]
+// AUTOFIX: step 30/40 loss {{[0-9.]+}} scale {{[0-9]+}} skipped [[SKIPPED:[0-9]+]]
+// AUTOFIX: step 40/40 loss {{[0-9.]+}} scale {{[0-9]+}} skipped [[SKIPPED]]
+// AUTOFIX: trained 40 steps
+// AUTOFIX-METRICS: {"event": "auto_fix", "step": [[STEP:[0-9]+]], "change": "deny-add=train.exp", "plan": "{{.*}}list.fixed.mpplan"}
+
+// A pin is an edit of the step: --auto-fix says so and the run stops.
+// RUN: not mp-run %t/exp.plan --synthetic --synthetic-samples 64 --no-shuffle --plain --steps 40 --max-skipped 3 --auto-fix --source %S/Inputs/exp_overflow.mlir 2>&1 | FileCheck %s --check-prefix=PINNED
+// PINNED: mp-run: --auto-fix: the proposal edits the step; not applied
+// PINNED: mp-run: error: 3 consecutive steps
+// RUN: not mp-run %t/exp.plan --synthetic --plain --steps 4 --auto-fix 2>&1 | FileCheck %s --check-prefix=NOSOURCE
+// NOSOURCE: mp-run: error: --auto-fix needs --source STEP.mlir
