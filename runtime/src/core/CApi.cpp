@@ -9,8 +9,12 @@
 #include "mp/runtime/mp_runtime.h"
 
 #include "mp/runtime/Checkpoint.h"
+#include "mp/runtime/Replay.h"
 #include "mp/runtime/Session.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 
 using namespace mp::rt;
@@ -246,6 +250,45 @@ mp_status *mp_session_run_step(mp_session *session, float *out_loss) {
     return session->session->runStep(out_loss);
   });
 }
+
+mp_status *mp_session_diagnose_step(mp_session *session, float loss_scale,
+                                    char **out_text) {
+  return guard(__func__, [&](const char *function) -> Status {
+    MP_CHECK_ARG(session);
+    MP_CHECK_ARG(out_text);
+    if (!(loss_scale >= 0) || !std::isfinite(loss_scale))
+      return invalidArgument(std::string(function) +
+                             ": loss_scale must be finite and >= 0");
+    Session &s = *session->session;
+    const TensorInfo *scale = s.findTensor(Session::kLossScaleName);
+    float before = s.scalerStats().scale;
+    auto setScale = [&](float value) -> Status {
+      if (!scale)
+        return Status::ok();
+      return s.setTensor(scale->name, DType::F32, scale->shape, &value,
+                         sizeof(value));
+    };
+    if (loss_scale > 0)
+      MP_RETURN_IF_ERROR(setScale(loss_scale));
+    StatusOr<ReplayFinding> finding = replayStep(s);
+    if (loss_scale > 0)
+      MP_RETURN_IF_ERROR(setScale(before));
+    if (!finding.isOk())
+      return finding.status();
+    double used = s.scalerStats().enabled
+                      ? (loss_scale > 0 ? loss_scale : before)
+                      : 0.0;
+    std::string text = diagnose(s, *finding, used).text;
+    char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+    if (!copy)
+      return internalError(std::string(function) + ": out of memory");
+    std::memcpy(copy, text.c_str(), text.size() + 1);
+    *out_text = copy;
+    return Status::ok();
+  });
+}
+
+void mp_string_free(char *text) { std::free(text); }
 
 mp_status *mp_session_get_scaler_stats(const mp_session *session,
                                        mp_scaler_stats_t *out_stats) {

@@ -224,3 +224,40 @@ TEST(CApiTest, SessionErrors) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CApiTest, DiagnoseAStepThatOverflows) {
+  PlanPtr plan = loadPlan(makeLeastSquaresPlan());
+  ASSERT_TRUE(plan);
+  SessionPtr session = createSession(plan.get());
+  ASSERT_TRUE(session);
+  EXPECT_C_OK(mp_session_init_params(session.get(), 3));
+  std::vector<float> x = leastSquaresX(0), t = leastSquaresT(0);
+  t[0] = 1e38f; // finite; its squared residual is not
+  int64_t xs[] = {4, 3}, ts[] = {4, 2};
+  EXPECT_C_OK(mp_session_set_tensor(session.get(), "x", MP_DTYPE_F32, xs, 2,
+                                    x.data(), 48));
+  EXPECT_C_OK(mp_session_set_tensor(session.get(), "t", MP_DTYPE_F32, ts, 2,
+                                    t.data(), 32));
+  char *text = nullptr;
+  EXPECT_C_OK(mp_session_diagnose_step(session.get(), 8.0f, &text));
+  ASSERT_NE(text, nullptr);
+  std::string diagnosis = text;
+  mp_string_free(text);
+  EXPECT_NE(diagnosis.find("first non-finite value: kernel #"),
+            std::string::npos)
+      << diagnosis;
+  EXPECT_NE(diagnosis.find("not a precision problem"), std::string::npos);
+  // The scale is back to the session's, and no step was counted.
+  mp_scaler_stats_t stats;
+  EXPECT_C_OK(mp_session_get_scaler_stats(session.get(), &stats));
+  EXPECT_EQ(stats.steps_run, 0);
+  EXPECT_EQ(stats.scale, 4.0f);
+  StatusHolder bad(mp_session_diagnose_step(session.get(), -1.0f, &text));
+  EXPECT_EQ(bad.code(), MP_STATUS_INVALID_ARGUMENT);
+  StatusHolder null(mp_session_diagnose_step(session.get(), 0, nullptr));
+  EXPECT_EQ(null.code(), MP_STATUS_INVALID_ARGUMENT);
+}
+
+} // namespace

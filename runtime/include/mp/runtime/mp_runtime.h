@@ -144,6 +144,22 @@ mp_status *mp_session_load_params(mp_session *session, const char *path);
  * failure no persistent tensor changes. */
 mp_status *mp_session_run_step(mp_session *session, float *out_loss);
 
+/* Replays one step with a finiteness check after every kernel and writes
+ * the diagnosis to `*out_text` (several lines: the first kernel that made
+ * inf or NaN from finite inputs, its op, source line and precision
+ * decision, its operands' ranges, and the proposed fix; or that the batch
+ * or state is already non-finite, or that every value was finite). Call it
+ * after mp_session_run_step failed on a gradient check or reported a
+ * skipped step: the session still holds the state before that step and
+ * its batch. `loss_scale` > 0 sets the loss scale for the replay (the one
+ * the failing step ran with; a skipped step has lowered it since), then
+ * restores it; 0 keeps the current one. Changes no state. Free the text
+ * with mp_string_free. See docs/mp-run.md, "When training goes
+ * non-finite". */
+mp_status *mp_session_diagnose_step(mp_session *session, float loss_scale,
+                                    char **out_text);
+void mp_string_free(char *text);
+
 typedef struct mp_scaler_stats_t {
   int64_t steps_run;
   int64_t steps_skipped;      /* steps whose gradients were inf or NaN */
