@@ -149,23 +149,14 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     };
 
     Value scale, growthCount;
-    if (dynamic) {
-      unsigned n = fn.getNumArguments();
-      if (failed(fn.insertArguments(
-              {n, n}, {scalarF32, scalarI64},
-              {marker("mp.loss_scale", b.getF64FloatAttr(initScale)),
-               marker("mp.growth_count", b.getI64IntegerAttr(0))},
-              {loc, loc})))
-        return fn.emitOpError() << "cannot add the loss-scaler arguments";
-      scale = body.getArgument(n);
-      growthCount = body.getArgument(n + 1);
-    } else {
-      b.setInsertionPointToStart(&body);
-      scale = arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(scalarF32,
-                                 b.getF32FloatAttr(initScale).getValue()));
-    }
+    if (failed(addScale(
+            fn, marker("mp.loss_scale", b.getF64FloatAttr(initScale)),
+            marker("mp.growth_count", b.getI64IntegerAttr(0)),
+            [](OpBuilder &ob, Location l, DenseElementsAttr value) -> Value {
+              return arith::ConstantOp::create(ob, l, value);
+            },
+            scale, growthCount)))
+      return failure();
 
     for (Value seed : markedSeeds(fn)) {
       if (!isa<RankedTensorType>(seed.getType()) ||
@@ -246,6 +237,38 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     return b.getDictionaryAttr(attrs);
   }
 
+  /// The scale a step multiplies its seed by. Dynamic: two new trailing
+  /// arguments, the scale and its growth counter, with `scaleAttrs` and
+  /// `countAttrs`. Static: a constant at the start of the body made by
+  /// `makeConstant` (the step's own dialect: train or arith).
+  LogicalResult
+  addScale(FunctionOpInterface fn, DictionaryAttr scaleAttrs,
+           DictionaryAttr countAttrs,
+           function_ref<Value(OpBuilder &, Location, DenseElementsAttr)>
+               makeConstant,
+           Value &scale, Value &growthCount) {
+    Block &body = fn.getFunctionBody().front();
+    OpBuilder b(fn->getContext());
+    Location loc = fn.getLoc();
+    auto scalarF32 = RankedTensorType::get({}, b.getF32Type());
+    if (mode == "dynamic") {
+      unsigned n = fn.getNumArguments();
+      if (failed(fn.insertArguments(
+              {n, n}, {scalarF32, RankedTensorType::get({}, b.getI64Type())},
+              {scaleAttrs, countAttrs}, {loc, loc})))
+        return fn.emitOpError() << "cannot add the loss-scaler arguments";
+      scale = body.getArgument(n);
+      growthCount = body.getArgument(n + 1);
+      return success();
+    }
+    b.setInsertionPointToStart(&body);
+    scale = makeConstant(
+        b, loc,
+        DenseElementsAttr::get(scalarF32,
+                               b.getF32FloatAttr(initScale).getValue()));
+    return success();
+  }
+
   LogicalResult scaleStep(FunctionOpInterface fn) {
     Block &body = fn.getFunctionBody().front();
     // Already scaled (the pipeline ran before): nothing to do.
@@ -272,24 +295,15 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
 
     // The scale: scaler state threaded through the step, or a constant.
     Value scale, growthCount;
-    if (dynamic) {
-      unsigned n = fn.getNumArguments();
-      if (failed(fn.insertArguments(
-              {n, n}, {scalarF32, scalarI64},
-              {scalerStateAttrs(b, "loss_scale", b.getF64FloatAttr(initScale)),
-               scalerStateAttrs(b, "loss_scale.growth_count",
-                                b.getI64IntegerAttr(0))},
-              {loc, loc})))
-        return fn.emitOpError() << "cannot add the loss-scaler arguments";
-      scale = body.getArgument(n);
-      growthCount = body.getArgument(n + 1);
-    } else {
-      b.setInsertionPointToStart(&body);
-      scale = train::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(scalarF32,
-                                 b.getF32FloatAttr(initScale).getValue()));
-    }
+    if (failed(addScale(
+            fn, scalerStateAttrs(b, "loss_scale", b.getF64FloatAttr(initScale)),
+            scalerStateAttrs(b, "loss_scale.growth_count",
+                             b.getI64IntegerAttr(0)),
+            [](OpBuilder &ob, Location l, DenseElementsAttr value) -> Value {
+              return train::ConstantOp::create(ob, l, value);
+            },
+            scale, growthCount)))
+      return failure();
 
     // Every gradient of the step is a product of the seed: scale it.
     for (train::GradSeedOp seed : seeds) {

@@ -134,11 +134,12 @@ StatusOr<ReplayFinding> mp::rt::replayStep(Session &session) {
 
   Status failed = Status::ok();
   bool found = false;
-  Status ran = session.runStepWatched([&](size_t k) {
-    const KernelDesc &kernel = plan.kernels[k];
-    std::vector<ValueRange> ins, outs;
-    bool inputsFinite = true, outputsFinite = true;
-    for (uint32_t t : kernel.inputs) {
+  // The float tensors of `ids` measured into `out`; false on an error
+  // (in `failed`). `finite` tells whether all of them are.
+  auto measureAll = [&](const std::vector<uint32_t> &ids,
+                        std::vector<ValueRange> &out, bool &finite) {
+    finite = true;
+    for (uint32_t t : ids) {
       if (!isFloat(plan.tensors[t].dtype))
         continue;
       StatusOr<ValueRange> r = measureTensor(session, t);
@@ -146,25 +147,24 @@ StatusOr<ReplayFinding> mp::rt::replayStep(Session &session) {
         failed = r.status();
         return false;
       }
-      inputsFinite = inputsFinite && r->finite();
-      ins.push_back(*r);
+      finite = finite && r->finite();
+      out.push_back(*r);
     }
+    return true;
+  };
+  Status ran = session.runStepWatched([&](size_t k) {
+    const KernelDesc &kernel = plan.kernels[k];
+    std::vector<ValueRange> ins, outs;
+    bool inputsFinite = true, outputsFinite = true;
+    if (!measureAll(kernel.inputs, ins, inputsFinite))
+      return false;
     // A kernel that reads no float value (fill, iota) makes what it is
     // told to (a -inf mask), and one that reads a non-finite value passes
     // it on (or masks with it, as attention does): neither is the origin.
     if (ins.empty() || !inputsFinite)
       return true;
-    for (uint32_t t : kernel.outputs) {
-      if (!isFloat(plan.tensors[t].dtype))
-        continue;
-      StatusOr<ValueRange> r = measureTensor(session, t);
-      if (!r.isOk()) {
-        failed = r.status();
-        return false;
-      }
-      outputsFinite = outputsFinite && r->finite();
-      outs.push_back(*r);
-    }
+    if (!measureAll(kernel.outputs, outs, outputsFinite))
+      return false;
     if (outputsFinite)
       return true;
     found = true;
