@@ -635,6 +635,15 @@ static int runMain(int argc, char **argv) {
       if (terminal)
         std::fprintf(stderr, "\n");
       std::string proposal;
+      // A plan with neither loss scaling nor a gradient check (compiled
+      // with check-finite=false) applied the failing step: the replay
+      // starts from the state after it.
+      if (opt.replay != "off" && !session->lastStepFailedCheck() &&
+          !session->scalerStats().enabled)
+        std::fprintf(stderr,
+                     "mp-run: note: the plan neither scales the loss nor "
+                     "checks its gradients, so the failing step was applied; "
+                     "the replay runs from the state after it\n");
       if (opt.replay != "off") {
         rt::StatusOr<std::string> proposed =
             diagnoseIncident(*session, opt.replay, scaleBefore, opt.plan);
