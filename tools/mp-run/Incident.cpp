@@ -22,17 +22,21 @@ using namespace mp;
 
 namespace {
 
+/// Tensor `info` (same name, dtype and shape in both) from `from` to `to`.
+rt::Status copyTensor(const rt::Session &from, rt::Session &to,
+                      const rt::TensorInfo &info) {
+  std::vector<uint8_t> bytes(info.byteSize);
+  MP_RETURN_IF_ERROR(from.getTensor(info.name, bytes.data(), bytes.size()));
+  return to.setTensor(info.name, info.dtype, info.shape, bytes.data(),
+                      bytes.size());
+}
+
 /// The session's inputs, labels and state, copied into `to` (a session of
 /// the same plan on another backend).
 rt::Status copyState(const rt::Session &from, rt::Session &to) {
-  for (const rt::TensorInfo &info : from.tensors()) {
-    if (info.isOutput)
-      continue;
-    std::vector<uint8_t> bytes(info.byteSize);
-    MP_RETURN_IF_ERROR(from.getTensor(info.name, bytes.data(), bytes.size()));
-    MP_RETURN_IF_ERROR(to.setTensor(info.name, info.dtype, info.shape,
-                                    bytes.data(), bytes.size()));
-  }
+  for (const rt::TensorInfo &info : from.tensors())
+    if (!info.isOutput)
+      MP_RETURN_IF_ERROR(copyTensor(from, to, info));
   return rt::Status::ok();
 }
 
@@ -202,10 +206,7 @@ mp::run::applyFix(const rt::Session &session, const AutoFix &fix,
           std::string(rt::tensorKindName(info.kind)) + " '" + info.name +
           "' is not in the running plan with that dtype and shape; the "
           "source is not the step this plan was compiled from");
-    std::vector<uint8_t> bytes(info.byteSize);
-    MP_RETURN_IF_ERROR(session.getTensor(info.name, bytes.data(), bytes.size()));
-    MP_RETURN_IF_ERROR(fixed->setTensor(info.name, info.dtype, info.shape,
-                                        bytes.data(), bytes.size()));
+    MP_RETURN_IF_ERROR(copyTensor(session, *fixed, info));
   }
   rt::ScalerStats stats = session.scalerStats();
   MP_RETURN_IF_ERROR(fixed->restoreCounters(stats.stepsRun, stats.stepsSkipped,

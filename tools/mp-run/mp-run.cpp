@@ -617,6 +617,9 @@ static int runMain(int argc, char **argv) {
         take(RangeRecorder::open(opt.rangesOut)));
 
   bool checkpointFailing = false;
+  // The loss scale the next step runs with (what a replay sets back): the
+  // previous step's statistics, so that no step reads it again.
+  double scaleBefore = session->scalerStats().scale;
   for (int64_t step = start; step < totalSteps; ++step) {
     int64_t epoch = step / batchesPerEpoch;
     if (epoch != orderEpoch) {
@@ -624,7 +627,6 @@ static int runMain(int argc, char **argv) {
       orderEpoch = epoch;
     }
     check(feedBatch(*session, feeds, data, order, step % batchesPerEpoch));
-    double scaleBefore = session->scalerStats().scale;
     // A stop on a non-finite value says first where it comes from: the
     // failing step replayed with a check after every kernel (nothing of it
     // runs while training is healthy).
@@ -683,6 +685,7 @@ static int runMain(int argc, char **argv) {
             intervalSteps = 0;
             intervalBegan = std::chrono::steady_clock::now();
             lastSkipped = session->scalerStats().stepsSkipped;
+            scaleBefore = session->scalerStats().scale;
             fixApplied = true;
             recordOrStop(metrics.recordChange(step + 1, proposal,
                                               autoFix.fixedPlan));
@@ -750,6 +753,7 @@ static int runMain(int argc, char **argv) {
                     "; skipped steps change no state (--max-skipped sets how "
                     "many)"))
       continue;
+    scaleBefore = stats.scale;
 
     auto now = std::chrono::steady_clock::now();
     double intervalSeconds =
