@@ -121,7 +121,22 @@ std::vector<uint8_t> mp::rt::serializePlan(const Plan &plan) {
 }
 
 uint64_t mp::rt::planHash(const Plan &plan) {
-  std::vector<uint8_t> bytes = serializePlan(plan);
+  // The kernel sources are diagnostics: the same step compiled from
+  // another path (other locations) is the same plan, and resumes the same
+  // checkpoints. It is hashed as the file it would be without them.
+  bool sources = std::any_of(
+      plan.kernels.begin(), plan.kernels.end(), [](const KernelDesc &k) {
+        return !k.location.empty() || !k.precision.empty();
+      });
+  std::vector<uint8_t> bytes;
+  if (sources) {
+    Plan bare = plan;
+    for (KernelDesc &k : bare.kernels)
+      k.location.clear(), k.precision.clear();
+    bytes = serializePlan(bare);
+  } else {
+    bytes = serializePlan(plan);
+  }
   return fnv1a64(bytes.data(), bytes.size());
 }
 

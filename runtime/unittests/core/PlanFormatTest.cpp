@@ -243,6 +243,9 @@ TEST(PlanFormatTest, KernelSourcesRoundTrip) {
             "bf16 allow (rule allow, source default)");
   EXPECT_EQ(parsed->kernels[1].location, "");
   EXPECT_EQ(serializePlan(*parsed), serializePlan(plan));
+  // Sources are diagnostics: they change the file, not the plan's identity.
+  EXPECT_NE(serializePlan(plan), serializePlan(makeLeastSquaresPlan()));
+  EXPECT_EQ(planHash(plan), planHash(makeLeastSquaresPlan()));
 }
 
 TEST(PlanFormatTest, VersionFourIsReadAsAPlanWithoutCode) {
