@@ -8,24 +8,31 @@
 include(CMakePackageConfigHelpers)
 set(mpPackageDir ${CMAKE_INSTALL_LIBDIR}/cmake)
 
+# mp_install_package(NAME): the export set NAMETargets under the namespace
+# mp::, NAMEConfig.cmake from cmake/NAMEConfig.cmake.in (PACKAGE_... paths
+# for CMAKE_INSTALL_LIBDIR) and its version file, in lib/cmake/NAME.
+function(mp_install_package name)
+  set(dir ${mpPackageDir}/${name})
+  install(EXPORT ${name}Targets NAMESPACE mp:: DESTINATION ${dir})
+  configure_package_config_file(
+    ${PROJECT_SOURCE_DIR}/cmake/${name}Config.cmake.in
+    ${PROJECT_BINARY_DIR}/cmake/${name}Config.cmake
+    INSTALL_DESTINATION ${dir} PATH_VARS CMAKE_INSTALL_LIBDIR)
+  write_basic_package_version_file(
+    ${PROJECT_BINARY_DIR}/cmake/${name}ConfigVersion.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  install(FILES ${PROJECT_BINARY_DIR}/cmake/${name}Config.cmake
+                ${PROJECT_BINARY_DIR}/cmake/${name}ConfigVersion.cmake
+          DESTINATION ${dir})
+endfunction()
+
 install(TARGETS mp_runtime mp_plan EXPORT mpRuntimeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/mp/runtime
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mp)
 install(TARGETS mp-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(EXPORT mpRuntimeTargets NAMESPACE mp::
-  DESTINATION ${mpPackageDir}/mpRuntime)
-configure_package_config_file(
-  ${PROJECT_SOURCE_DIR}/cmake/mpRuntimeConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/cmake/mpRuntimeConfig.cmake
-  INSTALL_DESTINATION ${mpPackageDir}/mpRuntime)
-write_basic_package_version_file(
-  ${PROJECT_BINARY_DIR}/cmake/mpRuntimeConfigVersion.cmake
-  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/cmake/mpRuntimeConfig.cmake
-              ${PROJECT_BINARY_DIR}/cmake/mpRuntimeConfigVersion.cmake
-  DESTINATION ${mpPackageDir}/mpRuntime)
+mp_install_package(mpRuntime)
 
 if(NOT MP_ENABLE_COMPILER)
   return()
@@ -44,16 +51,4 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/include/mp
   FILES_MATCHING PATTERN "*.inc" PATTERN "CMakeFiles" EXCLUDE)
 install(TARGETS mp-opt mp-compile RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS MPPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(EXPORT mpCompilerTargets NAMESPACE mp::
-  DESTINATION ${mpPackageDir}/mpCompiler)
-configure_package_config_file(
-  ${PROJECT_SOURCE_DIR}/cmake/mpCompilerConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/cmake/mpCompilerConfig.cmake
-  INSTALL_DESTINATION ${mpPackageDir}/mpCompiler
-  PATH_VARS CMAKE_INSTALL_LIBDIR)
-write_basic_package_version_file(
-  ${PROJECT_BINARY_DIR}/cmake/mpCompilerConfigVersion.cmake
-  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/cmake/mpCompilerConfig.cmake
-              ${PROJECT_BINARY_DIR}/cmake/mpCompilerConfigVersion.cmake
-  DESTINATION ${mpPackageDir}/mpCompiler)
+mp_install_package(mpCompiler)

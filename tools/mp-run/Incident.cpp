@@ -3,6 +3,7 @@
 
 #include "mp/runtime/Replay.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -48,20 +49,28 @@ rt::Status setScale(rt::Session &session, float scale) {
                            sizeof(scale));
 }
 
-/// `list` ("a,b,c") without the names in `names`.
-std::string withoutNames(const std::string &list, const std::string &names) {
-  std::string out;
+/// The non-empty pieces of `text` between `separator`s.
+std::vector<std::string> splitOn(const std::string &text, char separator) {
+  std::vector<std::string> pieces;
   size_t begin = 0;
-  while (begin <= list.size()) {
-    size_t end = list.find(',', begin);
+  while (begin <= text.size()) {
+    size_t end = text.find(separator, begin);
     if (end == std::string::npos)
-      end = list.size();
-    std::string name = list.substr(begin, end - begin);
-    if (!name.empty() &&
-        ("," + names + ",").find("," + name + ",") == std::string::npos)
-      out += (out.empty() ? "" : ",") + name;
+      end = text.size();
+    if (end > begin)
+      pieces.push_back(text.substr(begin, end - begin));
     begin = end + 1;
   }
+  return pieces;
+}
+
+/// `list` ("a,b,c") without the names in `names` (also "x,y").
+std::string withoutNames(const std::string &list, const std::string &names) {
+  std::vector<std::string> drop = splitOn(names, ',');
+  std::string out;
+  for (const std::string &name : splitOn(list, ','))
+    if (std::find(drop.begin(), drop.end(), name) == drop.end())
+      out += (out.empty() ? "" : ",") + name;
   return out;
 }
 
@@ -75,12 +84,7 @@ std::string mergeOption(const std::string &options, const std::string &option) {
   bool list = key.size() > 5 && key.compare(key.size() - 5, 5, "-add=") == 0;
   std::string out;
   bool merged = false;
-  size_t begin = 0;
-  while (begin <= options.size()) {
-    size_t end = options.find(' ', begin);
-    if (end == std::string::npos)
-      end = options.size();
-    std::string token = options.substr(begin, end - begin);
+  for (std::string token : splitOn(options, ' ')) {
     if (key == "deny-add=")
       for (const char *other : {"allow-add=", "infer-add=", "clear-add="})
         if (token.rfind(other, 0) == 0) {
@@ -88,14 +92,13 @@ std::string mergeOption(const std::string &options, const std::string &option) {
               withoutNames(token.substr(std::strlen(other)), value);
           token = kept.empty() ? "" : other + kept;
         }
-    if (!token.empty()) {
-      if (token.rfind(key, 0) == 0 && !merged) {
-        token = list ? token + "," + value : option;
-        merged = true;
-      }
-      out += (out.empty() ? "" : " ") + token;
+    if (token.empty())
+      continue;
+    if (token.rfind(key, 0) == 0 && !merged) {
+      token = list ? token + "," + value : option;
+      merged = true;
     }
-    begin = end + 1;
+    out += (out.empty() ? "" : " ") + token;
   }
   if (!merged)
     out += (out.empty() ? "" : " ") + option;
