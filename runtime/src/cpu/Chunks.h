@@ -10,6 +10,7 @@
 #define MP_RUNTIME_CPU_CHUNKS_H
 
 #include "cpu/Parallel.h"
+#include "cpu/VectorLevel.h"
 #include "mp/runtime/Tensor.h"
 
 #include <algorithm>
@@ -43,6 +44,37 @@ struct NoPost {
   void operator()(int64_t, const float *const *, int64_t) const {}
 };
 
+/// The chunk loop of mapElements over [begin, end): 16-bit operands
+/// widened into the chunk buffers, body, post, results narrowed.
+template <size_t NIn, size_t NOut, typename Body, typename Post>
+inline __attribute__((always_inline)) void
+mapChunks(const std::array<const TensorView *, NIn> &in,
+          const std::array<const TensorView *, NOut> &out, int64_t begin,
+          int64_t end, const Body &body, const Post &post) {
+  float inBuf[NIn][kChunk], outBuf[NOut][kChunk];
+  const float *ip[NIn];
+  float *op[NOut];
+  for (int64_t c = begin; c < end; c += kChunk) {
+    int64_t len = std::min(kChunk, end - c);
+    for (size_t i = 0; i < NIn; ++i) {
+      if (in[i]->dtype == DType::F32) {
+        ip[i] = in[i]->template as<const float>() + c;
+      } else {
+        toFloats(in[i]->dtype, elementAt(*in[i], c), inBuf[i], len);
+        ip[i] = inBuf[i];
+      }
+    }
+    for (size_t o = 0; o < NOut; ++o)
+      op[o] = out[o]->dtype == DType::F32 ? out[o]->template as<float>() + c
+                                          : outBuf[o];
+    body(ip, op, len);
+    post(c, op, len);
+    for (size_t o = 0; o < NOut; ++o)
+      if (out[o]->dtype != DType::F32)
+        fromFloats(outBuf[o], out[o]->dtype, elementAt(*out[o], c), len);
+  }
+}
+
 /// out[o][j] = body(in[.][j]) over n elements: each operand a float tensor
 /// of n elements (checked by the caller). f32 operands are read and written
 /// in place; 16-bit ones through chunk buffers. An output may be one of the
@@ -52,29 +84,11 @@ template <size_t NIn, size_t NOut, typename Body, typename Post = NoPost>
 void mapElements(const std::array<const TensorView *, NIn> &in,
                  const std::array<const TensorView *, NOut> &out, int64_t n,
                  const Body &body, const Post &post = Post()) {
+  // At the CPU's vector width (runVectorized: every file that includes
+  // this header is built with -ffp-contract=off, runtime/CMakeLists.txt).
   parallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
-    float inBuf[NIn][kChunk], outBuf[NOut][kChunk];
-    const float *ip[NIn];
-    float *op[NOut];
-    for (int64_t c = begin; c < end; c += kChunk) {
-      int64_t len = std::min(kChunk, end - c);
-      for (size_t i = 0; i < NIn; ++i) {
-        if (in[i]->dtype == DType::F32) {
-          ip[i] = in[i]->template as<const float>() + c;
-        } else {
-          toFloats(in[i]->dtype, elementAt(*in[i], c), inBuf[i], len);
-          ip[i] = inBuf[i];
-        }
-      }
-      for (size_t o = 0; o < NOut; ++o)
-        op[o] = out[o]->dtype == DType::F32 ? out[o]->template as<float>() + c
-                                            : outBuf[o];
-      body(ip, op, len);
-      post(c, op, len);
-      for (size_t o = 0; o < NOut; ++o)
-        if (out[o]->dtype != DType::F32)
-          fromFloats(outBuf[o], out[o]->dtype, elementAt(*out[o], c), len);
-    }
+    runVectorized(
+        [&] { mapChunks<NIn, NOut>(in, out, begin, end, body, post); });
   });
 }
 

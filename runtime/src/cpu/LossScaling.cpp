@@ -38,7 +38,8 @@ MP_IVDEP
 
 /// Whether every element of `n` f32 values is finite (no branch per
 /// element: the loop vectorizes).
-static bool finiteChunk(const float *v, int64_t n) {
+static inline __attribute__((always_inline)) bool finiteChunk(const float *v,
+                                                              int64_t n) {
   uint32_t bad = 0;
   for (int64_t j = 0; j < n; ++j) {
     uint32_t bits;
@@ -48,6 +49,31 @@ static bool finiteChunk(const float *v, int64_t n) {
   return bad == 0;
 }
 
+/// Whether elements [begin, end) of a float tensor are all finite, read in
+/// place: a value is inf or NaN exactly when its exponent bits are all
+/// ones, in f32 (0x7f800000), bf16 (0x7f80) and f16 (0x7c00) alike, so the
+/// 16-bit ones are not widened first. Stops at the first chunk with one.
+template <typename Bits>
+static inline __attribute__((always_inline)) bool
+finiteBits(const Bits *v, int64_t begin, int64_t end, Bits mask) {
+  for (int64_t c = begin; c < end; c += kChunk) {
+    int64_t n = std::min(kChunk, end - c);
+    Bits bad = 0;
+    for (int64_t j = 0; j < n; ++j)
+      bad |= static_cast<Bits>((v[c + j] & mask) == mask);
+    if (bad)
+      return false;
+  }
+  return true;
+}
+static inline __attribute__((always_inline)) bool
+finiteRange(const TensorView &g, int64_t begin, int64_t end) {
+  if (g.dtype == DType::F32)
+    return finiteBits(g.as<const uint32_t>(), begin, end, 0x7f800000u);
+  return finiteBits(g.as<const uint16_t>(), begin, end,
+                    static_cast<uint16_t>(g.dtype == DType::BF16 ? 0x7f80u
+                                                                 : 0x7c00u));
+}
 /// mp.unscale_and_check [scale, g...] -> [u..., all_finite] with the
 /// reference's rule: u = f32(g) * f32(1 / scale) (reciprocal in double),
 /// finiteness judged on the inputs. mp.all_finite [v...] -> [i1] when
@@ -89,16 +115,11 @@ MP_IVDEP
                             r[j] = a[j] * inverse;
                         });
     } else {
-      size_t size = dtypeSize(g.dtype);
       parallelFor(g.numElements(), kGrain, [&](int64_t begin, int64_t end) {
-        float buf[kChunk];
-        for (int64_t c = begin; c < end && finite; c += kChunk) {
-          int64_t n = std::min(kChunk, end - c);
-          toFloats(g.dtype, static_cast<const char *>(g.data) + c * size, buf,
-                   n);
-          if (!finiteChunk(buf, n))
-            finite = false;
-        }
+        bool ok = true;
+        runVectorized([&] { ok = finiteRange(g, begin, end); });
+        if (!ok)
+          finite = false;
       });
     }
   }

@@ -1,5 +1,6 @@
 //===- Normalization.cpp - batch norm and layer_norm_grad, threaded -------===//
 #include "cpu/Normalization.h"
+#include "cpu/ChannelStats.h"
 #include "cpu/Probe.h"
 
 #include "cpu/Parallel.h"
@@ -185,142 +186,58 @@ void forEachRun(const TensorView &x, const FeatureSplit &s, int64_t c,
 }
 
 /// batch_norm / batch_norm_grad with the features last (NHWC images, [N, C]
-/// activations): x is [rows, features]. The sums go a block of features
-/// per thread, walking the rows in order with one f64 accumulator per
-/// feature, the features side by side in vector registers (cpu/Sums.h):
-/// the reference adds a feature's values one at a time in the same row
-/// order, so the sums (and every result) are bitwise its own. The
-/// elementwise pass that writes y (dx) goes a block of rows per thread.
-/// 16-bit tensors are widened and rounded a chunk of whole rows at a time.
+/// activations): x is [rows, features], statistics and elementwise passes
+/// by blocks of rows (cpu/ChannelStats.h: f64 sums, the variance by
+/// blocks combined with Chan's update; not the reference's order of
+/// additions, so not its bits: within the documented tolerance). The
+/// statistics' rules after the sums are the reference's.
 void batchNormColumns(const KernelDesc &kernel, bool isGrad,
                       const std::vector<TensorView> &in,
                       const std::vector<TensorView> &out, int64_t rows,
                       int64_t features) {
   double count = static_cast<double>(rows);
-  int64_t grain = std::max<int64_t>(16, (int64_t(1) << 14) / rows);
+  size_t f = static_cast<size_t>(features);
   const TensorView &x = isGrad ? in[1] : in[0];
-  constexpr int64_t kChunk = 64; // rows widened at a time
-  // Rows [r0, r0 + m) of v as f32 rows `features` apart: in place for
-  // float32, else widened into buf (kChunk x features).
-  auto rowsOf = [&](const TensorView &v, int64_t r0, int64_t m,
-                    float *buf) -> const float * {
-    if (v.dtype == DType::F32)
-      return static_cast<const float *>(v.data) + r0 * features;
-    toFloats(v.dtype, at(v, r0 * features), buf, m * features);
-    return buf;
-  };
-  // Rows [r0, r0 + m) of the result: written in place for float32, else
-  // into buf and rounded once by finish().
-  auto resultRows = [&](int64_t r0, float *buf) -> float * {
-    return out[0].dtype == DType::F32
-               ? static_cast<float *>(out[0].data) + r0 * features
-               : buf;
-  };
-  auto finish = [&](int64_t r0, int64_t m, const float *buf) {
-    if (out[0].dtype != DType::F32)
-      fromFloats(buf, out[0].dtype, const_cast<char *>(at(out[0], r0 * features)),
-                 m * features);
-  };
-  int64_t rowGrain = std::max<int64_t>(kChunk, (int64_t(1) << 14) / features);
-  std::vector<float> mean(features), a(features);
   if (!isGrad) {
     float epsilon = static_cast<float>(kernel.getFloat(AttrName::epsilon, 1e-5));
     float momentum = static_cast<float>(kernel.getFloat(AttrName::momentum, 0.1));
     std::vector<float> scale = widen(in[1]), offset = widen(in[2]),
                        runMean = widen(in[3]), runVar = widen(in[4]);
-    cpu::parallelFor(features, grain, [&](int64_t begin, int64_t end) {
-      int64_t n = end - begin;
-      std::vector<float> buf(x.dtype == DType::F32 ? 0 : kChunk * features);
-      std::vector<double> sum(n, 0.0), squares(n, 0.0), meanD(n);
-      for (int64_t r0 = 0; r0 < rows; r0 += kChunk) {
-        int64_t m = std::min(kChunk, rows - r0);
-        cpu::addColumns(sum.data(), rowsOf(x, r0, m, buf.data()) + begin, m,
-                        features, n);
-      }
-      for (int64_t j = 0; j < n; ++j)
-        meanD[j] = sum[j] / count;
-      for (int64_t r0 = 0; r0 < rows; r0 += kChunk) {
-        int64_t m = std::min(kChunk, rows - r0);
-        cpu::addColumnSquares(squares.data(),
-                              rowsOf(x, r0, m, buf.data()) + begin, m,
-                              features, n, meanD.data());
-      }
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t c = begin + j;
-        mean[c] = static_cast<float>(meanD[j]);
-        float invStd = static_cast<float>(
-            1.0 / std::sqrt(squares[j] / count + epsilon));
-        a[c] = scale[c] * invStd;
-        float unbiased = static_cast<float>(squares[j] / (count - 1));
-        storeOne(out[1], c, (1 - momentum) * runMean[c] + momentum * mean[c]);
-        storeOne(out[2], c, (1 - momentum) * runVar[c] + momentum * unbiased);
-        storeOne(out[3], c, mean[c]);
-        storeOne(out[4], c, invStd);
-      }
-    });
-    cpu::parallelFor(rows, rowGrain, [&](int64_t begin, int64_t end) {
-      std::vector<float> xb(x.dtype == DType::F32 ? 0 : kChunk * features),
-          yb(out[0].dtype == DType::F32 ? 0 : kChunk * features);
-      for (int64_t r0 = begin; r0 < end; r0 += kChunk) {
-        int64_t m = std::min(kChunk, end - r0);
-        const float *v = rowsOf(x, r0, m, xb.data());
-        float *y = resultRows(r0, yb.data());
-        for (int64_t r = 0; r < m; ++r)
-          for (int64_t c = 0; c < features; ++c) {
-            int64_t i = r * features + c;
-            y[i] = (v[i] - mean[c]) * a[c] + offset[c];
-          }
-        finish(r0, m, yb.data());
-      }
-    });
+    std::vector<double> meanD, squares;
+    cpu::channelMoments(x, rows, features, meanD, squares);
+    std::vector<float> mean(f), a(f);
+    for (size_t c = 0; c < f; ++c) {
+      mean[c] = static_cast<float>(meanD[c]);
+      float invStd =
+          static_cast<float>(1.0 / std::sqrt(squares[c] / count + epsilon));
+      a[c] = scale[c] * invStd;
+      float unbiased = static_cast<float>(squares[c] / (count - 1));
+      storeOne(out[1], c, (1 - momentum) * runMean[c] + momentum * mean[c]);
+      storeOne(out[2], c, (1 - momentum) * runVar[c] + momentum * unbiased);
+      storeOne(out[3], c, mean[c]);
+      storeOne(out[4], c, invStd);
+    }
+    cpu::normalizeChannels(x, out[0], rows, features, mean.data(), a.data(),
+                           offset.data());
     return;
   }
   const TensorView &dy = in[0];
   std::vector<float> scale = widen(in[2]), savedMean = widen(in[3]),
                      invStd = widen(in[4]);
-  std::vector<float> meanDy(features), meanDyXhat(features);
-  cpu::parallelFor(features, grain, [&](int64_t begin, int64_t end) {
-    int64_t n = end - begin;
-    std::vector<float> xb(x.dtype == DType::F32 ? 0 : kChunk * features),
-        gb(dy.dtype == DType::F32 ? 0 : kChunk * features);
-    std::vector<double> sumDy(n, 0.0), sumDyX(n, 0.0), center(n);
-    for (int64_t j = 0; j < n; ++j)
-      center[j] = savedMean[begin + j];
-    for (int64_t r0 = 0; r0 < rows; r0 += kChunk) {
-      int64_t m = std::min(kChunk, rows - r0);
-      cpu::addColumnGradSums(sumDy.data(), sumDyX.data(),
-                             rowsOf(dy, r0, m, gb.data()) + begin,
-                             rowsOf(x, r0, m, xb.data()) + begin, m, features,
-                             n, center.data());
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      int64_t c = begin + j;
-      double sumDyXhat = sumDyX[j] * invStd[c];
-      meanDy[c] = static_cast<float>(sumDy[j] / count);
-      meanDyXhat[c] = static_cast<float>(sumDyXhat / count);
-      storeOne(out[1], c, static_cast<float>(sumDyXhat));
-      storeOne(out[2], c, static_cast<float>(sumDy[j]));
-    }
-  });
-  cpu::parallelFor(rows, rowGrain, [&](int64_t begin, int64_t end) {
-    std::vector<float> xb(x.dtype == DType::F32 ? 0 : kChunk * features),
-        gb(dy.dtype == DType::F32 ? 0 : kChunk * features),
-        db(out[0].dtype == DType::F32 ? 0 : kChunk * features);
-    for (int64_t r0 = begin; r0 < end; r0 += kChunk) {
-      int64_t m = std::min(kChunk, end - r0);
-      const float *v = rowsOf(x, r0, m, xb.data());
-      const float *g = rowsOf(dy, r0, m, gb.data());
-      float *d = resultRows(r0, db.data());
-      for (int64_t r = 0; r < m; ++r)
-        for (int64_t c = 0; c < features; ++c) {
-          int64_t i = r * features + c;
-          float xhat = (v[i] - savedMean[c]) * invStd[c];
-          d[i] = scale[c] * invStd[c] *
-                 (g[i] - meanDy[c] - xhat * meanDyXhat[c]);
-        }
-      finish(r0, m, db.data());
-    }
-  });
+  std::vector<double> sumDy, sumDyX;
+  cpu::channelGradSums(dy, x, rows, features, savedMean.data(), sumDy, sumDyX);
+  std::vector<float> k(f), meanDy(f), meanDyXhat(f);
+  for (size_t c = 0; c < f; ++c) {
+    double sumDyXhat = sumDyX[c] * invStd[c];
+    k[c] = scale[c] * invStd[c];
+    meanDy[c] = static_cast<float>(sumDy[c] / count);
+    meanDyXhat[c] = static_cast<float>(sumDyXhat / count);
+    storeOne(out[1], c, static_cast<float>(sumDyXhat));
+    storeOne(out[2], c, static_cast<float>(sumDy[c]));
+  }
+  cpu::normalizeChannelsGrad(dy, x, out[0], rows, features,
+                             {k.data(), savedMean.data(), invStd.data(),
+                              meanDy.data(), meanDyXhat.data()});
 }
 } // namespace
 

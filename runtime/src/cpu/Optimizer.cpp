@@ -41,17 +41,24 @@ Status cpu::runOptimizer(const KernelDesc &kernel,
       mapElements<3, 2>({&in[0], &in[1], &in[2]}, {&out[0], &out[1]}, n,
                         [&](const float *const *x, float *const *y,
                             int64_t len) {
+                          const ref::SgdRule r = rule;
+                          const float *p = x[0], *g = x[1], *b = x[2];
+                          float *newP = y[0], *newB = y[1];
+MP_IVDEP
                           for (int64_t j = 0; j < len; ++j)
-                            rule.withMomentum(x[0][j], x[1][j], x[2][j],
-                                              y[0][j], y[1][j]);
+                            r.withMomentum(p[j], g[j], b[j], newP[j], newB[j]);
                         },
                         post);
     else
       mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, n,
                         [&](const float *const *x, float *const *y,
                             int64_t len) {
+                          const ref::SgdRule r = rule;
+                          const float *p = x[0], *g = x[1];
+                          float *newP = y[0];
+MP_IVDEP
                           for (int64_t j = 0; j < len; ++j)
-                            y[0][j] = rule.plain(x[0][j], x[1][j]);
+                            newP[j] = r.plain(p[j], g[j]);
                         },
                         post);
     handled = true;
@@ -83,9 +90,13 @@ Status cpu::runOptimizer(const KernelDesc &kernel,
   mapElements<4, 3>({&in[0], &in[1], &in[2], &in[3]},
                     {&out[0], &out[1], &out[2]}, n,
                     [&](const float *const *x, float *const *y, int64_t len) {
+                      const ref::AdamRule r = rule;
+                      const float *p = x[0], *g = x[1], *m = x[2], *v = x[3];
+                      float *newP = y[0], *newM = y[1], *newV = y[2];
+MP_IVDEP
                       for (int64_t j = 0; j < len; ++j)
-                        rule.apply(x[0][j], x[1][j], x[2][j], x[3][j], y[0][j],
-                                   y[1][j], y[2][j]);
+                        r.apply(p[j], g[j], m[j], v[j], newP[j], newM[j],
+                                newV[j]);
                     },
                     post);
   handled = true;

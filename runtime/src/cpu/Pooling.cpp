@@ -5,6 +5,7 @@
 #include "common/ElementMath.h"
 #include "cpu/Parallel.h"
 #include "cpu/Sums.h"
+#include "cpu/VectorLevel.h"
 #include "reference/Window.h"
 
 
@@ -142,31 +143,41 @@ void columnPass(const ref::Window &w, int64_t h, int64_t ow, int64_t i,
 /// taps of each window go in the reference's row-major order with its rule
 /// (takes), a vector of channels at a time, so every channel finds the
 /// reference's tap; the gradient is routed output by output in memory
-/// order, the reference's order of additions.
-void nhwcItem(const ref::Window &w, bool isGrad, int64_t h, int64_t wd,
-              int64_t oh, int64_t ow, int64_t cb, const float *x, int64_t xs,
-              const float *g, float *y, int64_t ys, float *dx, float *best,
-              int32_t *at) {
+/// order, the reference's order of additions. Where the windows do not
+/// overlap (stride >= window, the usual 2x2 / 2), each dx element gets at
+/// most one addition to its zero, so the scatter becomes a select per tap
+/// (0 + g where the tap is the window's maximum), which vectorizes: the
+/// same bits. Inlined into runVectorized's copies.
+inline __attribute__((always_inline)) void
+nhwcItem(const ref::Window &w, bool isGrad, int64_t h, int64_t wd, int64_t oh,
+         int64_t ow, int64_t cb, const float *x, int64_t xs, const float *g,
+         float *y, int64_t ys, float *dx, float *best, int32_t *at) {
+  const bool disjoint = w.strideH >= w.sizeH && w.strideW >= w.sizeW;
   if (isGrad)
     for (int64_t p = 0; p < h * wd; ++p)
       std::fill(dx + p * xs, dx + p * xs + cb, 0.0f);
   for (int64_t i = 0; i < oh; ++i)
     for (int64_t j = 0; j < ow; ++j) {
       bool first = true;
-      for (int64_t kh = 0; kh < w.sizeH; ++kh) {
-        int64_t ih = i * w.strideH - w.padTop + kh;
-        if (ih < 0 || ih >= h)
-          continue;
-        for (int64_t kw = 0; kw < w.sizeW; ++kw) {
-          int64_t iw = j * w.strideW - w.padLeft + kw;
-          if (iw < 0 || iw >= wd)
-            continue;
-          int32_t tap = static_cast<int32_t>(ih * wd + iw);
+      int64_t h0 = i * w.strideH - w.padTop, w0 = j * w.strideW - w.padLeft;
+      int64_t kh0 = std::max<int64_t>(0, -h0),
+              kh1 = std::min<int64_t>(w.sizeH, h - h0);
+      int64_t kw0 = std::max<int64_t>(0, -w0),
+              kw1 = std::min<int64_t>(w.sizeW, wd - w0);
+      for (int64_t kh = kh0; kh < kh1; ++kh)
+        for (int64_t kw = kw0; kw < kw1; ++kw) {
+          int32_t tap = static_cast<int32_t>((h0 + kh) * wd + w0 + kw);
           const float *v = x + tap * xs;
           if (first) {
             std::copy(v, v + cb, best);
-            std::fill(at, at + cb, tap);
+            if (isGrad)
+              std::fill(at, at + cb, tap);
             first = false;
+            continue;
+          }
+          if (!isGrad) {
+            for (int64_t c = 0; c < cb; ++c)
+              best[c] = takes(best[c], v[c]) ? v[c] : best[c];
             continue;
           }
           for (int64_t c = 0; c < cb; ++c) {
@@ -176,14 +187,23 @@ void nhwcItem(const ref::Window &w, bool isGrad, int64_t h, int64_t wd,
             at[c] = (tap & m) | (at[c] & ~m);
           }
         }
-      }
       int64_t o = (i * ow + j) * ys;
       if (!isGrad) {
         std::copy(best, best + cb, y + o);
         continue;
       }
-      for (int64_t c = 0; c < cb; ++c)
-        dx[at[c] * xs + c] += g[o + c];
+      if (!disjoint) {
+        for (int64_t c = 0; c < cb; ++c)
+          dx[at[c] * xs + c] += g[o + c];
+        continue;
+      }
+      for (int64_t kh = kh0; kh < kh1; ++kh)
+        for (int64_t kw = kw0; kw < kw1; ++kw) {
+          int32_t tap = static_cast<int32_t>((h0 + kh) * wd + w0 + kw);
+          float *d = dx + tap * xs;
+          for (int64_t c = 0; c < cb; ++c)
+            d[c] = at[c] == tap ? 0.0f + g[o + c] : d[c];
+        }
     }
 }
 
@@ -209,13 +229,18 @@ void runMaxPoolNhwc(const ref::Window &w, bool isGrad, const TensorView &x,
         yb(wide ? 0 : oh * ow * block), db(wide || !isGrad ? 0 : h * wd * block);
     std::vector<int32_t> at(block);
     // Copies between a block of the image (stride c) and a packed buffer.
+    // (One call for the whole image when the block is all its channels.)
     auto widen = [&](const char *from, int64_t pixels, int64_t c0, int64_t cb,
                      float *to) {
+      if (cb == c)
+        return toFloats(x.dtype, from, to, pixels * c);
       for (int64_t p = 0; p < pixels; ++p)
         toFloats(x.dtype, from + (p * c + c0) * size, to + p * cb, cb);
     };
     auto narrow = [&](const float *from, int64_t pixels, int64_t c0, int64_t cb,
                       char *to) {
+      if (cb == c)
+        return fromFloats(from, x.dtype, to, pixels * c);
       for (int64_t p = 0; p < pixels; ++p)
         fromFloats(from + p * cb, x.dtype, to + (p * c + c0) * size, cb);
     };
@@ -229,20 +254,26 @@ void runMaxPoolNhwc(const ref::Window &w, bool isGrad, const TensorView &x,
         const float *xf = reinterpret_cast<const float *>(xi) + c0;
         float *rf = reinterpret_cast<float *>(ri) + c0;
         const float *gf = reinterpret_cast<const float *>(yi) + c0;
-        nhwcItem(w, isGrad, h, wd, oh, ow, cb, xf, c, gf, rf, c, rf,
-                 best.data(), at.data());
+        cpu::runVectorized([&] {
+          nhwcItem(w, isGrad, h, wd, oh, ow, cb, xf, c, gf, rf, c, rf,
+                   best.data(), at.data());
+        });
         continue;
       }
       widen(xi, h * wd, c0, cb, xb.data());
       if (!isGrad) {
-        nhwcItem(w, false, h, wd, oh, ow, cb, xb.data(), cb, nullptr,
-                 yb.data(), cb, nullptr, best.data(), at.data());
+        cpu::runVectorized([&] {
+          nhwcItem(w, false, h, wd, oh, ow, cb, xb.data(), cb, nullptr,
+                   yb.data(), cb, nullptr, best.data(), at.data());
+        });
         narrow(yb.data(), oh * ow, c0, cb, ri);
         continue;
       }
       widen(yi, oh * ow, c0, cb, yb.data());
-      nhwcItem(w, true, h, wd, oh, ow, cb, xb.data(), cb, yb.data(), nullptr,
-               cb, db.data(), best.data(), at.data());
+      cpu::runVectorized([&] {
+        nhwcItem(w, true, h, wd, oh, ow, cb, xb.data(), cb, yb.data(), nullptr,
+                 cb, db.data(), best.data(), at.data());
+      });
       narrow(db.data(), h * wd, c0, cb, ri);
     }
   });
