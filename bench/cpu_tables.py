@@ -5,7 +5,9 @@
     python3 bench/cpu_tables.py --peers FILE  (bench/peers/peers.py --json):
         per model and policy, each contender's ms per step and mp's time
         (mp, and mp-codegen: the plan with --codegen=cpu) over the fastest
-        peer's (below 1: mp is faster), the fastest peer marked
+        peer's (below 1: mp is faster), the fastest peer marked; with the
+        run's limits, the GEMM-bound time (mp-bench-limit) and mp's time
+        over it
 """
 
 import json
@@ -32,9 +34,13 @@ def peers(path):
         group = ours if r["contender"] in MP_CONTENDERS else names
         if r["contender"] not in group:
             group.append(r["contender"])
+    limits = {(l["model"], l["policy"]): l["ms"] for l in run.get("limits", [])}
     print("| model | policy | " + " | ".join("%s ms" % n for n in ours + names) +
-          " | " + " | ".join("%s / fastest peer" % n for n in ours) + " |")
-    print("|---|---|" + "---:|" * (len(ours) * 2 + len(names)))
+          " | " + " | ".join("%s / fastest peer" % n for n in ours) +
+          (" | GEMM-bound ms | " + " | ".join("%s / GEMM-bound" % n for n in ours)
+           if limits else "") + " |")
+    print("|---|---|" + "---:|" * (len(ours) * 2 + len(names) +
+                                   (1 + len(ours) if limits else 0)))
     cells = {}
     for r in run["rows"]:
         cells.setdefault((r["model"], r["policy"]), {})[r["contender"]] = r["ms"]
@@ -51,6 +57,11 @@ def peers(path):
         for n in ours:
             row.append("%.2f (%s)" % (got[n] / others[fastest], fastest)
                        if n in got and fastest else "-")
+        if limits:
+            limit = limits.get((model, policy))
+            row.append("%.1f" % limit if limit else "-")
+            for n in ours:
+                row.append("%.2f" % (got[n] / limit) if limit and n in got else "-")
         print("| %s | %s | %s |" % (model, policy, " | ".join(row)))
 
 

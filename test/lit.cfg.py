@@ -25,7 +25,9 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.mp_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("mp-opt", unresolved="fatal"),
          ToolSubst("mp-compile", unresolved="fatal"),
-         ToolSubst("mp-run", unresolved="fatal")]
+         ToolSubst("mp-run", unresolved="fatal"),
+         # Built with the cpu backend only (tests that use it require onednn).
+         ToolSubst("mp-bench-limit", unresolved="ignore")]
 config.substitutions.append(("%python", sys.executable))
 # Upstream's own mlir-opt of the same MLIR (no mp dialect): what another
 # compiler reads of mp's upstream-only output (issue 18).

@@ -27,8 +27,12 @@ threads, TensorFlow's intra-op threads, mp-run --threads).
         [--rounds 3]
         [--steps 10] [--threads 2] [--build build] [--json FILE]
 
-Prints one table per model and writes the rows as JSON (--json), which
-bench/cpu_tables.py --peers turns into mp's ratio to each peer.
+After each (model, policy), mp-bench-limit times the plan's matmuls and
+convolutions alone on oneDNN (the step's GEMM-bound time: its
+contractions at oneDNN's standalone rate for those shapes). Prints one
+table per model and writes the rows and limits as JSON (--json), which
+bench/cpu_tables.py --peers turns into mp's ratio to each peer and to the
+limit.
 """
 import argparse
 import json
@@ -191,6 +195,14 @@ class MpRun:
                 len(rates), steps + 1, out[-500:]))
         return sum(self.batch * 1000.0 / r for r in rates[1:]) / steps
 
+    def limit(self):
+        """mp-bench-limit on the plan: its contractions alone on oneDNN,
+        summed (the GEMM-bound time of the step), in ms."""
+        out = subprocess.run([os.path.join(os.path.dirname(self.binary), "mp-bench-limit"),
+                              self.plan, "--threads", str(self.threads)],
+                             check=True, capture_output=True, text=True).stdout
+        return json.loads(out)["limit_ms"]
+
     def close(self):
         pass
 
@@ -221,7 +233,7 @@ def main():
     print("== %s (%s), %d CPUs, %d threads, best of %d rounds of %d steps" % (
         cpu, " ".join(isa), os.cpu_count(), args.threads, args.rounds, args.steps))
     work = tempfile.mkdtemp(prefix="mp-peers-")
-    rows = []
+    rows, limits = [], []
     for model in args.models.split(","):
         for policy in POLICIES:
             contenders = []
@@ -235,6 +247,9 @@ def main():
             for _ in range(args.rounds):
                 for c in contenders:
                     best[c.name] = min(best[c.name], c.run(args.steps))
+            # The GEMM-bound limit, after the timed rounds (the plans of mp
+            # and mp-codegen have the same contractions: one of them).
+            limit = next((c.limit() for c in contenders if isinstance(c, MpRun)), None)
             for c in contenders:
                 c.close()
             for name, ms in best.items():
@@ -242,10 +257,15 @@ def main():
                              "ms": round(ms, 2)})
                 print("%-12s %-8s %-14s %9.1f ms/step" % (model, policy, name, ms),
                       flush=True)
+            if limit is not None:
+                limits.append({"model": model, "policy": policy, "ms": round(limit, 2)})
+                print("%-12s %-8s %-14s %9.1f ms/step" % (model, policy, "GEMM-bound",
+                                                          limit), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": cpu, "isa": isa, "threads": args.threads,
-                       "rounds": args.rounds, "steps": args.steps, "rows": rows}, f,
+                       "rounds": args.rounds, "steps": args.steps, "rows": rows,
+                       "limits": limits}, f,
                       indent=1)
 
 
