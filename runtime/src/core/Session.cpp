@@ -155,6 +155,8 @@ std::vector<std::string> Session::kernelImplementations() const {
     if (hoisted[k])
       out[k] = "after the optimizer writes the weight: " +
                backend_->implementationOf(kernel);
+    else if (setsVerdict_[k])
+      out[k] = "checked by the optimizer updates as they read the gradients";
     else if (skipped_[k])
       out[k] = "a view of its input (not run)";
     else
@@ -167,14 +169,26 @@ Status Session::runKernel(size_t k) {
   const KernelDesc &kernel = plan_.kernels[k];
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
+  if (setsVerdict_[k]) {
+    // A fused check: true until an update finds a non-finite gradient.
+    *out[0].as<uint8_t>() = 1;
+    return Status::ok();
+  }
   const std::vector<size_t> &casts = castsAfter_[k];
-  if (casts.empty())
+  int32_t check = checkOf_[k];
+  if (casts.empty() && check < 0)
     return backend_->run(kernel, in, out);
+  Backend::Extras extras;
+  if (check >= 0)
+    extras.allFinite = kernelOutputs_[parity_][check][0].as<uint8_t>();
   // The hoisted casts write the slots the next step reads.
-  const HoistedCast &first = hoisted_[casts[0]];
-  MP_RETURN_IF_ERROR(backend_->runThenCast(
-      kernel, in, out, first.output, plan_.kernels[first.kernel],
-      views_[parity_ ^ 1][first.copy]));
+  if (!casts.empty()) {
+    const HoistedCast &first = hoisted_[casts[0]];
+    extras.cast = &plan_.kernels[first.kernel];
+    extras.castOutput = first.output;
+    extras.castOut = &views_[parity_ ^ 1][first.copy];
+  }
+  MP_RETURN_IF_ERROR(backend_->runWith(kernel, in, out, extras));
   for (size_t c = 1; c < casts.size(); ++c) {
     const HoistedCast &cast = hoisted_[casts[c]];
     MP_RETURN_IF_ERROR(backend_->run(plan_.kernels[cast.kernel],

@@ -100,6 +100,7 @@ Status Session::initialize() {
     if (isStateUpdate(result))
       (result.isDoubleBuffered() ? flipped : copied).push_back(&result);
   collectHoistedCasts(flipped);
+  collectFusedChecks();
 
   // Persistent tensors, inputs and labels share one block; scratch tensors
   // live in the arena at the plan's offsets; constants in the plan's blob.
@@ -296,6 +297,21 @@ void Session::collectHoistedCasts(
     skipped_[k] = true;
     hoisted_.push_back(
         {static_cast<uint32_t>(k), state, copy, producer, output});
+  }
+}
+
+void Session::collectFusedChecks() {
+  setsVerdict_.assign(plan_.kernels.size(), false);
+  checkOf_.assign(plan_.kernels.size(), -1);
+  if (!backend_->checksGradients())
+    return;
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    if (!plan_.kernels[k].isFusedCheck())
+      continue;
+    // validate(): every operand has its update.
+    setsVerdict_[k] = true;
+    for (uint32_t update : gradientCheckers(plan_, k))
+      checkOf_[update] = static_cast<int32_t>(k);
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <vector>
 
 
@@ -28,6 +29,20 @@
 #define MP_IVDEP
 #endif
 namespace mp::rt::cpu {
+
+/// Whether every element of `n` f32 values is finite (no branch per
+/// element: the loop vectorizes). A value is inf or NaN exactly when its
+/// exponent bits are all ones.
+inline __attribute__((always_inline)) bool finiteChunk(const float *v,
+                                                       int64_t n) {
+  uint32_t bad = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, v + j, sizeof bits);
+    bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  return bad == 0;
+}
 
 /// Elements converted at a time: the f32 copies of a chunk stay in L1.
 inline constexpr int64_t kChunk = 2048;

@@ -27,6 +27,7 @@
 #include "cpu/Elementwise.h"
 #include "cpu/Optimizer.h"
 #include "cpu/Loss.h"
+#include "cpu/LossScaling.h"
 #include "cpu/OneDnn.h"
 #include "cpu/Normalization.h"
 #include "cpu/Parallel.h"
@@ -154,22 +155,38 @@ public:
     return Status::ok();
   }
 
-  /// The optimizers write the new weight's 16-bit copy in the same pass.
-  Status runThenCast(const KernelDesc &kernel, const Views &inputs,
-                     const Views &outputs, size_t output,
-                     const KernelDesc &cast,
-                     const TensorView &castOut) override {
+  /// The optimizers write the new weight's 16-bit copy and check their
+  /// gradient in the same pass.
+  bool checksGradients() const override { return true; }
+  Status runWith(const KernelDesc &kernel, const Views &inputs,
+                 const Views &outputs, const Extras &extras) override {
     bool handled = false;
-    MP_RETURN_IF_ERROR(cpu::runOptimizerThenCast(kernel, inputs, outputs,
-                                                 output, castOut, handled));
+    if (isOptimizerUpdate(kernel.opId()))
+      MP_RETURN_IF_ERROR(cpu::runOptimizer(
+          kernel, inputs, outputs, handled,
+          extras.cast ? extras.castOut : nullptr, extras.castOutput,
+          extras.allFinite));
     if (handled) {
-      // What runs them from now on (the session casts here every step).
-      chosen_[&kernel].what = "own loop, writing the weight's 16-bit copy too";
-      chosen_[&cast].what = "own loop, fused into the optimizer's pass";
+      // What runs them from now on (the session asks for the same extras
+      // every step).
+      chosen_[&kernel].what =
+          std::string("own loop") +
+          (extras.cast ? ", writing the weight's 16-bit copy" : "") +
+          (extras.allFinite ? ", checking the gradient" : "") + " too";
+      if (extras.cast)
+        chosen_[extras.cast].what = "own loop, fused into the optimizer's pass";
       return Status::ok();
     }
-    return Backend::runThenCast(kernel, inputs, outputs, output, cast,
-                                castOut);
+    // Unfused: the kernel, the cast, the gradient's check, one by one.
+    if (extras.allFinite && inputs.size() < 2)
+      return invalidArgument(kernel.op + " has no gradient (input #1) to check");
+    MP_RETURN_IF_ERROR(run(kernel, inputs, outputs));
+    if (extras.cast)
+      MP_RETURN_IF_ERROR(run(*extras.cast, {outputs[extras.castOutput]},
+                             {*extras.castOut}));
+    if (extras.allFinite && !cpu::allFinite(inputs[1]))
+      *extras.allFinite = 0;
+    return Status::ok();
   }
 
   std::string implementationOf(const KernelDesc &kernel) const override {

@@ -36,19 +36,6 @@ MP_IVDEP
   return true;
 }
 
-/// Whether every element of `n` f32 values is finite (no branch per
-/// element: the loop vectorizes).
-static inline __attribute__((always_inline)) bool finiteChunk(const float *v,
-                                                              int64_t n) {
-  uint32_t bad = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    uint32_t bits;
-    std::memcpy(&bits, v + j, sizeof bits);
-    bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-  }
-  return bad == 0;
-}
-
 /// Whether elements [begin, end) of a float tensor are all finite, read in
 /// place: a value is inf or NaN exactly when its exponent bits are all
 /// ones, in f32 (0x7f800000), bf16 (0x7f80) and f16 (0x7c00) alike, so the
@@ -114,15 +101,21 @@ MP_IVDEP
                           for (int64_t j = 0; j < len; ++j)
                             r[j] = a[j] * inverse;
                         });
-    } else {
-      parallelFor(g.numElements(), kGrain, [&](int64_t begin, int64_t end) {
-        bool ok = true;
-        runVectorized([&] { ok = finiteRange(g, begin, end); });
-        if (!ok)
-          finite = false;
-      });
+    } else if (!allFinite(g)) {
+      finite = false;
     }
   }
   *out.back().as<uint8_t>() = finite ? 1 : 0;
   return true;
+}
+
+bool cpu::allFinite(const TensorView &v) {
+  std::atomic<bool> finite{true};
+  parallelFor(v.numElements(), kGrain, [&](int64_t begin, int64_t end) {
+    bool ok = true;
+    runVectorized([&] { ok = finiteRange(v, begin, end); });
+    if (!ok)
+      finite = false;
+  });
+  return finite;
 }

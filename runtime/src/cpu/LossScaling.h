@@ -23,6 +23,10 @@ bool runScale(const std::vector<TensorView> &in,
 bool runUnscaleAndCheck(const std::vector<TensorView> &in,
                         const std::vector<TensorView> &out, bool unscale);
 
+/// Whether every element of float tensor `v` is finite (read in place,
+/// 16-bit ones too; threaded).
+bool allFinite(const TensorView &v);
+
 } // namespace mp::rt::cpu
 
 #endif // MP_RUNTIME_CPU_LOSSSCALING_H

@@ -5,17 +5,33 @@
 #include "cpu/Probe.h"
 #include "reference/ElementRules.h"
 
+#include <atomic>
+
 using namespace mp::rt;
 using namespace mp::rt::cpu;
 
 /// The optimizers; with `castOut`, also castOut = output #`castOutput`
 /// (f32) narrowed to castOut's dtype, chunk by chunk: mp.cast's result
-/// fused into the update.
+/// fused into the update; with `allFinite`, *allFinite = 0 when the
+/// gradient (input #1) has an inf or NaN, judged on each chunk as the
+/// update reads it: a fused mp.all_finite.
 Status cpu::runOptimizer(const KernelDesc &kernel,
                          const std::vector<TensorView> &in,
                          const std::vector<TensorView> &out, bool &handled,
-                         const TensorView *castOut, size_t castOutput) {
+                         const TensorView *castOut, size_t castOutput,
+                         uint8_t *allFinite) {
   OpId op = kernel.opId();
+  std::atomic<bool> finite{true};
+  // In each chunk loop, on the gradient's f32 chunk (widening keeps inf
+  // and NaN).
+  auto check = [&](const float *g, int64_t len) {
+    if (allFinite && !finiteChunk(g, len))
+      finite.store(false, std::memory_order_relaxed);
+  };
+  auto verdict = [&] {
+    if (allFinite && !finite.load())
+      *allFinite = 0;
+  };
   int64_t n = in.empty() ? 0 : in[0].numElements();
   if (castOut &&
       (castOutput >= out.size() || out[castOutput].dtype != DType::F32 ||
@@ -44,6 +60,7 @@ Status cpu::runOptimizer(const KernelDesc &kernel,
                           const ref::SgdRule r = rule;
                           const float *p = x[0], *g = x[1], *b = x[2];
                           float *newP = y[0], *newB = y[1];
+                          check(g, len);
 MP_IVDEP
                           for (int64_t j = 0; j < len; ++j)
                             r.withMomentum(p[j], g[j], b[j], newP[j], newB[j]);
@@ -56,11 +73,13 @@ MP_IVDEP
                           const ref::SgdRule r = rule;
                           const float *p = x[0], *g = x[1];
                           float *newP = y[0];
+                          check(g, len);
 MP_IVDEP
                           for (int64_t j = 0; j < len; ++j)
                             newP[j] = r.plain(p[j], g[j]);
                         },
                         post);
+    verdict();
     handled = true;
     return Status::ok();
   }
@@ -93,25 +112,15 @@ MP_IVDEP
                       const ref::AdamRule r = rule;
                       const float *p = x[0], *g = x[1], *m = x[2], *v = x[3];
                       float *newP = y[0], *newM = y[1], *newV = y[2];
+                      check(g, len);
 MP_IVDEP
                       for (int64_t j = 0; j < len; ++j)
                         r.apply(p[j], g[j], m[j], v[j], newP[j], newM[j],
                                 newV[j]);
                     },
                     post);
+  verdict();
   handled = true;
   return Status::ok();
 }
 
-Status cpu::runOptimizerThenCast(const KernelDesc &kernel,
-                                 const std::vector<TensorView> &inputs,
-                                 const std::vector<TensorView> &outputs,
-                                 size_t output, const TensorView &castOut,
-                                 bool &handled) {
-  handled = false;
-  OpId op = kernel.opId();
-  if (op != OpId::TrainSgd && op != OpId::TrainSgdMomentum && op != OpId::TrainAdam &&
-      op != OpId::TrainAdamw)
-    return Status::ok();
-  return runOptimizer(kernel, inputs, outputs, handled, &castOut, output);
-}

@@ -18,21 +18,17 @@ namespace mp::rt::cpu {
 /// Runs the update (`handled` = true) when the views make one; with
 /// `castOut`, also narrows output #`castOutput` (f32) into it chunk by
 /// chunk: mp.cast's result fused into the update.
+/// train.sgd / sgd_momentum / adam / adamw on own chunked loops; `handled`
+/// false when the views are not theirs (the caller runs the kernel another
+/// way). With `castOut`, output #`castOutput` (f32) is also written
+/// narrowed to castOut's dtype in the same pass (the session's hoisted
+/// weight cast); with `allFinite`, *allFinite becomes 0 when the gradient
+/// (input #1) holds an inf or NaN (a fused mp.all_finite).
 Status runOptimizer(const KernelDesc &kernel,
                     const std::vector<TensorView> &in,
                     const std::vector<TensorView> &out, bool &handled,
                     const TensorView *castOut = nullptr,
-                    size_t castOutput = 0);
-
-/// An optimizer update whose f32 output #`output` is also narrowed into
-/// `castOut` (bf16 / f16) as each chunk is written: the update and mp.cast
-/// of the new weight in one pass, bitwise the two kernels. Leaves anything
-/// else untouched (`handled` = false).
-Status runOptimizerThenCast(const KernelDesc &kernel,
-                            const std::vector<TensorView> &inputs,
-                            const std::vector<TensorView> &outputs,
-                            size_t output, const TensorView &castOut,
-                            bool &handled);
+                    size_t castOutput = 0, uint8_t *allFinite = nullptr);
 
 } // namespace mp::rt::cpu
 

@@ -1,13 +1,16 @@
 //===- PlanLayout.cpp - the layout decisions mp-compile records -----------===//
 //
 // Which persistent updates are double-buffered, which weight casts are
-// hoisted out of the step, which reshapes are views (Plan.h, layOutPlan),
+// hoisted out of the step, which reshapes are views, which gradient checks
+// the optimizer updates may make (Plan.h, layOutPlan),
 // and what follows from those flags for storage: the roots of views and
 // the scratch tensors kept outside the arena. The compiler decides once;
 // validate() checks the flags and the session executes them as written.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Plan.h"
+
+#include <algorithm>
 
 using namespace mp::rt;
 
@@ -51,6 +54,42 @@ std::vector<bool> mp::rt::outsideArena(const Plan &plan) {
   return outside;
 }
 
+bool mp::rt::isOptimizerUpdate(OpId op) {
+  return op == OpId::TrainSgd || op == OpId::TrainSgdMomentum ||
+         op == OpId::TrainAdam || op == OpId::TrainAdamw;
+}
+
+std::vector<uint32_t> mp::rt::gradientCheckers(const Plan &plan,
+                                               size_t check) {
+  size_t count = plan.tensors.size();
+  const KernelDesc &kernel = plan.kernels[check];
+  if (kernel.opId() != OpId::MpAllFinite || kernel.outputs.size() != 1 ||
+      kernel.outputs[0] >= count)
+    return {};
+  uint32_t verdict = kernel.outputs[0];
+  for (const KernelDesc &other : plan.kernels)
+    for (uint32_t t : other.inputs)
+      if (t == verdict)
+        return {};
+  std::vector<uint32_t> checkers;
+  for (uint32_t t : kernel.inputs) {
+    if (t >= count)
+      return {};
+    uint32_t found = UINT32_MAX;
+    for (size_t k = check + 1; k < plan.kernels.size() && found == UINT32_MAX;
+         ++k) {
+      const KernelDesc &update = plan.kernels[k];
+      if (isOptimizerUpdate(update.opId()) && update.inputs.size() > 1 &&
+          update.inputs[1] == t && update.inputs[0] < count &&
+          plan.tensors[update.inputs[0]].numElements() ==
+              plan.tensors[t].numElements())
+        found = static_cast<uint32_t>(k);
+    }
+    checkers.push_back(found);
+  }
+  return checkers;
+}
+
 void mp::rt::layOutPlan(Plan &plan, uint64_t alignment) {
   size_t count = plan.tensors.size();
   const std::vector<TensorDesc> &tensors = plan.tensors;
@@ -75,8 +114,17 @@ void mp::rt::layOutPlan(Plan &plan, uint64_t alignment) {
     }
   }
 
-  for (KernelDesc &kernel : plan.kernels) {
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    KernelDesc &kernel = plan.kernels[k];
     kernel.flags = 0;
+    if (kernel.opId() == OpId::MpAllFinite) {
+      std::vector<uint32_t> checkers = gradientCheckers(plan, k);
+      if (!checkers.empty() &&
+          std::find(checkers.begin(), checkers.end(), UINT32_MAX) ==
+              checkers.end())
+        kernel.flags |= KernelDesc::kFusedCheckKernel;
+      continue;
+    }
     if (kernel.inputs.size() != 1 || kernel.outputs.size() != 1 ||
         kernel.inputs[0] >= count || kernel.outputs[0] >= count)
       continue;

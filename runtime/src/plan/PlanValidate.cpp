@@ -304,6 +304,19 @@ private:
                                std::to_string(kernel.flags));
       if (kernel.flags == 0)
         continue;
+      if (kernel.isFusedCheck()) {
+        std::vector<uint32_t> checkers = gradientCheckers(plan, k);
+        if (kernel.flags != KernelDesc::kFusedCheckKernel ||
+            checkers.empty() ||
+            std::find(checkers.begin(), checkers.end(), UINT32_MAX) !=
+                checkers.end())
+          return invalidArgument(
+              describeKernel(k) +
+              " is marked a fused check, but only an mp.all_finite whose "
+              "result no kernel reads, each of whose operands a later "
+              "optimizer update reads as its gradient, can be");
+        continue;
+      }
       if (kernel.isView() && kernel.isHoistedCast())
         return invalidArgument(describeKernel(k) +
                                " is marked both a view and a hoisted cast");

@@ -188,8 +188,8 @@ const Breakage kBreakages[] = {
     {"unknown role",
      [](Plan &p) { p.results.back().role = static_cast<ResultRole>(11); },
      "result #6 has unknown role 11"},
-    {"unknown kernel flags", [](Plan &p) { p.kernels[1].flags = 8; },
-     "kernel #1 (train.sub) has unknown layout flags 8"},
+    {"unknown kernel flags", [](Plan &p) { p.kernels[1].flags = 16; },
+     "kernel #1 (train.sub) has unknown layout flags 16"},
     {"view of another op",
      [](Plan &p) { p.kernels[1].flags = KernelDesc::kViewKernel; },
      "kernel #1 (train.sub) is marked a view, but only a train.reshape"},
@@ -197,6 +197,10 @@ const Breakage kBreakages[] = {
      [](Plan &p) { p.kernels[1].flags = KernelDesc::kHoistedCastKernel; },
      "kernel #1 (train.sub) is marked a hoisted cast, but only an mp.cast of "
      "a double-buffered state"},
+    {"fused check of another op",
+     [](Plan &p) { p.kernels[1].flags = KernelDesc::kFusedCheckKernel; },
+     "kernel #1 (train.sub) is marked a fused check, but only an "
+     "mp.all_finite whose result no kernel reads"},
     {"both a view and a hoisted cast",
      [](Plan &p) {
        p.kernels[1].flags =

@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -778,6 +779,61 @@ TEST_F(CpuBackendTest, WholePlanMatchesReference) {
     ASSERT_TRUE((*cpu)->getTensor("w", wCpu, sizeof wCpu).isOk());
     for (int i = 0; i < 6; ++i)
       EXPECT_NEAR(wCpu[i], wRef[i], 1e-5 * std::fabs(wRef[i]) + 1e-6);
+  }
+}
+
+/// A plan's mp.all_finite over the gradients its optimizer updates read
+/// (mp-guard-finite's check of a float32 / bf16 step) is marked fused by
+/// layOutPlan, and the cpu backend checks in the update's pass: the check
+/// kernel is not run (its verdict set, then cleared by the update), a
+/// finite step is applied, and a non-finite gradient fails the step on
+/// either parity with the state kept, as on the reference backend, which
+/// runs the check as a kernel.
+TEST_F(CpuBackendTest, FusedGradientCheckFailsTheStepLikeTheKernel) {
+  mp::rt::testing::LeastSquaresOptions options;
+  options.lossScaling = false;
+  options.checkFinite = true;
+  Plan plan = mp::rt::testing::makeLeastSquaresPlan(options);
+  size_t check = plan.kernels.size();
+  for (size_t k = 0; k < plan.kernels.size(); ++k)
+    if (plan.kernels[k].op == "mp.all_finite")
+      check = k;
+  ASSERT_LT(check, plan.kernels.size());
+  EXPECT_TRUE(plan.kernels[check].isFusedCheck());
+  for (const char *backend : {"reference", "cpu"}) {
+    SCOPED_TRACE(backend);
+    StatusOr<std::unique_ptr<Session>> created = Session::create(plan, backend);
+    ASSERT_TRUE(created.isOk()) << created.status().message();
+    Session &session = **created;
+    ASSERT_TRUE(session.initParams(3).isOk());
+    std::string ran = session.kernelImplementations()[check];
+    if (std::string(backend) == "cpu")
+      EXPECT_EQ(ran, "checked by the optimizer updates as they read the "
+                     "gradients");
+    else
+      EXPECT_EQ(ran.find("checked by the optimizer"), std::string::npos);
+    for (int parity = 0; parity < 2; ++parity) {
+      std::vector<float> x = mp::rt::testing::leastSquaresX(parity),
+                         t = mp::rt::testing::leastSquaresT(parity);
+      mp::rt::testing::bindLeastSquaresBatch(session, x, t);
+      ASSERT_TRUE(session.runStep().isOk());
+      float w[6], m[6], wAfter[6], mAfter[6];
+      ASSERT_TRUE(session.getTensor("w", w, sizeof w).isOk());
+      ASSERT_TRUE(
+          session.getTensor("w.momentum_buffer", m, sizeof m).isOk());
+      x[4] = std::numeric_limits<float>::infinity();
+      mp::rt::testing::bindLeastSquaresBatch(session, x, t);
+      Status failed = session.runStep();
+      ASSERT_FALSE(failed.isOk());
+      EXPECT_NE(failed.message().find("the gradient of 'w' has "),
+                std::string::npos)
+          << failed.message();
+      ASSERT_TRUE(session.getTensor("w", wAfter, sizeof wAfter).isOk());
+      ASSERT_TRUE(session.getTensor("w.momentum_buffer", mAfter, sizeof mAfter)
+                      .isOk());
+      EXPECT_EQ(std::memcmp(w, wAfter, sizeof w), 0);
+      EXPECT_EQ(std::memcmp(m, mAfter, sizeof m), 0);
+    }
   }
 }
 

@@ -212,7 +212,7 @@ TEST_F(CpuElementwiseTest, OptimizersAreBitwiseTheReference) {
     }
 }
 
-/// runThenCast: an f32 optimizer update and mp.cast of one of its outputs
+/// runWith a cast: an f32 optimizer update and mp.cast of one of its outputs
 /// to bf16 / f16 in one pass (the session's hoisted weight cast) give the
 /// bytes of the reference's two kernels, for every thread count; an output
 /// that is not f32 takes the unfused path, with the same result.
@@ -241,8 +241,11 @@ TEST_F(CpuElementwiseTest, OptimizerThenCastIsBitwiseTheTwoKernels) {
       for (Tensor &t : got)
         out.push_back(t.view);
       Tensor gotCast(castType, {n});
-      Status status =
-          cpu->runThenCast(kernel, in, out, output, cast, gotCast.view);
+      Backend::Extras extras;
+      extras.cast = &cast;
+      extras.castOutput = output;
+      extras.castOut = &gotCast.view;
+      Status status = cpu->runWith(kernel, in, out, extras);
       ASSERT_TRUE(status.isOk()) << what << ": " << status.message();
       for (size_t o = 0; o < numOut; ++o)
         EXPECT_EQ(got[o].bytes, want[o].bytes)
@@ -273,6 +276,100 @@ TEST_F(CpuElementwiseTest, OptimizerThenCastIsBitwiseTheTwoKernels) {
           check(adam, in, dtype, 3, 0, castType, std::string(op) + " " + what);
         }
       }
+}
+
+/// runWith a gradient check (a plan's fused mp.all_finite): the update's
+/// results are the reference's bytes whatever the gradient holds, and the
+/// verdict is cleared exactly when the gradient has an inf or NaN (at its
+/// start, middle or end, for every thread count), left alone otherwise; a
+/// 16-bit update with a cast takes the unfused path (kernel, cast, check)
+/// and says the same.
+TEST_F(CpuElementwiseTest, OptimizerChecksItsGradientInTheSamePass) {
+  for (DType dtype : kFloatTypes)
+    for (int64_t n : {int64_t(1), int64_t(2049), int64_t(300001)})
+      for (int bad : {-1, 0, 1, 2}) // none, first, middle, last element
+        for (float special : {std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::quiet_NaN()}) {
+          if (bad < 0 && std::isnan(special))
+            continue;
+          std::string what = std::string(dtypeName(dtype)) + " x " +
+                             std::to_string(n) + ", " +
+                             (bad < 0 ? std::string("finite")
+                                      : std::to_string(special) + " at " +
+                                            std::to_string(bad));
+          auto withGradient = [&](std::vector<Tensor> in) {
+            for (int64_t i = 0; i < n; ++i)
+              storeFloat(in[1].view, i, 0.25f * std::sin(float(i)));
+            if (bad >= 0)
+              storeFloat(in[1].view, bad == 0 ? 0 : bad == 1 ? n / 2 : n - 1,
+                         special);
+            return in;
+          };
+          KernelDesc sgd;
+          sgd.op = "train.sgd";
+          sgd.attrs["lr"] = floats(0.1);
+          std::vector<Tensor> adamIn;
+          KernelDesc adam = adamKernel("train.adamw", dtype, n, 40, adamIn);
+          struct Row {
+            KernelDesc kernel;
+            std::vector<Tensor> in;
+            size_t numOut;
+          };
+          std::vector<Row> rows = {
+              {sgd,
+               withGradient({randomTensor(dtype, {n}, 41, -1, 1, false),
+                             Tensor(dtype, {n})}),
+               1},
+              {momentumKernel(true),
+               withGradient({randomTensor(dtype, {n}, 42, -1, 1, false),
+                             Tensor(dtype, {n}),
+                             randomTensor(dtype, {n}, 43, -1, 1, false)}),
+               2},
+              {adam, withGradient(adamIn), 3}};
+          for (Row &row : rows) {
+            std::vector<TensorView> in;
+            for (Tensor &t : row.in)
+              in.push_back(t.view);
+            std::vector<Tensor> want(row.numOut, Tensor(dtype, {n}));
+            std::vector<TensorView> wantViews;
+            for (Tensor &t : want)
+              wantViews.push_back(t.view);
+            ASSERT_TRUE(reference->run(row.kernel, in, wantViews).isOk());
+            KernelDesc cast;
+            cast.op = "mp.cast";
+            for (int threads : {1, 2, 3})
+              for (bool withCast : {false, true}) {
+                setCpuThreads(threads);
+                std::vector<Tensor> got(row.numOut, Tensor(dtype, {n}));
+                std::vector<TensorView> out;
+                for (Tensor &t : got)
+                  out.push_back(t.view);
+                Tensor castOut(dtype == DType::F16 ? DType::BF16 : DType::F16,
+                               {n});
+                uint8_t verdict = 1;
+                Backend::Extras extras;
+                extras.allFinite = &verdict;
+                if (withCast) {
+                  extras.cast = &cast;
+                  extras.castOut = &castOut.view;
+                }
+                Status status = cpu->runWith(row.kernel, in, out, extras);
+                ASSERT_TRUE(status.isOk()) << row.kernel.op << " " << what
+                                           << ": " << status.message();
+                EXPECT_EQ(verdict, bad < 0 ? 1 : 0)
+                    << row.kernel.op << " " << what << ", " << threads
+                    << " threads" << (withCast ? ", with a cast" : "");
+                for (size_t o = 0; o < row.numOut; ++o)
+                  EXPECT_EQ(got[o].bytes, want[o].bytes)
+                      << row.kernel.op << " " << what << ", output " << o;
+                // The verdict is only ever cleared.
+                verdict = 0;
+                ASSERT_TRUE(cpu->runWith(row.kernel, in, out, extras).isOk());
+                EXPECT_EQ(verdict, 0);
+              }
+          }
+        }
+  setCpuThreads(0);
 }
 
 /// Softmax cross-entropy and its gradient (cpu/Loss.cpp): exponentials from

@@ -49,21 +49,44 @@ public:
                      const std::vector<TensorView> &inputs,
                      const std::vector<TensorView> &outputs) = 0;
 
-  /// Runs `kernel`, then `cast` (an mp.cast) from its output #`output` into
-  /// `castOut`: the session's hoisted cast of an updated weight (the
-  /// 16-bit copy the next step reads, made as the optimizer writes the
-  /// weight). A backend may fuse the two; the result must be what the two
-  /// kernels give one after the other, which is what this default does.
-  virtual Status runThenCast(const KernelDesc &kernel,
-                             const std::vector<TensorView> &inputs,
-                             const std::vector<TensorView> &outputs,
-                             size_t output, const KernelDesc &cast,
-                             const TensorView &castOut) {
+  /// What the session asks of a kernel besides its results (runWith).
+  struct Extras {
+    /// The session's hoisted cast of an updated weight: `cast` (an
+    /// mp.cast) from the kernel's output #`castOutput` into `castOut`, the
+    /// 16-bit copy the next step reads, made as the kernel writes the
+    /// weight. Null: none.
+    const KernelDesc *cast = nullptr;
+    size_t castOutput = 0;
+    const TensorView *castOut = nullptr;
+    /// A fused gradient check (KernelDesc::kFusedCheckKernel), asked only
+    /// of a backend that checksGradients() and only of an optimizer update
+    /// (isOptimizerUpdate): *allFinite, in host memory, becomes 0 when the
+    /// gradient (input #1) holds an inf or a NaN and is left alone
+    /// otherwise. Null: none.
+    uint8_t *allFinite = nullptr;
+  };
+
+  /// Runs `kernel` and what `extras` adds. A backend may fuse them into
+  /// one pass; the results must be what the kernels give one after the
+  /// other (the cast after the kernel), which is what this default does
+  /// for the cast. The default has no gradient check.
+  virtual Status runWith(const KernelDesc &kernel,
+                         const std::vector<TensorView> &inputs,
+                         const std::vector<TensorView> &outputs,
+                         const Extras &extras) {
+    if (extras.allFinite)
+      return unimplemented(std::string(name()) +
+                           " does not check gradients in an update");
     Status status = run(kernel, inputs, outputs);
-    if (!status.isOk())
+    if (!status.isOk() || !extras.cast)
       return status;
-    return run(cast, {outputs[output]}, {castOut});
+    return run(*extras.cast, {outputs[extras.castOutput]}, {*extras.castOut});
   }
+
+  /// Whether runWith takes Extras::allFinite: the session then folds a
+  /// plan's fused checks into the optimizer updates (one pass over each
+  /// gradient fewer); otherwise it runs them as kernels.
+  virtual bool checksGradients() const { return false; }
 
   /// What runs `kernel`, in a few words ("oneDNN brg_matmul:avx2 on f32,
   /// bf16 widened", "own loop", "reference kernel"): the backend's record of

@@ -75,8 +75,8 @@ struct KernelDesc {
   /// `op`'s id: set when a plan is loaded (resolveOpIds); Unknown in a
   /// kernel made by hand, whose opId() then looks the name up.
   OpId id = OpId::Unknown;
-  /// Layout decisions (kViewKernel, kHoistedCastKernel): made by
-  /// layOutPlan, checked by validate(), executed by the session.
+  /// Layout decisions (kViewKernel, kHoistedCastKernel, kFusedCheckKernel):
+  /// made by layOutPlan, checked by validate(), executed by the session.
   uint32_t flags = 0;
   /// Where the kernel comes from (version 6; "" when unknown): the MLIR
   /// location of its op, which for exported models is the user's
@@ -90,6 +90,8 @@ struct KernelDesc {
   bool isView() const { return flags & kViewKernel; }
   /// An mp.cast of a double-buffered state: run when the state changes.
   bool isHoistedCast() const { return flags & kHoistedCastKernel; }
+  /// An mp.all_finite the optimizer updates may check for it.
+  bool isFusedCheck() const { return flags & kFusedCheckKernel; }
 
   /// The result is a view of the input (one dtype, one byte size): the
   /// session gives it the input's storage and skips the kernel.
@@ -100,7 +102,16 @@ struct KernelDesc {
   /// right after the kernel writing the state's new value (into the slot
   /// the next step reads), not in the cast's place.
   static constexpr uint32_t kHoistedCastKernel = 1u << 1;
-  static constexpr uint32_t kKnownFlags = kViewKernel | kHoistedCastKernel;
+  /// An mp.all_finite whose result no kernel reads (the step's verdict,
+  /// returned) and each of whose operands an optimizer update later in the
+  /// schedule reads whole as its gradient (gradientCheckers): a backend
+  /// that checks gradients as it updates (Backend::checksGradients) sets
+  /// the verdict to true in the check's place and has those updates clear
+  /// it, which saves a pass over every gradient; another backend runs the
+  /// check where it is.
+  static constexpr uint32_t kFusedCheckKernel = 1u << 2;
+  static constexpr uint32_t kKnownFlags =
+      kViewKernel | kHoistedCastKernel | kFusedCheckKernel;
 
   /// Typed attribute access for kernels, by the generated name (a
   /// misspelt one does not compile): the attribute, else its ODS default,
@@ -267,6 +278,17 @@ uint64_t planHash(const Plan &plan);
 /// session allocates: a cache line, enough for any vector load.
 constexpr uint64_t kPlanAlignment = 64;
 
+/// Whether `op` is an optimizer update whose input #1 is the gradient it
+/// reads whole (train.sgd, sgd_momentum, adam, adamw).
+bool isOptimizerUpdate(OpId op);
+
+/// For an mp.all_finite kernel `check` of `plan`: per operand, the first
+/// later kernel that is an optimizer update reading it as its gradient
+/// (same element count), or UINT32_MAX; empty when the check's result is
+/// read by a kernel or an id is out of range. The check can be fused
+/// (KernelDesc::kFusedCheckKernel) when no entry is UINT32_MAX.
+std::vector<uint32_t> gradientCheckers(const Plan &plan, size_t check);
+
 /// Makes the plan's layout decisions, as mp-compile does for every plan:
 /// - double-buffered state: a persistent update whose value is a scratch
 ///   tensor no other result names, of a state that is no result's value;
@@ -274,6 +296,8 @@ constexpr uint64_t kPlanAlignment = 64;
 ///   is no step result;
 /// - views: a train.reshape whose result (scratch, no step result) has its
 ///   input's dtype and element count;
+/// - fused checks: an mp.all_finite every operand of which has a
+///   gradientCheckers entry;
 /// then the arena (planMemory). Replaces the flags the plan had.
 void layOutPlan(Plan &plan, uint64_t alignment = kPlanAlignment);
 

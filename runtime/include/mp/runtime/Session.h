@@ -221,7 +221,7 @@ private:
   /// A cast of a double-buffered weight (an mp.cast reading state S and
   /// writing scratch C, the 16-bit copy the forward pass uses) is hoisted:
   /// C gets two slots like S, and the cast runs right after the kernel
-  /// that writes S's new value (Backend::runThenCast, fused by the cpu
+  /// that writes S's new value (Backend::runWith, fused by the cpu
   /// backend into the optimizer's pass), into the slot the next step
   /// reads. Setting S from outside (init, setTensor, a checkpoint) makes
   /// the copy again (refreshCasts).
@@ -233,6 +233,14 @@ private:
   };
   std::vector<HoistedCast> hoisted_;
   std::vector<std::vector<size_t>> castsAfter_; ///< per kernel: hoisted_ ids
+  /// Fused gradient checks (KernelDesc::isFusedCheck), where the backend
+  /// checksGradients(): the check sets its verdict to true in its place
+  /// (setsVerdict_) and the optimizer updates that read its operands clear
+  /// it as they read them (checkOf_: per kernel, the check whose verdict
+  /// it clears, or -1).
+  std::vector<bool> setsVerdict_;
+  std::vector<int32_t> checkOf_;
+  void collectFusedChecks();
   /// Per kernel: not run in its place (a hoisted cast, an aliased reshape).
   std::vector<bool> skipped_;
   Memory castSlots_;
