@@ -5,7 +5,9 @@
 // compute dtype. A graph compiler sees the chain and can hand it to one
 // GEMM with an epilogue (oneDNN post-ops, cuBLASLt epilogues): the bias and
 // the activation are applied to the f32 accumulator, and the result is
-// rounded once. docs/precision.md says why each rewrite is exact.
+// rounded once. docs/precision.md says why each rewrite is exact. A batch
+// norm's ReLU (and a ReLU gradient feeding a batch norm gradient) is placed
+// next to it, for the runtime to apply in the normalization's own pass.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/Transforms/Passes.h"
@@ -115,8 +117,42 @@ bool fuse(train::MatmulOp matmul) {
   return true;
 }
 
+/// A batch norm's ReLU next to it, for the runtime to run as one pass
+/// (the plan's fused activations, docs/plan-format.md): the relu of the
+/// normalized y moves right after the batch_norm and the relu_grad ops
+/// that read y read the relu's output instead (exact, as above), so that
+/// y has no other reader; a relu_grad whose result only a
+/// batch_norm_grad reads, as its incoming gradient, moves right before it.
+/// True when it changed the IR.
+bool placeNextToNorm(train::BatchNormOp norm) {
+  train::ReluOp relu = foldableRelu(norm.getY());
+  if (!relu || relu->getBlock() != norm->getBlock())
+    return false;
+  for (Operation *user : llvm::make_early_inc_range(norm.getY().getUsers()))
+    if (user != relu)
+      user->replaceUsesOfWith(norm.getY(), relu.getResult());
+  if (relu->getPrevNode() != norm.getOperation())
+    relu->moveAfter(norm);
+  return true;
+}
+bool placeNextToNormGrad(train::ReluGradOp reluGrad) {
+  Value result = reluGrad.getResult();
+  if (!result.hasOneUse())
+    return false;
+  auto normGrad = dyn_cast<train::BatchNormGradOp>(*result.getUsers().begin());
+  if (!normGrad || normGrad.getGradY() != result ||
+      normGrad->getBlock() != reluGrad->getBlock())
+    return false;
+  if (reluGrad->getNextNode() != normGrad.getOperation())
+    reluGrad->moveBefore(normGrad);
+  return true;
+}
+
 struct FuseEpilogues : public mp::impl::FuseEpiloguesBase<FuseEpilogues> {
   void runOnOperation() override {
+    getOperation()->walk([](train::BatchNormOp norm) { placeNextToNorm(norm); });
+    getOperation()->walk(
+        [](train::ReluGradOp reluGrad) { placeNextToNormGrad(reluGrad); });
     SmallVector<train::MatmulOp> matmuls;
     getOperation()->walk([&](train::MatmulOp op) { matmuls.push_back(op); });
     SmallVector<mpd::CastOp> biasCasts;

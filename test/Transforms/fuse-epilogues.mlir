@@ -154,6 +154,51 @@ func.func @plain(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> 
   return %1 : tensor<8x4xf32>
 }
 
+// -----
+
+// Batch norm and its ReLU (NHWC): the relu moves right after the
+// batch_norm and the relu_grad reads the relu's output, so that y has no
+// other reader; the relu_grad whose result only the batch_norm_grad reads
+// (as grad_y) moves right before it. The runtime runs each pair as one
+// pass (docs/plan-format.md, fused activations).
+// CHECK-LABEL: func.func @batch_norm_relu
+// CHECK-NEXT: %[[Y:[a-z_0-9]+]], {{.*}} = train.batch_norm %arg0
+// CHECK-NEXT: %[[R:.*]] = train.relu %[[Y]]
+// CHECK-NEXT: train.exp %arg1
+// CHECK-NEXT: train.neg %[[R]]
+// CHECK-NEXT: %[[DY:.*]] = train.relu_grad %arg4, %[[R]]
+// CHECK-NEXT: train.batch_norm_grad %[[DY]], %arg0
+func.func @batch_norm_relu(%x: tensor<2x4x4x8xbf16>, %s: tensor<8xf32>, %o: tensor<8xf32>, %rm: tensor<8xf32>, %g: tensor<2x4x4x8xbf16>) -> (tensor<2x4x4x8xbf16>, tensor<8xf32>, tensor<2x4x4x8xbf16>, tensor<2x4x4x8xbf16>) {
+  %bn:5 = train.batch_norm %x, %s, %o, %rm, %rm {feature_dim = 3 : i64} : tensor<2x4x4x8xbf16>, tensor<8xf32>
+  %e = train.exp %s : tensor<8xf32>
+  %r = train.relu %bn#0 : tensor<2x4x4x8xbf16>
+  %dy = train.relu_grad %g, %bn#0 : tensor<2x4x4x8xbf16>
+  %n = train.neg %r : tensor<2x4x4x8xbf16>
+  %d:3 = train.batch_norm_grad %dy, %x, %s, %bn#3, %bn#4 {feature_dim = 3 : i64} : tensor<2x4x4x8xbf16>, tensor<8xf32>
+  return %r, %e, %n, %d#0 : tensor<2x4x4x8xbf16>, tensor<8xf32>, tensor<2x4x4x8xbf16>, tensor<2x4x4x8xbf16>
+}
+
+// -----
+
+// y returned as well: the batch norm keeps its y and the relu stays where
+// it is; a relu_grad whose result is also returned stays too.
+// CHECK-LABEL: func.func @batch_norm_y_used
+// CHECK-NEXT: %[[Y:[a-z_0-9]+]], {{.*}} = train.batch_norm
+// CHECK-NEXT: train.exp
+// CHECK-NEXT: train.relu %[[Y]]
+// CHECK-NEXT: %[[DY:.*]] = train.relu_grad %arg4, %[[Y]]
+// CHECK-NEXT: train.neg
+// CHECK-NEXT: train.batch_norm_grad %[[DY]]
+func.func @batch_norm_y_used(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %o: tensor<8xf32>, %rm: tensor<8xf32>, %g: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %bn:5 = train.batch_norm %x, %s, %o, %rm, %rm : tensor<2x8xf32>, tensor<8xf32>
+  %e = train.exp %s : tensor<8xf32>
+  %r = train.relu %bn#0 : tensor<2x8xf32>
+  %dy = train.relu_grad %g, %bn#0 : tensor<2x8xf32>
+  %n = train.neg %g : tensor<2x8xf32>
+  %d:3 = train.batch_norm_grad %dy, %x, %s, %bn#3, %bn#4 : tensor<2x8xf32>, tensor<8xf32>
+  return %r, %bn#0, %e, %d#0, %dy : tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+
 // The MLP example under the pipeline: fc1 with bias and ReLU (f32 bias
 // read directly), the logits with their bias; relu_grad reads fc1's output.
 // MLP-LABEL: func.func @train_step

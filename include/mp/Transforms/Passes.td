@@ -169,6 +169,15 @@ def FuseEpilogues : Pass<"mp-fuse-epilogues", "::mlir::ModuleOp"> {
     read the ReLU's output instead, which is exact (relu(z) > 0 iff z > 0,
     NaN included). A matmul followed by ReLU alone fuses too; a bias on
     another dimension, or a matmul result with other users, does not.
+
+    The same for batch norm, whose fusion the runtime makes: the ReLU of a
+    `train.batch_norm`'s y (y's only other users `train.relu_grad` ops
+    reading it as the forward input) moves right after the batch norm and
+    those relu_grad ops read the ReLU's output, and a `train.relu_grad`
+    whose result only a `train.batch_norm_grad` reads as its grad_y moves
+    right before it: the plan marks such neighbours fused activations
+    (docs/plan-format.md) and the cpu backend applies the ReLU as the
+    normalization writes y, or its mask as the gradient is read.
   }];
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }

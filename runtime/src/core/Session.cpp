@@ -155,6 +155,10 @@ std::vector<std::string> Session::kernelImplementations() const {
     if (hoisted[k])
       out[k] = "after the optimizer writes the weight: " +
                backend_->implementationOf(kernel);
+    else if (kernel.isFusedActivation())
+      out[k] = "with its batch norm: " +
+               backend_->implementationOf(
+                   plan_.kernels[fusedActivationHost(plan_, k)]);
     else if (setsVerdict_[k])
       out[k] = "checked by the optimizer updates as they read the gradients";
     else if (skipped_[k])
@@ -175,12 +179,22 @@ Status Session::runKernel(size_t k) {
     return Status::ok();
   }
   const std::vector<size_t> &casts = castsAfter_[k];
-  int32_t check = checkOf_[k];
-  if (casts.empty() && check < 0)
+  int32_t check = checkOf_[k], activation = activationAt_[k];
+  if (casts.empty() && check < 0 && activation < 0)
     return backend_->run(kernel, in, out);
   Backend::Extras extras;
   if (check >= 0)
     extras.allFinite = kernelOutputs_[parity_][check][0].as<uint8_t>();
+  if (activation >= 0) {
+    const KernelDesc &fused = plan_.kernels[activation];
+    if (fused.opId() == OpId::TrainRelu) {
+      extras.relu = &fused;
+      extras.reluOut = &kernelOutputs_[parity_][activation][0];
+    } else {
+      extras.reluGrad = &fused;
+      extras.reluGradIn = &kernelInputs_[parity_][activation];
+    }
+  }
   // The hoisted casts write the slots the next step reads.
   if (!casts.empty()) {
     const HoistedCast &first = hoisted_[casts[0]];
@@ -401,10 +415,16 @@ std::vector<Session::ProfileEntry> Session::profile() const {
       k += region.count - 1;
       continue;
     }
-    // A kernel that also makes the next step's 16-bit weight copies.
-    add(castsAfter_[k].empty() ? plan_.kernels[k].op
-                               : plan_.kernels[k].op + "+mp.cast",
-        kernelSeconds_[k]);
+    // A kernel that also makes the next step's 16-bit weight copies, or
+    // runs a fused activation.
+    std::string name = plan_.kernels[k].op;
+    if (activationAt_[k] >= 0)
+      name = plan_.kernels[activationAt_[k]].opId() == OpId::TrainRelu
+                 ? name + "+train.relu"
+                 : "train.relu_grad+" + name;
+    if (!castsAfter_[k].empty())
+      name += "+mp.cast";
+    add(name, kernelSeconds_[k]);
   }
   if (profiledSteps_ > 0 && !copies_[0].empty())
     entries.push_back({"(state copy)", copySeconds_, profiledSteps_});

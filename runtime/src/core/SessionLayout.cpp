@@ -100,7 +100,7 @@ Status Session::initialize() {
     if (isStateUpdate(result))
       (result.isDoubleBuffered() ? flipped : copied).push_back(&result);
   collectHoistedCasts(flipped);
-  collectFusedChecks();
+  collectFusedKernels();
 
   // Persistent tensors, inputs and labels share one block; scratch tensors
   // live in the arena at the plan's offsets; constants in the plan's blob.
@@ -300,9 +300,17 @@ void Session::collectHoistedCasts(
   }
 }
 
-void Session::collectFusedChecks() {
+void Session::collectFusedKernels() {
   setsVerdict_.assign(plan_.kernels.size(), false);
   checkOf_.assign(plan_.kernels.size(), -1);
+  activationAt_.assign(plan_.kernels.size(), -1);
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    if (!plan_.kernels[k].isFusedActivation())
+      continue;
+    // validate(): the host holds; every backend runs the pair (runWith).
+    activationAt_[fusedActivationHost(plan_, k)] = static_cast<int32_t>(k);
+    skipped_[k] = true;
+  }
   if (!backend_->checksGradients())
     return;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {

@@ -3,6 +3,7 @@
 
 #include "cpu/Parallel.h"
 #include "cpu/VectorLevel.h"
+#include "common/ElementMath.h"
 
 #include <algorithm>
 
@@ -27,6 +28,31 @@ const float *rowsOf(const TensorView &v, int64_t r0, int64_t m,
   buf.resize(static_cast<size_t>(m * features));
   toFloats(v.dtype, at(v, r0 * features), buf.data(), m * features);
   return buf.data();
+}
+
+/// Rows [r0, r0 + m) of g masked by the ReLU output r (reluGradF: g where
+/// r > 0, else g * 0), into gBuf: what a relu_grad of (g, r) would hold,
+/// exactly (g * 1 and g * 0 round to themselves in every float dtype).
+/// Without `r`, rowsOf(g).
+const float *maskedRowsOf(const TensorView &g, const TensorView *r, int64_t r0,
+                          int64_t m, int64_t features, std::vector<float> &gBuf,
+                          std::vector<float> &rBuf) {
+  if (!r)
+    return rowsOf(g, r0, m, features, gBuf);
+  size_t n = static_cast<size_t>(m * features);
+  gBuf.resize(n);
+  if (g.dtype == DType::F32)
+    std::copy_n(static_cast<const float *>(g.data) + r0 * features, n,
+                gBuf.data());
+  else
+    toFloats(g.dtype, at(g, r0 * features), gBuf.data(), m * features);
+  const float *rv = rowsOf(*r, r0, m, features, rBuf);
+  float *gv = gBuf.data();
+  runVectorized([&] {
+    for (size_t i = 0; i < n; ++i)
+      gv[i] = ref::reluGradF(gv[i], rv[i]);
+  });
+  return gBuf.data();
 }
 
 // The loop bodies, inlined into each instruction set's copy
@@ -88,19 +114,23 @@ void forEachBlock(int64_t rows, int64_t features, const Body &body) {
 }
 
 /// The elementwise passes: rows over the threads, a block of rows widened
-/// and rounded at a time; body(f32 rows in, f32 rows out, rows).
+/// and rounded at a time; body(f32 rows in, f32 rows out, rows). With
+/// `mask0`, input 0 is read masked by it (maskedRowsOf).
 template <size_t NIn, typename Body>
 void mapRows(const TensorView *const (&in)[NIn], const TensorView &out,
-             int64_t rows, int64_t features, const Body &body) {
+             int64_t rows, int64_t features, const Body &body,
+             const TensorView *mask0 = nullptr) {
   int64_t blockRows = statsBlockRows(features);
   int64_t grain = std::max<int64_t>(blockRows, (int64_t(1) << 14) / features);
   parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
-    std::vector<float> inBuf[NIn], outBuf;
+    std::vector<float> inBuf[NIn], maskBuf, outBuf;
     for (int64_t r0 = begin; r0 < end; r0 += blockRows) {
       int64_t m = std::min(blockRows, end - r0);
       const float *src[NIn];
       for (size_t i = 0; i < NIn; ++i)
-        src[i] = rowsOf(*in[i], r0, m, features, inBuf[i]);
+        src[i] = i == 0 ? maskedRowsOf(*in[0], mask0, r0, m, features,
+                                       inBuf[0], maskBuf)
+                        : rowsOf(*in[i], r0, m, features, inBuf[i]);
       float *dst;
       if (out.dtype == DType::F32) {
         dst = static_cast<float *>(out.data) + r0 * features;
@@ -155,7 +185,7 @@ void cpu::channelMoments(const TensorView &x, int64_t rows, int64_t features,
 void cpu::channelGradSums(const TensorView &g, const TensorView &x,
                           int64_t rows, int64_t features, const float *center,
                           std::vector<double> &sumG,
-                          std::vector<double> &sumGX) {
+                          std::vector<double> &sumGX, const TensorView *mask) {
   int64_t blockRows = statsBlockRows(features);
   int64_t blocks = (rows + blockRows - 1) / blockRows;
   size_t f = static_cast<size_t>(features);
@@ -163,8 +193,8 @@ void cpu::channelGradSums(const TensorView &g, const TensorView &x,
   std::vector<double> blockG(static_cast<size_t>(blocks) * f),
       blockGX(blockG.size());
   forEachBlock(rows, features, [&](int64_t b, int64_t r0, int64_t m) {
-    std::vector<float> gBuf, xBuf;
-    const float *gv = rowsOf(g, r0, m, features, gBuf);
+    std::vector<float> gBuf, xBuf, maskBuf;
+    const float *gv = maskedRowsOf(g, mask, r0, m, features, gBuf, maskBuf);
     const float *xv = rowsOf(x, r0, m, features, xBuf);
     double *sg = &blockG[b * f], *sgx = &blockGX[b * f];
     runVectorized(
@@ -181,7 +211,7 @@ void cpu::channelGradSums(const TensorView &g, const TensorView &x,
 
 void cpu::normalizeChannels(const TensorView &x, const TensorView &y,
                             int64_t rows, int64_t features, const float *mean,
-                            const float *a, const float *offset) {
+                            const float *a, const float *offset, bool relu) {
   const TensorView *in[1] = {&x};
   mapRows(in, y, rows, features,
           [&](const float *const *src, float *__restrict dst, int64_t m) {
@@ -191,13 +221,16 @@ void cpu::normalizeChannels(const TensorView &x, const TensorView &y,
                 int64_t i = r * features + c;
                 dst[i] = (v[i] - mean[c]) * a[c] + offset[c];
               }
+            if (relu)
+              for (int64_t i = 0; i < m * features; ++i)
+                dst[i] = ref::reluF(dst[i]);
           });
 }
 
 void cpu::normalizeChannelsGrad(const TensorView &g, const TensorView &x,
                                 const TensorView &d, int64_t rows,
-                                int64_t features,
-                                const ChannelGradTerms &t) {
+                                int64_t features, const ChannelGradTerms &t,
+                                const TensorView *mask) {
   const TensorView *in[2] = {&g, &x};
   mapRows(in, d, rows, features,
           [&](const float *const *src, float *__restrict dst, int64_t m) {
@@ -208,5 +241,6 @@ void cpu::normalizeChannelsGrad(const TensorView &g, const TensorView &x,
                 float xhat = (v[i] - t.mean[c]) * t.inv[c];
                 dst[i] = t.k[c] * (gv[i] - t.meanG[c] - xhat * t.meanGXhat[c]);
               }
-          });
+          },
+          mask);
 }

@@ -39,15 +39,19 @@ void channelMoments(const TensorView &x, int64_t rows, int64_t features,
                     std::vector<double> &mean, std::vector<double> &m2);
 
 /// sumG[c] = sum of g, sumGX[c] = sum of g * (x - center[c]), in f64, with g
-/// and x [rows, features].
+/// and x [rows, features]. With `mask` (a ReLU's output, g's dtype and
+/// shape), g is read as relu_grad(g, mask) would write it (fused into the
+/// read: the same values).
 void channelGradSums(const TensorView &g, const TensorView &x, int64_t rows,
                      int64_t features, const float *center,
-                     std::vector<double> &sumG, std::vector<double> &sumGX);
+                     std::vector<double> &sumG, std::vector<double> &sumGX,
+                     const TensorView *mask = nullptr);
 
-/// y = (x - mean[c]) * a[c] + offset[c], rounded once to y's dtype.
+/// y = (x - mean[c]) * a[c] + offset[c], rounded once to y's dtype; with
+/// `relu`, relu of it (before the rounding, which commutes with it).
 void normalizeChannels(const TensorView &x, const TensorView &y, int64_t rows,
                        int64_t features, const float *mean, const float *a,
-                       const float *offset);
+                       const float *offset, bool relu = false);
 
 /// d = k[c] * (g - meanG[c] - (x - mean[c]) * inv[c] * meanGXhat[c]), the
 /// batch-norm input gradient, rounded once to d's dtype.
@@ -56,7 +60,8 @@ struct ChannelGradTerms {
 };
 void normalizeChannelsGrad(const TensorView &g, const TensorView &x,
                            const TensorView &d, int64_t rows, int64_t features,
-                           const ChannelGradTerms &terms);
+                           const ChannelGradTerms &terms,
+                           const TensorView *mask = nullptr);
 
 } // namespace mp::rt::cpu
 

@@ -156,34 +156,47 @@ public:
   }
 
   /// The optimizers write the new weight's 16-bit copy and check their
-  /// gradient in the same pass.
+  /// gradient in the same pass; batch norm with the features last applies
+  /// a fused ReLU as it writes, or masks the gradient by it as it reads.
   bool checksGradients() const override { return true; }
   Status runWith(const KernelDesc &kernel, const Views &inputs,
                  const Views &outputs, const Extras &extras) override {
     bool handled = false;
-    if (isOptimizerUpdate(kernel.opId()))
+    OpId op = kernel.opId();
+    if (isOptimizerUpdate(op)) {
       MP_RETURN_IF_ERROR(cpu::runOptimizer(
           kernel, inputs, outputs, handled,
           extras.cast ? extras.castOut : nullptr, extras.castOutput,
           extras.allFinite));
+    } else if ((extras.relu || extras.reluGrad) && !extras.cast &&
+               !extras.allFinite && chosen_[&kernel].path == Path::BatchNorm) {
+      MP_RETURN_IF_ERROR(cpu::runBatchNorm(
+          kernel, inputs, outputs, handled,
+          extras.relu ? extras.reluOut : nullptr,
+          extras.reluGrad ? extras.reluGradIn : nullptr));
+    }
     if (handled) {
       // What runs them from now on (the session asks for the same extras
       // every step).
-      chosen_[&kernel].what =
-          std::string("own loop") +
-          (extras.cast ? ", writing the weight's 16-bit copy" : "") +
-          (extras.allFinite ? ", checking the gradient" : "") + " too";
+      std::string &what = chosen_[&kernel].what;
+      if (extras.relu || extras.reluGrad)
+        what = std::string("own loop over channels, the ReLU") +
+               (extras.relu ? " applied as it writes" : "'s mask applied as it reads");
+      else
+        what = std::string("own loop") +
+               (extras.cast ? ", writing the weight's 16-bit copy" : "") +
+               (extras.allFinite ? ", checking the gradient" : "") + " too";
       if (extras.cast)
         chosen_[extras.cast].what = "own loop, fused into the optimizer's pass";
       return Status::ok();
     }
-    // Unfused: the kernel, the cast, the gradient's check, one by one.
+    // Unfused: the kernels one by one (Backend's default), then the
+    // gradient's check.
     if (extras.allFinite && inputs.size() < 2)
       return invalidArgument(kernel.op + " has no gradient (input #1) to check");
-    MP_RETURN_IF_ERROR(run(kernel, inputs, outputs));
-    if (extras.cast)
-      MP_RETURN_IF_ERROR(run(*extras.cast, {outputs[extras.castOutput]},
-                             {*extras.castOut}));
+    Extras unchecked = extras;
+    unchecked.allFinite = nullptr;
+    MP_RETURN_IF_ERROR(Backend::runWith(kernel, inputs, outputs, unchecked));
     if (extras.allFinite && !cpu::allFinite(inputs[1]))
       *extras.allFinite = 0;
     return Status::ok();

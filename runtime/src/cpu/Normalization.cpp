@@ -194,7 +194,8 @@ void forEachRun(const TensorView &x, const FeatureSplit &s, int64_t c,
 void batchNormColumns(const KernelDesc &kernel, bool isGrad,
                       const std::vector<TensorView> &in,
                       const std::vector<TensorView> &out, int64_t rows,
-                      int64_t features) {
+                      int64_t features, const TensorView *reluOut,
+                      const std::vector<TensorView> *reluGradIn) {
   double count = static_cast<double>(rows);
   size_t f = static_cast<size_t>(features);
   const TensorView &x = isGrad ? in[1] : in[0];
@@ -217,15 +218,19 @@ void batchNormColumns(const KernelDesc &kernel, bool isGrad,
       storeOne(out[3], c, mean[c]);
       storeOne(out[4], c, invStd);
     }
-    cpu::normalizeChannels(x, out[0], rows, features, mean.data(), a.data(),
-                           offset.data());
+    cpu::normalizeChannels(x, reluOut ? *reluOut : out[0], rows, features,
+                           mean.data(), a.data(), offset.data(),
+                           reluOut != nullptr);
     return;
   }
-  const TensorView &dy = in[0];
+  // A fused relu_grad: its gradient, masked by the ReLU's output as read.
+  const TensorView &dy = reluGradIn ? (*reluGradIn)[0] : in[0];
+  const TensorView *mask = reluGradIn ? &(*reluGradIn)[1] : nullptr;
   std::vector<float> scale = widen(in[2]), savedMean = widen(in[3]),
                      invStd = widen(in[4]);
   std::vector<double> sumDy, sumDyX;
-  cpu::channelGradSums(dy, x, rows, features, savedMean.data(), sumDy, sumDyX);
+  cpu::channelGradSums(dy, x, rows, features, savedMean.data(), sumDy, sumDyX,
+                       mask);
   std::vector<float> k(f), meanDy(f), meanDyXhat(f);
   for (size_t c = 0; c < f; ++c) {
     double sumDyXhat = sumDyX[c] * invStd[c];
@@ -237,22 +242,42 @@ void batchNormColumns(const KernelDesc &kernel, bool isGrad,
   }
   cpu::normalizeChannelsGrad(dy, x, out[0], rows, features,
                              {k.data(), savedMean.data(), invStd.data(),
-                              meanDy.data(), meanDyXhat.data()});
+                              meanDy.data(), meanDyXhat.data()},
+                             mask);
+}
+
+/// Whether `v` is a dense float tensor of `like`'s dtype and shape.
+bool sameAs(const TensorView &v, const TensorView &like) {
+  return v.dtype == like.dtype && v.shape == like.shape &&
+         (v.numElements() == 0 || v.data);
 }
 } // namespace
 
 Status cpu::runBatchNorm(const KernelDesc &kernel,
                          const std::vector<TensorView> &in,
-                         const std::vector<TensorView> &out, bool &handled) {
+                         const std::vector<TensorView> &out, bool &handled,
+                         const TensorView *reluOut,
+                         const std::vector<TensorView> *reluGradIn) {
   handled = false;
   bool isGrad = kernel.opId() == OpId::TrainBatchNormGrad;
   if (kernel.opId() != OpId::TrainBatchNorm && !isGrad)
+    return Status::ok();
+  if ((reluOut && isGrad) || (reluGradIn && !isGrad))
     return Status::ok();
   MP_RETURN_IF_ERROR(isGrad ? ref::checkBatchNormGradKernel(kernel, in, out)
                             : ref::checkBatchNormKernel(kernel, in, out));
   const TensorView &x = isGrad ? in[1] : in[0];
   FeatureSplit s;
   if (!featureSplit(kernel, x, s) || (s.inner < 64 && s.inner != 1))
+    return Status::ok();
+  // A fused ReLU or ReLU gradient: with the features last only (the
+  // caller runs the kernels one by one otherwise), on tensors like y / dy.
+  bool fused = reluOut || reluGradIn;
+  if (fused &&
+      (s.inner != 1 || (reluOut && !sameAs(*reluOut, out[0])) ||
+       (reluGradIn && (reluGradIn->size() != 2 ||
+                       !sameAs((*reluGradIn)[0], in[0]) ||
+                       !sameAs((*reluGradIn)[1], in[0])))))
     return Status::ok();
   for (const TensorView &v : in)
     if (v.numElements() && !v.data)
@@ -265,7 +290,8 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
     return Status::ok();
   }
   if (s.inner == 1) {
-    batchNormColumns(kernel, isGrad, in, out, s.outer, s.features);
+    batchNormColumns(kernel, isGrad, in, out, s.outer, s.features, reluOut,
+                     reluGradIn);
     handled = true;
     return Status::ok();
   }

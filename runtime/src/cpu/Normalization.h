@@ -33,9 +33,17 @@ void runLayerNormGrad(const KernelDesc &kernel,
 /// order: bitwise its results. Other layouts (`handled` false) take the
 /// reference kernel with the channels over the threads. Invalid views or
 /// attributes: the reference's error.
+/// batch_norm / batch_norm_grad on own loops (`handled` false: not these
+/// views; the caller runs the reference). With `reluOut` (batch_norm), the
+/// result is relu(y) written there and y is not written; with `reluGradIn`
+/// (batch_norm_grad: the gradient and the ReLU's output), grad_y is read as
+/// relu_grad of them and input #0 is not read: the fused activations of
+/// Backend::Extras, taken with the features last only.
 Status runBatchNorm(const KernelDesc &kernel,
                     const std::vector<TensorView> &inputs,
-                    const std::vector<TensorView> &outputs, bool &handled);
+                    const std::vector<TensorView> &outputs, bool &handled,
+                    const TensorView *reluOut = nullptr,
+                    const std::vector<TensorView> *reluGradIn = nullptr);
 
 } // namespace mp::rt::cpu
 

@@ -106,6 +106,10 @@ void mp::rt::planMemory(Plan &plan, uint64_t alignment) {
     last[result.value] = numKernels;
   // A fused region's tensors live until its last kernel.
   extendThroughRegions(plan, last);
+  // So do a fused activation's and its batch norm's (allocated at the
+  // plan's writer: every tensor live at the pair's first kernel still is
+  // at its second, so the relu's result gets bytes free at both).
+  extendThroughFusedPairs(plan, last);
   // A view is its root's bytes, which stay live while either is read.
   std::vector<uint32_t> root = storageRoots(plan);
   std::vector<bool> outside = outsideArena(plan);

@@ -2,7 +2,8 @@
 //
 // Which persistent updates are double-buffered, which weight casts are
 // hoisted out of the step, which reshapes are views, which gradient checks
-// the optimizer updates may make (Plan.h, layOutPlan),
+// the optimizer updates may make, which ReLUs run with their batch norm
+// (Plan.h, layOutPlan),
 // and what follows from those flags for storage: the roots of views and
 // the scratch tensors kept outside the arena. The compiler decides once;
 // validate() checks the flags and the session executes them as written.
@@ -90,6 +91,38 @@ std::vector<uint32_t> mp::rt::gradientCheckers(const Plan &plan,
   return checkers;
 }
 
+int64_t mp::rt::fusedActivationHost(const Plan &plan, size_t k) {
+  size_t count = plan.tensors.size();
+  const std::vector<KernelDesc> &kernels = plan.kernels;
+  OpId op = kernels[k].opId();
+  bool forward = op == OpId::TrainRelu;
+  if (!forward && op != OpId::TrainReluGrad)
+    return -1;
+  if (forward ? k == 0 : k + 1 >= kernels.size())
+    return -1;
+  size_t host = forward ? k - 1 : k + 1;
+  const KernelDesc &activation = kernels[k], &norm = kernels[host];
+  if (norm.opId() !=
+          (forward ? OpId::TrainBatchNorm : OpId::TrainBatchNormGrad) ||
+      activation.inputs.size() != (forward ? 1u : 2u) ||
+      activation.outputs.size() != 1 || norm.inputs.empty() ||
+      norm.outputs.empty())
+    return -1;
+  // The tensor between them: the norm's y, or the relu_grad's result.
+  uint32_t between = forward ? norm.outputs[0] : activation.outputs[0];
+  if ((forward ? activation.inputs[0] : norm.inputs[0]) != between ||
+      between >= count || plan.tensors[between].kind != TensorKind::Scratch)
+    return -1;
+  for (const ResultDesc &result : plan.results)
+    if (result.value == between)
+      return -1;
+  size_t readers = 0;
+  for (const KernelDesc &other : kernels)
+    for (uint32_t t : other.inputs)
+      readers += t == between;
+  return readers == 1 ? static_cast<int64_t>(host) : -1;
+}
+
 void mp::rt::layOutPlan(Plan &plan, uint64_t alignment) {
   size_t count = plan.tensors.size();
   const std::vector<TensorDesc> &tensors = plan.tensors;
@@ -117,6 +150,10 @@ void mp::rt::layOutPlan(Plan &plan, uint64_t alignment) {
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     KernelDesc &kernel = plan.kernels[k];
     kernel.flags = 0;
+    if (fusedActivationHost(plan, k) >= 0) {
+      kernel.flags |= KernelDesc::kFusedActivationKernel;
+      continue;
+    }
     if (kernel.opId() == OpId::MpAllFinite) {
       std::vector<uint32_t> checkers = gradientCheckers(plan, k);
       if (!checkers.empty() &&

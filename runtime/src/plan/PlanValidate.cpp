@@ -304,6 +304,17 @@ private:
                                std::to_string(kernel.flags));
       if (kernel.flags == 0)
         continue;
+      if (kernel.isFusedActivation()) {
+        if (kernel.flags != KernelDesc::kFusedActivationKernel ||
+            fusedActivationHost(plan, k) < 0)
+          return invalidArgument(
+              describeKernel(k) +
+              " is marked a fused activation, but only a train.relu right "
+              "after the train.batch_norm whose y it alone reads, or a "
+              "train.relu_grad right before the train.batch_norm_grad that "
+              "alone reads its result as grad_y, can be");
+        continue;
+      }
       if (kernel.isFusedCheck()) {
         std::vector<uint32_t> checkers = gradientCheckers(plan, k);
         if (kernel.flags != KernelDesc::kFusedCheckKernel ||
@@ -462,15 +473,17 @@ private:
     };
     // A view is its root's buffer: one span for the chain, live until the
     // last read of any of them. Tensors outside the arena have none.
-    std::vector<int64_t> last = lastUse;
+    std::vector<int64_t> last = lastUse, first = definedBy;
+    // A fused activation's pair: its tensors live through both kernels.
+    extendThroughFusedPairs(plan, last, &first);
     for (uint32_t id = 0; id < root.size(); ++id)
-      last[root[id]] = std::max(last[root[id]], lastUse[id]);
+      last[root[id]] = std::max(last[root[id]], last[id]);
     std::vector<Span> spans;
     for (uint32_t id = 0; id < plan.tensors.size(); ++id)
       if (plan.tensors[id].kind == TensorKind::Scratch && definedBy[id] >= 0 &&
           sizes[id] > 0 && root[id] == id && !outside[id])
         spans.push_back({plan.tensors[id].offset,
-                         plan.tensors[id].offset + sizes[id], definedBy[id],
+                         plan.tensors[id].offset + sizes[id], first[id],
                          last[id], id});
     std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
       return a.begin != b.begin ? a.begin < b.begin : a.id < b.id;

@@ -2,9 +2,10 @@
 //
 // A fused region's generated function reads and writes all its tensors
 // element by element together (PlanCode), so each tensor a region's
-// kernels read or write lives until the region's last kernel. The memory
-// planner assigns bytes by that rule and validate() checks them by it: one
-// definition for both.
+// kernels read or write lives until the region's last kernel; the same
+// for a fused activation and its batch norm. The memory planner assigns
+// bytes by these rules and validate() checks them by them: one definition
+// for both.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MP_RUNTIME_PLAN_REGIONLIFETIMES_H
@@ -35,6 +36,34 @@ void extendThroughRegions(const Plan &plan, std::vector<Index> &last) {
       for (uint32_t t : plan.kernels[k].outputs)
         last[t] = std::max(last[t], through);
     }
+  }
+}
+
+/// A fused activation (KernelDesc::kFusedActivationKernel) runs in its
+/// batch norm neighbour's pass: a relu's result is written while the
+/// batch_norm reads x, a relu_grad's operands are read while the
+/// batch_norm_grad writes its results. So the earlier kernel's inputs live
+/// through the later kernel, and with `first` the later kernel's results
+/// count as written at the earlier one (the planner places them where
+/// nothing live at either kernel is: every tensor released between the two
+/// is an input of the earlier kernel, kept). Flags whose host does not hold
+/// (fusedActivationHost) are skipped: validate() reports them.
+template <typename Index>
+void extendThroughFusedPairs(const Plan &plan, std::vector<Index> &last,
+                             std::vector<Index> *first = nullptr) {
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    if (!plan.kernels[k].isFusedActivation())
+      continue;
+    int64_t host = fusedActivationHost(plan, k);
+    if (host < 0)
+      continue;
+    size_t begin = std::min<size_t>(k, static_cast<size_t>(host));
+    size_t end = std::max<size_t>(k, static_cast<size_t>(host));
+    for (uint32_t t : plan.kernels[begin].inputs)
+      last[t] = std::max(last[t], static_cast<Index>(end));
+    if (first)
+      for (uint32_t t : plan.kernels[end].outputs)
+        (*first)[t] = std::min((*first)[t], static_cast<Index>(begin));
   }
 }
 

@@ -201,6 +201,10 @@ const Breakage kBreakages[] = {
      [](Plan &p) { p.kernels[1].flags = KernelDesc::kFusedCheckKernel; },
      "kernel #1 (train.sub) is marked a fused check, but only an "
      "mp.all_finite whose result no kernel reads"},
+    {"fused activation of another op",
+     [](Plan &p) { p.kernels[1].flags = KernelDesc::kFusedActivationKernel; },
+     "kernel #1 (train.sub) is marked a fused activation, but only a "
+     "train.relu right after the train.batch_norm"},
     {"both a view and a hoisted cast",
      [](Plan &p) {
        p.kernels[1].flags =

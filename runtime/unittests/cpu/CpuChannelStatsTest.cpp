@@ -166,3 +166,115 @@ TEST_F(CpuChannelStatsTest, BatchNormStatisticsSurviveALargeMean) {
     }
   }
 }
+
+/// A fused activation (Backend::Extras::relu / reluGrad, the plan's
+/// kFusedActivationKernel): batch_norm writing relu(y) in its own pass,
+/// and batch_norm_grad reading relu_grad(g, r) as it reads its gradient,
+/// give what the kernels give one by one on the same backend: the same
+/// statistics and gradients bit for bit (the masked gradient is exact in
+/// every dtype), and the same ReLU values (bit for bit but for the sign of
+/// a zero: relu before the rounding gives +0 where an f16 rounding of a
+/// tiny negative y gives -0 that relu keeps), for 1, 2 and 3 threads, with
+/// inf and NaN in g; y itself is not written.
+TEST_F(CpuChannelStatsTest, FusedReluIsTheKernelsOneByOne) {
+  const std::vector<std::vector<int64_t>> shapes = {{8, 9, 10, 24},
+                                                    {300, 130}};
+  auto views = [](std::vector<Tensor> &ts) {
+    std::vector<TensorView> v;
+    for (Tensor &t : ts)
+      v.push_back(t.view);
+    return v;
+  };
+  auto sameValues = [](const Tensor &got, const Tensor &want,
+                       const std::string &what) {
+    ASSERT_EQ(got.bytes.size(), want.bytes.size());
+    for (int64_t i = 0; i < got.view.numElements(); ++i) {
+      float g = loadFloat(got.view, i), w = loadFloat(want.view, i);
+      ASSERT_TRUE((std::isnan(g) && std::isnan(w)) || g == w)
+          << what << " element " << i << ": fused " << g << ", one by one "
+          << w;
+    }
+  };
+  for (DType dtype : kFloatTypes)
+    for (const std::vector<int64_t> &shape : shapes) {
+      int64_t features = shape.back();
+      std::string what = std::string(dtypeName(dtype)) + " " +
+                         formatShape(shape);
+      KernelDesc bn = batchNorm(static_cast<int64_t>(shape.size()) - 1);
+      KernelDesc relu, reluGrad, grad;
+      relu.op = "train.relu";
+      reluGrad.op = "train.relu_grad";
+      grad.op = "train.batch_norm_grad";
+      grad.attrs["feature_dim"] = bn.attrs["feature_dim"];
+      std::vector<Tensor> in = {
+          randomTensor(dtype, shape, 60, -2, 3, false),
+          randomTensor(DType::F32, {features}, 61),
+          randomTensor(DType::F32, {features}, 62),
+          randomTensor(DType::F32, {features}, 63),
+          randomTensor(DType::F32, {features}, 64, 0.5, 2, false)};
+      auto outputs = [&] {
+        return std::vector<Tensor>{
+            Tensor(dtype, shape), Tensor(DType::F32, {features}),
+            Tensor(DType::F32, {features}), Tensor(DType::F32, {features}),
+            Tensor(DType::F32, {features})};
+      };
+      // One by one: batch_norm, relu, relu_grad, batch_norm_grad.
+      std::vector<Tensor> want = outputs();
+      std::vector<TensorView> inV = views(in), wantV = views(want);
+      ASSERT_TRUE(cpu->run(bn, inV, wantV).isOk());
+      Tensor wantR(dtype, shape);
+      ASSERT_TRUE(cpu->run(relu, {wantV[0]}, {wantR.view}).isOk());
+      Tensor g = randomTensor(dtype, shape, 65); // inf and NaN among them
+      Tensor dy(dtype, shape);
+      ASSERT_TRUE(
+          cpu->run(reluGrad, {g.view, wantR.view}, {dy.view}).isOk());
+      std::vector<Tensor> gradIn = {dy, in[0], in[1], want[3], want[4]};
+      std::vector<Tensor> wantGrad = {Tensor(dtype, shape),
+                                      Tensor(DType::F32, {features}),
+                                      Tensor(DType::F32, {features})};
+      std::vector<TensorView> gradInV = views(gradIn),
+                              wantGradV = views(wantGrad);
+      ASSERT_TRUE(cpu->run(grad, gradInV, wantGradV).isOk());
+      for (int threads : {1, 2, 3}) {
+        setCpuThreads(threads);
+        std::string at = what + ", " + std::to_string(threads) + " threads";
+        std::vector<Tensor> got = outputs();
+        std::vector<TensorView> gotV = views(got);
+        std::vector<uint8_t> untouched = got[0].bytes;
+        Tensor gotR(dtype, shape);
+        Backend::Extras forward;
+        forward.relu = &relu;
+        forward.reluOut = &gotR.view;
+        Status status = cpu->runWith(bn, inV, gotV, forward);
+        ASSERT_TRUE(status.isOk()) << at << ": " << status.message();
+        // The fused pass, not the kernels one by one (which would pass too).
+        EXPECT_EQ(cpu->implementationOf(bn),
+                  "own loop over channels, the ReLU applied as it writes");
+        sameValues(gotR, wantR, "relu(batch_norm) " + at);
+        EXPECT_EQ(got[0].bytes, untouched) << "y written, " << at;
+        for (size_t o = 1; o < got.size(); ++o)
+          EXPECT_EQ(got[o].bytes, want[o].bytes) << "statistic " << o << ", "
+                                                 << at;
+        // The fused gradient: input #0 is not read (garbage here).
+        std::vector<Tensor> fusedIn = gradIn;
+        fusedIn[0] = randomTensor(dtype, shape, 66);
+        std::vector<TensorView> fusedInV = views(fusedIn);
+        std::vector<TensorView> reluGradIn = {g.view, wantR.view};
+        std::vector<Tensor> gotGrad = {Tensor(dtype, shape),
+                                       Tensor(DType::F32, {features}),
+                                       Tensor(DType::F32, {features})};
+        std::vector<TensorView> gotGradV = views(gotGrad);
+        Backend::Extras backward;
+        backward.reluGrad = &reluGrad;
+        backward.reluGradIn = &reluGradIn;
+        status = cpu->runWith(grad, fusedInV, gotGradV, backward);
+        ASSERT_TRUE(status.isOk()) << at << ": " << status.message();
+        EXPECT_EQ(cpu->implementationOf(grad), "own loop over channels, the "
+                                               "ReLU's mask applied as it reads");
+        for (size_t o = 0; o < gotGrad.size(); ++o)
+          EXPECT_EQ(gotGrad[o].bytes, wantGrad[o].bytes)
+              << "batch_norm_grad output " << o << ", " << at;
+      }
+      setCpuThreads(0);
+    }
+}

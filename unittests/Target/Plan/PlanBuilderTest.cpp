@@ -150,10 +150,30 @@ TEST_P(PlanBuilderTest, RecordsTheLayoutItDecided) {
   } else {
     EXPECT_EQ(hoisted, 0u);
   }
+  // Every batch norm's ReLU runs in its pass, and every ReLU gradient in
+  // its batch norm gradient's (the CNN: two of each); the other examples
+  // have no batch norm.
+  size_t norms = 0, fused = 0;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const mp::rt::KernelDesc &kernel = plan.kernels[k];
+    norms += kernel.op == "train.batch_norm" ||
+             kernel.op == "train.batch_norm_grad";
+    if (!kernel.isFusedActivation())
+      continue;
+    ++fused;
+    int64_t host = mp::rt::fusedActivationHost(plan, k);
+    ASSERT_GE(host, 0) << kernel.op;
+    EXPECT_EQ(plan.kernels[host].op, kernel.op == "train.relu"
+                                         ? "train.batch_norm"
+                                         : "train.batch_norm_grad");
+  }
+  EXPECT_EQ(fused, norms);
   // The arena excludes what lives outside it: planned once, by mp-compile.
+  // (Fused activations keep their flags: their pairs' lifetimes are longer,
+  // not elsewhere.)
   mp::rt::Plan unflagged = plan;
   for (mp::rt::KernelDesc &k : unflagged.kernels)
-    k.flags = 0;
+    k.flags &= mp::rt::KernelDesc::kFusedActivationKernel;
   for (mp::rt::ResultDesc &r : unflagged.results)
     r.flags = 0;
   mp::rt::planMemory(unflagged);

@@ -64,12 +64,23 @@ public:
     /// gradient (input #1) holds an inf or a NaN and is left alone
     /// otherwise. Null: none.
     uint8_t *allFinite = nullptr;
+    /// A fused activation (KernelDesc::kFusedActivationKernel) of a batch
+    /// norm kernel. `relu`: a train.relu of the batch_norm's y (output
+    /// #0, which nothing else reads) into `reluOut`; a backend may write
+    /// relu(y) there without writing y. `reluGrad`: a train.relu_grad of
+    /// `reluGradIn` (the gradient, the ReLU's output) whose result is the
+    /// batch_norm_grad's grad_y (input #0, which nothing else reads); a
+    /// backend may read the gradient masked by the ReLU instead of it.
+    const KernelDesc *relu = nullptr;
+    const TensorView *reluOut = nullptr;
+    const KernelDesc *reluGrad = nullptr;
+    const std::vector<TensorView> *reluGradIn = nullptr;
   };
 
   /// Runs `kernel` and what `extras` adds. A backend may fuse them into
   /// one pass; the results must be what the kernels give one after the
-  /// other (the cast after the kernel), which is what this default does
-  /// for the cast. The default has no gradient check.
+  /// other (a relu_grad before the kernel, a relu and a cast after it),
+  /// which is what this default does. The default has no gradient check.
   virtual Status runWith(const KernelDesc &kernel,
                          const std::vector<TensorView> &inputs,
                          const std::vector<TensorView> &outputs,
@@ -77,7 +88,13 @@ public:
     if (extras.allFinite)
       return unimplemented(std::string(name()) +
                            " does not check gradients in an update");
-    Status status = run(kernel, inputs, outputs);
+    Status status = Status::ok();
+    if (extras.reluGrad)
+      status = run(*extras.reluGrad, *extras.reluGradIn, {inputs[0]});
+    if (status.isOk())
+      status = run(kernel, inputs, outputs);
+    if (status.isOk() && extras.relu)
+      status = run(*extras.relu, {outputs[0]}, {*extras.reluOut});
     if (!status.isOk() || !extras.cast)
       return status;
     return run(*extras.cast, {outputs[extras.castOutput]}, {*extras.castOut});

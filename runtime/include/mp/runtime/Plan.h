@@ -92,6 +92,8 @@ struct KernelDesc {
   bool isHoistedCast() const { return flags & kHoistedCastKernel; }
   /// An mp.all_finite the optimizer updates may check for it.
   bool isFusedCheck() const { return flags & kFusedCheckKernel; }
+  /// A ReLU (or its gradient) run with its batch norm neighbour.
+  bool isFusedActivation() const { return flags & kFusedActivationKernel; }
 
   /// The result is a view of the input (one dtype, one byte size): the
   /// session gives it the input's storage and skips the kernel.
@@ -110,8 +112,19 @@ struct KernelDesc {
   /// it, which saves a pass over every gradient; another backend runs the
   /// check where it is.
   static constexpr uint32_t kFusedCheckKernel = 1u << 2;
-  static constexpr uint32_t kKnownFlags =
-      kViewKernel | kHoistedCastKernel | kFusedCheckKernel;
+  /// A train.relu right after the train.batch_norm whose result y it
+  /// reads, or a train.relu_grad right before the train.batch_norm_grad
+  /// that reads its result as grad_y, the tensor between them read by no
+  /// other kernel and no step result (fusedActivationHost): the session
+  /// runs it with its neighbour (Backend::Extras::relu / reluGrad), where a
+  /// backend may write relu(y) without y, or read the gradient masked by
+  /// the ReLU's output without the masked copy (one pass over the
+  /// activation each way fewer); every tensor of the pair lives through
+  /// both kernels (memory plan and validate()).
+  static constexpr uint32_t kFusedActivationKernel = 1u << 3;
+  static constexpr uint32_t kKnownFlags = kViewKernel | kHoistedCastKernel |
+                                          kFusedCheckKernel |
+                                          kFusedActivationKernel;
 
   /// Typed attribute access for kernels, by the generated name (a
   /// misspelt one does not compile): the attribute, else its ODS default,
@@ -289,6 +302,12 @@ bool isOptimizerUpdate(OpId op);
 /// (KernelDesc::kFusedCheckKernel) when no entry is UINT32_MAX.
 std::vector<uint32_t> gradientCheckers(const Plan &plan, size_t check);
 
+/// For a train.relu or train.relu_grad kernel `k` of `plan`: the index of
+/// the batch norm kernel it can run with (KernelDesc::kFusedActivationKernel:
+/// k - 1 for a relu of a batch_norm's y, k + 1 for a relu_grad whose result
+/// is the next batch_norm_grad's grad_y), or -1.
+int64_t fusedActivationHost(const Plan &plan, size_t k);
+
 /// Makes the plan's layout decisions, as mp-compile does for every plan:
 /// - double-buffered state: a persistent update whose value is a scratch
 ///   tensor no other result names, of a state that is no result's value;
@@ -298,6 +317,7 @@ std::vector<uint32_t> gradientCheckers(const Plan &plan, size_t check);
 ///   input's dtype and element count;
 /// - fused checks: an mp.all_finite every operand of which has a
 ///   gradientCheckers entry;
+/// - fused activations: a relu / relu_grad with a fusedActivationHost;
 /// then the arena (planMemory). Replaces the flags the plan had.
 void layOutPlan(Plan &plan, uint64_t alignment = kPlanAlignment);
 

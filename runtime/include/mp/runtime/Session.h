@@ -240,7 +240,12 @@ private:
   /// it clears, or -1).
   std::vector<bool> setsVerdict_;
   std::vector<int32_t> checkOf_;
-  void collectFusedChecks();
+  /// Fused activations (KernelDesc::isFusedActivation): not run in their
+  /// place but with their batch norm (activationAt_: per kernel, the
+  /// relu / relu_grad kernel it runs with, or -1; Backend::Extras).
+  std::vector<int32_t> activationAt_;
+  /// Both kinds of fused kernels of the plan.
+  void collectFusedKernels();
   /// Per kernel: not run in its place (a hoisted cast, an aliased reshape).
   std::vector<bool> skipped_;
   Memory castSlots_;
