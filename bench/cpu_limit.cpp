@@ -11,7 +11,11 @@
 // standalone rate for those shapes. JSON on stdout:
 //
 //   mp-bench-limit PLAN.mpplan [--min-time 0.3] [--max-reps 20]
-//                              [--threads N]
+//                              [--threads N] [--all]
+//
+// --all times every kernel of the plan alone the same way (integer operands
+// zero, floats random), to set each op's in-step time (mp-run --profile)
+// beside its time alone; the limit stays the contractions' sum.
 //
 // {"plan", "threads", "kernels": [{"index", "op", "shapes", "gflop", "ms",
 //  "gflops", "implementation"}], "gflop", "limit_ms"}
@@ -126,6 +130,7 @@ int main(int argc, char **argv) {
   std::string path;
   double minTime = 0.3;
   int maxReps = 20, threads = 0;
+  bool all = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     bool hasValue = i + 1 < argc;
@@ -135,16 +140,18 @@ int main(int argc, char **argv) {
       maxReps = std::atoi(argv[++i]);
     else if (arg == "--threads" && hasValue)
       threads = std::atoi(argv[++i]);
+    else if (arg == "--all")
+      all = true;
     else if (!arg.empty() && arg[0] != '-' && path.empty())
       path = arg;
     else
       fail("usage: mp-bench-limit PLAN.mpplan [--min-time S] [--max-reps N] "
-           "[--threads N] (unknown or incomplete argument '" +
+           "[--threads N] [--all] (unknown or incomplete argument '" +
            arg + "')");
   }
   if (path.empty())
     fail("usage: mp-bench-limit PLAN.mpplan [--min-time S] [--max-reps N] "
-         "[--threads N]");
+         "[--threads N] [--all]");
   if (threads > 0)
     setCpuThreads(threads);
   StatusOr<Plan> plan = readPlanFile(path);
@@ -161,7 +168,8 @@ int main(int argc, char **argv) {
   bool first = true;
   for (size_t k = 0; k < plan->kernels.size(); ++k) {
     const KernelDesc &kernel = plan->kernels[k];
-    if (!isContraction(kernel.opId()))
+    bool contraction = isContraction(kernel.opId());
+    if (!contraction && !all)
       continue;
     Status prepared = (*backend)->prepare(kernel, *plan);
     if (!prepared.isOk())
@@ -192,9 +200,11 @@ int main(int argc, char **argv) {
       fail("kernel #" + std::to_string(k) + " (" + kernel.op +
            "): " + status.message());
     double ms = std::min(t.first.best, t.second.best) * 1e3;
-    double flops = flopsOf(kernel, *plan);
-    totalMs += ms;
-    totalFlops += flops;
+    double flops = contraction ? flopsOf(kernel, *plan) : 0;
+    if (contraction) {
+      totalMs += ms;
+      totalFlops += flops;
+    }
     std::printf("%s\n  {\"index\": %zu, \"op\": \"%s\", \"shapes\": \"%s\", "
                 "\"gflop\": %.4f, \"ms\": %.3f, \"gflops\": %.1f, "
                 "\"implementation\": \"%s\"}",
