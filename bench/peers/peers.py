@@ -27,9 +27,10 @@ threads, TensorFlow's intra-op threads, mp-run --threads).
         [--rounds 3]
         [--steps 10] [--threads 2] [--build build] [--json FILE]
 
-After each (model, policy), mp-bench-limit times the plan's matmuls and
+In every round, mp-bench-limit also times mp's plan's matmuls and
 convolutions alone on oneDNN (the step's GEMM-bound time: its
-contractions at oneDNN's standalone rate for those shapes). Prints one
+contractions at oneDNN's standalone rate for those shapes; the best round
+kept, like the contenders'). Prints one
 table per model and writes the rows and limits as JSON (--json), which
 bench/cpu_tables.py --peers turns into mp's ratio to each peer and to the
 limit.
@@ -153,6 +154,29 @@ def export_torch(model_name, work):
             "--init-params", stem + ".init.safetensors"]
 
 
+class Limit:
+    """The GEMM-bound time of an mp plan, timed in the rounds like a
+    contender (the machine's speed moves between rounds: each round's
+    measure, the best kept): mp-bench-limit runs each of the plan's
+    matmuls and convolutions alone on oneDNN (best of 4 calls) and sums."""
+
+    name = "GEMM-bound"
+
+    def __init__(self, mp_run):
+        self.plan = mp_run.plan
+        self.threads = mp_run.threads
+        self.binary = os.path.join(os.path.dirname(mp_run.binary), "mp-bench-limit")
+
+    def run(self, steps):
+        out = subprocess.run([self.binary, self.plan, "--threads", str(self.threads),
+                              "--min-time", "0", "--max-reps", "2"],
+                             check=True, capture_output=True, text=True).stdout
+        return json.loads(out)["limit_ms"]
+
+    def close(self):
+        pass
+
+
 class MpRun:
     """mp-run on a plan, one process per round: the mean of its per-step
     times (--log-every 1) after the first step, which creates oneDNN's
@@ -195,14 +219,6 @@ class MpRun:
                 len(rates), steps + 1, out[-500:]))
         return sum(self.batch * 1000.0 / r for r in rates[1:]) / steps
 
-    def limit(self):
-        """mp-bench-limit on the plan: its contractions alone on oneDNN,
-        summed (the GEMM-bound time of the step), in ms."""
-        out = subprocess.run([os.path.join(os.path.dirname(self.binary), "mp-bench-limit"),
-                              self.plan, "--threads", str(self.threads)],
-                             check=True, capture_output=True, text=True).stdout
-        return json.loads(out)["limit_ms"]
-
     def close(self):
         pass
 
@@ -243,24 +259,25 @@ def main():
                                             work, codegen=name == "mp-codegen"))
                 else:
                     contenders.append(Worker(name, model, policy, args.threads))
+            # The GEMM-bound limit of the plan (mp's and mp-codegen's have the
+            # same contractions: one of them), timed in the rounds too.
+            plan = next((c for c in contenders if isinstance(c, MpRun)), None)
+            if plan:
+                contenders.append(Limit(plan))
             best = {c.name: float("inf") for c in contenders}
             for _ in range(args.rounds):
                 for c in contenders:
                     best[c.name] = min(best[c.name], c.run(args.steps))
-            # The GEMM-bound limit, after the timed rounds (the plans of mp
-            # and mp-codegen have the same contractions: one of them).
-            limit = next((c.limit() for c in contenders if isinstance(c, MpRun)), None)
             for c in contenders:
                 c.close()
             for name, ms in best.items():
-                rows.append({"model": model, "policy": policy, "contender": name,
-                             "ms": round(ms, 2)})
+                if name == Limit.name:
+                    limits.append({"model": model, "policy": policy, "ms": round(ms, 2)})
+                else:
+                    rows.append({"model": model, "policy": policy, "contender": name,
+                                 "ms": round(ms, 2)})
                 print("%-12s %-8s %-14s %9.1f ms/step" % (model, policy, name, ms),
                       flush=True)
-            if limit is not None:
-                limits.append({"model": model, "policy": policy, "ms": round(limit, 2)})
-                print("%-12s %-8s %-14s %9.1f ms/step" % (model, policy, "GEMM-bound",
-                                                          limit), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": cpu, "isa": isa, "threads": args.threads,
