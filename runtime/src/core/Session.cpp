@@ -169,7 +169,7 @@ std::vector<std::string> Session::kernelImplementations() const {
   return out;
 }
 
-Status Session::runKernel(size_t k) {
+Status Session::runKernel(size_t k, bool fuseActivations) {
   const KernelDesc &kernel = plan_.kernels[k];
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
@@ -179,7 +179,8 @@ Status Session::runKernel(size_t k) {
     return Status::ok();
   }
   const std::vector<size_t> &casts = castsAfter_[k];
-  int32_t check = checkOf_[k], activation = activationAt_[k];
+  int32_t check = checkOf_[k],
+          activation = fuseActivations ? activationAt_[k] : -1;
   if (casts.empty() && check < 0 && activation < 0)
     return backend_->run(kernel, in, out);
   Backend::Extras extras;
@@ -227,9 +228,11 @@ Status Session::runStepWatched(
   MP_RETURN_IF_ERROR(checkBound());
   haveResults_ = false;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    if (skipped_[k])
+    // Fused activations run in their place: a watcher reads every
+    // kernel's outputs, and a fused batch norm writes no y.
+    if (skipped_[k] && !plan_.kernels[k].isFusedActivation())
       continue;
-    Status status = runKernel(k);
+    Status status = runKernel(k, /*fuseActivations=*/false);
     if (status.isOk() && device_)
       status = device_->finishStep();
     if (!status.isOk()) {

@@ -42,11 +42,13 @@ void extendThroughRegions(const Plan &plan, std::vector<Index> &last) {
 /// A fused activation (KernelDesc::kFusedActivationKernel) runs in its
 /// batch norm neighbour's pass: a relu's result is written while the
 /// batch_norm reads x, a relu_grad's operands are read while the
-/// batch_norm_grad writes its results. So the earlier kernel's inputs live
-/// through the later kernel, and with `first` the later kernel's results
-/// count as written at the earlier one (the planner places them where
-/// nothing live at either kernel is: every tensor released between the two
-/// is an input of the earlier kernel, kept). Flags whose host does not hold
+/// batch_norm_grad writes its results. So the earlier kernel's operands
+/// (its inputs, and its results even when nothing reads them: a statistic
+/// written while the relu's result is) live through the later kernel, and
+/// with `first` the later kernel's results count as written at the earlier
+/// one (the planner places them where nothing live at either kernel is:
+/// every tensor released between the two is an operand of the earlier
+/// kernel, kept). Flags whose host does not hold
 /// (fusedActivationHost) are skipped: validate() reports them.
 template <typename Index>
 void extendThroughFusedPairs(const Plan &plan, std::vector<Index> &last,
@@ -59,8 +61,10 @@ void extendThroughFusedPairs(const Plan &plan, std::vector<Index> &last,
       continue;
     size_t begin = std::min<size_t>(k, static_cast<size_t>(host));
     size_t end = std::max<size_t>(k, static_cast<size_t>(host));
-    for (uint32_t t : plan.kernels[begin].inputs)
-      last[t] = std::max(last[t], static_cast<Index>(end));
+    for (const std::vector<uint32_t> *ts :
+         {&plan.kernels[begin].inputs, &plan.kernels[begin].outputs})
+      for (uint32_t t : *ts)
+        last[t] = std::max(last[t], static_cast<Index>(end));
     if (first)
       for (uint32_t t : plan.kernels[end].outputs)
         (*first)[t] = std::min((*first)[t], static_cast<Index>(begin));

@@ -837,4 +837,72 @@ TEST_F(CpuBackendTest, FusedGradientCheckFailsTheStepLikeTheKernel) {
   }
 }
 
+/// A watched step (the non-finite replay, mp-run --ranges) runs a fused
+/// batch norm + ReLU as its two kernels, so that the watcher reads the
+/// batch norm's y (a fused pass does not write it) and the ReLU's result
+/// after each: relu(y) == r, element for element; a plain step fuses.
+TEST_F(CpuBackendTest, WatchedStepRunsFusedActivationsInTheirPlace) {
+  using mp::rt::testing::TestPlanBuilder;
+  using mp::rt::testing::floats;
+  using mp::rt::testing::ints;
+  TestPlanBuilder b;
+  const DType f32 = DType::F32;
+  uint32_t x = b.tensor(TensorKind::Input, f32, {64, 16}, "x");
+  uint32_t scale = b.tensor(TensorKind::Param, f32, {16}, "scale");
+  uint32_t offset = b.tensor(TensorKind::Param, f32, {16}, "offset");
+  uint32_t mean = b.tensor(TensorKind::Buffer, f32, {16}, "mean");
+  uint32_t var = b.tensor(TensorKind::Buffer, f32, {16}, "var");
+  uint32_t y = b.scratch(f32, {64, 16}), newMean = b.scratch(f32, {16}),
+           newVar = b.scratch(f32, {16}), saved = b.scratch(f32, {16}),
+           inv = b.scratch(f32, {16}), r = b.scratch(f32, {64, 16}),
+           loss = b.scratch(f32, {});
+  b.kernel("train.batch_norm", {x, scale, offset, mean, var},
+           {y, newMean, newVar, saved, inv}, {{"feature_dim", ints({1})}});
+  b.kernel("train.relu", {y}, {r});
+  b.kernel("train.reduce_sum", {r}, {loss}, {{"dims", ints({0, 1})}});
+  b.result(ResultRole::Loss, loss, "loss");
+  b.result(ResultRole::Buffer, newMean, "mean", mean);
+  b.result(ResultRole::Buffer, newVar, "var", var);
+  Plan plan = b.finishLaidOut();
+  ASSERT_TRUE(plan.kernels[1].isFusedActivation());
+  StatusOr<std::unique_ptr<Session>> created = Session::create(plan, "cpu");
+  ASSERT_TRUE(created.isOk()) << created.status().message();
+  Session &session = **created;
+  ASSERT_TRUE(session.initParams(5).isOk());
+  std::vector<float> ones(16, 1.0f), zeros(16, 0.0f);
+  ASSERT_TRUE(session.setTensor("scale", f32, {16}, ones.data(), 64).isOk());
+  ASSERT_TRUE(session.setTensor("offset", f32, {16}, zeros.data(), 64).isOk());
+  std::vector<float> input(64 * 16);
+  for (size_t i = 0; i < input.size(); ++i)
+    input[i] = std::sin(0.37f * static_cast<float>(i)) * 3.0f;
+  ASSERT_TRUE(session.setTensor("x", f32, {64, 16}, input.data(),
+                                input.size() * 4)
+                  .isOk());
+  float plainLoss = 0;
+  ASSERT_TRUE(session.runStep(&plainLoss).isOk());
+  EXPECT_EQ(session.kernelImplementations()[0],
+            "own loop over channels, the ReLU applied as it writes");
+  std::vector<float> yValues(64 * 16), rValues(64 * 16);
+  std::vector<size_t> watched;
+  Status status = session.runStepWatched([&](size_t kernel) {
+    watched.push_back(kernel);
+    if (kernel == 0)
+      EXPECT_TRUE(session.readTensor(y, yValues.data(), yValues.size() * 4)
+                      .isOk());
+    if (kernel == 1)
+      EXPECT_TRUE(session.readTensor(r, rValues.data(), rValues.size() * 4)
+                      .isOk());
+    return true;
+  });
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_EQ(watched, (std::vector<size_t>{0, 1, 2}));
+  size_t positive = 0;
+  for (size_t i = 0; i < yValues.size(); ++i) {
+    ASSERT_EQ(rValues[i], yValues[i] < 0 ? 0.0f : yValues[i]) << i;
+    positive += yValues[i] > 0;
+  }
+  EXPECT_GT(positive, 0u);
+  EXPECT_LT(positive, yValues.size());
+}
+
 } // namespace

@@ -254,7 +254,9 @@ private:
   /// of `flipped`, the double-buffered results.
   void collectHoistedCasts(const std::vector<const ResultDesc *> &flipped);
   Status placeHoistedCasts();
-  Status runKernel(size_t k);
+  /// Runs kernel `k` with what the layout adds to it (hoisted casts, a
+  /// fused check); with `fuseActivations`, its fused activation too.
+  Status runKernel(size_t k, bool fuseActivations = true);
   /// Loads the plan's generated code where the backend runs it (else
   /// records why not in codeStatus_); never fails the session: the
   /// region's kernels are the fallback.
