@@ -177,8 +177,12 @@ public:
     }
     if (handled) {
       // What runs them from now on (the session asks for the same extras
-      // every step).
-      std::string &what = chosen_[&kernel].what;
+      // every step): said once.
+      Choice &choice = chosen_[&kernel];
+      if (choice.saysExtras)
+        return Status::ok();
+      choice.saysExtras = true;
+      std::string &what = choice.what;
       if (extras.relu || extras.reluGrad)
         what = std::string("own loop over channels, the ReLU") +
                (extras.relu ? " applied as it writes" : "'s mask applied as it reads");
@@ -213,6 +217,8 @@ private:
     std::string what;
     /// A hash of the op, dtypes and shapes it was chosen for (signatureOf).
     uint64_t signature = 0;
+    /// `what` already says what runWith's extras add.
+    bool saysExtras = false;
   };
 
   /// FNV-1a of the kernel's op and its views' dtypes and shapes, without
