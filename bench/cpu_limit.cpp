@@ -90,26 +90,17 @@ static double flopsOf(const KernelDesc &kernel, const Plan &plan) {
          static_cast<double>(std::max<int64_t>(1, outChannels));
 }
 
+/// "bf16[256, 1024], bf16[1024, 4096] -> bf16[256, 4096]".
 static std::string shapesOf(const KernelDesc &kernel, const Plan &plan) {
-  std::string out;
-  auto add = [&](uint32_t id) {
-    const TensorDesc &t = plan.tensors[id];
-    if (!out.empty())
-      out += ", ";
-    out += std::string(dtypeName(t.dtype)) + formatShape(t.shape);
+  auto list = [&](const std::vector<uint32_t> &ids) {
+    std::string text;
+    for (uint32_t id : ids)
+      text += (text.empty() ? "" : ", ") +
+              std::string(dtypeName(plan.tensors[id].dtype)) +
+              formatShape(plan.tensors[id].shape);
+    return text;
   };
-  for (uint32_t id : kernel.inputs)
-    add(id);
-  out += " ->";
-  out += " ";
-  bool first = true;
-  for (uint32_t id : kernel.outputs) {
-    const TensorDesc &t = plan.tensors[id];
-    out += (first ? "" : ", ") + std::string(dtypeName(t.dtype)) +
-           formatShape(t.shape);
-    first = false;
-  }
-  return out;
+  return list(kernel.inputs) + " -> " + list(kernel.outputs);
 }
 
 /// A buffer of random values in [-1, 1) of the tensor's dtype.

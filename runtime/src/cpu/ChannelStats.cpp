@@ -41,18 +41,18 @@ const float *maskedRowsOf(const TensorView &g, const TensorView *r, int64_t r0,
     return rowsOf(g, r0, m, features, gBuf);
   size_t n = static_cast<size_t>(m * features);
   gBuf.resize(n);
-  if (g.dtype == DType::F32)
-    std::copy_n(static_cast<const float *>(g.data) + r0 * features, n,
-                gBuf.data());
-  else
-    toFloats(g.dtype, at(g, r0 * features), gBuf.data(), m * features);
+  // An f32 gradient is read in place; a 16-bit one widened into gBuf
+  // first (then masked in place).
+  const float *gv = g.dtype == DType::F32
+                        ? static_cast<const float *>(g.data) + r0 * features
+                        : rowsOf(g, r0, m, features, gBuf);
   const float *rv = rowsOf(*r, r0, m, features, rBuf);
-  float *gv = gBuf.data();
+  float *masked = gBuf.data();
   runVectorized([&] {
     for (size_t i = 0; i < n; ++i)
-      gv[i] = ref::reluGradF(gv[i], rv[i]);
+      masked[i] = ref::reluGradF(gv[i], rv[i]);
   });
-  return gBuf.data();
+  return masked;
 }
 
 // The loop bodies, inlined into each instruction set's copy

@@ -11,8 +11,6 @@
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Plan.h"
 
-#include <algorithm>
-
 using namespace mp::rt;
 
 bool mp::rt::isStateUpdate(const ResultDesc &result) {
@@ -86,6 +84,8 @@ std::vector<uint32_t> mp::rt::gradientCheckers(const Plan &plan,
               plan.tensors[t].numElements())
         found = static_cast<uint32_t>(k);
     }
+    if (found == UINT32_MAX)
+      return {};
     checkers.push_back(found);
   }
   return checkers;
@@ -155,10 +155,7 @@ void mp::rt::layOutPlan(Plan &plan, uint64_t alignment) {
       continue;
     }
     if (kernel.opId() == OpId::MpAllFinite) {
-      std::vector<uint32_t> checkers = gradientCheckers(plan, k);
-      if (!checkers.empty() &&
-          std::find(checkers.begin(), checkers.end(), UINT32_MAX) ==
-              checkers.end())
+      if (!gradientCheckers(plan, k).empty())
         kernel.flags |= KernelDesc::kFusedCheckKernel;
       continue;
     }

@@ -316,11 +316,8 @@ private:
         continue;
       }
       if (kernel.isFusedCheck()) {
-        std::vector<uint32_t> checkers = gradientCheckers(plan, k);
         if (kernel.flags != KernelDesc::kFusedCheckKernel ||
-            checkers.empty() ||
-            std::find(checkers.begin(), checkers.end(), UINT32_MAX) !=
-                checkers.end())
+            gradientCheckers(plan, k).empty())
           return invalidArgument(
               describeKernel(k) +
               " is marked a fused check, but only an mp.all_finite whose "

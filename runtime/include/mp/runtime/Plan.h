@@ -297,9 +297,9 @@ bool isOptimizerUpdate(OpId op);
 
 /// For an mp.all_finite kernel `check` of `plan`: per operand, the first
 /// later kernel that is an optimizer update reading it as its gradient
-/// (same element count), or UINT32_MAX; empty when the check's result is
-/// read by a kernel or an id is out of range. The check can be fused
-/// (KernelDesc::kFusedCheckKernel) when no entry is UINT32_MAX.
+/// (same element count); empty when an operand has none, the check's
+/// result is read by a kernel or an id is out of range. The check can be
+/// fused (KernelDesc::kFusedCheckKernel) when it is not empty.
 std::vector<uint32_t> gradientCheckers(const Plan &plan, size_t check);
 
 /// For a train.relu or train.relu_grad kernel `k` of `plan`: the index of
@@ -315,8 +315,7 @@ int64_t fusedActivationHost(const Plan &plan, size_t k);
 ///   is no step result;
 /// - views: a train.reshape whose result (scratch, no step result) has its
 ///   input's dtype and element count;
-/// - fused checks: an mp.all_finite every operand of which has a
-///   gradientCheckers entry;
+/// - fused checks: an mp.all_finite with gradientCheckers;
 /// - fused activations: a relu / relu_grad with a fusedActivationHost;
 /// then the arena (planMemory). Replaces the flags the plan had.
 void layOutPlan(Plan &plan, uint64_t alignment = kPlanAlignment);
