@@ -14,8 +14,10 @@
 //                              [--threads N] [--all]
 //
 // --all times every kernel of the plan alone the same way (integer operands
-// zero, floats random), to set each op's in-step time (mp-run --profile)
-// beside its time alone; the limit stays the contractions' sum.
+// zero, floats random, scalars 1), to set each op's in-step time (mp-run
+// --profile) beside its time alone; the limit stays the contractions' sum.
+// A kernel other than a contraction that refuses such operands is listed
+// with "error" (its message) instead of "ms".
 //
 // {"plan", "threads", "kernels": [{"index", "op", "shapes", "gflop", "ms",
 //  "gflops", "implementation"}], "gflop", "limit_ms"}
@@ -103,7 +105,9 @@ static std::string shapesOf(const KernelDesc &kernel, const Plan &plan) {
   return list(kernel.inputs) + " -> " + list(kernel.outputs);
 }
 
-/// A buffer of random values in [-1, 1) of the tensor's dtype.
+/// A buffer of random values in [-1, 1) of the tensor's dtype; a scalar
+/// holds 1 (a step count, a loss scale or a learning rate: every op that
+/// reads one accepts 1).
 static std::vector<uint8_t> randomTensor(const TensorDesc &t,
                                          std::mt19937 &rng) {
   int64_t n = t.numElements();
@@ -111,10 +115,24 @@ static std::vector<uint8_t> randomTensor(const TensorDesc &t,
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::vector<float> values(static_cast<size_t>(n));
   for (float &v : values)
-    v = uniform(rng);
+    v = t.shape.empty() ? 1.0f : uniform(rng);
   if (isFloat(t.dtype))
     fromFloats(values.data(), t.dtype, bytes.data(), n);
   return bytes;
+}
+
+/// `text` as the inside of a JSON string.
+static std::string jsonEscape(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20)
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
 }
 
 int main(int argc, char **argv) {
@@ -187,9 +205,20 @@ int main(int argc, char **argv) {
     // The kernel against itself: timePair's alternation, both sides the
     // same call; the best of all of them.
     std::pair<Timing, Timing> t = timePair(run, run, minTime, maxReps);
-    if (!status.isOk())
+    if (!status.isOk() && contraction)
       fail("kernel #" + std::to_string(k) + " (" + kernel.op +
            "): " + status.message());
+    if (!status.isOk()) {
+      // Another kernel that refuses random operands (--all only): named,
+      // not timed.
+      std::printf("%s\n  {\"index\": %zu, \"op\": \"%s\", \"shapes\": "
+                  "\"%s\", \"error\": \"%s\"}",
+                  first ? "" : ",", k, kernel.op.c_str(),
+                  shapesOf(kernel, *plan).c_str(),
+                  jsonEscape(status.message()).c_str());
+      first = false;
+      continue;
+    }
     double ms = std::min(t.first.best, t.second.best) * 1e3;
     double flops = contraction ? flopsOf(kernel, *plan) : 0;
     if (contraction) {
