@@ -4,6 +4,7 @@
 
 #include "cpu/Parallel.h"
 #include "cpu/Softmax.h"
+#include "cpu/VectorLevel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -70,8 +71,12 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
         rowLoss[n] = (max - x[label[n]]) + std::log(sum);
         continue;
       }
-      for (int64_t c = 0; c < classes; ++c)
-        e[c] = (e[c] / sum - (c == label[n] ? 1.0f : 0.0f)) * factor;
+      float *__restrict ev = e.data();
+      int64_t hot = label[n];
+      runVectorized([&] {
+        for (int64_t c = 0; c < classes; ++c)
+          ev[c] = (ev[c] / sum - (c == hot ? 1.0f : 0.0f)) * factor;
+      });
       fromFloats(e.data(), out.dtype, result + n * classes * size, classes);
     }
   });

@@ -5,21 +5,51 @@
 #include "cpu/Parallel.h"
 #include "cpu/VectorMath.h"
 #include "cpu/Sums.h"
+#include "cpu/VectorLevel.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mp::rt;
 
+/// The row's maximum in sixteen lanes folded at the end: `v > m ? v : m`
+/// ignores NaN as fmax does and, on a vector of lanes, is one vmaxps (a
+/// running fmax over the row is one long dependency chain of scalar
+/// compares). The max of a set does not depend on the order it is taken
+/// in, but for the sign of a zero, which x - max and max - x[label] do not
+/// see.
+static inline __attribute__((always_inline)) float rowMax(const float *x,
+                                                          int64_t n) {
+  typedef float Lanes __attribute__((vector_size(64)));
+  constexpr int64_t kLanes = 16;
+  const float low = -std::numeric_limits<float>::infinity();
+  Lanes lanes = {low, low, low, low, low, low, low, low,
+                 low, low, low, low, low, low, low, low};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    Lanes v;
+    std::memcpy(&v, x + j, sizeof v);
+    lanes = v > lanes ? v : lanes;
+  }
+  float max = low;
+  for (; j < n; ++j)
+    max = x[j] > max ? x[j] : max;
+  for (int64_t l = 0; l < kLanes; ++l)
+    max = lanes[l] > max ? lanes[l] : max;
+  return max;
+}
+
 float cpu::expRow(DType dtype, const void *row, int64_t length, float *x,
                   float *e, float &sum) {
   toFloats(dtype, row, x, length);
-  float max = -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < length; ++j)
-    max = std::fmax(max, x[j]);
-  for (int64_t j = 0; j < length; ++j)
-    e[j] = x[j] - max;
+  float max = 0;
+  runVectorized([&] {
+    max = rowMax(x, length);
+    for (int64_t j = 0; j < length; ++j)
+      e[j] = x[j] - max;
+  });
   vectorExp(e, e, length);
   sum = static_cast<float>(cpu::sumOf(e, length));
   return max;
@@ -61,13 +91,19 @@ void cpu::runSoftmaxLastAxis(const KernelDesc &kernel,
       float sum;
       float max = expRow(x.dtype, in + r * length * size, length, row.data(),
                          e.data(), sum);
+      float *__restrict ev = e.data();
+      const float *__restrict xv = row.data();
       if (isLog) {
         float logSum = std::log(sum);
-        for (int64_t j = 0; j < length; ++j)
-          e[j] = row[j] - max - logSum;
+        runVectorized([&] {
+          for (int64_t j = 0; j < length; ++j)
+            ev[j] = xv[j] - max - logSum;
+        });
       } else {
-        for (int64_t j = 0; j < length; ++j)
-          e[j] = e[j] / sum;
+        runVectorized([&] {
+          for (int64_t j = 0; j < length; ++j)
+            ev[j] = ev[j] / sum;
+        });
       }
       fromFloats(e.data(), y.dtype, out + r * length * size, length);
     }
