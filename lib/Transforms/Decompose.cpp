@@ -295,6 +295,80 @@ void lowerAttentionGrad(train::AttentionGradOp op,
   op.getGradValue().replaceAllUsesWith(dv);
 }
 
+/// What operand `v` of a binary elementwise op is at the small shape: the
+/// source of a train.broadcast (with its dims in `dims`, which the other
+/// operand's broadcast must share) or a train.fill (any shape); null when
+/// it is neither.
+struct SmallOperand {
+  train::BroadcastOp broadcast;
+  train::FillOp fill;
+};
+std::optional<SmallOperand> smallOperand(Value v) {
+  if (auto b = v.getDefiningOp<train::BroadcastOp>())
+    return SmallOperand{b, nullptr};
+  if (auto f = v.getDefiningOp<train::FillOp>())
+    return SmallOperand{nullptr, f};
+  return std::nullopt;
+}
+
+/// add / sub / mul / div / maximum / minimum of two broadcasts of the same
+/// shape and dims, or of a broadcast and a fill: the op on the broadcast's
+/// source shape, then one broadcast (exact: each element of the result is
+/// the op on the same two values). The mean's gradient as PyTorch writes
+/// it, div(broadcast(g), fill(N)), then computes N x fewer divisions and
+/// writes no full-size fill. Returns whether it rewrote `op`.
+bool narrowOverBroadcast(Operation *op) {
+  if (!isa<train::AddOp, train::SubOp, train::MulOp, train::DivOp,
+           train::MaximumOp, train::MinimumOp>(op) ||
+      op->getNumOperands() != 2 || op->getNumResults() != 1)
+    return false;
+  std::optional<SmallOperand> lhs = smallOperand(op->getOperand(0)),
+                              rhs = smallOperand(op->getOperand(1));
+  if (!lhs || !rhs || (!lhs->broadcast && !rhs->broadcast))
+    return false;
+  train::BroadcastOp shape = lhs->broadcast ? lhs->broadcast : rhs->broadcast;
+  auto small = dyn_cast<RankedTensorType>(shape.getX().getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!small || !result)
+    return false;
+  for (std::optional<SmallOperand> o : {lhs, rhs})
+    if (o->broadcast &&
+        (o->broadcast.getDims() != shape.getDims() ||
+         cast<ShapedType>(o->broadcast.getX().getType()).getShape() !=
+             small.getShape()))
+      return false;
+  OpBuilder b(op);
+  auto narrow = [&](SmallOperand o) -> Value {
+    if (o.broadcast)
+      return o.broadcast.getX();
+    auto type = cast<RankedTensorType>(o.fill.getType());
+    auto fill = train::FillOp::create(b, op->getLoc(),
+                                      type.clone(small.getShape()),
+                                      o.fill.getValueAttr());
+    fill->setDiscardableAttrs(o.fill->getDiscardableAttrDictionary());
+    return fill;
+  };
+  Value operands[2] = {narrow(*lhs), narrow(*rhs)};
+  Operation *narrowed = b.clone(*op);
+  narrowed->setOperands(operands);
+  narrowed->getResult(0).setType(result.clone(small.getShape()));
+  auto wide = train::BroadcastOp::create(b, op->getLoc(), result,
+                                         narrowed->getResult(0),
+                                         shape.getDimsAttr());
+  wide->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  op->getResult(0).replaceAllUsesWith(wide.getResult());
+  // The wide operands, unless something else reads them (both may be the
+  // same op: mul(b, b)).
+  Operation *defs[2] = {op->getOperand(0).getDefiningOp(), nullptr};
+  if (Operation *other = op->getOperand(1).getDefiningOp(); other != defs[0])
+    defs[1] = other;
+  op->erase();
+  for (Operation *def : defs)
+    if (def && def->use_empty())
+      def->erase();
+  return true;
+}
+
 struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
@@ -350,6 +424,17 @@ struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
     for (Operation *op : ops)
       if (isa<train::AttentionOp, train::AttentionGradOp>(op))
         op->erase();
+    // Elementwise ops over broadcasts, in program order (a narrowed op's
+    // broadcast may feed the next one: div(broadcast(g), fill) then
+    // mul(that, broadcast(h)) narrow in turn).
+    SmallVector<Operation *> elementwise;
+    getOperation().walk([&](Operation *op) {
+      if (isa<train::AddOp, train::SubOp, train::MulOp, train::DivOp,
+              train::MaximumOp, train::MinimumOp>(op))
+        elementwise.push_back(op);
+    });
+    for (Operation *op : elementwise)
+      narrowOverBroadcast(op);
   }
 };
 

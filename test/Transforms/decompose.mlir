@@ -77,3 +77,44 @@ func.func @broadcast_matmul(%a: tensor<2x4x5x8xf32>, %b: tensor<1x1x8x3xf32>, %c
   %3 = train.matmul %a, %g : tensor<2x4x5x8xf32>, tensor<2x4x8x3xf32> -> tensor<2x4x5x3xf32>
   return %0, %1, %2, %3 : tensor<2x4x5x3xf32>, tensor<6x5x3xf32>, tensor<2x4x5x3xf32>, tensor<2x4x5x3xf32>
 }
+
+// -----
+
+// An elementwise op over broadcasts of one shape and dims, or over a
+// broadcast and a fill, runs at the small shape and is broadcast once: the
+// mean's gradient (div by the count), a chain that narrows in turn, a
+// shared operand, and discardable attributes. Kept: a broadcast against a
+// full-size tensor, broadcasts of different dims, two fills.
+// CHECK-LABEL: func.func @narrow_over_broadcast
+// CHECK: %[[N:.*]] = train.fill 1.024000e+03 : tensor<4x3xf32>
+// CHECK: %[[D:.*]] = train.div %arg0, %[[N]] : tensor<4x3xf32>
+// CHECK: %[[M:.*]] = train.mul %[[D]], %arg1 {mp.force = "fp32"} : tensor<4x3xf32>
+// CHECK: train.broadcast %[[M]] {dims = array<i64: 0, 3>, mp.force = "fp32"} : tensor<4x3xf32> -> tensor<4x5x5x3xf32>
+// CHECK: %[[S:.*]] = train.maximum %arg0, %arg0 : tensor<4x3xf32>
+// CHECK: train.broadcast %[[S]] {dims = array<i64: 0, 3>} : tensor<4x3xf32> -> tensor<4x5x5x3xf32>
+// CHECK: %[[B:.*]] = train.broadcast %arg0 {dims = array<i64: 0, 3>} : tensor<4x3xf32> -> tensor<4x5x5x3xf32>
+// CHECK: train.add %[[B]], %arg2 : tensor<4x5x5x3xf32>
+// CHECK: %[[C:.*]] = train.broadcast %arg3 {dims = array<i64: 0, 1>} : tensor<3x3xf32> -> tensor<3x3x3xf32>
+// CHECK: %[[E:.*]] = train.broadcast %arg3 {dims = array<i64: 1, 2>} : tensor<3x3xf32> -> tensor<3x3x3xf32>
+// CHECK: train.add %[[C]], %[[E]] : tensor<3x3x3xf32>
+// CHECK: %[[F2:.*]] = train.fill 2.000000e+00 : tensor<4x5x5x3xf32>
+// CHECK: %[[F3:.*]] = train.fill 3.000000e+00 : tensor<4x5x5x3xf32>
+// CHECK: train.sub %[[F2]], %[[F3]] : tensor<4x5x5x3xf32>
+func.func @narrow_over_broadcast(%g: tensor<4x3xf32>, %h: tensor<4x3xf32>, %full: tensor<4x5x5x3xf32>, %k: tensor<3x3xf32>) -> (tensor<4x5x5x3xf32>, tensor<4x5x5x3xf32>, tensor<4x5x5x3xf32>, tensor<3x3x3xf32>, tensor<4x5x5x3xf32>) {
+  %b = train.broadcast %g {dims = array<i64: 0, 3>} : tensor<4x3xf32> -> tensor<4x5x5x3xf32>
+  %n = train.fill 1024.0 : tensor<4x5x5x3xf32>
+  %d = train.div %b, %n : tensor<4x5x5x3xf32>
+  %bh = train.broadcast %h {dims = array<i64: 0, 3>} : tensor<4x3xf32> -> tensor<4x5x5x3xf32>
+  %m = train.mul %d, %bh {mp.force = "fp32"} : tensor<4x5x5x3xf32>
+  %b2 = train.broadcast %g {dims = array<i64: 0, 3>} : tensor<4x3xf32> -> tensor<4x5x5x3xf32>
+  %s = train.maximum %b2, %b2 : tensor<4x5x5x3xf32>
+  %b3 = train.broadcast %g {dims = array<i64: 0, 3>} : tensor<4x3xf32> -> tensor<4x5x5x3xf32>
+  %a = train.add %b3, %full : tensor<4x5x5x3xf32>
+  %c = train.broadcast %k {dims = array<i64: 0, 1>} : tensor<3x3xf32> -> tensor<3x3x3xf32>
+  %e = train.broadcast %k {dims = array<i64: 1, 2>} : tensor<3x3xf32> -> tensor<3x3x3xf32>
+  %ce = train.add %c, %e : tensor<3x3x3xf32>
+  %f2 = train.fill 2.0 : tensor<4x5x5x3xf32>
+  %f3 = train.fill 3.0 : tensor<4x5x5x3xf32>
+  %ff = train.sub %f2, %f3 : tensor<4x5x5x3xf32>
+  return %m, %s, %a, %ce, %ff : tensor<4x5x5x3xf32>, tensor<4x5x5x3xf32>, tensor<4x5x5x3xf32>, tensor<3x3x3xf32>, tensor<4x5x5x3xf32>
+}

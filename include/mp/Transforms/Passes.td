@@ -150,6 +150,13 @@ def Decompose : Pass<"mp-decompose", "::mlir::ModuleOp"> {
     batches: an rhs whose batch is all 1s is reshaped to the shared rank-2
     form (no copy), any other operand whose batch differs from the
     result's is `broadcast` to it.
+    An `add`, `sub`, `mul`, `div`, `maximum` or `minimum` whose operands
+    are two `broadcast`s of one source shape with the same dims, or a
+    `broadcast` and a `fill`, becomes the op at the source shape (a `fill`
+    of that shape) and one `broadcast` of its result: exact, as each result
+    element is the op on the same two values. The mean's gradient as
+    PyTorch writes it (`div(broadcast(g), fill(N))`) then divides the small
+    tensor and writes no full-size fill; a chain narrows in turn.
     Discardable attributes (`mp.force`, locations) carry over. Runs first in
     the pipeline, so that the precision passes see what will run.
   }];

@@ -331,6 +331,16 @@ bool reduceRun(const KernelDesc &kernel, bool mean,
         acc[0] = sum;
       } else if (inType == DType::F32) {
         addColumns(acc, in[0].as<const float>() + first, mid, inner, n);
+      } else if (n == inner) {
+        // Whole rows are contiguous: as many as the buffer holds widened
+        // at once (one call each, not two per short row), then added row
+        // by row as before.
+        int64_t rowsAtOnce = std::max<int64_t>(1, kChunk / n);
+        for (int64_t m = 0; m < mid; m += rowsAtOnce) {
+          int64_t rows = std::min(rowsAtOnce, mid - m);
+          toFloats(inType, elementAt(in[0], first + m * inner), buf, rows * n);
+          addColumns(acc, buf, rows, n, n);
+        }
       } else {
         for (int64_t m = 0; m < mid; ++m) {
           toFloats(inType, elementAt(in[0], first + m * inner), buf, n);
