@@ -6,6 +6,8 @@
 #include "common/ElementMath.h"
 
 #include <algorithm>
+#include <cstring>
+#include <initializer_list>
 
 using namespace mp::rt;
 using namespace mp::rt::cpu;
@@ -58,45 +60,218 @@ const float *maskedRowsOf(const TensorView &g, const TensorView *r, int64_t r0,
 // The loop bodies, inlined into each instruction set's copy
 // (runVectorized); the loops over the features vectorize. ChannelStats.cpp
 // is built with -ffp-contract=off: no multiply-add is fused.
+//
+// f32 and bf16 tensors are read (and written) in place, each element
+// widened (rounded) in the loop itself: `Elems` says how. f16, and a
+// mix of dtypes, go through f32 buffers (rowsOf, mapRows) instead.
 
-/// One block: mean[c] = sum / m, m2[c] = sum of (x - mean)^2, in f64.
+struct F32Elems {
+  using T = float;
+  static inline __attribute__((always_inline)) float load(const float *p,
+                                                          int64_t i) {
+    return p[i];
+  }
+  static inline __attribute__((always_inline)) void store(float *p, int64_t i,
+                                                          float v) {
+    p[i] = v;
+  }
+};
+
+/// bf16 as fromFloats rounds it (core/FloatConvert.cpp: to nearest even,
+/// NaN quiet). Loads are the bare widening: toFloats also quiets a
+/// signalling NaN, which every value loaded here goes through arithmetic
+/// that quiets it anyway (to the same NaN).
+struct Bf16Elems {
+  using T = uint16_t;
+  static inline __attribute__((always_inline)) float load(const uint16_t *p,
+                                                          int64_t i) {
+    uint32_t wide = static_cast<uint32_t>(p[i]) << 16;
+    float v;
+    std::memcpy(&v, &wide, sizeof v);
+    return v;
+  }
+  static inline __attribute__((always_inline)) void store(uint16_t *p,
+                                                          int64_t i, float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+    uint32_t quietNan = (bits >> 16) | 0x40u;
+    p[i] = static_cast<uint16_t>(
+        (bits & 0x7fffffffu) > 0x7f800000u ? quietNan : rounded);
+  }
+};
+
+/// One block: mean[c] = sum / m, m2[c] = sum of (x - mean)^2, in f64. Four
+/// rows at a time, added in pairs before they reach the running sum: the
+/// sum's dependency chain is a quarter as long (the running sums stay in
+/// memory between rows), and the order is fixed by the shape.
+template <typename E>
 inline __attribute__((always_inline)) void
-blockMoments(const float *__restrict x, int64_t m, int64_t f,
+blockMoments(const typename E::T *__restrict x, int64_t m, int64_t f,
              double *__restrict mean, double *__restrict m2) {
   for (int64_t c = 0; c < f; ++c)
     mean[c] = m2[c] = 0;
-  for (int64_t r = 0; r < m; ++r) {
-    const float *row = x + r * f;
+  int64_t r = 0;
+  for (; r + 4 <= m; r += 4) {
+    const typename E::T *row = x + r * f;
     for (int64_t c = 0; c < f; ++c)
-      mean[c] += static_cast<double>(row[c]);
+      mean[c] += (static_cast<double>(E::load(row, c)) +
+                  static_cast<double>(E::load(row, f + c))) +
+                 (static_cast<double>(E::load(row, 2 * f + c)) +
+                  static_cast<double>(E::load(row, 3 * f + c)));
   }
+  for (; r < m; ++r)
+    for (int64_t c = 0; c < f; ++c)
+      mean[c] += static_cast<double>(E::load(x, r * f + c));
   double count = static_cast<double>(m);
   for (int64_t c = 0; c < f; ++c)
     mean[c] /= count;
-  for (int64_t r = 0; r < m; ++r) {
-    const float *row = x + r * f;
-    for (int64_t c = 0; c < f; ++c) {
-      double d = static_cast<double>(row[c]) - mean[c];
-      m2[c] += d * d;
-    }
+  // (x[i] - mean[c])^2, element i of channel c.
+  auto square = [&](const typename E::T *row, int64_t i, int64_t c) {
+    double d = static_cast<double>(E::load(row, i)) - mean[c];
+    return d * d;
+  };
+  for (r = 0; r + 4 <= m; r += 4) {
+    const typename E::T *row = x + r * f;
+    for (int64_t c = 0; c < f; ++c)
+      m2[c] += (square(row, c, c) + square(row, f + c, c)) +
+               (square(row, 2 * f + c, c) + square(row, 3 * f + c, c));
   }
+  for (; r < m; ++r)
+    for (int64_t c = 0; c < f; ++c)
+      m2[c] += square(x + r * f, c, c);
 }
 
-/// One block: sumG[c] = sum of g, sumGX[c] = sum of g (x - center), in f64.
+/// One block: sumG[c] = sum of g, sumGX[c] = sum of g (x - center), in f64,
+/// four rows at a time like blockMoments. With `Masked`, g is read as
+/// relu_grad(g, r) writes it.
+template <typename E, bool Masked>
 inline __attribute__((always_inline)) void
-blockGradSums(const float *__restrict g, const float *__restrict x, int64_t m,
-              int64_t f, const double *__restrict center,
-              double *__restrict sumG, double *__restrict sumGX) {
+blockGradSums(const typename E::T *__restrict g,
+              const typename E::T *__restrict x,
+              const typename E::T *__restrict r, int64_t m, int64_t f,
+              const double *__restrict center, double *__restrict sumG,
+              double *__restrict sumGX) {
   for (int64_t c = 0; c < f; ++c)
     sumG[c] = sumGX[c] = 0;
-  for (int64_t r = 0; r < m; ++r) {
-    const float *gr = g + r * f, *xr = x + r * f;
+  auto gAt = [&](int64_t i) {
+    float gv = E::load(g, i);
+    return static_cast<double>(Masked ? ref::reluGradF(gv, E::load(r, i))
+                                      : gv);
+  };
+  auto xAt = [&](int64_t i, int64_t c) {
+    return static_cast<double>(E::load(x, i)) - center[c];
+  };
+  int64_t row = 0;
+  for (; row + 4 <= m; row += 4) {
+    int64_t i = row * f;
     for (int64_t c = 0; c < f; ++c) {
-      double gv = static_cast<double>(gr[c]);
-      sumG[c] += gv;
-      sumGX[c] += gv * (static_cast<double>(xr[c]) - center[c]);
+      double g0 = gAt(i + c), g1 = gAt(i + f + c), g2 = gAt(i + 2 * f + c),
+             g3 = gAt(i + 3 * f + c);
+      sumG[c] += (g0 + g1) + (g2 + g3);
+      sumGX[c] += (g0 * xAt(i + c, c) + g1 * xAt(i + f + c, c)) +
+                  (g2 * xAt(i + 2 * f + c, c) + g3 * xAt(i + 3 * f + c, c));
     }
   }
+  for (; row < m; ++row)
+    for (int64_t c = 0; c < f; ++c) {
+      double gv = gAt(row * f + c);
+      sumG[c] += gv;
+      sumGX[c] += gv * xAt(row * f + c, c);
+    }
+}
+
+/// Rows [begin, end) of [rows, f] as runs of whole rows: `group` rows at a
+/// time (one flat loop over group * f elements, so that a few channels do
+/// not make a short inner loop per row), then the rest one by one;
+/// body(first element, elements). The per-channel parameters the bodies
+/// read are replicated `group` times (replicated()), so element j of a run
+/// reads parameter j.
+template <typename Body>
+inline __attribute__((always_inline)) void
+forRowRuns(int64_t begin, int64_t end, int64_t f, int64_t group,
+           const Body &body) {
+  int64_t r = begin;
+  for (; r + group <= end; r += group)
+    body(r * f, group * f);
+  for (; r < end; ++r)
+    body(r * f, f);
+}
+
+/// Rows per run of forRowRuns: about 256 elements.
+int64_t runRows(int64_t f) {
+  return std::max<int64_t>(1, 256 / std::max<int64_t>(f, 1));
+}
+
+/// v[0, f) repeated `group` times.
+std::vector<float> replicated(const float *v, int64_t f, int64_t group) {
+  std::vector<float> out(static_cast<size_t>(f * group));
+  for (int64_t i = 0; i < f * group; ++i)
+    out[i] = v[i % f];
+  return out;
+}
+
+/// y = (x - mean) a + offset (then relu) over rows [begin, end); the
+/// parameters replicated `group` times.
+template <typename E, bool Relu>
+inline __attribute__((always_inline)) void
+normalizeRows(const typename E::T *__restrict x, typename E::T *__restrict y,
+              int64_t begin, int64_t end, int64_t f, int64_t group,
+              const float *__restrict mean, const float *__restrict a,
+              const float *__restrict offset) {
+  forRowRuns(begin, end, f, group, [&](int64_t first, int64_t n) {
+    const typename E::T *__restrict xv = x + first;
+    typename E::T *__restrict yv = y + first;
+    for (int64_t j = 0; j < n; ++j) {
+      float v = (E::load(xv, j) - mean[j]) * a[j] + offset[j];
+      E::store(yv, j, Relu ? ref::reluF(v) : v);
+    }
+  });
+}
+
+/// d = k (g - meanG - xhat meanGXhat) over rows [begin, end), the terms
+/// replicated `group` times; with `Masked`, g read as relu_grad(g, r)
+/// writes it.
+template <typename E, bool Masked>
+inline __attribute__((always_inline)) void
+normalizeGradRows(const typename E::T *__restrict g,
+                  const typename E::T *__restrict x,
+                  const typename E::T *__restrict r,
+                  typename E::T *__restrict d, int64_t begin, int64_t end,
+                  int64_t f, int64_t group, const ChannelGradTerms &t) {
+  const float *__restrict mean = t.mean, *__restrict inv = t.inv,
+                          *__restrict k = t.k, *__restrict meanG = t.meanG,
+                          *__restrict meanGXhat = t.meanGXhat;
+  forRowRuns(begin, end, f, group, [&](int64_t first, int64_t n) {
+    const typename E::T *__restrict gv = g + first, *__restrict xv = x + first,
+                                    *__restrict rv = Masked ? r + first : r;
+    typename E::T *__restrict dv = d + first;
+    for (int64_t j = 0; j < n; ++j) {
+      float gj = E::load(gv, j);
+      if (Masked)
+        gj = ref::reluGradF(gj, E::load(rv, j));
+      float xhat = (E::load(xv, j) - mean[j]) * inv[j];
+      E::store(dv, j, k[j] * (gj - meanG[j] - xhat * meanGXhat[j]));
+    }
+  });
+}
+
+/// Whether every view is f32, or every one bf16: the in-place paths.
+bool inPlace(std::initializer_list<const TensorView *> views, DType &dtype) {
+  dtype = (*views.begin())->dtype;
+  if (dtype != DType::F32 && dtype != DType::BF16)
+    return false;
+  for (const TensorView *v : views)
+    if (v && v->dtype != dtype)
+      return false;
+  return true;
+}
+
+template <typename T> const T *typed(const TensorView &v) {
+  return static_cast<const T *>(v.data);
+}
+template <typename T> T *typedOut(const TensorView &v) {
+  return static_cast<T *>(v.data);
 }
 
 /// The blocks of [rows, features] (statsBlockRows each, the last shorter)
@@ -146,6 +321,12 @@ void mapRows(const TensorView *const (&in)[NIn], const TensorView &out,
   });
 }
 
+/// Rows per task of the elementwise passes.
+int64_t passGrain(int64_t features) {
+  return std::max<int64_t>(cpu::statsBlockRows(features),
+                           (int64_t(1) << 14) / std::max<int64_t>(features, 1));
+}
+
 } // namespace
 
 int64_t cpu::statsBlockRows(int64_t features) {
@@ -159,11 +340,20 @@ void cpu::channelMoments(const TensorView &x, int64_t rows, int64_t features,
   size_t f = static_cast<size_t>(features);
   std::vector<double> blockMean(static_cast<size_t>(blocks) * f),
       blockM2(blockMean.size());
+  DType dtype;
+  bool direct = inPlace({&x}, dtype);
   forEachBlock(rows, features, [&](int64_t b, int64_t r0, int64_t m) {
-    std::vector<float> buf;
-    const float *v = rowsOf(x, r0, m, features, buf);
     double *bm = &blockMean[b * f], *bm2 = &blockM2[b * f];
-    runVectorized([&] { blockMoments(v, m, features, bm, bm2); });
+    int64_t first = r0 * features;
+    if (direct && dtype == DType::BF16) {
+      const uint16_t *v = typed<uint16_t>(x) + first;
+      runVectorized([&] { blockMoments<Bf16Elems>(v, m, features, bm, bm2); });
+      return;
+    }
+    std::vector<float> buf;
+    const float *v = direct ? typed<float>(x) + first
+                            : rowsOf(x, r0, m, features, buf);
+    runVectorized([&] { blockMoments<F32Elems>(v, m, features, bm, bm2); });
   });
   // Chan et al.'s pairwise combination, block after block in order.
   mean.assign(f, 0.0);
@@ -192,13 +382,34 @@ void cpu::channelGradSums(const TensorView &g, const TensorView &x,
   std::vector<double> centerD(center, center + f);
   std::vector<double> blockG(static_cast<size_t>(blocks) * f),
       blockGX(blockG.size());
+  DType dtype;
+  bool direct = inPlace({&g, &x, mask}, dtype);
   forEachBlock(rows, features, [&](int64_t b, int64_t r0, int64_t m) {
-    std::vector<float> gBuf, xBuf, maskBuf;
-    const float *gv = maskedRowsOf(g, mask, r0, m, features, gBuf, maskBuf);
-    const float *xv = rowsOf(x, r0, m, features, xBuf);
     double *sg = &blockG[b * f], *sgx = &blockGX[b * f];
-    runVectorized(
-        [&] { blockGradSums(gv, xv, m, features, centerD.data(), sg, sgx); });
+    const double *ctr = centerD.data();
+    int64_t first = r0 * features;
+    auto run = [&](auto elems, const auto *gv, const auto *xv,
+                   const auto *rv) {
+      using E = decltype(elems);
+      runVectorized([&] {
+        if (rv)
+          blockGradSums<E, true>(gv, xv, rv, m, features, ctr, sg, sgx);
+        else
+          blockGradSums<E, false>(gv, xv, rv, m, features, ctr, sg, sgx);
+      });
+    };
+    if (direct && dtype == DType::BF16) {
+      run(Bf16Elems(), typed<uint16_t>(g) + first, typed<uint16_t>(x) + first,
+          mask ? typed<uint16_t>(*mask) + first : nullptr);
+    } else if (direct) {
+      run(F32Elems(), typed<float>(g) + first, typed<float>(x) + first,
+          mask ? typed<float>(*mask) + first : nullptr);
+    } else {
+      std::vector<float> gBuf, xBuf, maskBuf;
+      const float *gv = maskedRowsOf(g, mask, r0, m, features, gBuf, maskBuf);
+      const float *xv = rowsOf(x, r0, m, features, xBuf);
+      run(F32Elems(), gv, xv, static_cast<const float *>(nullptr));
+    }
   });
   sumG.assign(f, 0.0);
   sumGX.assign(f, 0.0);
@@ -212,15 +423,39 @@ void cpu::channelGradSums(const TensorView &g, const TensorView &x,
 void cpu::normalizeChannels(const TensorView &x, const TensorView &y,
                             int64_t rows, int64_t features, const float *mean,
                             const float *a, const float *offset, bool relu) {
+  DType dtype;
+  if (inPlace({&x, &y}, dtype)) {
+    int64_t group = runRows(features);
+    std::vector<float> meanR = replicated(mean, features, group),
+                       aR = replicated(a, features, group),
+                       offsetR = replicated(offset, features, group);
+    auto pass = [&](auto elems) {
+      using E = decltype(elems);
+      using T = typename E::T;
+      const T *xv = typed<T>(x);
+      T *yv = typedOut<T>(y);
+      parallelFor(rows, passGrain(features), [&](int64_t begin, int64_t end) {
+        runVectorized([&] {
+          if (relu)
+            normalizeRows<E, true>(xv, yv, begin, end, features, group,
+                                   meanR.data(), aR.data(), offsetR.data());
+          else
+            normalizeRows<E, false>(xv, yv, begin, end, features, group,
+                                    meanR.data(), aR.data(), offsetR.data());
+        });
+      });
+    };
+    if (dtype == DType::BF16)
+      pass(Bf16Elems());
+    else
+      pass(F32Elems());
+    return;
+  }
   const TensorView *in[1] = {&x};
   mapRows(in, y, rows, features,
           [&](const float *const *src, float *__restrict dst, int64_t m) {
-            const float *__restrict v = src[0];
-            for (int64_t r = 0; r < m; ++r)
-              for (int64_t c = 0; c < features; ++c) {
-                int64_t i = r * features + c;
-                dst[i] = (v[i] - mean[c]) * a[c] + offset[c];
-              }
+            normalizeRows<F32Elems, false>(src[0], dst, 0, m, features, 1,
+                                           mean, a, offset);
             if (relu)
               for (int64_t i = 0; i < m * features; ++i)
                 dst[i] = ref::reluF(dst[i]);
@@ -231,16 +466,44 @@ void cpu::normalizeChannelsGrad(const TensorView &g, const TensorView &x,
                                 const TensorView &d, int64_t rows,
                                 int64_t features, const ChannelGradTerms &t,
                                 const TensorView *mask) {
+  DType dtype;
+  if (inPlace({&g, &x, &d, mask}, dtype)) {
+    int64_t group = runRows(features);
+    std::vector<float> kR = replicated(t.k, features, group),
+                       meanR = replicated(t.mean, features, group),
+                       invR = replicated(t.inv, features, group),
+                       meanGR = replicated(t.meanG, features, group),
+                       meanGXhatR = replicated(t.meanGXhat, features, group);
+    ChannelGradTerms terms{kR.data(), meanR.data(), invR.data(), meanGR.data(),
+                           meanGXhatR.data()};
+    auto pass = [&](auto elems) {
+      using E = decltype(elems);
+      using T = typename E::T;
+      const T *gv = typed<T>(g), *xv = typed<T>(x),
+              *rv = mask ? typed<T>(*mask) : nullptr;
+      T *dv = typedOut<T>(d);
+      parallelFor(rows, passGrain(features), [&](int64_t begin, int64_t end) {
+        runVectorized([&] {
+          if (rv)
+            normalizeGradRows<E, true>(gv, xv, rv, dv, begin, end, features,
+                                       group, terms);
+          else
+            normalizeGradRows<E, false>(gv, xv, rv, dv, begin, end, features,
+                                        group, terms);
+        });
+      });
+    };
+    if (dtype == DType::BF16)
+      pass(Bf16Elems());
+    else
+      pass(F32Elems());
+    return;
+  }
   const TensorView *in[2] = {&g, &x};
   mapRows(in, d, rows, features,
           [&](const float *const *src, float *__restrict dst, int64_t m) {
-            const float *__restrict gv = src[0], *__restrict v = src[1];
-            for (int64_t r = 0; r < m; ++r)
-              for (int64_t c = 0; c < features; ++c) {
-                int64_t i = r * features + c;
-                float xhat = (v[i] - t.mean[c]) * t.inv[c];
-                dst[i] = t.k[c] * (gv[i] - t.meanG[c] - xhat * t.meanGXhat[c]);
-              }
+            normalizeGradRows<F32Elems, false>(src[0], src[1], nullptr, dst, 0,
+                                               m, features, 1, t);
           },
           mask);
 }
