@@ -311,15 +311,24 @@ bool reduceRun(const KernelDesc &kernel, bool mean,
     return true;
   double count = mean ? static_cast<double>(mid) : 1.0;
   DType inType = in[0].dtype, outType = out[0].dtype;
-  int64_t blocks = (inner + kChunk - 1) / kChunk;
+  // Columns per item: kChunk, or fewer where there are fewer items than
+  // threads (a bias gradient: one [rows, features] sum, outer 1), in
+  // multiples of 16. Each column's sum is the same whatever the split.
+  int64_t width = kChunk;
+  int64_t threads = std::max<int64_t>(1, cpuThreads());
+  bool fewItems = outer * ((inner + kChunk - 1) / kChunk) < threads &&
+                  mid * inner >= kGrain;
+  if (fewItems)
+    width = std::clamp<int64_t>((inner / threads + 15) / 16 * 16, 16, kChunk);
+  int64_t blocks = (inner + width - 1) / width;
   int64_t grain = std::max<int64_t>(
-      1, kGrain / std::max<int64_t>(1, mid * std::min(inner, kChunk)));
-  parallelFor(outer * blocks, grain, [&](int64_t begin, int64_t end) {
+      1, kGrain / std::max<int64_t>(1, mid * std::min(inner, width)));
+  auto items = [&](int64_t begin, int64_t end) {
     double acc[kChunk];
     float buf[kChunk];
     for (int64_t item = begin; item < end; ++item) {
-      int64_t o = item / blocks, c = (item % blocks) * kChunk;
-      int64_t n = std::min(kChunk, inner - c);
+      int64_t o = item / blocks, c = (item % blocks) * width;
+      int64_t n = std::min(width, inner - c);
       int64_t first = o * mid * inner + c;
       std::fill(acc, acc + n, 0.0);
       if (inner == 1 && inType == DType::F32) {
@@ -331,27 +340,34 @@ bool reduceRun(const KernelDesc &kernel, bool mean,
         acc[0] = sum;
       } else if (inType == DType::F32) {
         addColumns(acc, in[0].as<const float>() + first, mid, inner, n);
-      } else if (n == inner) {
-        // Whole rows are contiguous: as many as the buffer holds widened
-        // at once (one call each, not two per short row), then added row
-        // by row as before.
+      } else if (inType == DType::BF16) {
+        addColumnsBf16(acc, in[0].as<const uint16_t>() + first, mid, inner, n);
+      } else {
+        // As many rows as the buffer holds widened before they are added
+        // (one addColumns call for them, not one per short row), added
+        // row by row as before.
         int64_t rowsAtOnce = std::max<int64_t>(1, kChunk / n);
         for (int64_t m = 0; m < mid; m += rowsAtOnce) {
           int64_t rows = std::min(rowsAtOnce, mid - m);
-          toFloats(inType, elementAt(in[0], first + m * inner), buf, rows * n);
+          if (n == inner)
+            toFloats(inType, elementAt(in[0], first + m * inner), buf,
+                     rows * n);
+          else
+            for (int64_t k = 0; k < rows; ++k)
+              toFloats(inType, elementAt(in[0], first + (m + k) * inner),
+                       buf + k * n, n);
           addColumns(acc, buf, rows, n, n);
-        }
-      } else {
-        for (int64_t m = 0; m < mid; ++m) {
-          toFloats(inType, elementAt(in[0], first + m * inner), buf, n);
-          addColumns(acc, buf, 1, n, n);
         }
       }
       for (int64_t j = 0; j < n; ++j)
         buf[j] = static_cast<float>(acc[j] / count);
       fromFloats(buf, outType, elementAt(out[0], o * inner + c), n);
     }
-  });
+  };
+  if (fewItems)
+    parallelForItems(outer * blocks, items);
+  else
+    parallelFor(outer * blocks, grain, items);
   return true;
 }
 

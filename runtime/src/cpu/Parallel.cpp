@@ -158,3 +158,20 @@ void cpu::parallelFor(int64_t n, int64_t grain,
     for (int index = 0; index < parts; ++index) // busy or nested: in order
       part(index);
 }
+
+void cpu::parallelForItems(int64_t items,
+                           const std::function<void(int64_t, int64_t)> &fn) {
+  int64_t parts = std::min<int64_t>(cpuThreads(), items);
+  if (parts <= 1) {
+    fn(0, items);
+    return;
+  }
+  auto part = [&](int index) {
+    int64_t begin = items * index / parts, end = items * (index + 1) / parts;
+    if (begin < end)
+      fn(begin, end);
+  };
+  if (!WorkerPool::get().run(static_cast<int>(parts), part))
+    for (int index = 0; index < parts; ++index)
+      part(index);
+}

@@ -24,6 +24,13 @@ namespace mp::rt::cpu {
 void parallelFor(int64_t n, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn);
 
+/// Runs fn(begin, end) over [0, items) in as many contiguous parts as there
+/// are threads (at most one per item), without parallelFor's 64-element
+/// boundaries: for a few large items (column blocks of a reduction) that
+/// each write whole cache lines of their own.
+void parallelForItems(int64_t items,
+                      const std::function<void(int64_t, int64_t)> &fn);
+
 } // namespace mp::rt::cpu
 
 #endif // MP_RUNTIME_CPU_PARALLEL_H

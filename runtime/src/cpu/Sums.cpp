@@ -3,6 +3,8 @@
 #include "cpu/VectorLevel.h"
 #include "reference/Accumulate.h"
 
+#include <cstring>
+
 using namespace mp::rt;
 
 namespace {
@@ -39,11 +41,64 @@ namespace {
 /// (the compiler vectorizes them over the columns; Sums.cpp is built with
 /// -ffp-contract=off, so every addition and multiply stays the
 /// reference's).
+/// A column's f32 value, from f32 or bf16 (the bare widening: the sums do
+/// not see a NaN's payload).
+inline __attribute__((always_inline)) double widened(const float *p,
+                                                     int64_t j) {
+  return static_cast<double>(p[j]);
+}
+inline __attribute__((always_inline)) double widened(const uint16_t *p,
+                                                     int64_t j) {
+  uint32_t bits = static_cast<uint32_t>(p[j]) << 16;
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return static_cast<double>(v);
+}
+
+/// kPanel columns' sums over all the rows, the running sums in registers
+/// (a fixed count, fully unrolled): each column's additions in row order,
+/// as the row-by-row loop makes them, without storing and reloading the
+/// running sums at every row.
+constexpr int64_t kPanel = 32;
+template <typename T>
+__attribute__((always_inline)) inline void
+panelColumns(double *__restrict acc, const T *__restrict a, int64_t rows,
+             int64_t stride) {
+  double s[kPanel];
+  for (int64_t j = 0; j < kPanel; ++j)
+    s[j] = acc[j];
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *ar = a + r * stride;
+    for (int64_t j = 0; j < kPanel; ++j)
+      s[j] += widened(ar, j);
+  }
+  for (int64_t j = 0; j < kPanel; ++j)
+    acc[j] = s[j];
+}
+
+/// acc[j] += each row's value of column j, rows in order: panels of kPanel
+/// columns, then the rest row by row.
+template <typename T>
+__attribute__((always_inline)) inline void
+valueColumns(double *__restrict acc, const T *__restrict a, int64_t rows,
+             int64_t stride, int64_t n) {
+  int64_t j0 = 0;
+  for (; j0 + kPanel <= n; j0 += kPanel)
+    panelColumns(acc + j0, a + j0, rows, stride);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = j0; j < n; ++j)
+      acc[j] += widened(a + r * stride, j);
+}
+
 template <Term K>
 __attribute__((always_inline)) inline void
 columns(double *__restrict acc, double *__restrict prod,
         const float *__restrict a, const float *__restrict b, int64_t rows,
         int64_t stride, int64_t n, const double *__restrict center) {
+  if constexpr (K == Term::Value) {
+    valueColumns(acc, a, rows, stride, n);
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const float *ar = a + r * stride;
     if constexpr (K == Term::Value) {
@@ -148,6 +203,17 @@ columns256(double *acc, double *prod, const float *a, const float *b,
   columns<K>(acc, prod, a, b, rows, stride, n, center);
 }
 
+template <typename T>
+__attribute__((target("avx512f"))) void
+values512(double *acc, const T *a, int64_t rows, int64_t stride, int64_t n) {
+  valueColumns(acc, a, rows, stride, n);
+}
+template <typename T>
+__attribute__((target("avx2"))) void
+values256(double *acc, const T *a, int64_t rows, int64_t stride, int64_t n) {
+  valueColumns(acc, a, rows, stride, n);
+}
+
 template <Term K>
 void columnsDispatch(double *acc, double *prod, const float *a, const float *b,
                      int64_t rows, int64_t stride, int64_t n,
@@ -183,6 +249,19 @@ double dispatch(const float *a, const float *b, int64_t n, double center) {
 
 } // namespace
 
+void cpu::addColumnsBf16(double *acc, const uint16_t *x, int64_t rows,
+                         int64_t stride, int64_t n) {
+  switch (cpu::vectorLevel()) {
+  case cpu::VectorLevel::Avx512:
+    return values512(acc, x, rows, stride, n);
+  case cpu::VectorLevel::Avx2:
+    return values256(acc, x, rows, stride, n);
+  case cpu::VectorLevel::None:
+    break;
+  }
+  valueColumns(acc, x, rows, stride, n);
+}
+
 double cpu::sumOf(const float *v, int64_t n) {
   return dispatch<Term::Value>(v, nullptr, n, 0.0);
 }
@@ -204,6 +283,11 @@ void columnsDispatch(double *acc, double *prod, const float *a, const float *b,
   columns<K>(acc, prod, a, b, rows, stride, n, center);
 }
 } // namespace
+
+void cpu::addColumnsBf16(double *acc, const uint16_t *x, int64_t rows,
+                         int64_t stride, int64_t n) {
+  valueColumns(acc, x, rows, stride, n);
+}
 
 double cpu::sumOf(const float *v, int64_t n) { return ref::sumOf(v, n); }
 double cpu::sumOfSquares(const float *v, int64_t n, double center) {

@@ -30,6 +30,10 @@ double sumOfProducts(const float *a, const float *b, int64_t n, double center);
 ///   addColumnGradSums: sum[j] += g[j]; prod[j] += g[j] * (x[j] - center[j])
 void addColumns(double *acc, const float *x, int64_t rows, int64_t stride,
                 int64_t n);
+/// addColumns of bf16 values (widened as they are read: the same sums as
+/// addColumns of their f32 values).
+void addColumnsBf16(double *acc, const uint16_t *x, int64_t rows,
+                    int64_t stride, int64_t n);
 void addColumnSquares(double *acc, const float *x, int64_t rows,
                       int64_t stride, int64_t n, const double *center);
 void addColumnGradSums(double *sum, double *prod, const float *g,

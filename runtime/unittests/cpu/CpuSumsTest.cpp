@@ -12,6 +12,7 @@
 #include "cpu/Sums.h"
 #include "mp/runtime/CpuFeatures.h"
 #include "reference/Accumulate.h"
+#include "mp/runtime/Tensor.h"
 
 #include <gtest/gtest.h>
 
@@ -59,6 +60,38 @@ TEST(CpuSums, AreBitwiseTheReference) {
   }
   EXPECT_TRUE(orderMatters)
       << "the data does not tell one order of the additions from another";
+}
+
+/// addColumns (panels of columns whose running sums stay in registers,
+/// then the rest) and addColumnsBf16: each column's terms added in row
+/// order, bitwise the plain loop, for widths around the panel size, a
+/// stride wider than the columns, and bf16 values read as their f32
+/// values.
+TEST(CpuSums, ColumnSumsAreRowOrderBitwise) {
+  SCOPED_TRACE(cpuFeatures());
+  for (int64_t rows : {1, 5, 300})
+    for (int64_t n : {1, 31, 32, 33, 64, 100}) {
+      SCOPED_TRACE("rows " + std::to_string(rows) + ", n " + std::to_string(n));
+      int64_t stride = n + 7;
+      std::vector<float> x = wideRange(rows * stride, 3 + unsigned(rows * n));
+      std::vector<uint16_t> half(x.size());
+      fromFloats(x.data(), DType::BF16, half.data(), rows * stride);
+      std::vector<float> rounded(x.size());
+      toFloats(DType::BF16, half.data(), rounded.data(), rows * stride);
+      std::vector<double> want(n, 0.5), wantHalf(n, 0.5);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          want[j] += static_cast<double>(x[r * stride + j]);
+          wantHalf[j] += static_cast<double>(rounded[r * stride + j]);
+        }
+      std::vector<double> got(n, 0.5), gotHalf(n, 0.5);
+      cpu::addColumns(got.data(), x.data(), rows, stride, n);
+      cpu::addColumnsBf16(gotHalf.data(), half.data(), rows, stride, n);
+      for (int64_t j = 0; j < n; ++j) {
+        EXPECT_TRUE(sameBits(got[j], want[j])) << "column " << j;
+        EXPECT_TRUE(sameBits(gotHalf[j], wantHalf[j])) << "bf16 column " << j;
+      }
+    }
 }
 
 } // namespace
