@@ -1,6 +1,8 @@
 //===- ChannelStats.cpp - batch norm over [rows, features] by row blocks --===//
 #include "cpu/ChannelStats.h"
 
+#include "cpu/ElementAccess.h"
+
 #include "cpu/Parallel.h"
 #include "cpu/VectorLevel.h"
 #include "common/ElementMath.h"
@@ -62,44 +64,8 @@ const float *maskedRowsOf(const TensorView &g, const TensorView *r, int64_t r0,
 // is built with -ffp-contract=off: no multiply-add is fused.
 //
 // f32 and bf16 tensors are read (and written) in place, each element
-// widened (rounded) in the loop itself: `Elems` says how. f16, and a
+// widened (rounded) in the loop itself (cpu/ElementAccess.h). f16, and a
 // mix of dtypes, go through f32 buffers (rowsOf, mapRows) instead.
-
-struct F32Elems {
-  using T = float;
-  static inline __attribute__((always_inline)) float load(const float *p,
-                                                          int64_t i) {
-    return p[i];
-  }
-  static inline __attribute__((always_inline)) void store(float *p, int64_t i,
-                                                          float v) {
-    p[i] = v;
-  }
-};
-
-/// bf16 as fromFloats rounds it (core/FloatConvert.cpp: to nearest even,
-/// NaN quiet). Loads are the bare widening: toFloats also quiets a
-/// signalling NaN, which every value loaded here goes through arithmetic
-/// that quiets it anyway (to the same NaN).
-struct Bf16Elems {
-  using T = uint16_t;
-  static inline __attribute__((always_inline)) float load(const uint16_t *p,
-                                                          int64_t i) {
-    uint32_t wide = static_cast<uint32_t>(p[i]) << 16;
-    float v;
-    std::memcpy(&v, &wide, sizeof v);
-    return v;
-  }
-  static inline __attribute__((always_inline)) void store(uint16_t *p,
-                                                          int64_t i, float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-    uint32_t quietNan = (bits >> 16) | 0x40u;
-    p[i] = static_cast<uint16_t>(
-        (bits & 0x7fffffffu) > 0x7f800000u ? quietNan : rounded);
-  }
-};
 
 /// One block: mean[c] = sum / m, m2[c] = sum of (x - mean)^2, in f64. Four
 /// rows at a time, added in pairs before they reach the running sum: the

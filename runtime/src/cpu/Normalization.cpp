@@ -4,7 +4,10 @@
 #include "cpu/Probe.h"
 
 #include "cpu/Parallel.h"
+#include "mp/runtime/Backend.h"
 #include "cpu/Sums.h"
+#include "cpu/ElementAccess.h"
+#include "cpu/VectorLevel.h"
 #include "reference/Normalization.h"
 
 #include <cmath>
@@ -24,6 +27,55 @@ std::vector<float> widen(const TensorView &v) {
   std::vector<float> out(static_cast<size_t>(v.numElements()));
   toFloats(v.dtype, v.data, out.data(), v.numElements());
   return out;
+}
+} // namespace
+
+namespace {
+/// layer_norm_grad's grad_scale and grad_offset for columns [begin, end)
+/// of [rows, d]: ds[j] += g * xhat, doff[j] += g in f64 (added to what ds
+/// and doff hold), each column's rows in order (the reference's sums). Panels of kPanel columns keep their
+/// running sums in registers over all the rows (a fixed count, unrolled);
+/// the rest go column by column.
+constexpr int64_t kPanel = 16;
+template <typename E>
+inline __attribute__((always_inline)) void
+columnGradSums(const typename E::T *__restrict dy,
+               const typename E::T *__restrict x, const float *__restrict mean,
+               const float *__restrict invStd, int64_t rows, int64_t d,
+               int64_t begin, int64_t end, double *__restrict ds,
+               double *__restrict doff) {
+  int64_t c = begin;
+  for (; c + kPanel <= end; c += kPanel) {
+    double s[kPanel], o[kPanel];
+    for (int64_t j = 0; j < kPanel; ++j) {
+      s[j] = ds[c + j];
+      o[j] = doff[c + j];
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      float m = mean[r], inv = invStd[r];
+      for (int64_t j = 0; j < kPanel; ++j) {
+        float g = E::load(dy, r * d + c + j);
+        float xhat = (E::load(x, r * d + c + j) - m) * inv;
+        s[j] += static_cast<double>(g) * xhat;
+        o[j] += g;
+      }
+    }
+    for (int64_t j = 0; j < kPanel; ++j) {
+      ds[c + j] = s[j];
+      doff[c + j] = o[j];
+    }
+  }
+  for (; c < end; ++c) {
+    double s = ds[c], o = doff[c];
+    for (int64_t r = 0; r < rows; ++r) {
+      float g = E::load(dy, r * d + c);
+      float xhat = (E::load(x, r * d + c) - mean[r]) * invStd[r];
+      s += static_cast<double>(g) * xhat;
+      o += g;
+    }
+    ds[c] = s;
+    doff[c] = o;
+  }
 }
 } // namespace
 
@@ -69,7 +121,8 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
   DType dtype = x.dtype;
   double size = static_cast<double>(d);
 
-  // Pass 1: grad_x, row by row.
+  // Pass 1: grad_x, row by row (the sums are the reference's: cpu/Sums.h;
+  // the elementwise loops at the CPU's vector width).
   parallelFor(rows, std::max<int64_t>(1, (int64_t(1) << 15) / d),
               [&](int64_t begin, int64_t end) {
                 std::vector<float> g(d), xr(d), dx(d);
@@ -77,51 +130,73 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
                   toFloats(dtype, at(dy, r * d), g.data(), d);
                   toFloats(dtype, at(x, r * d), xr.data(), d);
                   float m = meanF[r], s = invStdF[r];
-                  for (int64_t j = 0; j < d; ++j)
-                    g[j] = g[j] * scaleF[j];
-                  double sumG = cpu::sumOf(g.data(), d);
-                  double sumGXhat =
-                      cpu::sumOfProducts(g.data(), xr.data(), d, m) * s;
+                  float *__restrict gv = g.data(), *__restrict dv = dx.data();
+                  const float *__restrict xv = xr.data(),
+                                          *__restrict sv = scaleF.data();
+                  runVectorized([&] {
+                    for (int64_t j = 0; j < d; ++j)
+                      gv[j] = gv[j] * sv[j];
+                  });
+                  double sumG = cpu::sumOf(gv, d);
+                  double sumGXhat = cpu::sumOfProducts(gv, xv, d, m) * s;
                   float meanG = static_cast<float>(sumG / size),
                         meanGXhat = static_cast<float>(sumGXhat / size);
-                  for (int64_t j = 0; j < d; ++j) {
-                    float xhat = (xr[j] - m) * s;
-                    dx[j] = s * (g[j] - meanG - xhat * meanGXhat);
-                  }
-                  fromFloats(dx.data(), dtype,
-                             const_cast<char *>(at(out[0], r * d)), d);
+                  runVectorized([&] {
+                    for (int64_t j = 0; j < d; ++j) {
+                      float xhat = (xv[j] - m) * s;
+                      dv[j] = s * (gv[j] - meanG - xhat * meanGXhat);
+                    }
+                  });
+                  fromFloats(dv, dtype, const_cast<char *>(at(out[0], r * d)),
+                             d);
                 }
               });
 
-  // Pass 2: grad_scale and grad_offset, column by column, rows in order.
-  parallelFor(d, std::max<int64_t>(64, (int64_t(1) << 15) / rows),
-              [&](int64_t begin, int64_t end) {
-                float g[kChunk], xr[kChunk];
-                double ds[kChunk], doff[kChunk];
-                for (int64_t c = begin; c < end; c += kChunk) {
-                  int64_t n = std::min(kChunk, end - c);
-                  std::fill(ds, ds + n, 0.0);
-                  std::fill(doff, doff + n, 0.0);
-                  for (int64_t r = 0; r < rows; ++r) {
-                    toFloats(dtype, at(dy, r * d + c), g, n);
-                    toFloats(dtype, at(x, r * d + c), xr, n);
-                    float m = meanF[r], s = invStdF[r];
-                    for (int64_t j = 0; j < n; ++j) {
-                      float xhat = (xr[j] - m) * s;
-                      ds[j] += static_cast<double>(g[j]) * xhat;
-                      doff[j] += g[j];
-                    }
-                  }
-                  for (int64_t j = 0; j < n; ++j) {
-                    g[j] = static_cast<float>(ds[j]);
-                    xr[j] = static_cast<float>(doff[j]);
-                  }
-                  fromFloats(g, out[1].dtype,
-                             const_cast<char *>(at(out[1], c)), n);
-                  fromFloats(xr, out[2].dtype,
-                             const_cast<char *>(at(out[2], c)), n);
-                }
-              });
+  // Pass 2: grad_scale and grad_offset, column by column, rows in order;
+  // f32 and bf16 read in place by panels of columns (columnGradSums).
+  std::vector<double> ds(static_cast<size_t>(d)), doff(ds.size());
+  auto columnsOf = [&](auto elems, int64_t begin, int64_t end) {
+    using E = decltype(elems);
+    using T = typename E::T;
+    runVectorized([&] {
+      columnGradSums<E>(static_cast<const T *>(dy.data),
+                        static_cast<const T *>(x.data), meanF.data(),
+                        invStdF.data(), rows, d, begin, end, ds.data(),
+                        doff.data());
+    });
+  };
+  auto columns = [&](int64_t begin, int64_t end) {
+    if (dtype == DType::F32) {
+      columnsOf(cpu::F32Elems(), begin, end);
+      return;
+    }
+    if (dtype == DType::BF16) {
+      columnsOf(cpu::Bf16Elems(), begin, end);
+      return;
+    }
+    float g[kChunk], xr[kChunk];
+    for (int64_t c = begin; c < end; c += kChunk) {
+      int64_t n = std::min(kChunk, end - c);
+      for (int64_t r = 0; r < rows; ++r) {
+        toFloats(dtype, at(dy, r * d + c), g, n);
+        toFloats(dtype, at(x, r * d + c), xr, n);
+        runVectorized([&] {
+          columnGradSums<cpu::F32Elems>(g, xr, meanF.data() + r,
+                                        invStdF.data() + r, 1, n, 0, n,
+                                        ds.data() + c, doff.data() + c);
+        });
+      }
+    }
+  };
+  // Column blocks of at least 64, one per thread where there are enough.
+  int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>(cpuThreads(), d / 64));
+  parallelForItems(blocks, [&](int64_t begin, int64_t end) {
+    columns(d * begin / blocks, d * end / blocks);
+  });
+  std::vector<float> dsF(ds.begin(), ds.end()), doffF(doff.begin(), doff.end());
+  fromFloats(dsF.data(), out[1].dtype, out[1].data, d);
+  fromFloats(doffF.data(), out[2].dtype, out[2].data, d);
   handled = true;
 }
 

@@ -1,9 +1,8 @@
 //===- Sums.cpp - the reference's f64 sums in AVX2 / AVX-512 --------------===//
 #include "cpu/Sums.h"
 #include "cpu/VectorLevel.h"
+#include "cpu/ElementAccess.h"
 #include "reference/Accumulate.h"
-
-#include <cstring>
 
 using namespace mp::rt;
 
@@ -41,18 +40,14 @@ namespace {
 /// (the compiler vectorizes them over the columns; Sums.cpp is built with
 /// -ffp-contract=off, so every addition and multiply stays the
 /// reference's).
-/// A column's f32 value, from f32 or bf16 (the bare widening: the sums do
-/// not see a NaN's payload).
+/// A column's value in f64, from f32 or bf16 (cpu/ElementAccess.h).
 inline __attribute__((always_inline)) double widened(const float *p,
                                                      int64_t j) {
-  return static_cast<double>(p[j]);
+  return static_cast<double>(cpu::F32Elems::load(p, j));
 }
 inline __attribute__((always_inline)) double widened(const uint16_t *p,
                                                      int64_t j) {
-  uint32_t bits = static_cast<uint32_t>(p[j]) << 16;
-  float v;
-  std::memcpy(&v, &bits, sizeof v);
-  return static_cast<double>(v);
+  return static_cast<double>(cpu::Bf16Elems::load(p, j));
 }
 
 /// kPanel columns' sums over all the rows, the running sums in registers
