@@ -423,8 +423,13 @@ bool selectElements(const std::vector<TensorView> &in,
     const T *a = in[1].as<const T>(), *b = in[2].as<const T>();
     T *r = out[0].as<T>();
     parallelFor(out[0].numElements(), kGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t e = begin; e < end; ++e)
-        r[e] = cond[e] ? a[e] : b[e];
+      const uint8_t *__restrict c = cond;
+      const T *__restrict av = a, *__restrict bv = b;
+      T *__restrict rv = r;
+      runVectorized([&] {
+        for (int64_t e = begin; e < end; ++e)
+          rv[e] = c[e] ? av[e] : bv[e];
+      });
     });
   };
   if (bytes == 2)
