@@ -115,12 +115,7 @@ void sigmoidChunk(const float *const *x, float *const *y, int64_t n) {
 }
 /// 0.5 x (1 + erf(x / sqrt 2)).
 void geluExactChunk(const float *const *x, float *const *y, int64_t n) {
-  float t[kChunk];
-  for (int64_t j = 0; j < n; ++j)
-    t[j] = x[0][j] * ref::kSqrtHalf;
-  vectorErf(t, t, n);
-  for (int64_t j = 0; j < n; ++j)
-    y[0][j] = 0.5f * x[0][j] * (1.0f + t[j]);
+  vectorGelu(x[0], y[0], n);
 }
 /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 void geluTanhChunk(const float *const *x, float *const *y, int64_t n) {
@@ -135,16 +130,7 @@ void geluTanhChunk(const float *const *x, float *const *y, int64_t n) {
 }
 /// g * (0.5 (1 + erf(x / sqrt 2)) + x / sqrt(2 pi) exp(-x^2 / 2)).
 void geluGradExactChunk(const float *const *x, float *const *y, int64_t n) {
-  float a[kChunk], b[kChunk];
-  const float *g = x[0], *v = x[1];
-  for (int64_t j = 0; j < n; ++j) {
-    a[j] = v[j] * ref::kSqrtHalf;
-    b[j] = -0.5f * v[j] * v[j];
-  }
-  vectorErf(a, a, n);
-  vectorExp(b, b, n);
-  for (int64_t j = 0; j < n; ++j)
-    y[0][j] = g[j] * (0.5f * (1.0f + a[j]) + v[j] * ref::kInvSqrt2Pi * b[j]);
+  vectorGeluGrad(x[0], x[1], y[0], n);
 }
 /// g * (0.5 (1 + t) + 0.5 x (1 - t^2) du), t = tanh(u), the tanh form.
 void geluGradTanhChunk(const float *const *x, float *const *y, int64_t n) {

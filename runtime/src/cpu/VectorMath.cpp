@@ -1,6 +1,7 @@
 //===- VectorMath.cpp - exp / erf / tanh over arrays ----------------------===//
 #include "cpu/VectorMath.h"
 #include "cpu/VectorLevel.h"
+#include "common/ElementMath.h"
 
 #include <cmath>
 
@@ -76,6 +77,109 @@ void cpu::vectorErf(const float *in, float *out, int64_t n) {
 void cpu::vectorTanh(const float *in, float *out, int64_t n) {
   apply<_ZGVeN16v_tanhf, _ZGVdN8v_tanhf, tanhScalar>(in, out, n);
 }
+
+namespace {
+// GELU and its gradient in one pass over the values (the scaling, the
+// vector library's erf / exp and the combination per register), the
+// reference's formulas operation for operation (common/ElementMath.h:
+// geluExact, geluGradExactF; no multiply-add is fused).
+__attribute__((target("avx512f"))) __m512 gelu16(__m512 x) {
+  __m512 t = _ZGVeN16v_erff(_mm512_mul_ps(x, _mm512_set1_ps(ref::kSqrtHalf)));
+  return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x),
+                       _mm512_add_ps(_mm512_set1_ps(1.0f), t));
+}
+__attribute__((target("avx512f"))) __m512 geluGrad16(__m512 g, __m512 x) {
+  __m512 a = _ZGVeN16v_erff(_mm512_mul_ps(x, _mm512_set1_ps(ref::kSqrtHalf)));
+  __m512 b = _ZGVeN16v_expf(
+      _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), x), x));
+  __m512 cdf = _mm512_mul_ps(_mm512_set1_ps(0.5f),
+                             _mm512_add_ps(_mm512_set1_ps(1.0f), a));
+  __m512 pdf =
+      _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(ref::kInvSqrt2Pi)), b);
+  return _mm512_mul_ps(g, _mm512_add_ps(cdf, pdf));
+}
+__attribute__((target("avx2"))) __m256 gelu8(__m256 x) {
+  __m256 t = _ZGVdN8v_erff(_mm256_mul_ps(x, _mm256_set1_ps(ref::kSqrtHalf)));
+  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), x),
+                       _mm256_add_ps(_mm256_set1_ps(1.0f), t));
+}
+__attribute__((target("avx2"))) __m256 geluGrad8(__m256 g, __m256 x) {
+  __m256 a = _ZGVdN8v_erff(_mm256_mul_ps(x, _mm256_set1_ps(ref::kSqrtHalf)));
+  __m256 b = _ZGVdN8v_expf(
+      _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(-0.5f), x), x));
+  __m256 cdf = _mm256_mul_ps(_mm256_set1_ps(0.5f),
+                             _mm256_add_ps(_mm256_set1_ps(1.0f), a));
+  __m256 pdf =
+      _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(ref::kInvSqrt2Pi)), b);
+  return _mm256_mul_ps(g, _mm256_add_ps(cdf, pdf));
+}
+
+__attribute__((target("avx512f"))) void gelu512(const float *x, float *y,
+                                                int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(y + i, gelu16(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, mask,
+                          gelu16(_mm512_maskz_loadu_ps(mask, x + i)));
+  }
+}
+__attribute__((target("avx512f"))) void
+geluGrad512(const float *g, const float *x, float *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(y + i, geluGrad16(_mm512_loadu_ps(g + i),
+                                       _mm512_loadu_ps(x + i)));
+  if (i < n) {
+    __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, mask,
+                          geluGrad16(_mm512_maskz_loadu_ps(mask, g + i),
+                                     _mm512_maskz_loadu_ps(mask, x + i)));
+  }
+}
+__attribute__((target("avx2"))) void gelu256(const float *x, float *y,
+                                             int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, gelu8(_mm256_loadu_ps(x + i)));
+  for (; i < n; ++i)
+    y[i] = ref::geluExact(x[i]);
+}
+__attribute__((target("avx2"))) void
+geluGrad256(const float *g, const float *x, float *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, geluGrad8(_mm256_loadu_ps(g + i),
+                                      _mm256_loadu_ps(x + i)));
+  for (; i < n; ++i)
+    y[i] = ref::geluGradExactF(g[i], x[i]);
+}
+} // namespace
+
+void cpu::vectorGelu(const float *x, float *y, int64_t n) {
+  switch (cpu::vectorLevel()) {
+  case cpu::VectorLevel::Avx512:
+    return gelu512(x, y, n);
+  case cpu::VectorLevel::Avx2:
+    return gelu256(x, y, n);
+  case cpu::VectorLevel::None:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = ref::geluExact(x[i]);
+  }
+}
+void cpu::vectorGeluGrad(const float *g, const float *x, float *y,
+                         int64_t n) {
+  switch (cpu::vectorLevel()) {
+  case cpu::VectorLevel::Avx512:
+    return geluGrad512(g, x, y, n);
+  case cpu::VectorLevel::Avx2:
+    return geluGrad256(g, x, y, n);
+  case cpu::VectorLevel::None:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = ref::geluGradExactF(g[i], x[i]);
+  }
+}
 const char *cpu::vectorMathName() {
   return cpu::vectorLevel() == cpu::VectorLevel::Avx512 ? "libmvec AVX-512"
          : cpu::vectorLevel() == cpu::VectorLevel::Avx2 ? "libmvec AVX2"
@@ -95,6 +199,15 @@ void cpu::vectorErf(const float *in, float *out, int64_t n) {
 void cpu::vectorTanh(const float *in, float *out, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     out[i] = std::tanh(in[i]);
+}
+void cpu::vectorGelu(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = ref::geluExact(x[i]);
+}
+void cpu::vectorGeluGrad(const float *g, const float *x, float *y,
+                         int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = ref::geluGradExactF(g[i], x[i]);
 }
 const char *cpu::vectorMathName() { return "libm"; }
 
