@@ -181,7 +181,10 @@ public:
     return pinned<train::BroadcastOp>(target, mask, dims);
   }
 
-  /// softmax(masked(scale * q @ k^T)) over the keys.
+  /// softmax(masked(scale * q @ k^T)) over the keys. The masks are
+  /// broadcast before the product, so that the scaling, masking and their
+  /// fills are consecutive elementwise ops (one fused region with generated
+  /// code, docs/codegen.md).
   Value probabilities(Value q, Value k, Value mask, bool causal,
                       double scale) {
     auto qType = cast<RankedTensorType>(q.getType());
@@ -190,36 +193,44 @@ public:
     int64_t tq = shape[rank - 2], tk = shapeOf(k)[rank - 2];
     shape[rank - 1] = tk;
     auto scoresType = qType.clone(shape);
-    Value s = make<train::MatmulOp>(scoresType, q, k, false, true);
-    s = scaled(s, scale);
-    Value minusInf;
-    auto excluding = [&](Value keep) {
-      if (!minusInf)
-        minusInf = pinned<train::FillOp>(
-            scoresType,
-            b.getF64FloatAttr(-std::numeric_limits<double>::infinity()));
-      return pinned<train::SelectOp>(broadcastTo(keep, scoresType), s,
-                                     minusInf);
-    };
+    Value causalKeep, keep, added;
     if (causal) {
       SmallVector<bool> lower;
       for (int64_t i = 0; i < tq; ++i)
         for (int64_t j = 0; j < tk; ++j)
           lower.push_back(j <= i);
       auto type = RankedTensorType::get({tq, tk}, b.getI1Type());
-      s = excluding(make<train::ConstantOp>(
-          type, DenseElementsAttr::get(type, ArrayRef<bool>(lower))));
+      causalKeep = broadcastTo(
+          make<train::ConstantOp>(
+              type, DenseElementsAttr::get(type, ArrayRef<bool>(lower))),
+          scoresType);
     }
     if (mask && elementOf(mask).isInteger(1)) {
-      s = excluding(mask);
+      keep = broadcastTo(mask, scoresType);
     } else if (mask) {
       if (elementOf(mask) != qType.getElementType())
         mask = pinned<mpd::CastOp>(
             cast<RankedTensorType>(mask.getType())
                 .clone(qType.getElementType()),
             mask);
-      s = pinned<train::AddOp>(s, broadcastTo(mask, scoresType));
+      added = broadcastTo(mask, scoresType);
     }
+    Value s = make<train::MatmulOp>(scoresType, q, k, false, true);
+    s = scaled(s, scale);
+    Value minusInf;
+    auto excluding = [&](Value kept) {
+      if (!minusInf)
+        minusInf = pinned<train::FillOp>(
+            scoresType,
+            b.getF64FloatAttr(-std::numeric_limits<double>::infinity()));
+      return pinned<train::SelectOp>(kept, s, minusInf);
+    };
+    if (causalKeep)
+      s = excluding(causalKeep);
+    if (keep)
+      s = excluding(keep);
+    if (added)
+      s = pinned<train::AddOp>(s, added);
     return make<train::SoftmaxOp>(s, b.getI64IntegerAttr(-1));
   }
 

@@ -137,8 +137,9 @@ def Decompose : Pass<"mp-decompose", "::mlir::ModuleOp"> {
     stride, padding and dilation on the width.
     `attention` becomes `matmul` (q @ k^T), `mul` by the scale, a `select`
     against -inf for the causal triangle (a `constant`) and an i1 mask, an
-    `add` of a float mask (both `broadcast` to the scores), `softmax`, and
-    `matmul` with the values; `attention_grad` becomes the three gradient
+    `add` of a float mask (both `broadcast` to the scores, before the
+    product, so that the scaling and masking are consecutive elementwise
+    ops), `softmax`, and `matmul` with the values; `attention_grad` becomes the three gradient
     products and `softmax_grad`, reusing the probabilities of a forward
     attention on the same query, key, mask and attributes earlier in the
     block (recomputing them otherwise). The scaling, masking and their

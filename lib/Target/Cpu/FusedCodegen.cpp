@@ -82,6 +82,9 @@ Type elementType(MLIRContext *context, rt::DType dtype) {
     return BFloat16Type::get(context);
   case rt::DType::F16:
     return Float16Type::get(context);
+  case rt::DType::I1:
+    // A predicate: one byte per element, nonzero for true.
+    return IntegerType::get(context, 8);
   default:
     return Float32Type::get(context);
   }
@@ -226,6 +229,14 @@ public:
       return mul(in[0], in[1]);
     case OpId::TrainDiv:
       return div(in[0], in[1]);
+    case OpId::TrainSelect: {
+      // in[0]: the condition's byte.
+      Value zero = arith::ConstantOp::create(
+          b, loc, b.getIntegerAttr(in[0].getType(), 0));
+      Value holds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          in[0], zero);
+      return arith::SelectOp::create(b, loc, holds, in[1], in[2]);
+    }
     case OpId::TrainMaximum:
       return arith::MaximumFOp::create(b, loc, in[0], in[1]);
     case OpId::TrainMinimum:
@@ -339,7 +350,7 @@ void buildRegionFunction(OpBuilder &b, const rt::Plan &plan,
         for (size_t i = 0; i < region.numInputs; ++i) {
           Value arg = args[i];
           value[region.operands[i]] =
-              arg.getType() == f32
+              arg.getType() == f32 || arg.getType().isInteger()
                   ? arg
                   : arith::ExtFOp::create(nested, bodyLoc, f32, arg).getResult();
         }

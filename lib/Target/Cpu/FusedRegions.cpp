@@ -26,8 +26,11 @@ bool mp::isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength) {
   const rt::KernelDesc &kernel = plan.kernels[k];
   if (kernel.flags != 0 || kernel.outputs.size() != 1)
     return false;
-  for (uint32_t id : kernel.inputs)
-    if (!rt::isFloat(plan.tensors[id].dtype))
+  // Float operands, but select's condition (i1, one byte per element).
+  for (size_t i = 0; i < kernel.inputs.size(); ++i)
+    if (!rt::isFloat(plan.tensors[kernel.inputs[i]].dtype) &&
+        !(kernel.opId() == OpId::TrainSelect && i == 0 &&
+          plan.tensors[kernel.inputs[i]].dtype == rt::DType::I1))
       return false;
   const rt::TensorDesc &result = plan.tensors[kernel.outputs[0]];
   if (!rt::isFloat(result.dtype) || result.numElements() <= 0)
@@ -35,6 +38,12 @@ bool mp::isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength) {
   rowLength = 1;
   size_t arity = 0;
   switch (kernel.opId()) {
+  case OpId::TrainSelect:
+    if (kernel.inputs.size() != 3 ||
+        plan.tensors[kernel.inputs[0]].dtype != rt::DType::I1)
+      return false;
+    arity = 3;
+    break;
   case OpId::TrainFill:
     arity = 0;
     break;

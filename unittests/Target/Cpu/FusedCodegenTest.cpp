@@ -304,6 +304,94 @@ TEST(FusedCodegen, BiasAddAlongTheLastDimension) {
     compareWithReference({"train.bias_add", 2, false}, dtype, /*bias=*/true);
 }
 
+/// select with a byte condition (i1) in a region: select(keep, x, fill(-inf))
+/// then mul, as the attention masks run; bitwise the reference (no
+/// arithmetic but the product), in every float dtype, the condition's
+/// nonzero bytes all true.
+TEST(FusedCodegen, SelectOnAByteCondition) {
+  if (!cpuBackendStatus().isOk())
+    GTEST_SKIP() << cpuBackendStatus().message();
+  if (!cpuFeatureSet().avx2 || !cpuFeatureSet().f16c)
+    GTEST_SKIP() << "generated code needs AVX2 and F16C";
+  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Plan plan;
+    plan.policy = "float32";
+    auto add = [&](TensorKind kind, std::string name, DType type) {
+      plan.tensors.push_back({kind, type, {kRows, kCols}, std::move(name), 0, 0});
+      return static_cast<uint32_t>(plan.tensors.size() - 1);
+    };
+    uint32_t keep = add(TensorKind::Input, "keep", DType::I1);
+    uint32_t x = add(TensorKind::Input, "x", dtype);
+    uint32_t g = add(TensorKind::Input, "g", dtype);
+    uint32_t low = add(TensorKind::Scratch, "", dtype);
+    uint32_t a = add(TensorKind::Scratch, "", dtype);
+    uint32_t b = add(TensorKind::Scratch, "", dtype);
+    plan.tensors.push_back({TensorKind::Scratch, dtype, {}, "", 0, 0});
+    uint32_t loss = static_cast<uint32_t>(plan.tensors.size() - 1);
+    plan.kernels.push_back(
+        {"train.fill", {}, {low}, {{"value", number(-INFINITY)}}});
+    plan.kernels.push_back({"train.select", {keep, x, low}, {a}, {}});
+    plan.kernels.push_back({"train.mul", {a, g}, {b}, {}});
+    Attr dims;
+    dims.ints = {0, 1};
+    plan.kernels.push_back({"train.reduce_sum", {b}, {loss}, {{"dims", dims}}});
+    plan.results.push_back({ResultRole::Loss, loss, UINT32_MAX, "loss", 0});
+    plan.results.push_back({ResultRole::Output, a, UINT32_MAX, "a", 0});
+    plan.results.push_back({ResultRole::Output, b, UINT32_MAX, "b", 0});
+    layOutPlan(plan);
+    mlir::MLIRContext context;
+    CodegenOptions options;
+    options.libraryPath = ::testing::TempDir() + "/fused_select_" +
+                          dtypeName(dtype) + ".code.so";
+    ASSERT_TRUE(succeeded(
+        generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
+    ASSERT_EQ(plan.code.regions.size(), 1u);
+    EXPECT_EQ(plan.code.regions[0].count, 3u);
+    plan.code.resolvedPath = options.libraryPath;
+    std::vector<int64_t> shape{kRows, kCols};
+    std::vector<uint8_t> keepBytes(kRows * kCols);
+    for (size_t i = 0; i < keepBytes.size(); ++i)
+      keepBytes[i] = i % 3 == 0 ? 0 : (i % 3 == 1 ? 1 : 0xff);
+    std::vector<uint8_t> xb = encode(testValues(1), dtype, shape),
+                         gb = encode(testValues(2), dtype, shape);
+    std::vector<std::vector<uint8_t>> results[2];
+    for (int which = 0; which < 2; ++which) {
+      StatusOr<std::unique_ptr<Session>> session =
+          Session::create(plan, which == 0 ? "cpu" : "reference");
+      ASSERT_TRUE(session.isOk()) << session.status().message();
+      EXPECT_EQ((*session)->usesGeneratedCode(), which == 0);
+      ASSERT_TRUE((*session)
+                      ->setTensor("keep", DType::I1, shape, keepBytes.data(),
+                                  keepBytes.size())
+                      .isOk());
+      ASSERT_TRUE(
+          (*session)->setTensor("x", dtype, shape, xb.data(), xb.size()).isOk());
+      ASSERT_TRUE(
+          (*session)->setTensor("g", dtype, shape, gb.data(), gb.size()).isOk());
+      Status step = (*session)->runStep();
+      ASSERT_TRUE(step.isOk()) << step.message();
+      for (const char *name : {"a", "b"}) {
+        std::vector<uint8_t> bytes(kRows * kCols * dtypeSize(dtype));
+        ASSERT_TRUE(
+            (*session)->getTensor(name, bytes.data(), bytes.size()).isOk());
+        results[which].push_back(bytes);
+      }
+    }
+    for (size_t r = 0; r < 2; ++r)
+      for (size_t i = 0; i < kRows * kCols; ++i) {
+        size_t size = dtypeSize(dtype);
+        float got = loadFloat({dtype, {1}, results[0][r].data() + i * size}, 0),
+              want = loadFloat({dtype, {1}, results[1][r].data() + i * size}, 0);
+        if (std::isnan(got) && std::isnan(want))
+          continue;
+        ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+            << (r ? "b" : "a") << "[" << i << "]: generated " << got
+            << ", reference " << want;
+      }
+  }
+}
+
 /// A row kernel alone: x (and g) [kRows, kCols] in `dtype`, scale and
 /// offset [kCols] and the statistics [kRows] in f32, as a mixed policy
 /// leaves them; every output returned.
