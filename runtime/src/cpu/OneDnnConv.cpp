@@ -425,11 +425,13 @@ Status ConvCache::run(const KernelDesc &kernel,
                                       scratch + stage.offset)
                        : from;
       if (stage.active && role != result) {
+        releaseWorkers(); // oneDNN's threads take the cores
         stage.reorder.execute(impl_->stream,
                               {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, used[role]}});
       }
       plain[role] = from; // where the result goes back to
     }
+    releaseWorkers();
     entry.primitive.execute(impl_->stream, {{entry.srcArg, used[0]},
                                             {entry.weightsArg, used[1]},
                                             {entry.dstArg, used[2]}});

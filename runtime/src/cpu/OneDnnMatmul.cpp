@@ -354,6 +354,7 @@ static Status runWidened(const EngineState &state, dnnl::stream &stream,
         {DNNL_ARG_DST, dnnl::memory(p.dst, state.engine, dst)}};
     if (key.hasBias)
       args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias, state.engine, biasAt));
+    releaseWorkers(); // oneDNN's threads take the cores
     p.primitive.execute(stream, args);
     stream.wait();
   };
@@ -466,6 +467,7 @@ Status MatmulCache::run(const KernelDesc &kernel,
       if (key.hasBias)
         args.emplace(DNNL_ARG_BIAS,
                      dnnl::memory(p.bias, state.engine, inputs[2].data));
+      releaseWorkers(); // oneDNN's threads take the cores
       p.primitive.execute(impl_->stream, args);
       impl_->stream.wait();
       if (key.relu)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -72,6 +73,7 @@ public:
         }
       }
       job_ = job;
+      posted_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     job->take();
@@ -90,7 +92,6 @@ public:
       t.join();
   }
 
-private:
   struct Job {
     Job(const std::function<void(int)> &body, int parts)
         : body(body), parts(parts), remaining(parts) {}
@@ -111,10 +112,39 @@ private:
     std::condition_variable done;
   };
 
+  /// Workers stop waiting for the next job awake (release()).
+  void release() { released_.fetch_add(1, std::memory_order_relaxed); }
+
+private:
+  /// How long a worker that finished a job stays awake for the next one
+  /// before it sleeps on the condition variable: the own kernels of a step
+  /// come back to back, and waking a sleeping thread takes ~10 us (more
+  /// than many of them take), on the caller's critical path. Work on other
+  /// threads (oneDNN's) releases them first (release()), so that they do
+  /// not spin on the cores it needs.
+  static constexpr std::chrono::microseconds kStayAwake{200};
+
+  void awaitNextJob(uint64_t posted) {
+    uint64_t released = released_.load(std::memory_order_relaxed);
+    auto until = std::chrono::steady_clock::now() + kStayAwake;
+    for (int polls = 0;; ++polls) {
+      if (posted_.load(std::memory_order_acquire) != posted ||
+          released_.load(std::memory_order_relaxed) != released)
+        return;
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+      if (polls % 64 == 63 && std::chrono::steady_clock::now() > until)
+        return;
+    }
+  }
+
   void work() {
     inWorker = true;
     std::shared_ptr<Job> seen;
+    uint64_t posted = 0;
     for (;;) {
+      awaitNextJob(posted);
       std::shared_ptr<Job> job;
       {
         std::unique_lock<std::mutex> hold(lock_);
@@ -122,12 +152,14 @@ private:
         if (stop_)
           return;
         job = seen = job_;
+        posted = posted_.load(std::memory_order_relaxed);
       }
       job->take();
     }
   }
 
   static thread_local bool inWorker;
+  std::atomic<uint64_t> posted_{0}, released_{0};
   std::mutex jobLock_, lock_;
   std::condition_variable wake_;
   std::vector<std::thread> workers_;
@@ -175,3 +207,5 @@ void cpu::parallelForItems(int64_t items,
     for (int index = 0; index < parts; ++index)
       part(index);
 }
+
+void cpu::releaseWorkers() { WorkerPool::get().release(); }

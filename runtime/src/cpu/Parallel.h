@@ -31,6 +31,11 @@ void parallelFor(int64_t n, int64_t grain,
 void parallelForItems(int64_t items,
                       const std::function<void(int64_t, int64_t)> &fn);
 
+/// The workers stay awake for a moment after a job, for the next one;
+/// before work that runs on other threads (oneDNN's primitives), this sends
+/// them to sleep at once, so that they leave those threads the cores.
+void releaseWorkers();
+
 } // namespace mp::rt::cpu
 
 #endif // MP_RUNTIME_CPU_PARALLEL_H
