@@ -114,6 +114,18 @@ std::string caseName(const OpCase &c, DType dtype) {
   return name + "_" + dtypeName(dtype);
 }
 
+/// The loss = reduce_sum(b), a and b returned, the layout decided.
+void finishPlan(Plan &plan, uint32_t a, uint32_t b, uint32_t loss) {
+  Attr dims;
+  dims.kind = Attr::Kind::Ints;
+  dims.ints = {0, 1};
+  plan.kernels.push_back({"train.reduce_sum", {b}, {loss}, {{"dims", dims}}});
+  plan.results.push_back({ResultRole::Loss, loss, UINT32_MAX, "loss", 0});
+  plan.results.push_back({ResultRole::Output, a, UINT32_MAX, "a", 0});
+  plan.results.push_back({ResultRole::Output, b, UINT32_MAX, "b", 0});
+  layOutPlan(plan);
+}
+
 /// op(x[, g]) -> a; neg(a) -> b, or for bias_add the bias first; a and b
 /// returned; the loss a reduction of b.
 Plan makePlan(const OpCase &c, DType dtype, bool bias) {
@@ -137,14 +149,7 @@ Plan makePlan(const OpCase &c, DType dtype, bool bias) {
   else // gradients read (upstream gradient, forward tensor)
     plan.kernels.push_back({c.op, {second, x}, {a}, c.attrs});
   plan.kernels.push_back({"train.neg", {a}, {b}, {}});
-  Attr dims;
-  dims.kind = Attr::Kind::Ints;
-  dims.ints = {0, 1};
-  plan.kernels.push_back({"train.reduce_sum", {b}, {loss}, {{"dims", dims}}});
-  plan.results.push_back({ResultRole::Loss, loss, UINT32_MAX, "loss", 0});
-  plan.results.push_back({ResultRole::Output, a, UINT32_MAX, "a", 0});
-  plan.results.push_back({ResultRole::Output, b, UINT32_MAX, "b", 0});
-  layOutPlan(plan);
+  finishPlan(plan, a, b, loss);
   return plan;
 }
 
@@ -333,13 +338,7 @@ TEST(FusedCodegen, SelectOnAByteCondition) {
         {"train.fill", {}, {low}, {{"value", number(-INFINITY)}}});
     plan.kernels.push_back({"train.select", {keep, x, low}, {a}, {}});
     plan.kernels.push_back({"train.mul", {a, g}, {b}, {}});
-    Attr dims;
-    dims.ints = {0, 1};
-    plan.kernels.push_back({"train.reduce_sum", {b}, {loss}, {{"dims", dims}}});
-    plan.results.push_back({ResultRole::Loss, loss, UINT32_MAX, "loss", 0});
-    plan.results.push_back({ResultRole::Output, a, UINT32_MAX, "a", 0});
-    plan.results.push_back({ResultRole::Output, b, UINT32_MAX, "b", 0});
-    layOutPlan(plan);
+    finishPlan(plan, a, b, loss);
     mlir::MLIRContext context;
     CodegenOptions options;
     options.libraryPath = ::testing::TempDir() + "/fused_select_" +
