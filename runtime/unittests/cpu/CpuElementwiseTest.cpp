@@ -427,9 +427,9 @@ TEST_F(CpuElementwiseTest, CrossEntropyMatchesTheReference) {
       << status.message();
 }
 
-/// softmax / log_softmax and their gradients, layer_norm and the pooling
-/// ops run as the reference kernel on row slices: the same bytes (softmax
-/// along the last axis on its own loop: within a few ulp).
+/// softmax / log_softmax and their gradients, layer_norm, rms_norm and the
+/// pooling ops run as the reference kernel on row slices: the same bytes
+/// (softmax along the last axis on its own loop: within a few ulp).
 TEST_F(CpuElementwiseTest, RowOpsMatchTheReference) {
   for (DType dtype : kFloatTypes) {
     std::string dt = dtypeName(dtype);
@@ -477,6 +477,14 @@ TEST_F(CpuElementwiseTest, RowOpsMatchTheReference) {
                  {Tensor(dtype, shape), Tensor(DType::F32, rows),
                   Tensor(DType::F32, rows)},
                  "layer_norm " + dt + " axis " + std::to_string(axis));
+      // rms_norm on the same rows: bitwise too.
+      KernelDesc rms;
+      rms.op = "train.rms_norm";
+      rms.attrs["axis"] = ints({axis});
+      rms.attrs["epsilon"] = floats(1e-6);
+      std::vector<Tensor> rmsIn = {in[0], in[1]};
+      expectSame(rms, rmsIn, {Tensor(dtype, shape), Tensor(DType::F32, rows)},
+                 "rms_norm " + dt + " axis " + std::to_string(axis));
       // layer_norm_grad (cpu/Normalization.cpp): bitwise as well. Its
       // statistics come from the forward kernel, as in a step.
       std::vector<Tensor> stats = {Tensor(dtype, shape),
