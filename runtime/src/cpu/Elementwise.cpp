@@ -119,14 +119,7 @@ void geluExactChunk(const float *const *x, float *const *y, int64_t n) {
 }
 /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 void geluTanhChunk(const float *const *x, float *const *y, int64_t n) {
-  float t[kChunk];
-  for (int64_t j = 0; j < n; ++j) {
-    float v = x[0][j];
-    t[j] = ref::kSqrt2OverPi * (v + ref::kGeluCubic * v * v * v);
-  }
-  vectorTanh(t, t, n);
-  for (int64_t j = 0; j < n; ++j)
-    y[0][j] = 0.5f * x[0][j] * (1.0f + t[j]);
+  vectorGelu(x[0], y[0], n, /*tanhForm=*/true);
 }
 /// g * (0.5 (1 + erf(x / sqrt 2)) + x / sqrt(2 pi) exp(-x^2 / 2)).
 void geluGradExactChunk(const float *const *x, float *const *y, int64_t n) {
@@ -134,16 +127,7 @@ void geluGradExactChunk(const float *const *x, float *const *y, int64_t n) {
 }
 /// g * (0.5 (1 + t) + 0.5 x (1 - t^2) du), t = tanh(u), the tanh form.
 void geluGradTanhChunk(const float *const *x, float *const *y, int64_t n) {
-  float t[kChunk];
-  const float *g = x[0], *v = x[1];
-  for (int64_t j = 0; j < n; ++j)
-    t[j] = ref::kSqrt2OverPi * (v[j] + ref::kGeluCubic * v[j] * v[j] * v[j]);
-  vectorTanh(t, t, n);
-  for (int64_t j = 0; j < n; ++j) {
-    float du = ref::kSqrt2OverPi * (1.0f + 3.0f * ref::kGeluCubic * v[j] * v[j]);
-    float d = 0.5f * (1.0f + t[j]) + 0.5f * v[j] * (1.0f - t[j] * t[j]) * du;
-    y[0][j] = g[j] * d;
-  }
+  vectorGeluGrad(x[0], x[1], y[0], n, /*tanhForm=*/true);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

@@ -103,76 +103,117 @@ inline __attribute__((always_inline)) V geluGradOf(V g, V x) {
   V b = Exp((-0.5f * x) * x);
   return g * (0.5f * (1.0f + a) + (x * ref::kInvSqrt2Pi) * b);
 }
+/// The tanh form (geluTanh, geluGradTanhF).
+template <typename V, V (*Tanh)(V)>
+inline __attribute__((always_inline)) V geluTanhOf(V x) {
+  V t = Tanh(ref::kSqrt2OverPi * (x + ((ref::kGeluCubic * x) * x) * x));
+  return (0.5f * x) * (1.0f + t);
+}
+template <typename V, V (*Tanh)(V)>
+inline __attribute__((always_inline)) V geluTanhGradOf(V g, V x) {
+  V t = Tanh(ref::kSqrt2OverPi * (x + ((ref::kGeluCubic * x) * x) * x));
+  V du = ref::kSqrt2OverPi * (1.0f + ((3.0f * ref::kGeluCubic) * x) * x);
+  return g * (0.5f * (1.0f + t) + ((0.5f * x) * (1.0f - t * t)) * du);
+}
 template <typename V>
 inline __attribute__((always_inline)) V loadV(const float *p) {
   V v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-template <typename V, V (*Erf)(V)>
-inline __attribute__((always_inline)) void geluLoop(const float *x, float *y,
-                                                    int64_t n) {
+/// y = Op(x) a vector at a time, the tail on the scalar rule.
+template <typename V, V (*Op)(V), float (*Scalar)(float)>
+inline __attribute__((always_inline)) void unaryLoop(const float *x, float *y,
+                                                     int64_t n) {
   constexpr int64_t lanes = sizeof(V) / sizeof(float);
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    V r = geluOf<V, Erf>(loadV<V>(x + i));
+    V r = Op(loadV<V>(x + i));
     std::memcpy(y + i, &r, sizeof r);
   }
   for (; i < n; ++i)
-    y[i] = ref::geluExact(x[i]);
+    y[i] = Scalar(x[i]);
 }
-template <typename V, V (*Erf)(V), V (*Exp)(V)>
+/// y = Op(g, x) a vector at a time, the tail on the scalar rule.
+template <typename V, V (*Op)(V, V), float (*Scalar)(float, float)>
 inline __attribute__((always_inline)) void
-geluGradLoop(const float *g, const float *x, float *y, int64_t n) {
+binaryLoop(const float *g, const float *x, float *y, int64_t n) {
   constexpr int64_t lanes = sizeof(V) / sizeof(float);
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    V r = geluGradOf<V, Erf, Exp>(loadV<V>(g + i), loadV<V>(x + i));
+    V r = Op(loadV<V>(g + i), loadV<V>(x + i));
     std::memcpy(y + i, &r, sizeof r);
   }
   for (; i < n; ++i)
-    y[i] = ref::geluGradExactF(g[i], x[i]);
+    y[i] = Scalar(g[i], x[i]);
 }
 
+/// The AVX-512 and AVX2 copies of the four loops.
+template <bool Tanh>
 __attribute__((target("avx512f"))) void gelu512(const float *x, float *y,
                                                 int64_t n) {
-  geluLoop<__m512, _ZGVeN16v_erff>(x, y, n);
+  if constexpr (Tanh)
+    unaryLoop<__m512, geluTanhOf<__m512, _ZGVeN16v_tanhf>, ref::geluTanh>(
+        x, y, n);
+  else
+    unaryLoop<__m512, geluOf<__m512, _ZGVeN16v_erff>, ref::geluExact>(x, y,
+                                                                       n);
 }
+template <bool Tanh>
 __attribute__((target("avx512f"))) void
 geluGrad512(const float *g, const float *x, float *y, int64_t n) {
-  geluGradLoop<__m512, _ZGVeN16v_erff, _ZGVeN16v_expf>(g, x, y, n);
+  if constexpr (Tanh)
+    binaryLoop<__m512, geluTanhGradOf<__m512, _ZGVeN16v_tanhf>,
+               ref::geluGradTanhF>(g, x, y, n);
+  else
+    binaryLoop<__m512, geluGradOf<__m512, _ZGVeN16v_erff, _ZGVeN16v_expf>,
+               ref::geluGradExactF>(g, x, y, n);
 }
+template <bool Tanh>
 __attribute__((target("avx2"))) void gelu256(const float *x, float *y,
                                              int64_t n) {
-  geluLoop<__m256, _ZGVdN8v_erff>(x, y, n);
+  if constexpr (Tanh)
+    unaryLoop<__m256, geluTanhOf<__m256, _ZGVdN8v_tanhf>, ref::geluTanh>(
+        x, y, n);
+  else
+    unaryLoop<__m256, geluOf<__m256, _ZGVdN8v_erff>, ref::geluExact>(x, y, n);
 }
+template <bool Tanh>
 __attribute__((target("avx2"))) void
 geluGrad256(const float *g, const float *x, float *y, int64_t n) {
-  geluGradLoop<__m256, _ZGVdN8v_erff, _ZGVdN8v_expf>(g, x, y, n);
+  if constexpr (Tanh)
+    binaryLoop<__m256, geluTanhGradOf<__m256, _ZGVdN8v_tanhf>,
+               ref::geluGradTanhF>(g, x, y, n);
+  else
+    binaryLoop<__m256, geluGradOf<__m256, _ZGVdN8v_erff, _ZGVdN8v_expf>,
+               ref::geluGradExactF>(g, x, y, n);
 }
 } // namespace
 
-void cpu::vectorGelu(const float *x, float *y, int64_t n) {
+void cpu::vectorGelu(const float *x, float *y, int64_t n, bool tanhForm) {
   switch (cpu::vectorLevel()) {
   case cpu::VectorLevel::Avx512:
-    return gelu512(x, y, n);
+    return tanhForm ? gelu512<true>(x, y, n) : gelu512<false>(x, y, n);
   case cpu::VectorLevel::Avx2:
-    return gelu256(x, y, n);
+    return tanhForm ? gelu256<true>(x, y, n) : gelu256<false>(x, y, n);
   case cpu::VectorLevel::None:
     for (int64_t i = 0; i < n; ++i)
-      y[i] = ref::geluExact(x[i]);
+      y[i] = tanhForm ? ref::geluTanh(x[i]) : ref::geluExact(x[i]);
   }
 }
-void cpu::vectorGeluGrad(const float *g, const float *x, float *y,
-                         int64_t n) {
+void cpu::vectorGeluGrad(const float *g, const float *x, float *y, int64_t n,
+                         bool tanhForm) {
   switch (cpu::vectorLevel()) {
   case cpu::VectorLevel::Avx512:
-    return geluGrad512(g, x, y, n);
+    return tanhForm ? geluGrad512<true>(g, x, y, n)
+                    : geluGrad512<false>(g, x, y, n);
   case cpu::VectorLevel::Avx2:
-    return geluGrad256(g, x, y, n);
+    return tanhForm ? geluGrad256<true>(g, x, y, n)
+                    : geluGrad256<false>(g, x, y, n);
   case cpu::VectorLevel::None:
     for (int64_t i = 0; i < n; ++i)
-      y[i] = ref::geluGradExactF(g[i], x[i]);
+      y[i] = tanhForm ? ref::geluGradTanhF(g[i], x[i])
+                      : ref::geluGradExactF(g[i], x[i]);
   }
 }
 const char *cpu::vectorMathName() {
@@ -195,14 +236,15 @@ void cpu::vectorTanh(const float *in, float *out, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     out[i] = std::tanh(in[i]);
 }
-void cpu::vectorGelu(const float *x, float *y, int64_t n) {
+void cpu::vectorGelu(const float *x, float *y, int64_t n, bool tanhForm) {
   for (int64_t i = 0; i < n; ++i)
-    y[i] = ref::geluExact(x[i]);
+    y[i] = tanhForm ? ref::geluTanh(x[i]) : ref::geluExact(x[i]);
 }
-void cpu::vectorGeluGrad(const float *g, const float *x, float *y,
-                         int64_t n) {
+void cpu::vectorGeluGrad(const float *g, const float *x, float *y, int64_t n,
+                         bool tanhForm) {
   for (int64_t i = 0; i < n; ++i)
-    y[i] = ref::geluGradExactF(g[i], x[i]);
+    y[i] = tanhForm ? ref::geluGradTanhF(g[i], x[i])
+                    : ref::geluGradExactF(g[i], x[i]);
 }
 const char *cpu::vectorMathName() { return "libm"; }
 

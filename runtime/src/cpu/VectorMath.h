@@ -22,11 +22,13 @@ void vectorExp(const float *in, float *out, int64_t n);
 void vectorErf(const float *in, float *out, int64_t n);
 void vectorTanh(const float *in, float *out, int64_t n);
 /// The exact GELU, 0.5 x (1 + erf(x / sqrt 2)), and its gradient
-/// g (0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) / sqrt(2 pi)): the
-/// reference's formulas with erf and exp from the vector library, in one
-/// pass. `y` may be `x` or `g`.
-void vectorGelu(const float *x, float *y, int64_t n);
-void vectorGeluGrad(const float *g, const float *x, float *y, int64_t n);
+/// g (0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) / sqrt(2 pi)), or with
+/// `tanhForm` the tanh approximation and its gradient: the reference's
+/// formulas (common/ElementMath.h) with erf, exp and tanh from the vector
+/// library, in one pass. `y` may be `x` or `g`.
+void vectorGelu(const float *x, float *y, int64_t n, bool tanhForm = false);
+void vectorGeluGrad(const float *g, const float *x, float *y, int64_t n,
+                    bool tanhForm = false);
 /// Whether the vector library is in use ("libmvec AVX-512" ...), or "libm".
 const char *vectorMathName();
 
