@@ -113,6 +113,28 @@ void sigmoidChunk(const float *const *x, float *const *y, int64_t n) {
   for (int64_t j = 0; j < n; ++j)
     y[0][j] = x[0][j] >= 0 ? 1.0f / (1.0f + e[j]) : e[j] / (1.0f + e[j]);
 }
+/// x sigmoid(x), sigmoid as sigmoidChunk takes it.
+void siluChunk(const float *const *x, float *const *y, int64_t n) {
+  float e[kChunk];
+  const float *v = x[0];
+  for (int64_t j = 0; j < n; ++j)
+    e[j] = -std::fabs(v[j]);
+  vectorExp(e, e, n);
+  for (int64_t j = 0; j < n; ++j)
+    y[0][j] = v[j] * (v[j] >= 0 ? 1.0f / (1.0f + e[j]) : e[j] / (1.0f + e[j]));
+}
+/// g s (1 + x (1 - s)), s = sigmoid(x).
+void siluGradChunk(const float *const *x, float *const *y, int64_t n) {
+  float e[kChunk];
+  const float *g = x[0], *v = x[1];
+  for (int64_t j = 0; j < n; ++j)
+    e[j] = -std::fabs(v[j]);
+  vectorExp(e, e, n);
+  for (int64_t j = 0; j < n; ++j) {
+    float s = v[j] >= 0 ? 1.0f / (1.0f + e[j]) : e[j] / (1.0f + e[j]);
+    y[0][j] = g[j] * s * (1.0f + v[j] * (1.0f - s));
+  }
+}
 /// 0.5 x (1 + erf(x / sqrt 2)).
 void geluExactChunk(const float *const *x, float *const *y, int64_t n) {
   vectorGelu(x[0], y[0], n);
@@ -150,6 +172,8 @@ ElementwiseFn elementwiseKernel(const KernelDesc &kernel) {
       {OpId::TrainRsqrt, unary<rsqrtF>},
       {OpId::TrainTanh, unaryChunks<tanhChunk>},
       {OpId::TrainSigmoid, unaryChunks<sigmoidChunk>},
+      {OpId::TrainSilu, unaryChunks<siluChunk>},
+      {OpId::TrainSiluGrad, binaryChunks<siluGradChunk>},
       {OpId::TrainErf, unaryChunks<erfChunk>},
       {OpId::TrainRelu, unary<reluF>},
       {OpId::TrainAdd, binary<AddOp::f>},

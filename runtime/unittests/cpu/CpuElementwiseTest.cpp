@@ -31,14 +31,14 @@ TEST_F(CpuElementwiseTest, ElementwiseOpsMatchTheReference) {
   const char *unary[] = {"train.neg",  "train.exp",     "train.log",
                          "train.sqrt", "train.rsqrt",   "train.tanh",
                          "train.sigmoid", "train.erf",  "train.relu",
-                         "train.gelu"};
+                         "train.gelu", "train.silu"};
   const char *binary[] = {"train.add",       "train.sub",
                           "train.mul",       "train.div",
                           "train.maximum",   "train.minimum",
                           "train.pow",       "train.relu_grad",
                           "train.tanh_grad", "train.sigmoid_grad",
-                          "train.gelu_grad"};
-  // exp, erf, tanh (and sigmoid, gelu, gelu_grad, which use them) run on
+                          "train.gelu_grad", "train.silu_grad"};
+  // exp, erf, tanh (and sigmoid, silu, gelu and their gradients, which use them) run on
   // glibc's vector math library, within 4 ulp of the correctly rounded
   // value, where the reference calls scalar libm: not bitwise. The same
   // formulas otherwise, so the difference is those few ulp, carried
@@ -47,7 +47,8 @@ TEST_F(CpuElementwiseTest, ElementwiseOpsMatchTheReference) {
   auto transcendental = [](const std::string &op) {
     return op == "train.exp" || op == "train.erf" || op == "train.tanh" ||
            op == "train.sigmoid" || op == "train.gelu" ||
-           op == "train.gelu_grad";
+           op == "train.gelu_grad" || op == "train.silu" ||
+           op == "train.silu_grad";
   };
   for (DType dtype : kFloatTypes)
     for (int64_t n : kSizes)
