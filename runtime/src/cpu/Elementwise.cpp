@@ -43,6 +43,42 @@ MP_IVDEP
   return true;
 }
 
+/// y = F(x, p) and r = F(grad, saved, p): the activations with a parameter
+/// (leaky_relu's negative_slope), p as the reference reads it.
+template <float (*F)(float, float)>
+bool paramUnary(float p, const Views &in, const Views &out) {
+  if (!sameFloat(in, out, 1, 1) || in[0].shape != out[0].shape)
+    return false;
+  if (probing())
+    return true;
+  mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
+                    [p](const float *const *x, float *const *y, int64_t len) {
+                      const float *a = x[0];
+                      float *r = y[0];
+MP_IVDEP
+                      for (int64_t j = 0; j < len; ++j)
+                        r[j] = F(a[j], p);
+                    });
+  return true;
+}
+template <float (*F)(float, float, float)>
+bool paramBinary(float p, const Views &in, const Views &out) {
+  if (!sameFloat(in, out, 2, 1) || in[0].shape != out[0].shape ||
+      in[1].shape != out[0].shape)
+    return false;
+  if (probing())
+    return true;
+  mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(),
+                    [p](const float *const *x, float *const *y, int64_t len) {
+                      const float *a = x[0], *b = x[1];
+                      float *r = y[0];
+MP_IVDEP
+                      for (int64_t j = 0; j < len; ++j)
+                        r[j] = F(a[j], b[j], p);
+                    });
+  return true;
+}
+
 /// r = F(a, b): the float binary ops (a, b, r of one dtype and shape) and
 /// the activation gradients F(grad, saved).
 template <float (*F)(float, float)>
@@ -176,6 +212,7 @@ ElementwiseFn elementwiseKernel(const KernelDesc &kernel) {
       {OpId::TrainSiluGrad, binaryChunks<siluGradChunk>},
       {OpId::TrainErf, unaryChunks<erfChunk>},
       {OpId::TrainRelu, unary<reluF>},
+      {OpId::TrainHardswish, unary<hardswishF>},
       {OpId::TrainAdd, binary<AddOp::f>},
       {OpId::TrainSub, binary<SubOp::f>},
       {OpId::TrainMul, binary<MulOp::f>},
@@ -186,6 +223,7 @@ ElementwiseFn elementwiseKernel(const KernelDesc &kernel) {
       {OpId::TrainReluGrad, binary<reluGradF>},
       {OpId::TrainTanhGrad, binary<tanhGradF>},
       {OpId::TrainSigmoidGrad, binary<sigmoidGradF>},
+      {OpId::TrainHardswishGrad, binary<hardswishGradF>},
   };
   OpId op = kernel.opId();
   bool tanhApprox = kernel.getFlag(AttrName::tanh_approx);
@@ -443,6 +481,14 @@ Status cpu::runOwnKernel(const KernelDesc &kernel,
   OpId op = kernel.opId();
   if (ElementwiseFn fn = elementwiseKernel(kernel))
     handled = fn(inputs, outputs);
+  else if (op == OpId::TrainLeakyRelu)
+    handled = paramUnary<ref::leakyReluF>(
+        static_cast<float>(kernel.getFloat(AttrName::negative_slope, 0.0)),
+        inputs, outputs);
+  else if (op == OpId::TrainLeakyReluGrad)
+    handled = paramBinary<ref::leakyReluGradF>(
+        static_cast<float>(kernel.getFloat(AttrName::negative_slope, 0.0)),
+        inputs, outputs);
   else if (op == OpId::MpScale)
     handled = runScale(inputs, outputs);
   else if (op == OpId::MpUnscaleAndCheck || op == OpId::MpAllFinite)

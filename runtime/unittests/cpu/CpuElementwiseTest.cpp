@@ -31,13 +31,14 @@ TEST_F(CpuElementwiseTest, ElementwiseOpsMatchTheReference) {
   const char *unary[] = {"train.neg",  "train.exp",     "train.log",
                          "train.sqrt", "train.rsqrt",   "train.tanh",
                          "train.sigmoid", "train.erf",  "train.relu",
-                         "train.gelu", "train.silu"};
+                         "train.gelu", "train.silu", "train.hardswish"};
   const char *binary[] = {"train.add",       "train.sub",
                           "train.mul",       "train.div",
                           "train.maximum",   "train.minimum",
                           "train.pow",       "train.relu_grad",
                           "train.tanh_grad", "train.sigmoid_grad",
-                          "train.gelu_grad", "train.silu_grad"};
+                          "train.gelu_grad", "train.silu_grad",
+                          "train.hardswish_grad"};
   // exp, erf, tanh (and sigmoid, silu, gelu and their gradients, which use them) run on
   // glibc's vector math library, within 4 ulp of the correctly rounded
   // value, where the reference calls scalar libm: not bitwise. The same
@@ -69,6 +70,21 @@ TEST_F(CpuElementwiseTest, ElementwiseOpsMatchTheReference) {
           std::vector<Tensor> in = {randomTensor(dtype, {n}, 1, -2, 3)};
           expectSame(kernel, in, {Tensor(dtype, {n})}, op + (" " + what),
                      transcendental(op) ? &close : nullptr);
+        }
+        if (!tanhApprox) {
+          // leaky_relu and its gradient with their slope (own loops that
+          // read the attribute): bitwise.
+          KernelDesc leaky, leakyGrad;
+          leaky.op = "train.leaky_relu";
+          leakyGrad.op = "train.leaky_relu_grad";
+          leaky.attrs["negative_slope"] = floats(0.2);
+          leakyGrad.attrs["negative_slope"] = floats(0.2);
+          std::vector<Tensor> x = {randomTensor(dtype, {n}, 4, -2, 2)};
+          expectSame(leaky, x, {Tensor(dtype, {n})}, "leaky_relu " + what);
+          std::vector<Tensor> gx = {randomTensor(dtype, {n}, 5, -2, 2),
+                                    randomTensor(dtype, {n}, 6, -2, 2)};
+          expectSame(leakyGrad, gx, {Tensor(dtype, {n})},
+                     "leaky_relu_grad " + what);
         }
         for (const char *op : binary) {
           KernelDesc kernel;
