@@ -2,7 +2,9 @@
 // rule, reference registration, conformance rows): the precision passes
 // paint it by its ODS category (infer: 16-bit after a 16-bit matmul), the
 // plan carries it, and the reference and cpu backends train with it (the
-// cpu backend runs it on the reference kernel) to the same loss.
+// cpu backend on its own loop, exp from the vector math library: a few
+// ulp from libm's, docs/runtime-cpu.md) to the same loss within 1e-5
+// relative after 20 steps.
 // REQUIRES: onednn
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: mp-opt %s --mp-assign-precision="policy=mixed_bfloat16" --mp-insert-casts | FileCheck %s --check-prefix=IR
@@ -10,14 +12,12 @@
 // RUN: mp-run %t/silu.plan --synthetic --steps 20 --backend reference --seed 3 > %t/ref.log 2>&1
 // RUN: mp-run %t/silu.plan --synthetic --steps 20 --backend cpu --seed 3 --verbose > %t/cpu.log 2>&1
 // RUN: FileCheck %s --check-prefix=TRAIN < %t/cpu.log
-// RUN: grep -o "last loss [0-9.]*" %t/ref.log > %t/ref.loss
-// RUN: grep -o "last loss [0-9.]*" %t/cpu.log > %t/cpu.loss
-// RUN: diff %t/ref.loss %t/cpu.loss
+// RUN: %python %S/../mp-compile/Inputs/close_losses.py %t/cpu.log %t/ref.log 1e-5
 
 // IR: train.silu {{.*}}: tensor<16x8xbf16>
 // IR: train.silu_grad {{.*}}: tensor<16x8xbf16>
-// TRAIN-DAG: train.silu {{.*}}reference kernel
-// TRAIN-DAG: train.silu_grad {{.*}}reference kernel
+// TRAIN-DAG: train.silu own loop
+// TRAIN-DAG: train.silu_grad own loop
 // TRAIN: trained 20 steps
 
 func.func @train_step(
