@@ -25,78 +25,61 @@ namespace {
 
 using Views = std::vector<TensorView>;
 
-/// y = F(x), one dtype, one shape.
-template <float (*F)(float)> bool unary(const Views &in, const Views &out) {
+/// y = f(x), one dtype, one shape.
+template <typename Fn>
+bool mapUnary(const Views &in, const Views &out, const Fn &f) {
   if (!sameFloat(in, out, 1, 1) || in[0].shape != out[0].shape)
     return false;
   if (probing())
     return true;
   mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
-                    [](const float *const *x, float *const *y, int64_t len) {
+                    [&f](const float *const *x, float *const *y, int64_t len) {
                       const float *a = x[0];
                       float *r = y[0];
                       // Outputs never alias inputs (Backend::run).
 MP_IVDEP
                       for (int64_t j = 0; j < len; ++j)
-                        r[j] = F(a[j]);
+                        r[j] = f(a[j]);
                     });
   return true;
 }
 
-/// y = F(x, p) and r = F(grad, saved, p): the activations with a parameter
-/// (leaky_relu's negative_slope), p as the reference reads it.
-template <float (*F)(float, float)>
-bool paramUnary(float p, const Views &in, const Views &out) {
-  if (!sameFloat(in, out, 1, 1) || in[0].shape != out[0].shape)
+/// r = f(a, b): a, b, r of one dtype and shape.
+template <typename Fn>
+bool mapBinary(const Views &in, const Views &out, const Fn &f) {
+  if (!sameFloat(in, out, 2, 1) || in[0].shape != out[0].shape ||
+      in[1].shape != out[0].shape)
     return false;
   if (probing())
     return true;
-  mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
-                    [p](const float *const *x, float *const *y, int64_t len) {
-                      const float *a = x[0];
+  mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(),
+                    [&f](const float *const *x, float *const *y, int64_t len) {
+                      const float *a = x[0], *b = x[1];
                       float *r = y[0];
 MP_IVDEP
                       for (int64_t j = 0; j < len; ++j)
-                        r[j] = F(a[j], p);
+                        r[j] = f(a[j], b[j]);
                     });
   return true;
+}
+
+template <float (*F)(float)> bool unary(const Views &in, const Views &out) {
+  return mapUnary(in, out, [](float a) { return F(a); });
+}
+/// The float binary ops and the activation gradients F(grad, saved).
+template <float (*F)(float, float)>
+bool binary(const Views &in, const Views &out) {
+  return mapBinary(in, out, [](float a, float b) { return F(a, b); });
+}
+/// The activations with a parameter (leaky_relu's negative_slope), p as
+/// the reference reads it: F(x, p) and F(grad, saved, p).
+template <float (*F)(float, float)>
+bool paramUnary(float p, const Views &in, const Views &out) {
+  return mapUnary(in, out, [p](float a) { return F(a, p); });
 }
 template <float (*F)(float, float, float)>
 bool paramBinary(float p, const Views &in, const Views &out) {
-  if (!sameFloat(in, out, 2, 1) || in[0].shape != out[0].shape ||
-      in[1].shape != out[0].shape)
-    return false;
-  if (probing())
-    return true;
-  mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(),
-                    [p](const float *const *x, float *const *y, int64_t len) {
-                      const float *a = x[0], *b = x[1];
-                      float *r = y[0];
-MP_IVDEP
-                      for (int64_t j = 0; j < len; ++j)
-                        r[j] = F(a[j], b[j], p);
-                    });
-  return true;
-}
-
-/// r = F(a, b): the float binary ops (a, b, r of one dtype and shape) and
-/// the activation gradients F(grad, saved).
-template <float (*F)(float, float)>
-bool binary(const Views &in, const Views &out) {
-  if (!sameFloat(in, out, 2, 1) || in[0].shape != out[0].shape ||
-      in[1].shape != out[0].shape)
-    return false;
-  if (probing())
-    return true;
-  mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(),
-                    [](const float *const *x, float *const *y, int64_t len) {
-                      const float *a = x[0], *b = x[1];
-                      float *r = y[0];
-MP_IVDEP
-                      for (int64_t j = 0; j < len; ++j)
-                        r[j] = F(a[j], b[j]);
-                    });
-  return true;
+  return mapBinary(in, out, [p](float a, float b) { return F(a, b, p); });
 }
 
 //===----------------------------------------------------------------------===//
