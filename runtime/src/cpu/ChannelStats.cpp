@@ -8,7 +8,6 @@
 #include "common/ElementMath.h"
 
 #include <algorithm>
-#include <cstring>
 #include <initializer_list>
 
 using namespace mp::rt;
@@ -233,13 +232,6 @@ bool inPlace(std::initializer_list<const TensorView *> views, DType &dtype) {
   return true;
 }
 
-template <typename T> const T *typed(const TensorView &v) {
-  return static_cast<const T *>(v.data);
-}
-template <typename T> T *typedOut(const TensorView &v) {
-  return static_cast<T *>(v.data);
-}
-
 /// The blocks of [rows, features] (statsBlockRows each, the last shorter)
 /// over the threads: body(block, first row, rows) for each.
 template <typename Body>
@@ -254,6 +246,12 @@ void forEachBlock(int64_t rows, int64_t features, const Body &body) {
   });
 }
 
+/// Rows per task of the elementwise passes.
+int64_t passGrain(int64_t features) {
+  return std::max<int64_t>(cpu::statsBlockRows(features),
+                           (int64_t(1) << 14) / std::max<int64_t>(features, 1));
+}
+
 /// The elementwise passes: rows over the threads, a block of rows widened
 /// and rounded at a time; body(f32 rows in, f32 rows out, rows). With
 /// `mask0`, input 0 is read masked by it (maskedRowsOf).
@@ -262,8 +260,7 @@ void mapRows(const TensorView *const (&in)[NIn], const TensorView &out,
              int64_t rows, int64_t features, const Body &body,
              const TensorView *mask0 = nullptr) {
   int64_t blockRows = statsBlockRows(features);
-  int64_t grain = std::max<int64_t>(blockRows, (int64_t(1) << 14) / features);
-  parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+  parallelFor(rows, passGrain(features), [&](int64_t begin, int64_t end) {
     std::vector<float> inBuf[NIn], maskBuf, outBuf;
     for (int64_t r0 = begin; r0 < end; r0 += blockRows) {
       int64_t m = std::min(blockRows, end - r0);
@@ -287,12 +284,6 @@ void mapRows(const TensorView *const (&in)[NIn], const TensorView &out,
   });
 }
 
-/// Rows per task of the elementwise passes.
-int64_t passGrain(int64_t features) {
-  return std::max<int64_t>(cpu::statsBlockRows(features),
-                           (int64_t(1) << 14) / std::max<int64_t>(features, 1));
-}
-
 } // namespace
 
 int64_t cpu::statsBlockRows(int64_t features) {
@@ -312,12 +303,12 @@ void cpu::channelMoments(const TensorView &x, int64_t rows, int64_t features,
     double *bm = &blockMean[b * f], *bm2 = &blockM2[b * f];
     int64_t first = r0 * features;
     if (direct && dtype == DType::BF16) {
-      const uint16_t *v = typed<uint16_t>(x) + first;
+      const uint16_t *v = x.as<const uint16_t>() + first;
       runVectorized([&] { blockMoments<Bf16Elems>(v, m, features, bm, bm2); });
       return;
     }
     std::vector<float> buf;
-    const float *v = direct ? typed<float>(x) + first
+    const float *v = direct ? x.as<const float>() + first
                             : rowsOf(x, r0, m, features, buf);
     runVectorized([&] { blockMoments<F32Elems>(v, m, features, bm, bm2); });
   });
@@ -365,11 +356,13 @@ void cpu::channelGradSums(const TensorView &g, const TensorView &x,
       });
     };
     if (direct && dtype == DType::BF16) {
-      run(Bf16Elems(), typed<uint16_t>(g) + first, typed<uint16_t>(x) + first,
-          mask ? typed<uint16_t>(*mask) + first : nullptr);
+      run(Bf16Elems(), g.as<const uint16_t>() + first,
+          x.as<const uint16_t>() + first,
+          mask ? mask->as<const uint16_t>() + first : nullptr);
     } else if (direct) {
-      run(F32Elems(), typed<float>(g) + first, typed<float>(x) + first,
-          mask ? typed<float>(*mask) + first : nullptr);
+      run(F32Elems(), g.as<const float>() + first,
+          x.as<const float>() + first,
+          mask ? mask->as<const float>() + first : nullptr);
     } else {
       std::vector<float> gBuf, xBuf, maskBuf;
       const float *gv = maskedRowsOf(g, mask, r0, m, features, gBuf, maskBuf);
@@ -398,8 +391,8 @@ void cpu::normalizeChannels(const TensorView &x, const TensorView &y,
     auto pass = [&](auto elems) {
       using E = decltype(elems);
       using T = typename E::T;
-      const T *xv = typed<T>(x);
-      T *yv = typedOut<T>(y);
+      const T *xv = x.as<const T>();
+      T *yv = y.as<T>();
       parallelFor(rows, passGrain(features), [&](int64_t begin, int64_t end) {
         runVectorized([&] {
           if (relu)
@@ -411,10 +404,7 @@ void cpu::normalizeChannels(const TensorView &x, const TensorView &y,
         });
       });
     };
-    if (dtype == DType::BF16)
-      pass(Bf16Elems());
-    else
-      pass(F32Elems());
+    withElems(dtype, pass);
     return;
   }
   const TensorView *in[1] = {&x};
@@ -445,9 +435,9 @@ void cpu::normalizeChannelsGrad(const TensorView &g, const TensorView &x,
     auto pass = [&](auto elems) {
       using E = decltype(elems);
       using T = typename E::T;
-      const T *gv = typed<T>(g), *xv = typed<T>(x),
-              *rv = mask ? typed<T>(*mask) : nullptr;
-      T *dv = typedOut<T>(d);
+      const T *gv = g.as<const T>(), *xv = x.as<const T>(),
+              *rv = mask ? mask->as<const T>() : nullptr;
+      T *dv = d.as<T>();
       parallelFor(rows, passGrain(features), [&](int64_t begin, int64_t end) {
         runVectorized([&] {
           if (rv)
@@ -459,10 +449,7 @@ void cpu::normalizeChannelsGrad(const TensorView &g, const TensorView &x,
         });
       });
     };
-    if (dtype == DType::BF16)
-      pass(Bf16Elems());
-    else
-      pass(F32Elems());
+    withElems(dtype, pass);
     return;
   }
   const TensorView *in[2] = {&g, &x};

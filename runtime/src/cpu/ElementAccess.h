@@ -1,4 +1,4 @@
-//===- ElementAccess.h - f32 / bf16 elements read and written in loops -*- C++ -*-===//
+//===- ElementAccess.h - f32 / bf16 elements in own loops -*- C++ -*-===//
 //
 // The own loops that read bf16 tensors in place widen each element where
 // they use it, so that the loop vectorizes without chunk buffers: `F32Elems`
@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef MP_RUNTIME_CPU_ELEMENTACCESS_H
 #define MP_RUNTIME_CPU_ELEMENTACCESS_H
+
+#include "mp/runtime/Tensor.h"
 
 #include <cstdint>
 #include <cstring>
@@ -48,6 +50,15 @@ struct Bf16Elems {
         (bits & 0x7fffffffu) > 0x7f800000u ? quietNan : rounded);
   }
 };
+
+/// fn(Bf16Elems()) for a bf16 `dtype`, else fn(F32Elems()): the in-place
+/// loops' two instantiations, chosen once per kernel.
+template <typename Fn> void withElems(DType dtype, const Fn &fn) {
+  if (dtype == DType::BF16)
+    fn(Bf16Elems());
+  else
+    fn(F32Elems());
+}
 
 } // namespace mp::rt::cpu
 

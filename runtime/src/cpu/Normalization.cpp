@@ -33,9 +33,9 @@ std::vector<float> widen(const TensorView &v) {
 namespace {
 /// layer_norm_grad's grad_scale and grad_offset for columns [begin, end)
 /// of [rows, d]: ds[j] += g * xhat, doff[j] += g in f64 (added to what ds
-/// and doff hold), each column's rows in order (the reference's sums). Panels of kPanel columns keep their
-/// running sums in registers over all the rows (a fixed count, unrolled);
-/// the rest go column by column.
+/// and doff hold), each column's rows in order (the reference's sums).
+/// Panels of kPanel columns keep their running sums in registers over all
+/// the rows (a fixed count, unrolled); the rest go column by column.
 constexpr int64_t kPanel = 16;
 template <typename E>
 inline __attribute__((always_inline)) void
@@ -159,19 +159,15 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
     using E = decltype(elems);
     using T = typename E::T;
     runVectorized([&] {
-      columnGradSums<E>(static_cast<const T *>(dy.data),
-                        static_cast<const T *>(x.data), meanF.data(),
+      columnGradSums<E>(dy.as<const T>(), x.as<const T>(), meanF.data(),
                         invStdF.data(), rows, d, begin, end, ds.data(),
                         doff.data());
     });
   };
   auto columns = [&](int64_t begin, int64_t end) {
-    if (dtype == DType::F32) {
-      columnsOf(cpu::F32Elems(), begin, end);
-      return;
-    }
-    if (dtype == DType::BF16) {
-      columnsOf(cpu::Bf16Elems(), begin, end);
+    if (dtype == DType::F32 || dtype == DType::BF16) {
+      cpu::withElems(dtype,
+                     [&](auto elems) { columnsOf(elems, begin, end); });
       return;
     }
     float g[kChunk], xr[kChunk];

@@ -169,6 +169,14 @@ private:
 thread_local bool WorkerPool::inWorker = false;
 } // namespace
 
+/// part(index) for every index in [0, parts): on the pool, or on the
+/// caller in order where the pool is busy or the caller is a worker.
+static void runParts(int64_t parts, const std::function<void(int)> &part) {
+  if (!WorkerPool::get().run(static_cast<int>(parts), part))
+    for (int index = 0; index < parts; ++index)
+      part(index);
+}
+
 void cpu::parallelFor(int64_t n, int64_t grain,
                       const std::function<void(int64_t, int64_t)> &fn) {
   int64_t parts =
@@ -181,14 +189,11 @@ void cpu::parallelFor(int64_t n, int64_t grain,
   // of a 4-byte tensor.
   int64_t step = ((n + parts - 1) / parts + 63) / 64 * 64;
   parts = (n + step - 1) / step;
-  auto part = [&](int index) {
+  runParts(parts, [&](int index) {
     int64_t begin = index * step, end = std::min(n, begin + step);
     if (begin < end)
       fn(begin, end);
-  };
-  if (!WorkerPool::get().run(static_cast<int>(parts), part))
-    for (int index = 0; index < parts; ++index) // busy or nested: in order
-      part(index);
+  });
 }
 
 void cpu::parallelForItems(int64_t items,
@@ -198,14 +203,11 @@ void cpu::parallelForItems(int64_t items,
     fn(0, items);
     return;
   }
-  auto part = [&](int index) {
+  runParts(parts, [&](int index) {
     int64_t begin = items * index / parts, end = items * (index + 1) / parts;
     if (begin < end)
       fn(begin, end);
-  };
-  if (!WorkerPool::get().run(static_cast<int>(parts), part))
-    for (int index = 0; index < parts; ++index)
-      part(index);
+  });
 }
 
 void cpu::releaseWorkers() { WorkerPool::get().release(); }

@@ -149,44 +149,61 @@ binaryLoop(const float *g, const float *x, float *y, int64_t n) {
 }
 
 /// The AVX-512 and AVX2 copies of the four loops.
+/// The vector library's functions at one width.
+struct Lib512 {
+  using V = __m512;
+  static constexpr V (*erf)(V) = _ZGVeN16v_erff;
+  static constexpr V (*exp)(V) = _ZGVeN16v_expf;
+  static constexpr V (*tanh)(V) = _ZGVeN16v_tanhf;
+};
+struct Lib256 {
+  using V = __m256;
+  static constexpr V (*erf)(V) = _ZGVdN8v_erff;
+  static constexpr V (*exp)(V) = _ZGVdN8v_expf;
+  static constexpr V (*tanh)(V) = _ZGVdN8v_tanhf;
+};
+
+/// GELU (Tanh: its tanh form) and its gradient at L's width.
+template <typename L, bool Tanh>
+inline __attribute__((always_inline)) void geluAt(const float *x, float *y,
+                                                  int64_t n) {
+  using V = typename L::V;
+  if constexpr (Tanh)
+    unaryLoop<V, geluTanhOf<V, L::tanh>, ref::geluTanh>(x, y, n);
+  else
+    unaryLoop<V, geluOf<V, L::erf>, ref::geluExact>(x, y, n);
+}
+template <typename L, bool Tanh>
+inline __attribute__((always_inline)) void
+geluGradAt(const float *g, const float *x, float *y, int64_t n) {
+  using V = typename L::V;
+  if constexpr (Tanh)
+    binaryLoop<V, geluTanhGradOf<V, L::tanh>, ref::geluGradTanhF>(g, x, y, n);
+  else
+    binaryLoop<V, geluGradOf<V, L::erf, L::exp>, ref::geluGradExactF>(g, x, y,
+                                                                      n);
+}
+
+/// The AVX-512 and AVX2 copies.
 template <bool Tanh>
 __attribute__((target("avx512f"))) void gelu512(const float *x, float *y,
                                                 int64_t n) {
-  if constexpr (Tanh)
-    unaryLoop<__m512, geluTanhOf<__m512, _ZGVeN16v_tanhf>, ref::geluTanh>(
-        x, y, n);
-  else
-    unaryLoop<__m512, geluOf<__m512, _ZGVeN16v_erff>, ref::geluExact>(x, y,
-                                                                       n);
+  geluAt<Lib512, Tanh>(x, y, n);
 }
 template <bool Tanh>
 __attribute__((target("avx512f"))) void
 geluGrad512(const float *g, const float *x, float *y, int64_t n) {
-  if constexpr (Tanh)
-    binaryLoop<__m512, geluTanhGradOf<__m512, _ZGVeN16v_tanhf>,
-               ref::geluGradTanhF>(g, x, y, n);
-  else
-    binaryLoop<__m512, geluGradOf<__m512, _ZGVeN16v_erff, _ZGVeN16v_expf>,
-               ref::geluGradExactF>(g, x, y, n);
+  geluGradAt<Lib512, Tanh>(g, x, y, n);
 }
 template <bool Tanh>
 __attribute__((target("avx2"))) void gelu256(const float *x, float *y,
                                              int64_t n) {
-  if constexpr (Tanh)
-    unaryLoop<__m256, geluTanhOf<__m256, _ZGVdN8v_tanhf>, ref::geluTanh>(
-        x, y, n);
-  else
-    unaryLoop<__m256, geluOf<__m256, _ZGVdN8v_erff>, ref::geluExact>(x, y, n);
+  geluAt<Lib256, Tanh>(x, y, n);
 }
 template <bool Tanh>
 __attribute__((target("avx2"))) void
 geluGrad256(const float *g, const float *x, float *y, int64_t n) {
-  if constexpr (Tanh)
-    binaryLoop<__m256, geluTanhGradOf<__m256, _ZGVdN8v_tanhf>,
-               ref::geluGradTanhF>(g, x, y, n);
-  else
-    binaryLoop<__m256, geluGradOf<__m256, _ZGVdN8v_erff, _ZGVdN8v_expf>,
-               ref::geluGradExactF>(g, x, y, n);
+  geluGradAt<Lib256, Tanh>(g, x, y, n);
 }
 } // namespace
 
