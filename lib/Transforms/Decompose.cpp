@@ -393,6 +393,9 @@ struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
     // In walk (program) order: a forward attention comes before its
     // gradient, which then reuses its probabilities.
     SmallVector<SharedProbabilities> shared;
+    // The attention ops, erased after the loop. `ops` itself is not read
+    // again: the loop erases the ops it replaces (pools, conv1d).
+    SmallVector<Operation *> attentions;
     for (Operation *op : ops) {
       if (auto matmul = dyn_cast<train::MatmulOp>(op)) {
         lowerBroadcastMatmul(matmul);
@@ -400,10 +403,12 @@ struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
       }
       if (auto attention = dyn_cast<train::AttentionOp>(op)) {
         lowerAttention(attention, shared);
+        attentions.push_back(op);
         continue;
       }
       if (auto grad = dyn_cast<train::AttentionGradOp>(op)) {
         lowerAttentionGrad(grad, shared);
+        attentions.push_back(op);
         continue;
       }
       if (auto conv = dyn_cast<train::Conv1DOp>(op)) {
@@ -432,9 +437,8 @@ struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
                                             grad.getLayout(), *window);
     }
     // The attention ops go last: their probabilities may be shared.
-    for (Operation *op : ops)
-      if (isa<train::AttentionOp, train::AttentionGradOp>(op))
-        op->erase();
+    for (Operation *op : attentions)
+      op->erase();
     // Elementwise ops over broadcasts, in program order (a narrowed op's
     // broadcast may feed the next one: div(broadcast(g), fill) then
     // mul(that, broadcast(h)) narrow in turn).

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <optional>
 
@@ -196,13 +197,30 @@ struct FuseOptimizersPass
     eraseDead(def);
   }
 
-  void eraseDead(Operation *op) {
-    if (!op || !op->use_empty() || isa<train::GradientOp>(op))
+  /// Erases `root` if nothing reads it, then each op that erasing it left
+  /// unread, and so on. An op joins the work list at the moment its last
+  /// reader is erased, so each one once and while it is alive: erasing
+  /// one operand's op may erase another operand's (a constant that is
+  /// both the learning rate and the weight decay), whose results must not
+  /// be read again.
+  void eraseDead(Operation *root) {
+    auto erasable = [](Operation *op) {
+      return op && op->use_empty() && !isa<train::GradientOp>(op);
+    };
+    if (!erasable(root))
       return;
-    SmallVector<Value> operands(op->getOperands());
-    op->erase();
-    for (Value v : operands)
-      eraseDead(v.getDefiningOp());
+    SmallVector<Operation *> work{root};
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      llvm::SmallSetVector<Operation *, 4> defs;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          defs.insert(def);
+      op->erase();
+      for (Operation *def : defs)
+        if (erasable(def))
+          work.push_back(def);
+    }
   }
 };
 

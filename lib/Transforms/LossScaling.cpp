@@ -360,10 +360,12 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
         work.push_back(op);
     while (!work.empty()) {
       Operation *op = work.pop_back_val();
+      // A copy, not a reference into `origin`: try_emplace may grow it.
+      Operation *from = origin.lookup(op);
       for (Operation *user : op->getUsers()) {
         Operation *inBlock = body.findAncestorOpInBlock(*user);
         if (inBlock && inBlock != body.getTerminator() && inBlock != check &&
-            origin.try_emplace(inBlock, origin[op]).second)
+            origin.try_emplace(inBlock, from).second)
           work.push_back(inBlock);
       }
     }

@@ -17,8 +17,19 @@ launcher=()
 if command -v ccache > /dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+# The outside project builds with the compilers and flags of the build it
+# installs, as its users must: an install made with sanitizers
+# (scripts/sanitize.sh) has instrumented static libraries, which link only
+# into instrumented programs.
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+same=()
+for var in CMAKE_C_COMPILER CMAKE_CXX_COMPILER CMAKE_C_FLAGS CMAKE_CXX_FLAGS \
+           CMAKE_EXE_LINKER_FLAGS CMAKE_SHARED_LINKER_FLAGS; do
+  value=$(cached "$var")
+  if [[ -n $value ]]; then same+=("-D$var=$value"); fi
+done
 if ! cmake -S "$src/examples/embed" -B "$work/embed" -G Ninja \
-     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
+     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "${same[@]}" \
      > "$work/configure.log" 2>&1; then
   cat "$work/configure.log"
   exit 1

@@ -14,6 +14,23 @@ func.func @divisible(%x: tensor<2x3x8x6xf32>, %g: tensor<2x1x1x5xbf16>) -> (tens
 
 // -----
 
+// A divisible adaptive pool (replaced, and so erased, inside the pass's
+// loop) in one function with attention (erased after it): the pass must
+// not read the erased pool again (a heap-use-after-free under ASan before
+// the fix: the attention ops were picked out of the same list by isa<>).
+// CHECK-LABEL: func.func @pool_and_attention
+// CHECK: train.avg_pool2d NHWC
+// CHECK: train.softmax
+// CHECK-NOT: train.attention
+// CHECK-NOT: adaptive
+func.func @pool_and_attention(%x: tensor<2x4x4x8xf32>, %q: tensor<2x3x8xf32>) -> (tensor<2x1x1x8xf32>, tensor<2x3x8xf32>) {
+  %p = train.adaptive_avg_pool2d NHWC %x : tensor<2x4x4x8xf32> -> tensor<2x1x1x8xf32>
+  %o = train.attention %q, %q, %q : tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+  return %p, %o : tensor<2x1x1x8xf32>, tensor<2x3x8xf32>
+}
+
+// -----
+
 // 7 into 3 overlaps (windows [0, 3), [2, 5), [4, 7)): kept.
 // CHECK-LABEL: func.func @overlapping
 // CHECK: train.adaptive_avg_pool2d NCHW

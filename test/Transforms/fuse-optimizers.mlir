@@ -56,6 +56,35 @@ func.func @sgd_weight_decay(%x: tensor<4xf32> {train.role = "input"},
 
 // -----
 
+// One constant as both the learning rate and the weight decay: erasing the
+// dead update ops reaches it through both products, and erases it once
+// (before the fix the pass read it again after erasing it: ASan's
+// heap-use-after-free).
+// CHECK-LABEL: func.func @sgd_shared_constant
+// CHECK: %[[G:.*]] = train.gradient
+// CHECK-NEXT: train.sgd %arg1, %[[G]] {lr = 0.0099999997764825821 : f64, weight_decay = 0.0099999997764825821 : f64}
+// CHECK-NOT: train.constant
+// CHECK: return
+func.func @sgd_shared_constant(%x: tensor<4xf32> {train.role = "input"},
+               %w: tensor<4xf32> {train.name = "w", train.role = "param"})
+    -> (tensor<f32> {train.role = "loss"}, tensor<4xf32> {train.name = "w", train.role = "param"})
+    attributes {train.step} {
+  %p = train.mul %x, %w : tensor<4xf32>
+  %l = train.reduce_sum %p {dims = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
+  %s = train.grad_seed %l : tensor<f32>
+  %sb = train.broadcast %s {dims = array<i64>} : tensor<f32> -> tensor<4xf32>
+  %dw = train.mul %sb, %x : tensor<4xf32>
+  %g = train.gradient %dw : tensor<4xf32>
+  %c = train.constant dense<0.01> : tensor<4xf32>
+  %decay = train.mul %w, %c : tensor<4xf32>
+  %gd = train.add %decay, %g : tensor<4xf32>
+  %step = train.mul %gd, %c : tensor<4xf32>
+  %nw = train.sub %w, %step : tensor<4xf32>
+  return %l, %nw : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @momentum
 // CHECK: %[[G:.*]] = train.gradient
 // CHECK: %[[P:[^ ,]*]], %[[B:[^ ]*]] = train.sgd_momentum %arg1, %[[G]], %arg2 {dampening = 0.0999999{{[0-9]*}} : f64, lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64}

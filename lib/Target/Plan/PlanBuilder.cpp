@@ -122,7 +122,8 @@ public:
       if (((options.evaluation && isa<train::DropoutOp>(op)) ||
            isa<train::GradientOp>(op)) &&
           ids.count(op.getOperand(0))) {
-        ids[op.getResult(0)] = ids[op.getOperand(0)];
+        uint32_t id = ids.lookup(op.getOperand(0));
+        ids[op.getResult(0)] = id;
         continue;
       }
       if (failed(addOp(&op)))

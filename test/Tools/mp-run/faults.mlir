@@ -98,7 +98,7 @@
 // with LD_PRELOAD) is a warning, the previous one stays, the next interval
 // tries again; the run ends normally.
 // RUN: cc -shared -fPIC %S/Inputs/fail_rename.c -o %t/fail_rename.so -ldl
-// RUN: env LD_PRELOAD=%t/fail_rename.so FAIL_RENAME_CALLS=1 mp-run %t/f32.plan --synthetic --steps 6 --checkpoint-every 2 --checkpoint %t/periodic.safetensors --plain --log-every 6 2>&1 | FileCheck %s --check-prefix=PERIODIC
+// RUN: env LD_PRELOAD=%mp_san_preload%t/fail_rename.so FAIL_RENAME_CALLS=1 mp-run %t/f32.plan --synthetic --steps 6 --checkpoint-every 2 --checkpoint %t/periodic.safetensors --plain --log-every 6 2>&1 | FileCheck %s --check-prefix=PERIODIC
 // PERIODIC: mp-run: warning: the checkpoint at step 2 failed ({{.*}}No space left on device{{.*}}); the previous one stays, the next try is at step 4
 // PERIODIC: mp-run: the checkpoint at step 4 worked
 // PERIODIC: trained 6 steps (0 to 6)
