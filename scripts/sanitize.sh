@@ -82,23 +82,20 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-$common:halt_on_error=1:second_deadlock_stac
 timeout=${MP_SAN_TIMEOUT:-1800}
 apart='SessionCreateTest\.HugeArenaIsAnErrorNotACrash|CApiTest\.SessionErrors|DeviceMemorySessionDeathTest\.MemoryIsGuarded'
 
+# tsan: the runtime's tests (the build has no others but the fuzz replays).
+only=()
+if [[ $mode == tsan ]]; then only=(-L runtime); fi
 status=0
+# shellcheck disable=SC2086
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout "$timeout" \
+  "${only[@]}" -E "$apart" ${MP_SAN_CTEST_ARGS:-} || status=$?
 if [[ $mode == tsan ]]; then
-  # shellcheck disable=SC2086
-  ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout "$timeout" \
-    -L runtime -E "$apart" \
-    ${MP_SAN_CTEST_ARGS:-} || status=$?
   # The compiler of the normal build makes the plans.
   normal=${MP_BUILD_DIR:-$root/build}
   [[ -x $normal/bin/mp-compile ]] || "$root/scripts/build.sh"
   echo "sanitize: e2e/mp-run-threads (mp-run of $build, plans of $normal/bin/mp-compile)"
   MP_COMPILE=$normal/bin/mp-compile \
     bash "$root/test/Integration/mp-run-threads.sh" "$build" "$root" || status=$?
-else
-  # shellcheck disable=SC2086
-  ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout "$timeout" \
-    -E "$apart" \
-    ${MP_SAN_CTEST_ARGS:-} || status=$?
 fi
 # The tests apart (see above).
 ASAN_OPTIONS=$ASAN_OPTIONS:allocator_may_return_null=1:handle_segv=0 \

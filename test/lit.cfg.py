@@ -33,22 +33,21 @@ config.substitutions.append(("%python", sys.executable))
 # compiler reads of mp's upstream-only output (issue 18).
 # In a sanitized build (scripts/sanitize.sh) the sanitizer's runtime is
 # preloaded into it, so that it can load the instrumented MPPlugin.so.
+# %mp_san_preload goes before a test's own LD_PRELOAD list for mp's tools:
+# the sanitizer's runtime where the tools load it as a shared library
+# (GCC's libasan / libtsan must come first in the list); nothing otherwise.
 upstream_mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
+san_preload = ""
 sanitizer_runtime = getattr(config, "mp_sanitizer_runtime", "")
 if sanitizer_runtime:
     upstream_mlir_opt = "env LD_PRELOAD=%s %s" % (sanitizer_runtime,
                                                  upstream_mlir_opt)
-config.substitutions.append(("%upstream-mlir-opt", upstream_mlir_opt))
-# What goes before a test's own LD_PRELOAD list for mp's tools: the
-# sanitizer's runtime where the tools load it as a shared library (GCC's
-# libasan / libtsan must come first in the list); nothing otherwise.
-san_preload = ""
-if sanitizer_runtime:
     import subprocess
     deps = subprocess.run(["ldd", os.path.join(config.mp_tools_dir, "mp-run")],
                           capture_output=True, text=True).stdout
     if os.path.basename(sanitizer_runtime).split(".so")[0] in deps:
         san_preload = sanitizer_runtime + ":"
+config.substitutions.append(("%upstream-mlir-opt", upstream_mlir_opt))
 config.substitutions.append(("%mp_san_preload", san_preload))
 # Upstream's JIT runner and its runtime libraries: mp's upstream-only
 # output compiled by upstream passes alone and run.

@@ -204,21 +204,18 @@ struct FuseOptimizersPass
   /// both the learning rate and the weight decay), whose results must not
   /// be read again.
   void eraseDead(Operation *root) {
-    auto erasable = [](Operation *op) {
-      return op && op->use_empty() && !isa<train::GradientOp>(op);
-    };
-    if (!erasable(root))
-      return;
     SmallVector<Operation *> work{root};
     while (!work.empty()) {
       Operation *op = work.pop_back_val();
+      if (!op || !op->use_empty() || isa<train::GradientOp>(op))
+        continue;
       llvm::SmallSetVector<Operation *, 4> defs;
       for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp())
           defs.insert(def);
       op->erase();
       for (Operation *def : defs)
-        if (erasable(def))
+        if (def->use_empty())
           work.push_back(def);
     }
   }
