@@ -102,6 +102,35 @@ def _on_line(modules, frame):
     return kept or modules
 
 
+def _eval_modules(model):
+    """The modules in eval mode whose own behaviour it changes (batch
+    norms, dropouts), by name: "" for the model itself."""
+    out = []
+    for name, module in model.named_modules():
+        if not module.training and isinstance(module, (
+                torch.nn.modules.batchnorm._BatchNorm, torch.nn.modules.dropout._DropoutNd,
+                torch.nn.modules.instancenorm._InstanceNorm)):
+            out.append(name)
+    return out
+
+
+def _state_notes(frozen, evaluating):
+    """One line each for what the step keeps fixed as the user set it."""
+    notes = []
+
+    def names(items):
+        return ", ".join(items[:6]) + (", ... (%d in all)" % len(items) if len(items) > 6
+                                       else "")
+    if frozen:
+        notes.append("%d parameters with requires_grad=False are read and never updated: "
+                     "%s" % (len(frozen), names([n for n, _ in frozen])))
+    if evaluating:
+        notes.append("%d modules are in eval mode (batch norm on its running statistics, "
+                     "which stay unchanged; dropout off): %s" % (
+                         len(evaluating), names(evaluating)))
+    return notes
+
+
 class _ShapeRecorder(torch.fx.Interpreter):
     def __init__(self, gm):
         super().__init__(gm)
@@ -238,9 +267,21 @@ def export_step(train_step, model, optimizer, example_x, example_y, out_dir, ste
 def _export(model, optimizer, example_x, example_y, out_dir, stem, description, source):
     """export() and export_step(): `source(params)` gives the step's loss
     function, the tracing context, the scheduler and the clipping."""
-    model.train()
+    # The model is traced in the train / eval state its modules are in, as
+    # the user set it (a module in eval(): batch norm on its running
+    # statistics, which stay unchanged, and dropout off), as PyTorch would
+    # train it; the state is never changed here.
+    evaluating = _eval_modules(model)
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-    buffers = list(model.named_buffers())
+    # Parameters with requires_grad=False (a frozen backbone, frozen norms)
+    # are inputs the step reads and never updates: frozen state, under their
+    # state_dict names, like a buffer the step only reads.
+    frozen = [(n, p) for n, p in model.named_parameters() if not p.requires_grad]
+    if not params:
+        raise ExportError("torch", "requires_grad", "the model",
+                          "no parameter requires a gradient: there is nothing to train",
+                          "Set requires_grad=True on the parameters to train.")
+    buffers = list(model.named_buffers()) + frozen
     pnames = [n for n, _ in params]
     bnames = [n for n, _ in buffers]
 
@@ -434,12 +475,17 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
                              for how, v, t in step_source.clips],
                 "batch": int(example_x.shape[0]),
                 "names": "state_dict keys (optimizer state: '<param>.<state key>')",
-                "not_exported": [n for n in bnames if n.endswith("num_batches_tracked")]}
+                "not_exported": [n for n in bnames if n.endswith("num_batches_tracked")],
+                "frozen_parameters": [n for n, _ in frozen],
+                "eval_modules": evaluating}
     manifest.update(step_source.manifest)
     header = ("Exported by python/mp_export from PyTorch %s (make_fx, functionalized).\n%s\n"
               "model %s, optimizer %s, batch %d" % (
                   torch.__version__, description, type(model).__name__,
                   type(optimizer).__name__, example_x.shape[0]))
+    for line in _state_notes(frozen, evaluating):
+        header += "\n" + line
+        warnings.warn("mp_export: " + line, stacklevel=3)
     return write_export(out_dir, stem, builder, header, init, manifest)
 
 

@@ -1,7 +1,7 @@
 """The handlers of the layers: losses, convolutions, normalization,
 pooling, embeddings, attention and dropout (the _Mapper's half that maps
 one layer's ops; torch_mapper.py has the shape and elementwise half)."""
-from .common import NCHW
+from .common import NCHW, Attr
 from .common import dropout_state
 from .torch_common import _DIV, _MUL, _Pending, _is_dropout_mask
 
@@ -147,8 +147,7 @@ class LayerHandlers:
     def map_batch_norm(self, node, a, shape, elem):
         x, weight, bias, rmean, rvar, training, momentum, eps = a[:8]
         if not training:
-            raise self.err(self.name, "batch norm in eval mode",
-                           "Call model.train() before exporting.")
+            return self.batch_norm_eval(x, weight, bias, rmean, rvar, eps)
         if weight is None or bias is None or rmean is None or rvar is None:
             raise self.err(self.name, "batch norm without affine parameters or running statistics",
                            "Use nn.BatchNorm2d(affine=True, track_running_stats=True).")
@@ -163,15 +162,72 @@ class LayerHandlers:
         return [res[0], res[3], res[4]]
 
     def map_batch_norm_backward(self, node, a, shape, elem):
-        grad, x, weight, _rm, _rv, save_mean, save_invstd, train = a[:8]
+        grad, x, weight, rmean, rvar, save_mean, save_invstd, train = a[:8]
         if not train:
-            raise self.err(self.name, "batch norm in eval mode",
-                           "Call model.train() before exporting.")
+            mask = a[9] if len(a) > 9 else [True, True, True]
+            return self.batch_norm_eval_backward(grad, x, weight, rmean, rvar, a[8], mask)
         xv = self.v(x)
         w = self.v(weight)
         return self.b.op("train.batch_norm_grad", [self.v(grad), xv, w, self.v(save_mean),
                                                   self.v(save_invstd)],
                          [(xv.shape, xv.elem), (w.shape, w.elem), (w.shape, w.elem)])
+
+    # A batch norm module in eval mode (the user's model.eval() or
+    # module.eval(), e.g. frozen statistics for fine-tuning): PyTorch's
+    # formula with the running statistics, which the step reads and never
+    # updates (they stay frozen buffers): alpha = weight / sqrt(var + eps),
+    # beta = bias - mean * alpha, y = x * alpha + beta per channel (dim 1),
+    # as ATen's CPU kernel computes it; the backward: dx = dy * alpha,
+    # dweight = sum(dy * (x - mean) / sqrt(var + eps)), dbias = sum(dy).
+    def batch_norm_stats(self, weight, rmean, rvar, eps):
+        if rmean is None or rvar is None:
+            raise self.err(self.name, "batch norm in eval mode without running statistics",
+                           "Use track_running_stats=True, or keep the module in train mode.")
+        var = self.v(rvar)
+        c = (var.shape, "f32")
+        inv = self.b.op("train.rsqrt", [self.b.op("train.add", [var, self.fill(eps, var)], [c])],
+                        [c])
+        alpha = inv if weight is None else self.b.op("train.mul", [self.v(weight), inv], [c])
+        return inv, alpha
+
+    def per_channel(self, v, like):
+        dims = [1] if len(like.shape) > 1 else [0]
+        return self.b.op("train.broadcast", [v], [(like.shape, v.elem)], {"dims": dims})
+
+    def batch_norm_eval(self, x, weight, bias, rmean, rvar, eps):
+        xv = self.v(x)
+        inv, alpha = self.batch_norm_stats(weight, rmean, rvar, eps)
+        c = (alpha.shape, "f32")
+        shift = self.b.op("train.mul", [self.v(rmean), alpha], [c])
+        beta = self.b.op("train.sub", [self.v(bias) if bias is not None else
+                                       self.fill(0.0, alpha), shift], [c])
+        out = (xv.shape, xv.elem)
+        scaled = self.b.op("train.mul", [xv, self.per_channel(alpha, xv)], [out])
+        y = self.b.op("train.add", [scaled, self.per_channel(beta, xv)], [out])
+        # save_mean / save_invstd: empty in eval mode, read only by the
+        # backward, which takes the running statistics instead.
+        return [y, _Pending("batch_norm_eval_stats"), _Pending("batch_norm_eval_stats")]
+
+    def batch_norm_eval_backward(self, grad, x, weight, rmean, rvar, eps, mask):
+        g, xv = self.v(grad), self.v(x)
+        inv, alpha = self.batch_norm_stats(weight, rmean, rvar, eps)
+        out = (g.shape, g.elem)
+        dims = [d for d in range(len(g.shape)) if d != 1]
+        outs = [None, None, None]
+        if mask[0]:
+            outs[0] = self.b.op("train.mul", [g, self.per_channel(alpha, g)], [out])
+        if mask[1] and weight is not None:
+            centered = self.b.op("train.sub", [xv, self.per_channel(self.v(rmean), xv)],
+                                 [(xv.shape, xv.elem)])
+            xhat = self.b.op("train.mul", [centered, self.per_channel(inv, xv)],
+                             [(xv.shape, xv.elem)])
+            prod = self.b.op("train.mul", [g, xhat], [out])
+            outs[1] = self.b.op("train.reduce_sum", [prod], [(alpha.shape, g.elem)],
+                                {"dims": dims})
+        if mask[2]:
+            outs[2] = self.b.op("train.reduce_sum", [g], [(alpha.shape, g.elem)],
+                                {"dims": dims})
+        return outs
 
     def map_layer_norm(self, node, a, shape, elem):
         x, normalized, weight, bias, eps = a[:5]
@@ -262,15 +318,22 @@ class LayerHandlers:
 
     def map_embedding_backward(self, node, a, shape, elem):
         grad, indices, _num, padding_idx = a[:4]
-        if padding_idx is not None and padding_idx >= 0:
-            raise self.err(self.name, "an embedding with padding_idx (its row gets no "
-                           "gradient)", "Use nn.Embedding without padding_idx, or mask "
-                           "the padding positions' loss (ignore_index).")
         if len(a) > 4 and a[4]:
             raise self.err(self.name, "scale_grad_by_freq", "Use nn.Embedding's default "
                            "scale_grad_by_freq=False.")
-        return self.b.op("train.embedding_grad", [self.v(grad), self.v(indices)],
-                         [(shape, elem)])
+        g, idx = self.v(grad), self.v(indices)
+        if padding_idx is not None and padding_idx >= 0:
+            # PyTorch's embedding backward skips the positions of
+            # padding_idx: their rows' gradients are replaced by 0 before
+            # they are summed into the table (the padding row gets none).
+            pad = self.b.op("train.fill", [], [(idx.shape, idx.elem)],
+                            {"value": float(padding_idx)})
+            keep = self.b.op("train.compare", [idx, pad], [(idx.shape, "i1")],
+                             {"predicate": Attr("1 : i64")})  # ne
+            keep = self.broadcast_to(self.b.op("train.reshape", [keep], [(
+                idx.shape + (1,), "i1")]), g.shape)
+            g = self.b.op("train.select", [keep, g, self.fill(0.0, g)], [(g.shape, g.elem)])
+        return self.b.op("train.embedding_grad", [g, idx], [(shape, elem)])
 
     def map_adaptive_avg_pool(self, node, a, shape, elem):
         return self.b.op("train.adaptive_avg_pool2d", [self.v(a[0])], [(shape, elem)],
@@ -386,13 +449,10 @@ class LayerHandlers:
                 "padding": [padding[0], padding[0], padding[1], padding[1]]}
 
     def ce_props(self, ignore):
-        """The cross-entropy's options: PyTorch's ignore_index when it is not
-        the default -100 (with -100 a label of -100 is a run-time error
-        rather than an ignored row: the fast cpu kernels run without the
-        option), and the loss object's label_smoothing (export() reads it)."""
-        props = {}
-        if ignore != -100:
-            props["ignore_index"] = int(ignore)
+        """The cross-entropy's options: PyTorch's ignore_index, its default
+        -100 included (Hugging Face pads shifted labels with -100), and the
+        loss object's label_smoothing (export() reads it)."""
+        props = {"ignore_index": int(ignore)}
         if self.label_smoothing:
             props["label_smoothing"] = float(self.label_smoothing)
         return props

@@ -238,6 +238,66 @@ class EncoderLayer(nn.Module):
         return self.fc(self.enc(x).mean(dim=1))
 
 
+class FrozenNormFinetune(nn.Module):
+    """The fine-tuning recipe: a pretrained backbone's batch norms put in
+    eval() (running statistics read, never updated) and its first
+    convolution frozen (requires_grad=False), the optimizer given every
+    parameter (PyTorch skips those without a gradient); the head's batch
+    norm trains. A step that used batch statistics, updated the frozen
+    statistics or moved the frozen convolution differs from PyTorch's from
+    the first step."""
+
+    def __init__(self, freeze_conv=True):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4)
+        self.conv2, self.bn2 = nn.Conv2d(4, 6, 3), nn.BatchNorm2d(6)
+        self.head = nn.Linear(6 * 3 * 3, 4)
+        self.head_bn = nn.BatchNorm1d(4)
+        with torch.no_grad():  # "pretrained" statistics, far from a batch's
+            for bn in (self.bn1, self.bn2):
+                bn.running_mean.uniform_(-0.5, 0.5)
+                bn.running_var.uniform_(0.5, 2.0)
+        self.bn1.eval()
+        self.bn2.eval()
+        if freeze_conv:
+            self.conv1.weight.requires_grad_(False)
+            self.conv1.bias.requires_grad_(False)
+
+    def forward(self, x):
+        h = F.relu(self.bn1(self.conv1(x)))
+        h = F.relu(self.bn2(self.conv2(h)))
+        return self.head_bn(self.head(h.flatten(1)))
+
+
+class EvalDropout(nn.Module):
+    """A dropout the user switched off with eval() (as inference-like
+    fine-tuning does): no random mask, the loss comparable step by step."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(12, 16), nn.Linear(16, 4)
+        self.drop = nn.Dropout(0.5)
+        self.drop.eval()
+
+    def forward(self, x):
+        return self.fc2(self.drop(F.relu(self.fc1(x))))
+
+
+class PaddedTokens(nn.Module):
+    """A token model with a padding embedding row (padding_idx=0: that row
+    gets no gradient and stays as initialised), trained with PyTorch's
+    default cross-entropy, whose ignore_index=-100 drops the rows Hugging
+    Face pads its labels with."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8, padding_idx=0)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, tokens):
+        return self.fc(torch.tanh(self.emb(tokens)).mean(dim=1))
+
+
 class InPlace(nn.Module):
     """In-place idioms, which the export's functionalization turns into
     functional ops: a running mean of the input kept in a buffer the forward
@@ -293,6 +353,15 @@ CASES = {
     "gru": (GruClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
     "encoder_layer": (EncoderLayer, lambda b: torch.randn(b, 5, 8), sgd, None, None, None),
     "in_place": (InPlace, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "frozen_norm_finetune": (FrozenNormFinetune, image,
+                             lambda p: torch.optim.SGD(p, lr=LR, momentum=0.9), None, None,
+                             None),
+    "eval_batch_norm": (lambda: FrozenNormFinetune(freeze_conv=False), image, sgd, None, None,
+                        None),
+    "eval_dropout": (EvalDropout, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    "padding_idx_ignore_index": (
+        PaddedTokens, lambda b: torch.randint(0, 20, (b, 5)).masked_fill(
+            torch.rand(b, 5) < 0.3, 0), sgd, None, None, None),
     "positions": (Positions, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None,
                   None),
     # Optimizers, schedules and clipping of the training loop.
@@ -341,6 +410,9 @@ LOSSES = {
     # Three rows of class 0, which the loss leaves out.
     "ignore_index_0": (nn.CrossEntropyLoss(ignore_index=0),
                        lambda b: torch.tensor([0, 1, 2, 3, 0, 2, 0, 1])[:b]),
+    # PyTorch's defaults: two rows of -100, which the loss leaves out.
+    "padding_idx_ignore_index": (F.cross_entropy,
+                                 lambda b: torch.tensor([1, -100, 2, 3, 0, -100, 1, 2])[:b]),
     "mse_regression": (F.mse_loss, lambda b: torch.randn(b, 4)),
     "huber_regression": (nn.HuberLoss(delta=0.5), lambda b: torch.randn(b, 4)),
     "l1_regression": (F.l1_loss, lambda b: torch.randn(b, 4)),
@@ -463,12 +535,15 @@ def run_case(build, name):
     opt = make_opt(model.parameters())
     sched = make_sched(opt) if make_sched else None
     scaler = torch.amp.GradScaler("cpu") if name in SCALER else None
+    modes = [m.training for m in model.modules()]
     if name in LOOP:
         torch_export.export_step(make_step(model, opt, sched, loss_fn, clip_norm, clip_value,
                                            scaler), model, opt, x, y, work, name)
     else:
         torch_export.export(model, opt, x, y, work, name, loss_fn=loss_fn, scheduler=sched,
                             clip_grad_norm=clip_norm, clip_grad_value=clip_value)
+    if [m.training for m in model.modules()] != modes:
+        raise AssertionError("the export changed the model's train / eval modes")
     want = torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value, loss_fn,
                         torch.amp.GradScaler("cpu") if scaler else None)
     ckpt = os.path.join(work, "float32.safetensors")
