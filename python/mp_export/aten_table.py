@@ -24,8 +24,9 @@ aten = torch.ops.aten
 # name matches (op name without the overload).
 _REASONS = [
     (r"^_native_batch_norm_legit_no_training$",
-     "batch norm in eval mode: the exporter exports training steps "
-     "(model.train())"),
+     "does not arise: a batch norm module in eval mode traces as "
+     "`native_batch_norm` with training=False (below), mapped to its formula "
+     "on the running statistics"),
     (r"^_native_batch_norm_legit$",
      "does not arise: the exporter keeps `native_batch_norm` whole (below)"),
     (r"^native_dropout$",
@@ -119,6 +120,15 @@ _NOTES = {
     aten.as_strided_scatter.default: "the same blocks: `train.reshape`, `train.slice`, "
                                      "`train.concat`",
     aten.split_with_sizes.default: "`train.slice` per part",
+    aten.native_batch_norm.default: "training: `train.batch_norm`; a module in eval mode: "
+                                    "its formula on the running statistics (`train.rsqrt`, "
+                                    "`train.mul`, `train.add`, `train.broadcast`), which "
+                                    "stay frozen",
+    aten.native_batch_norm_backward.default: "training: `train.batch_norm_grad`; eval mode: "
+                                             "`train.mul`, `train.sub`, `train.reduce_sum`",
+    aten.embedding_dense_backward.default: "`train.embedding_grad`; with padding_idx the "
+                                           "padding positions' rows zeroed first "
+                                           "(`train.compare`, `train.select`)",
 }
 
 

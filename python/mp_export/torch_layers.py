@@ -252,17 +252,17 @@ class LayerHandlers:
 
     def map_max_pool(self, node, a, shape, elem):
         x = self.v(a[0])
-        props = self.pool_props(a[1:])
+        props = self.pool_props(a[1:], x.shape[2:])
         out = self.b.op("train.max_pool2d", [x], [(shape, elem)] if shape else
                         [(self.meta(node, 0))], props)
         return [out, _Pending("max_pool_indices", x=x)]
 
     def map_max_pool_backward(self, node, a, shape, elem):
         grad, x = self.v(a[0]), self.v(a[1])
-        props = self.pool_props(a[2:])
+        props = self.pool_props(a[2:], x.shape[2:])
         return self.b.op("train.max_pool2d_grad", [grad, x], [(x.shape, x.elem)], props)
 
-    def avg_pool_props(self, a):
+    def avg_pool_props(self, a, in_hw):
         """avg_pool2d's (kernel, stride, padding, ceil_mode, count_include_pad,
         divisor_override) as train pooling attributes: mp's average divides by
         the full window, PyTorch's default count_include_pad=True."""
@@ -273,15 +273,16 @@ class LayerHandlers:
             raise self.err(self.name, "divisor_override or count_include_pad=False "
                            "with padding", "Use nn.AvgPool2d's defaults.")
         return self.pool_props((a[0], a[1] if len(a) > 1 else [], padding, [1, 1],
-                                a[3] if len(a) > 3 else False))
+                                a[3] if len(a) > 3 else False), in_hw, average=True)
 
     def map_avg_pool(self, node, a, shape, elem):
-        props = self.avg_pool_props(a[1:])
-        return self.b.op("train.avg_pool2d", [self.v(a[0])], [(shape, elem)], props)
+        x = self.v(a[0])
+        props = self.avg_pool_props(a[1:], x.shape[2:])
+        return self.b.op("train.avg_pool2d", [x], [(shape, elem)], props)
 
     def map_avg_pool_backward(self, node, a, shape, elem):
         grad, x = self.v(a[0]), self.v(a[1])
-        props = self.avg_pool_props(a[2:])
+        props = self.avg_pool_props(a[2:], x.shape[2:])
         return self.b.op("train.avg_pool2d_grad", [grad], [(x.shape, x.elem)], props)
 
     def map_leaky_relu(self, node, a, shape, elem):
@@ -435,18 +436,45 @@ class LayerHandlers:
         return dropout_state(self.b)
 
     # --- shared pieces of the handlers ------------------------------------
-    def pool_props(self, a):
+    def pool_props(self, a, in_hw, average=False):
+        """Pooling attributes for an [N, C, H, W] input of spatial size
+        in_hw. ceil_mode (SqueezeNet's, GoogLeNet's max pooling) is floor
+        mode on more padding at the bottom and right: PyTorch's ceil output
+        size (a last window that would start in the right padding dropped),
+        whose last window the extra padding completes; max pooling never
+        picks padding. An average's divisor would count that extra padding,
+        where PyTorch's stops at the padded input's edge: refused when
+        ceil_mode adds a window."""
         kernel = list(a[0])
+        if len(kernel) == 1:
+            kernel = kernel * 2
         strides = list(a[1]) if len(a) > 1 and a[1] else kernel
+        if len(strides) == 1:
+            strides = strides * 2
         padding = list(a[2]) if len(a) > 2 else [0, 0]
         dilation = list(a[3]) if len(a) > 3 else [1, 1]
         ceil = a[4] if len(a) > 4 else False
         if len(padding) == 1:
             padding = padding * 2
-        if any(d != 1 for d in dilation) or ceil:
-            raise self.err(self.name, "dilated or ceil-mode pooling", "Use plain pooling.")
+        if any(d != 1 for d in dilation):
+            raise self.err(self.name, "dilated pooling (no train op yet)",
+                           "Use pooling with dilation=1.")
+        extra = [0, 0]
+        if ceil:
+            for i in range(2):
+                size = in_hw[i] + 2 * padding[i]
+                out = -(-(size - kernel[i]) // strides[i]) + 1
+                if (out - 1) * strides[i] >= in_hw[i] + padding[i]:
+                    out -= 1
+                extra[i] = max(0, (out - 1) * strides[i] + kernel[i] - size)
+            if average and any(extra):
+                raise self.err(self.name, "ceil-mode average pooling whose last window "
+                               "overhangs the input (PyTorch's divisor stops at the edge)",
+                               "Use ceil_mode=False, or pad the input so that the windows "
+                               "tile it.")
         return {"layout": NCHW, "kernel": kernel, "strides": strides,
-                "padding": [padding[0], padding[0], padding[1], padding[1]]}
+                "padding": [padding[0], padding[0] + extra[0], padding[1],
+                            padding[1] + extra[1]]}
 
     def ce_props(self, ignore):
         """The cross-entropy's options: PyTorch's ignore_index, its default
@@ -463,11 +491,16 @@ class LayerHandlers:
                            "Use F.cross_entropy(logits, labels) (mean, no weights).")
 
     def conv_props(self, stride, padding, dilation, transposed, groups):
-        if transposed or groups != 1:
-            raise self.err(self.name, "transposed or grouped convolution",
-                           "Use nn.Conv2d with groups=1.")
+        if transposed:
+            raise self.err(self.name, "a transposed convolution (no train op yet)",
+                           "Use nn.Conv2d, with nn.Upsample for upsampling.")
         if len(stride) != 2:
             raise self.err(self.name, "a %d-D convolution" % len(stride), "Use nn.Conv2d.")
-        return {"layout": NCHW, "strides": list(stride),
-                "padding": [padding[0], padding[0], padding[1], padding[1]],
-                "dilations": list(dilation)}
+        # Grouped and depthwise (groups = C): PyTorch's [O, C / G, KH, KW]
+        # filter is the train dialect's OIHW filter of `groups` G.
+        props = {"layout": NCHW, "strides": list(stride),
+                 "padding": [padding[0], padding[0], padding[1], padding[1]],
+                 "dilations": list(dilation)}
+        if groups != 1:
+            props["groups"] = int(groups)
+        return props

@@ -298,6 +298,29 @@ class PaddedTokens(nn.Module):
         return self.fc(torch.tanh(self.emb(tokens)).mean(dim=1))
 
 
+class MobileBlock(nn.Module):
+    """The convolutions of MobileNet, ResNeXt and DeepLab: a depthwise
+    (groups = channels) and a grouped (groups = 2) convolution, a dilated
+    one, batch norm in training and ReLU6, and SqueezeNet's ceil-mode max
+    pooling, whose last window overhangs the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.expand = nn.Conv2d(1, 8, 3, padding=1)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8, bias=False)
+        self.bn = nn.BatchNorm2d(8)
+        self.grouped = nn.Conv2d(8, 6, 1, groups=2)
+        self.dilated = nn.Conv2d(6, 6, 3, padding=2, dilation=2)
+        self.pool = nn.MaxPool2d(2, stride=2, ceil_mode=True)  # 7 x 7 -> 4 x 4
+        self.fc = nn.Linear(6 * 4 * 4, 4)
+
+    def forward(self, x):
+        h = F.relu6(self.expand(x))
+        h = F.relu6(self.bn(self.dw(h)))
+        h = self.dilated(F.relu(self.grouped(h)))
+        return self.fc(self.pool(h).flatten(1))
+
+
 class InPlace(nn.Module):
     """In-place idioms, which the export's functionalization turns into
     functional ops: a running mean of the input kept in a buffer the forward
@@ -362,6 +385,7 @@ CASES = {
     "padding_idx_ignore_index": (
         PaddedTokens, lambda b: torch.randint(0, 20, (b, 5)).masked_fill(
             torch.rand(b, 5) < 0.3, 0), sgd, None, None, None),
+    "mobile_block": (MobileBlock, image, sgd, None, None, None),
     "positions": (Positions, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None,
                   None),
     # Optimizers, schedules and clipping of the training loop.
