@@ -236,7 +236,9 @@ def check_optimizer(optimizer):
 class Grad:
     """A gradient Value and, for an embedding table's, its rows (values,
     ids): Keras' optimizers get such a gradient as tf.IndexedSlices and
-    square and clip each row, repeated ids apart, before summing them."""
+    square and clip each row, repeated ids apart, before summing them
+    (clipnorm and clipvalue keep the rows; global_clipnorm returns the
+    gradient dense: `densified`)."""
 
     def __init__(self, b, dense, rows=None):
         self.b, self.dense, self.rows = b, dense, rows
@@ -250,12 +252,20 @@ class Grad:
         return Grad(self.b, self.b.op("train.embedding_grad", [values, ids],
                                       [(self.dense.shape, self.dense.elem)]), (values, ids))
 
+    def densified(self, fn):
+        """fn of the dense gradient (repeated ids summed), as a dense
+        Grad: what TensorFlow's tf.convert_to_tensor makes of an
+        IndexedSlices before a dense op."""
+        return Grad(self.b, fn(self.dense))
+
     def square(self):
         """g * g, or the sum of each row's square for an IndexedSlices one."""
         b = self.b
         return self.map_rows(lambda v: b.op("train.mul", [v, v], [(v.shape, v.elem)])).dense
 
     def sum_sq(self):
+        """The sum of the squares of the rows as they are (an IndexedSlices
+        one's repeated ids apart), or of the dense gradient."""
         v = self.dense if self.rows is None else self.rows[0]
         sq = self.b.op("train.mul", [v, v], [(v.shape, v.elem)])
         return self.b.op("train.reduce_sum", [sq], [((), "f32")],
@@ -281,41 +291,63 @@ def mark(b, grads, names):
     return out
 
 
-def _scaled(b, g, s):
-    """g * s for a 0-d s."""
-    return g.map_rows(lambda v: b.op("train.mul", [v, b.op("train.broadcast", [s], [(
-        v.shape, "f32")], {"dims": []}) if v.shape else s], [(v.shape, v.elem)]))
+def _times(b, v, s):
+    """v * s for a 0-d s."""
+    return b.op("train.mul", [v, b.op("train.broadcast", [s], [(v.shape, "f32")], {"dims": []})
+                              if v.shape else s], [(v.shape, v.elem)])
+
+
+def _over(b, v, s):
+    """v / s for a 0-d s."""
+    return b.op("train.div", [v, b.op("train.broadcast", [s], [(v.shape, "f32")], {"dims": []})
+                              if v.shape else s], [(v.shape, v.elem)])
 
 
 def clip(b, optimizer, grads):
     """Keras' clipnorm (each gradient), global_clipnorm or clipvalue, on
-    marked Grads; returns (Grads, outputs)."""
+    marked Grads; returns (Grads, outputs). Keras clips only with a limit
+    above 0 (BaseOptimizer._clip_gradients); one of the three at most.
+
+    An embedding table's gradient (IndexedSlices, Grad.rows): tf.clip_by_norm
+    and tf.clip_by_value act on its rows and keep them; Keras' own
+    clip_by_global_norm counts the rows' squares as they are in the norm but
+    returns `rows * scale` dense (IndexedSlices has no __mul__: TensorFlow
+    sums the repeated ids, then scales), so the optimizer squares the sum."""
     c = optimizer.get_config()
 
     def scalar(v):
         return b.op("train.fill", [], [((), "f32")], {"value": float(v)})
-    if c.get("clipnorm"):
-        limit = float(c["clipnorm"])
+
+    def limit_of(key):
+        value = c.get(key)
+        return float(value) if value is not None and float(value) > 0 else None
+    limit = limit_of("clipnorm")
+    if limit is not None:
         out = []
         for g in grads:
-            # g * clipnorm / max(|g|, clipnorm); |g| = 0 stays 0.
+            # tf.clip_by_norm: (g * clipnorm) / max(|g|, clipnorm); |g| = 0
+            # stays 0.
             norm = b.op("train.sqrt", [g.sum_sq()], [((), "f32")])
             den = b.op("train.maximum", [norm, scalar(limit)], [((), "f32")])
-            out.append(_scaled(b, g, b.op("train.div", [scalar(limit), den], [((), "f32")])))
+            out.append(g.map_rows(lambda v, den=den: _over(b, _times(b, v, scalar(limit)), den)))
         return out, []
-    if c.get("global_clipnorm"):
-        limit = float(c["global_clipnorm"])
+    limit = limit_of("global_clipnorm")
+    if limit is not None:
         total = grads[0].sum_sq()
         for g in grads[1:]:
             total = b.op("train.add", [total, g.sum_sq()], [((), "f32")])
         norm = b.op("train.sqrt", [total], [((), "f32")])
-        # clip_norm * min(1 / norm, 1 / clip_norm), Keras' clip_by_global_norm.
+        # clip_norm * min(1 / norm, 1 / clip_norm) + (norm - norm): Keras'
+        # clip_by_global_norm (NaN for a norm that is not finite).
         inv = b.op("train.div", [scalar(1.0), norm], [((), "f32")])
         scale = b.op("train.mul", [scalar(limit), b.op("train.minimum", [inv, scalar(1.0 / limit)],
                                                        [((), "f32")])], [((), "f32")])
-        return [_scaled(b, g, scale) for g in grads], [(norm, "output", "grad_norm")]
-    if c.get("clipvalue"):
-        limit = float(c["clipvalue"])
+        scale = b.op("train.add", [scale, b.op("train.sub", [norm, norm], [((), "f32")])],
+                     [((), "f32")])
+        return [g.densified(lambda v: _times(b, v, scale)) for g in grads], \
+            [(norm, "output", "grad_norm")]
+    limit = limit_of("clipvalue")
+    if limit is not None:
         return [g.map_rows(lambda v: b.op("train.clip_grad_value", [v], [(v.shape, v.elem)],
                                           {"clip_value": limit})) for g in grads], []
     return grads, []

@@ -308,6 +308,31 @@ CASES = {
     "embedding_adamw_exponential_decay": (
         token_bag, tokens(), classes(),
         lambda: K.AdamW(S.ExponentialDecay(0.01, decay_steps=5, decay_rate=0.5)), SCCE),
+    # An Embedding's gradient reaches Keras' optimizer as tf.IndexedSlices,
+    # one row per token (56 tokens, 19 distinct ids here). global_clipnorm
+    # (Keras' own clip_by_global_norm) takes the norm of the rows as they
+    # are but returns `rows * scale`, a dense tensor that sums repeated ids:
+    # Adam / RMSprop / Adagrad then square the sum, clipped or not (a norm
+    # of 0.24 to 0.57 here: 10.0 and 1.0 never clip, 0.1 clips every step).
+    # clipnorm and clipvalue keep the rows, which the optimizers square one
+    # by one (0.05 and 0.005 clip the embedding's gradient).
+    "embedding_adam_global_clipnorm": (token_bag, tokens(), classes(),
+                                       lambda: K.Adam(0.01, global_clipnorm=10.0), SCCE),
+    "embedding_adam_global_clipnorm_clipping": (
+        token_bag, tokens(), classes(), lambda: K.Adam(0.01, global_clipnorm=0.1), SCCE),
+    "embedding_adamw_global_clipnorm": (
+        token_bag, tokens(), classes(),
+        lambda: K.AdamW(0.01, weight_decay=0.05, global_clipnorm=0.1), SCCE),
+    "embedding_rmsprop_momentum_global_clipnorm": (
+        token_bag, tokens(), classes(),
+        lambda: K.RMSprop(0.005, momentum=0.5, global_clipnorm=1.0), SCCE),
+    "embedding_adagrad_global_clipnorm": (
+        token_bag, tokens(), classes(),
+        lambda: K.Adagrad(0.01, initial_accumulator_value=1e-4, global_clipnorm=10.0), SCCE),
+    "embedding_adam_clipnorm": (token_bag, tokens(), classes(),
+                                lambda: K.Adam(0.01, clipnorm=0.05), SCCE),
+    "embedding_rmsprop_clipvalue": (token_bag, tokens(), classes(),
+                                    lambda: K.RMSprop(0.005, clipvalue=0.005), SCCE),
     "attention_adam_cosine_warmup": (
         attention_block, tokens(), classes(),
         lambda: K.Adam(S.CosineDecay(0.001, decay_steps=15, alpha=0.1, warmup_target=0.01,
