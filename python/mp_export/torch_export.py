@@ -183,9 +183,10 @@ class _LossFn:
     """export()'s step: loss_fn(model(x), y); the loop's clipping and
     scheduler from export()'s arguments."""
 
-    def __init__(self, model, loss_fn, scheduler, clips):
+    def __init__(self, model, loss_fn, scheduler, clips, schedule_steps=None):
         self.loss_fn, self.smoothing = _cross_entropy_options(loss_fn or F.cross_entropy)
         self.model, self.scheduler, self.clips = model, scheduler, clips
+        self.schedule_steps = schedule_steps
         self.manifest = {}
 
     def loss(self, tensors, x, y):
@@ -216,10 +217,11 @@ class _Caller(torch.nn.Module):
 class _StepFn:
     """export_step()'s step: the user's function, observed (torch_loop)."""
 
-    def __init__(self, model, optimizer, train_step, x, y, params):
+    def __init__(self, model, optimizer, train_step, x, y, params, schedule_steps=None):
         self.loop = torch_loop.observe(train_step, model, optimizer, x, y, params)
         self.train_step, self.caller = train_step, _Caller(model, train_step)
         self.scheduler, self.clips = self.loop.scheduler(), self.loop.clips()
+        self.schedule_steps = schedule_steps
         self.manifest = {"step_function": getattr(train_step, "__qualname__", "train_step"),
                          "loop": self.loop.describe()}
 
@@ -233,7 +235,7 @@ class _StepFn:
 
 def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
            description="", scheduler=None, clip_grad_norm=None, clip_grad_value=None,
-           norm_type=2.0):
+           norm_type=2.0, schedule_steps=None):
     """Exports one training step of `model` + `loss_fn` (default
     F.cross_entropy) + `optimizer` for batches shaped like the examples.
     What the training loop does between backward() and step() is the
@@ -241,16 +243,18 @@ def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
     `clip_grad_norm` (clip_grad_norm_'s max_norm, with `norm_type`), and
     `scheduler` (a torch.optim.lr_scheduler stepped once per step, after
     optimizer.step(), as PyTorch's loop does). export_step() reads them
-    from the loop itself.
+    from the loop itself. `schedule_steps`: the number of steps a LambdaLR
+    of the user's own function is evaluated over (Hugging Face's schedules
+    need none).
     Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
     clips = ([("value", clip_grad_value, None)] if clip_grad_value is not None else []) + \
         ([("norm", clip_grad_norm, norm_type)] if clip_grad_norm is not None else [])
     return _export(model, optimizer, example_x, example_y, out_dir, stem, description,
-                   lambda params: _LossFn(model, loss_fn, scheduler, clips))
+                   lambda params: _LossFn(model, loss_fn, scheduler, clips, schedule_steps))
 
 
 def export_step(train_step, model, optimizer, example_x, example_y, out_dir, stem,
-                description=""):
+                description="", schedule_steps=None):
     """Exports the training step `train_step(x, y)` as the user's loop runs
     it: zero_grad(), the forward pass and the loss, loss.backward(), any
     torch.nn.utils.clip_grad_norm_ / clip_grad_value_, optimizer.step(), a
@@ -261,7 +265,7 @@ def export_step(train_step, model, optimizer, example_x, example_y, out_dir, ste
     Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
     return _export(model, optimizer, example_x, example_y, out_dir, stem, description,
                    lambda params: _StepFn(model, optimizer, train_step, example_x,
-                                          example_y, params))
+                                          example_y, params, schedule_steps))
 
 
 def _export(model, optimizer, example_x, example_y, out_dir, stem, description, source):
@@ -431,11 +435,13 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     grads = [mapper.v(o) for o in outs[1:1 + np_]]
     builder.result(loss, "loss")
     grads, outputs = _clip(builder, grads, step_source.clips)
-    schedule = _schedule(builder, scheduler, optimizer)
+    schedule = _schedule(builder, scheduler, optimizer, step_source.schedule_steps)
     updates = _optimizer_update(builder, optimizer, params, pvals, grads,
                                 schedule[0] if schedule else None)
     if schedule:
-        outputs.append((schedule[0], "output", "lr"))
+        # The first group's rate is the step's "lr"; the others "lr.<group>".
+        for index, lr in enumerate(schedule[0]):
+            outputs.append((lr, "output", "lr" if index == 0 else "lr.%d" % index))
     if getattr(builder, "step_counter", None) is not None:
         updates.append((builder.step_counter[1], "opt_state", "step"))
     for value, role, name in outputs:

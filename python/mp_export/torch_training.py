@@ -1,10 +1,13 @@
 """The optimizer, the learning-rate schedule and gradient clipping of a
 PyTorch training loop as the step's own ops, read from the torch.optim
 objects rather than traced."""
+import functools
+
+import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .common import ExportError, lr_schedule
+from .common import ExportError, dense_constant, lr_schedule
 from .common import step_counter as _step_counter
 
 
@@ -32,22 +35,42 @@ def _cross_entropy_options(loss_fn):
     return loss_fn, 0.0
 
 
-def _schedule(builder, scheduler, optimizer):
-    """A torch.optim.lr_scheduler object as train.lr_schedule of a step
+def _schedule(builder, scheduler, optimizer, schedule_steps=None):
+    """A torch.optim.lr_scheduler object as the step's own ops of a step
     counter (the steps done before this one: 0 at the first step, as
-    PyTorch's scheduler.step() after each optimizer.step() leaves it):
-    (the lr Value, the counter arg, its incremented Value) or None."""
+    PyTorch's scheduler.step() after each optimizer.step() leaves it): one
+    learning rate per param group (each group's own base lr, as PyTorch's
+    schedulers scale each group's): (the lr Values, in param-group order,
+    the counter arg, its incremented Value) or None."""
     if scheduler is None:
         return None
-    if len(optimizer.param_groups) != 1:
-        raise ExportError("torch.optim", type(scheduler).__name__, "the scheduler",
-                          "a schedule of several param groups",
-                          "Use one param group with a scheduler.")
+    kind = type(scheduler).__name__
+    if getattr(scheduler, "last_epoch", 0) != 0:
+        raise ExportError("torch.optim", kind, "the scheduler",
+                          "the scheduler has stepped already (last_epoch %d)" %
+                          scheduler.last_epoch,
+                          "Export before training, with a fresh scheduler.")
+    lrs = []
+    for index, group in enumerate(optimizer.param_groups):
+        where = "the scheduler" + (", param group %d" % index
+                                   if len(optimizer.param_groups) > 1 else "")
+        comment = "%s: the learning rate of this step" % kind + (
+            " (param group %d)" % index if len(optimizer.param_groups) > 1 else "")
+        if kind == "LambdaLR":
+            lrs.append(_lambda_lr(builder, scheduler, index, group, where, comment,
+                                  schedule_steps))
+            continue
+        base, attrs = _schedule_shape(scheduler, group, where)
+        lrs.append(lr_schedule(builder, base, attrs, comment))
+    counter, new = _step_counter(builder)
+    return lrs, counter, new
+
+
+def _schedule_shape(scheduler, group, where):
+    """(base lr, lr_schedule attributes) of one param group."""
     # The lr before any schedule: schedulers keep it as the group's
     # initial_lr (a warm-up has already scaled the group's lr).
-    group = optimizer.param_groups[0]
     base = float(group.get("initial_lr", group["lr"]))
-    where = "the scheduler"
 
     def shape_of(s, allow_warmup):
         kind = type(s).__name__
@@ -72,13 +95,13 @@ def _schedule(builder, scheduler, optimizer):
                               "in a SequentialLR.")
         raise ExportError("torch.optim", kind, where, "no mapping for this scheduler",
                           "Use StepLR, ExponentialLR, CosineAnnealingLR, LinearLR, "
-                          "OneCycleLR(cycle_momentum=False) or a SequentialLR of a "
-                          "LinearLR warm-up and one of them.")
+                          "OneCycleLR(cycle_momentum=False), LambdaLR or a SequentialLR "
+                          "of a LinearLR warm-up and one of them.")
 
     kind = type(scheduler).__name__
     if kind == "OneCycleLR":
-        base, attrs = _one_cycle(scheduler, group, where)
-    elif kind == "SequentialLR":
+        return _one_cycle(scheduler, group, where)
+    if kind == "SequentialLR":
         parts = list(scheduler._schedulers)
         milestones = list(scheduler._milestones)
         if len(parts) != 2 or type(parts[0]).__name__ != "LinearLR" or \
@@ -94,16 +117,77 @@ def _schedule(builder, scheduler, optimizer):
         if "warmup" in decay:
             raise ExportError("torch.optim", kind, where, "two warm-ups", "Use one warm-up.")
         attrs.update(decay)
-    if kind not in ("OneCycleLR", "SequentialLR"):
-        attrs = shape_of(scheduler, True)
-    if getattr(scheduler, "last_epoch", 0) != 0:
-        raise ExportError("torch.optim", kind, where,
-                          "the scheduler has stepped already (last_epoch %d)" %
-                          scheduler.last_epoch,
-                          "Export before training, with a fresh scheduler.")
-    lr = lr_schedule(builder, base, attrs, "%s: the learning rate of this step" % kind)
-    counter, new = _step_counter(builder)
-    return lr, counter, new
+        return base, attrs
+    return base, shape_of(scheduler, True)
+
+
+# Hugging Face's schedules (transformers.optimization's get_*_schedule*):
+# LambdaLR over a functools.partial of these functions, whose keywords
+# give the lr_schedule of the same formula.
+def _hf_shape(fn, kw):
+    name = getattr(fn, "__name__", "")
+    warm = int(kw.get("num_warmup_steps", 0))
+    if name == "_get_constant_lambda":
+        return {}
+    if name == "_get_constant_schedule_with_warmup_lr_lambda":
+        return {"warmup": "linear", "warmup_steps": warm, "warmup_start_factor": 0.0}
+    total = kw.get("num_training_steps")
+    if total is None or int(total) <= warm:
+        return None
+    shape = {"warmup": "linear", "warmup_steps": warm, "warmup_start_factor": 0.0,
+             "decay_steps": int(total) - warm, "end_factor": 0.0}
+    if name == "_get_linear_schedule_with_warmup_lr_lambda":
+        return dict(shape, decay="linear")
+    if name == "_get_cosine_schedule_with_warmup_lr_lambda" and \
+            float(kw.get("num_cycles", 0.5)) == 0.5:
+        return dict(shape, decay="cosine")
+    return None
+
+
+def _lambda_lr(builder, scheduler, index, group, where, comment, schedule_steps):
+    """LambdaLR: lr = initial_lr * lr_lambda(step). Hugging Face's own
+    schedules become train.lr_schedule (the same formula); any other
+    function is evaluated at steps 0 .. schedule_steps - 1 (export()'s
+    argument) into a table the step reads at its counter: a step past the
+    table is an error at run time (train.gather's index check), never a
+    silently different rate. Without schedule_steps it is refused, naming
+    the function's line."""
+    fn = scheduler.lr_lambdas[index]
+    base = float(group.get("initial_lr", group["lr"]))
+    func, kw = (fn.func, fn.keywords) if isinstance(fn, functools.partial) and \
+        not fn.args else (fn, {})
+    if getattr(func, "__module__", "").startswith("transformers."):
+        shape = _hf_shape(func, kw)
+        if shape is not None:
+            if shape.get("warmup_steps", 1) == 0:  # no warm-up: factor 1 from step 0
+                shape = {k: v for k, v in shape.items() if not k.startswith("warmup")}
+            return lr_schedule(builder, base, shape, comment)
+    code = getattr(getattr(fn, "func", fn), "__code__", None)
+    line = " (%s:%d)" % (code.co_filename, code.co_firstlineno) if code else ""
+    if not schedule_steps:
+        raise ExportError("torch.optim", "LambdaLR", where + ", lr_lambda %s%s" % (
+                              getattr(getattr(fn, "func", fn), "__name__", "?"), line),
+                          "a learning-rate function the exporter cannot read as a "
+                          "formula (Hugging Face's get_*_schedule_with_warmup can)",
+                          "Pass schedule_steps=N to export() (the number of steps you "
+                          "will train): the function is evaluated at steps 0 .. N-1 "
+                          "into a table; a step past N is then an error.")
+    try:
+        table = np.array([base * float(fn(s)) for s in range(int(schedule_steps))],
+                         dtype=np.float32)
+    except Exception as e:  # noqa: BLE001 - the user's function
+        raise ExportError("torch.optim", "LambdaLR", where + line,
+                          "evaluating lr_lambda failed: %s: %s" % (type(e).__name__, e),
+                          "Make lr_lambda a function of the step number alone.") from e
+    if not np.all(np.isfinite(table)) or np.any(table < 0):
+        raise ExportError("torch.optim", "LambdaLR", where + line,
+                          "lr_lambda gives a negative or non-finite learning rate",
+                          "Check the function.")
+    counter, _ = _step_counter(builder)
+    values = dense_constant(builder, table, "f32")
+    return builder.op("train.gather", [values, counter], [((), "f32")], {"axis": 0},
+                      comment=comment + ": LambdaLR tabulated over %d steps" %
+                      int(schedule_steps))
 
 
 def _one_cycle(scheduler, group, where):
@@ -157,15 +241,17 @@ def _clip(builder, grads, clips):
     return grads, outputs
 
 
-def _optimizer_update(builder, optimizer, param_names, params, grads, lr=None):
-    """Emits the optimizer ops (with the learning rate `lr`, a 0-d Value
-    from a schedule, or each group's constant); returns [(new Value, role,
+def _optimizer_update(builder, optimizer, param_names, params, grads, lrs=None):
+    """Emits the optimizer ops (with each param group's learning rate: a
+    0-d Value from a schedule in `lrs`, in param-group order, or the
+    group's constant) and hyper-parameters; returns [(new Value, role,
     name)]."""
     results = []
-    group_of = {}
-    for group in optimizer.param_groups:
+    group_of, lr_of = {}, {}
+    for index, group in enumerate(optimizer.param_groups):
         for p in group["params"]:
             group_of[id(p)] = group
+            lr_of[id(p)] = lrs[index] if lrs else None
     kind = type(optimizer).__name__
     for (name, tensor), p, g in zip(param_names, params, grads):
         group = group_of.get(id(tensor))
@@ -173,6 +259,7 @@ def _optimizer_update(builder, optimizer, param_names, params, grads, lr=None):
         if group is None:
             raise ExportError("torch.optim", kind, where, "the parameter is in no param group",
                               "Pass every trainable parameter to the optimizer.")
+        lr = lr_of[id(tensor)]
         wd = float(group.get("weight_decay", 0.0))
         if group.get("maximize", False) or group.get("differentiable", False):
             raise ExportError("torch.optim", kind, where, "maximize/differentiable",

@@ -358,6 +358,21 @@ def sgd(params):
     return torch.optim.SGD(params, lr=LR)
 
 
+def no_decay_groups(model, lr=0.02, wd=0.05):
+    """timm's and Hugging Face's recipe: no weight decay on biases and
+    norm weights (1-d parameters), decay on the rest."""
+    decay = [p for p in model.parameters() if p.ndim > 1]
+    rest = [p for p in model.parameters() if p.ndim <= 1]
+    return [{"params": decay, "weight_decay": wd}, {"params": rest, "weight_decay": 0.0}]
+
+
+def hf_schedule(name, **kw):
+    def make(o):
+        import transformers.optimization as hf
+        return getattr(hf, name)(o, **kw)
+    return make
+
+
 # name -> (model class, input maker, optimizer maker, scheduler maker or None,
 #          clip_grad_norm, clip_grad_value)
 CASES = {
@@ -420,6 +435,22 @@ CASES = {
     "huber_regression": (Activations, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "l1_regression": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "bce_multilabel": (Activations, lambda b: torch.randn(b, 12), sgd, None, None, None),
+    # Parameter groups (per-group weight decay and lr) under one schedule.
+    "adamw_groups_hf_linear": (
+        MobileBlock, image,
+        lambda p: torch.optim.AdamW(p, lr=0.02), hf_schedule(
+            "get_linear_schedule_with_warmup", num_warmup_steps=3, num_training_steps=15),
+        1.0, None),
+    "adamw_groups_hf_cosine": (
+        PaddedTokens, lambda b: torch.randint(0, 20, (b, 5)),
+        lambda p: torch.optim.AdamW(p, lr=0.02), hf_schedule(
+            "get_cosine_schedule_with_warmup", num_warmup_steps=2, num_training_steps=30),
+        None, None),
+    "sgd_groups_lambda_table": (
+        SiluMlp, lambda b: torch.randn(b, 12),
+        lambda p: torch.optim.SGD(p, lr=LR, momentum=0.9),
+        lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda s: 0.97 ** s * (1 + s % 3)),
+        None, None),
     "adam_exponential": (
         TokenBag, lambda b: torch.randint(0, 20, (b, 5)),
         lambda p: torch.optim.Adam(p, lr=0.01),
@@ -478,13 +509,17 @@ def make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler=None):
 LOOP = {"adamw_warmup_cosine_clip", "momentum_step_clip_value", "sgd_one_cycle",
         "adam_exponential", "label_smoothing", "grad_scaler_clip"}
 SCALER = {"grad_scaler_clip"}
+# The LambdaLR of the user's own function, evaluated over the STEPS steps.
+TABULATED = {"sgd_groups_lambda_table"}
+# The cases whose optimizer gets two param groups (no_decay_groups).
+GROUPS = {"adamw_groups_hf_linear", "adamw_groups_hf_cosine", "sgd_groups_lambda_table"}
 
 
 def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value,
-                 loss_fn=F.cross_entropy, scaler=None):
+                 loss_fn=F.cross_entropy, scaler=None, groups=False):
     """PyTorch's own training loop on the batch (the reference)."""
     model = copy.deepcopy(model)
-    opt = make_opt(model.parameters())
+    opt = make_opt(no_decay_groups(model) if groups else model.parameters())
     sched = make_sched(opt) if make_sched else None
     train_step = make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler)
     return [train_step(x, y).item() for _ in range(STEPS + 1)]
@@ -545,7 +580,56 @@ def run_dropout_case(build):
     print("%s: dropout in a TransformerEncoderLayer: %d dropout sites, mixed_bfloat16 "
           "loss %.4f -> %.4f" % ("ok" if enc_ok else "FAIL", text.count('"train.dropout"'),
                                  losses[0], losses[-1]))
-    return ok and enc_ok
+    return ok and enc_ok and run_stochastic_depth(build)
+
+
+class DepthDropped(nn.Module):
+    """Residual blocks with stochastic depth as the model libraries write
+    it: torchvision's StochasticDepth ("row": one draw per sample) and
+    timm's drop_path (x.new_empty([B, 1, 1, 1]).bernoulli_(keep), div_)."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision
+        self.stem = nn.Conv2d(1, 4, 3, padding=1)
+        self.block1, self.block2 = nn.Conv2d(4, 4, 3, padding=1), nn.Conv2d(4, 4, 3, padding=1)
+        self.sd = torchvision.ops.StochasticDepth(0.25, "row")
+        self.fc = nn.Linear(4 * 7 * 7, 4)
+
+    def forward(self, x):
+        h = F.relu(self.stem(x))
+        h = h + self.sd(F.relu(self.block1(h)))
+        keep = 0.75
+        noise = h.new_empty((h.shape[0], 1, 1, 1)).bernoulli_(keep).div_(keep)
+        h = h + F.relu(self.block2(h)) * noise
+        return self.fc(h.flatten(1))
+
+
+def run_stochastic_depth(build):
+    """Stochastic depth drops whole samples of a branch: the step's dropout
+    ops keep the per-sample mask shape [B, 1, 1, 1] (a per-element mask
+    would be a different regulariser), forward and backward, and it
+    trains."""
+    torch.manual_seed(1)
+    model = DepthDropped()
+    x, y = image(BATCH), torch.randint(0, 4, (BATCH,))
+    work = tempfile.mkdtemp(prefix="mp-corpus-depth-")
+    torch_export.export(model, torch.optim.SGD(model.parameters(), lr=LR), x, y, work,
+                        "depth", loss_fn=F.cross_entropy)
+    text = open(os.path.join(work, "depth.mlir")).read()
+    shapes = re.findall(r'"train\.dropout(?:_grad)?"\([^)]*\) <\{mask_shape = '
+                        r'array<i64: ([0-9, ]+)>, p = ([0-9.]+)', text)
+    global STEPS
+    saved, STEPS = STEPS, 30
+    try:
+        losses = mp_losses(build, work, "depth", "float32", x, y)
+    finally:
+        STEPS = saved
+    want = [("%d, 1, 1, 1" % BATCH, "0.25")] * 4
+    ok = sorted(shapes) == want and losses[-1] < 0.5 * losses[0]
+    print("%s: stochastic depth: masks %s, float32 loss %.4f -> %.4f" % (
+        "ok" if ok else "FAIL", shapes, losses[0], losses[-1]))
+    return ok
 
 
 def run_case(build, name):
@@ -556,7 +640,7 @@ def run_case(build, name):
     x = make_x(BATCH)
     y = make_y(BATCH) if make_y else torch.randint(0, 4, (BATCH,))
     work = tempfile.mkdtemp(prefix="mp-corpus-%s-" % name)
-    opt = make_opt(model.parameters())
+    opt = make_opt(no_decay_groups(model) if name in GROUPS else model.parameters())
     sched = make_sched(opt) if make_sched else None
     scaler = torch.amp.GradScaler("cpu") if name in SCALER else None
     modes = [m.training for m in model.modules()]
@@ -565,11 +649,12 @@ def run_case(build, name):
                                            scaler), model, opt, x, y, work, name)
     else:
         torch_export.export(model, opt, x, y, work, name, loss_fn=loss_fn, scheduler=sched,
-                            clip_grad_norm=clip_norm, clip_grad_value=clip_value)
+                            clip_grad_norm=clip_norm, clip_grad_value=clip_value,
+                            schedule_steps=STEPS if name in TABULATED else None)
     if [m.training for m in model.modules()] != modes:
         raise AssertionError("the export changed the model's train / eval modes")
     want = torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value, loss_fn,
-                        torch.amp.GradScaler("cpu") if scaler else None)
+                        torch.amp.GradScaler("cpu") if scaler else None, name in GROUPS)
     ckpt = os.path.join(work, "float32.safetensors")
     got = mp_losses(build, work, name, "float32", x, y, ckpt)
     worst = max(abs(g - w) / max(abs(w), 1e-6) for g, w in zip(got, want))
