@@ -112,6 +112,26 @@ struct DropoutMask {
   MP_HD float apply(float x, uint32_t word) const {
     return x * (kept(word) ? scale : 0.0f);
   }
+  /// The Philox word of mask element `i`.
+  MP_HD uint32_t word(uint64_t i) const { return words(i / 4).v[i % 4]; }
+};
+
+/// Where element i of x (row-major) reads its mask element when the mask
+/// has a broadcast shape (train.dropout's mask_shape): the index in the
+/// mask of x's coordinates, those along a size-1 mask dimension taken as 0.
+struct MaskIndex {
+  static constexpr int kMaxRank = 8;
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};        ///< x's shape
+  int64_t maskStrides[kMaxRank] = {}; ///< 0 along a broadcast dimension
+  MP_HD int64_t of(int64_t i) const {
+    int64_t m = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      m += (i % dims[d]) * maskStrides[d];
+      i /= dims[d];
+    }
+    return m;
+  }
 };
 
 } // namespace mp::rt::ref

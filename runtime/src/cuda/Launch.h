@@ -183,6 +183,10 @@ int clampValues(const Context &ctx, Ref g, Ref r, int64_t n, float c);
 /// train.dropout / dropout_grad (the same mask).
 int dropout(const Context &ctx, Ref x, Ref key, Ref counter, Ref r, int64_t n,
             int64_t site, double p);
+/// The same with a broadcast mask (train.dropout's mask_shape).
+int broadcastDropout(const Context &ctx, Ref x, Ref key, Ref counter, Ref r,
+                     int64_t n, int64_t site, double p,
+                     const ref::MaskIndex &index);
 
 // Softmax.cu ----------------------------------------------------------------
 /// x as [outer, length, inner] around the axis.

@@ -94,6 +94,19 @@ __global__ void dropoutKernel(Ref x, Ref key, Ref counter, Ref r, int64_t n,
   }
 }
 
+/// A broadcast mask (mask_shape): each element draws the word of its mask
+/// element (one Philox block per element; such masks are small).
+__global__ void broadcastDropoutKernel(Ref x, Ref key, Ref counter, Ref r,
+                                       int64_t n, int64_t site, double p,
+                                       ref::MaskIndex index) {
+  ref::DropoutMask mask =
+      ref::DropoutMask::make(loadI(key, 0), loadI(counter, 0), site, p);
+  MP_GRID_STRIDE(i, n) {
+    uint32_t word = mask.word(static_cast<uint64_t>(index.of(i)));
+    storeF(r, i, mask.apply(loadF(x, i), word));
+  }
+}
+
 } // namespace
 
 int mp::rt::cuda::lrSchedule(const Context &ctx, Ref step, float *lr,
@@ -137,5 +150,13 @@ int mp::rt::cuda::dropout(const Context &ctx, Ref x, Ref key, Ref counter,
                           Ref r, int64_t n, int64_t site, double p) {
   dropoutKernel<<<blocksFor((n + 3) / 4), kThreads, 0, ctx.stream>>>(
       x, key, counter, r, n, site, p);
+  return lastError();
+}
+
+int mp::rt::cuda::broadcastDropout(const Context &ctx, Ref x, Ref key,
+                                   Ref counter, Ref r, int64_t n, int64_t site,
+                                   double p, const ref::MaskIndex &index) {
+  broadcastDropoutKernel<<<blocksFor(n), kThreads, 0, ctx.stream>>>(
+      x, key, counter, r, n, site, p, index);
   return lastError();
 }

@@ -57,6 +57,15 @@ Status CudaBackend::runClipGradValue(const KernelDesc &k, const Views &in,
 
 Status CudaBackend::runDropout(const KernelDesc &k, const Views &in,
                                const Views &out) {
+  bool broadcast;
+  ref::MaskIndex index;
+  MP_RETURN_IF_ERROR(ref::getMaskIndex(k, in[0], broadcast, index));
+  if (broadcast)
+    return launched(k, broadcastDropout(context(), ref(in[0]), ref(in[1]),
+                                        ref(in[2]), ref(out[0]),
+                                        in[0].numElements(),
+                                        k.getInt(AttrName::site, 0),
+                                        k.getFloat(AttrName::p, 0.0), index));
   return launched(k, dropout(context(), ref(in[0]), ref(in[1]), ref(in[2]),
                              ref(out[0]), in[0].numElements(),
                              k.getInt(AttrName::site, 0),

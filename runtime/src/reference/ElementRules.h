@@ -65,6 +65,12 @@ Status getAdamRule(const KernelDesc &k, const std::vector<TensorView> &in,
 /// the shapes as their enum case indices).
 Status getSchedule(const KernelDesc &k, Schedule &s);
 
+/// Reads and checks train.dropout's mask_shape against x: `broadcast` is
+/// false when it is absent or x's own shape (the mask is x's), else
+/// `index` maps x's elements to the mask's (common/StepRules.h).
+Status getMaskIndex(const KernelDesc &k, const TensorView &x, bool &broadcast,
+                    MaskIndex &index);
+
 } // namespace mp::rt::ref
 
 #endif // MP_RUNTIME_REFERENCE_ELEMENTRULES_H

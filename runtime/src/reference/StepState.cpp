@@ -188,16 +188,27 @@ Status checkDropout(const KernelDesc &k, const Views &in, const Views &out) {
     return kernelError(k, "needs a site in [0, 2^32)");
   if (in[0].numElements() > (int64_t(1) << 34))
     return kernelError(k, "has more than 2^34 elements");
-  return Status::ok();
+  bool broadcast;
+  MaskIndex index;
+  return ref::getMaskIndex(k, in[0], broadcast, index);
 }
 
 Status runDropout(const KernelDesc &k, const Views &in, const Views &out) {
   DropoutMask mask = DropoutMask::make(
       loadInt(in[1], 0), loadInt(in[2], 0), k.getInt(AttrName::site, 0),
       k.getFloat(AttrName::p, 0));
+  bool broadcast;
+  MaskIndex index;
+  MP_RETURN_IF_ERROR(ref::getMaskIndex(k, in[0], broadcast, index));
   FloatIn x(in[0]);
   FloatOut r(out[0]);
   int64_t n = in[0].numElements();
+  if (broadcast) {
+    for (int64_t i = 0; i < n; ++i)
+      r[i] = mask.apply(x[i], mask.word(static_cast<uint64_t>(index.of(i))));
+    r.finish();
+    return Status::ok();
+  }
   for (int64_t block = 0; 4 * block < n; ++block) {
     Philox4 w = mask.words(static_cast<uint64_t>(block));
     for (int64_t j = 0; j < 4 && 4 * block + j < n; ++j)
@@ -222,6 +233,37 @@ static int enumIndex(const KernelDesc &k, AttrName name) {
     if (value == schema->enumCases[i])
       return static_cast<int>(i);
   return -1;
+}
+
+Status ref::getMaskIndex(const KernelDesc &k, const TensorView &x,
+                         bool &broadcast, MaskIndex &index) {
+  broadcast = false;
+  const std::vector<int64_t> *mask = k.getInts(AttrName::mask_shape);
+  if (!mask || *mask == x.shape)
+    return Status::ok();
+  if (mask->size() != x.shape.size())
+    return kernelError(k, "has a mask_shape of rank " +
+                              std::to_string(mask->size()) + " for x of rank " +
+                              std::to_string(x.shape.size()));
+  if (x.shape.size() > static_cast<size_t>(MaskIndex::kMaxRank))
+    return kernelError(k, "has a broadcast mask_shape on a tensor of rank " +
+                              std::to_string(x.shape.size()) + " (at most " +
+                              std::to_string(MaskIndex::kMaxRank) + ")");
+  index.rank = static_cast<int>(x.shape.size());
+  int64_t stride = 1;
+  for (int d = index.rank - 1; d >= 0; --d) {
+    int64_t m = (*mask)[d];
+    if (m != 1 && m != x.shape[d])
+      return kernelError(k, "has mask_shape dimension " + std::to_string(d) +
+                                " = " + std::to_string(m) +
+                                "; each must be 1 or x's (" +
+                                std::to_string(x.shape[d]) + ")");
+    index.dims[d] = x.shape[d];
+    index.maskStrides[d] = m == 1 ? 0 : stride;
+    stride *= m;
+  }
+  broadcast = true;
+  return Status::ok();
 }
 
 Status ref::getSchedule(const KernelDesc &k, Schedule &s) {

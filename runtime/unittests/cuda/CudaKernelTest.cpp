@@ -422,6 +422,17 @@ Cases optimizerCases() {
                         values(DType::I64, {}, {123456789}),
                         values(DType::I64, {}, {42})},
                        {{d, shape}}});
+    // A broadcast mask (Keras' noise_shape, stochastic depth): [6, 1, 3, 1].
+    for (const char *op : {"train.dropout", "train.dropout_grad"})
+      cases.push_back({nameOf(op, d, "mask_shape"),
+                       op,
+                       {{"p", floats({0.3})},
+                        {"site", ints({5})},
+                        {"mask_shape", ints({6, 1, 3, 1})}},
+                       {uniform(d, {6, 4, 3, 5}, seed++),
+                        values(DType::I64, {}, {123456789}),
+                        values(DType::I64, {}, {42})},
+                       {{d, {6, 4, 3, 5}}}});
     if (d == DType::F32)
       for (int64_t t : {0, 7, 60})
         cases.push_back({nameOf("train.lr_schedule", d, std::to_string(t)),

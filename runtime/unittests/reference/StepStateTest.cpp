@@ -350,6 +350,75 @@ TEST(DropoutTest, TheGradientAppliesTheSameMask) {
   }
 }
 
+/// mask_shape: one draw per position of the mask, shared along its size-1
+/// dimensions (SpatialDropout2D's [N, 1, 1, C], stochastic depth's
+/// [N, 1, 1, 1]); the mask element is the word of its index in mask_shape,
+/// so a mask_shape equal to x's is today's mask, and the gradient applies
+/// the same mask.
+TEST(DropoutTest, ABroadcastMaskIsSharedAlongItsOnes) {
+  auto run = [](const char *op, HostTensor &x, std::vector<int64_t> mask) {
+    HostTensor k = makeTensor(DType::I64, {}, {5.0});
+    HostTensor c = makeTensor(DType::I64, {}, {9.0});
+    HostTensor out = zerosTensor(x.dtype, x.shape);
+    AttrMap attrs = {{"p", floatAttr(0.5)}, {"site", intsAttr({3})}};
+    if (!mask.empty())
+      attrs["mask_shape"] = intsAttr(mask);
+    EXPECT_TRUE(runKernel(op, attrs, {&x, &k, &c}, {&out}).isOk());
+    return out;
+  };
+  HostTensor x = randomTensor(DType::F32, {64, 3, 5, 8}, 1, 2, 11);
+  EXPECT_EQ(run("train.dropout", x, {64, 3, 5, 8}).bytes,
+            run("train.dropout", x, {}).bytes);
+  // NHWC-like spatial dropout: [N, 1, 1, C]; and per sample [N, 1, 1, 1].
+  for (std::vector<int64_t> mask :
+       {std::vector<int64_t>{64, 1, 1, 8}, {64, 1, 1, 1}, {1, 3, 1, 1}}) {
+    HostTensor y = run("train.dropout", x, mask);
+    HostTensor dy = randomTensor(DType::F32, x.shape, -1, 1, 12);
+    HostTensor dx = run("train.dropout_grad", dy, mask);
+    // The drawn mask itself: dropout of ones over mask_shape.
+    HostTensor ones = makeTensor(
+        DType::F32, mask,
+        Values(static_cast<size_t>(mask[0] * mask[1] * mask[2] * mask[3]), 1.0));
+    HostTensor drawn = run("train.dropout", ones, {});
+    int64_t kept = 0;
+    for (int64_t n = 0; n < 64; ++n)
+      for (int64_t h = 0; h < 3; ++h)
+        for (int64_t w = 0; w < 5; ++w)
+          for (int64_t ch = 0; ch < 8; ++ch) {
+            int64_t i = ((n * 3 + h) * 5 + w) * 8 + ch;
+            int64_t m = (((mask[0] == 1 ? 0 : n) * mask[1] +
+                          (mask[1] == 1 ? 0 : h)) * mask[2] +
+                         (mask[2] == 1 ? 0 : w)) * mask[3] +
+                        (mask[3] == 1 ? 0 : ch);
+            float scale = static_cast<float>(drawn.at(m));
+            ASSERT_EQ(y.at(i), static_cast<float>(x.at(i)) * scale) << i;
+            ASSERT_EQ(dx.at(i), static_cast<float>(dy.at(i)) * scale) << i;
+            kept += y.at(i) != 0;
+          }
+    // Whole groups kept or dropped: the kept count is a multiple of the
+    // group size, and about half of the groups are kept.
+    int64_t group = x.size() / drawn.size();
+    EXPECT_EQ(kept % group, 0);
+    double groups = static_cast<double>(drawn.size());
+    EXPECT_NEAR(kept / group, groups / 2, 5 * std::sqrt(groups / 4) + 1);
+  }
+}
+
+TEST(DropoutTest, AMaskShapeThatDoesNotBroadcastIsAnError) {
+  HostTensor x = randomTensor(DType::F32, {4, 6}, 1, 2, 13);
+  HostTensor k = makeTensor(DType::I64, {}, {1.0});
+  HostTensor c = makeTensor(DType::I64, {}, {1.0});
+  HostTensor out = zerosTensor(x.dtype, x.shape);
+  for (std::vector<int64_t> mask : {std::vector<int64_t>{4, 3}, {4}, {2, 4, 6}}) {
+    Status status = runKernel("train.dropout",
+                              {{"p", floatAttr(0.5)}, {"mask_shape", intsAttr(mask)}},
+                              {&x, &k, &c}, {&out});
+    EXPECT_FALSE(status.isOk());
+    EXPECT_NE(status.message().find("mask_shape"), std::string::npos)
+        << status.message();
+  }
+}
+
 TEST(DropoutTest, ADroppedNaNStaysNaN) {
   HostTensor x = makeTensor(DType::F32, {64}, Values(64, NAN));
   HostTensor y = dropout("train.dropout", x, 1, 1, 0.5);

@@ -327,6 +327,22 @@ func.func @dropout_too_large(%x: tensor<8x4096x4096x256xbf16>, %k: tensor<i64>, 
 
 // -----
 
+func.func @dropout_mask_rank(%x: tensor<4x6xf32>, %k: tensor<i64>, %c: tensor<i64>) {
+  // expected-error @+1 {{has a mask_shape of rank 1 for x of rank 2}}
+  %0 = train.dropout %x, %k, %c {p = 0.5 : f64, mask_shape = array<i64: 4>} : tensor<4x6xf32>, tensor<i64>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @dropout_mask_dim(%x: tensor<4x6xf32>, %k: tensor<i64>, %c: tensor<i64>) {
+  // expected-error @+1 {{has mask_shape dimension 1 = 3; each must be 1 or x's (6)}}
+  %0 = train.dropout_grad %x, %k, %c {p = 0.5 : f64, mask_shape = array<i64: 4, 3>} : tensor<4x6xf32>, tensor<i64>, tensor<i64>
+  return
+}
+
+// -----
+
 func.func @sgd_types(%p: tensor<8xf32>, %g: tensor<8xbf16>) {
   // expected-error @+1 {{all of {param, grad, new_param} have same type}}
   %0 = "train.sgd"(%p, %g) <{lr = 1.0e-1 : f64}> : (tensor<8xf32>, tensor<8xbf16>) -> tensor<8xf32>

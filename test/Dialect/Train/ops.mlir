@@ -490,3 +490,12 @@ func.func @train_step_buffers(
   %ngamma = train.sgd %gamma, %dgamma {lr = 1.000000e-02 : f64} : tensor<3xf32>
   return %loss, %ngamma, %nrm, %nrv : tensor<f32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
 }
+
+// CHECK-LABEL: func.func @dropout_mask_shape(
+// CHECK: train.dropout %{{.*}}, %{{.*}}, %{{.*}} {mask_shape = array<i64: 2, 1, 1, 3>, p = 2.000000e-01 : f64}
+// CHECK: train.dropout_grad %{{.*}}, %{{.*}}, %{{.*}} {mask_shape = array<i64: 2, 1, 1, 3>, p = 2.000000e-01 : f64, site = 1 : i64}
+func.func @dropout_mask_shape(%x: tensor<2x4x4x3xbf16>, %k: tensor<i64>, %c: tensor<i64>) -> (tensor<2x4x4x3xbf16>, tensor<2x4x4x3xbf16>) {
+  %0 = train.dropout %x, %k, %c {p = 0.2 : f64, mask_shape = array<i64: 2, 1, 1, 3>} : tensor<2x4x4x3xbf16>, tensor<i64>, tensor<i64>
+  %1 = train.dropout_grad %x, %k, %c {p = 0.2 : f64, site = 1 : i64, mask_shape = array<i64: 2, 1, 1, 3>} : tensor<2x4x4x3xbf16>, tensor<i64>, tensor<i64>
+  return %0, %1 : tensor<2x4x4x3xbf16>, tensor<2x4x4x3xbf16>
+}

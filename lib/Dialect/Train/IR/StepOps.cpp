@@ -156,6 +156,21 @@ static LogicalResult verifyDropout(DropoutOp op) {
   if (type.getNumElements() > (int64_t(1) << 34))
     return op.emitOpError() << "has " << type.getNumElements()
                             << " elements; dropout masks cover at most 2^34";
+  if (std::optional<ArrayRef<int64_t>> mask = op.getMaskShape()) {
+    ArrayRef<int64_t> shape = type.getShape();
+    if (mask->size() > 8 && *mask != shape)
+      return op.emitOpError() << "has a broadcast mask_shape of rank "
+                              << mask->size() << " (at most 8)";
+    if (mask->size() != shape.size())
+      return op.emitOpError()
+             << "has a mask_shape of rank " << mask->size() << " for x of rank "
+             << shape.size();
+    for (size_t d = 0; d < shape.size(); ++d)
+      if ((*mask)[d] != 1 && (*mask)[d] != shape[d])
+        return op.emitOpError()
+               << "has mask_shape dimension " << d << " = " << (*mask)[d]
+               << "; each must be 1 or x's (" << shape[d] << ")";
+  }
   return success();
 }
 

@@ -227,7 +227,8 @@ class Train_DropoutBase<string mnemonic, string what>
   let summary = what;
   let arguments = (ins Train_FloatTensor:$x, Train_CounterTensor:$key,
                        Train_CounterTensor:$counter, F64Attr:$p,
-                       DefaultValuedAttr<I64Attr, "0">:$site);
+                       DefaultValuedAttr<I64Attr, "0">:$site,
+                       OptionalAttr<DenseI64ArrayAttr>:$mask_shape);
   let results = (outs Train_FloatTensor:$result);
   let assemblyFormat = [{
     $x `,` $key `,` $counter attr-dict `:` type($x) `,` type($key) `,`
@@ -251,6 +252,13 @@ def Train_DropoutOp : Train_DropoutBase<"dropout",
     mask on every backend, and a step resumed from a checkpoint the same
     mask as the step it replays. A kept element is x * f32(1 / (1 - p)) in
     f32, rounded to the result's dtype.
+
+    `mask_shape` (x's rank; each dimension x's or 1) draws one mask
+    element per position of that shape, shared along its size-1
+    dimensions: Keras' noise_shape (SpatialDropout: one draw per sample
+    and channel), stochastic depth ([N, 1, ...]: one per sample). Element
+    i of the mask is then word i % 4 of block i / 4, i its index in
+    mask_shape. Absent, the mask has x's shape.
   }];
 }
 
