@@ -21,10 +21,12 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
   if ((kernel.opId() != OpId::TrainSparseCrossEntropy && !isGrad) ||
       inputs.size() != (isGrad ? 3u : 2u) || outputs.size() != 1)
     return;
-  // Label smoothing and ignore_index run on the reference kernel.
-  if (kernel.getFloat(AttrName::label_smoothing, 0.0) != 0.0 ||
-      kernel.has(AttrName::ignore_index))
+  // Label smoothing runs on the reference kernel; ignore_index here (the
+  // default of PyTorch's cross_entropy, -100, is on every loss it exports).
+  if (kernel.getFloat(AttrName::label_smoothing, 0.0) != 0.0)
     return;
+  bool ignoring = kernel.has(AttrName::ignore_index);
+  int64_t ignored = kernel.getInt(AttrName::ignore_index, 0);
   const TensorView &logits = inputs[0], &labels = inputs[1], &out = outputs[0];
   if (!isFloat(logits.dtype) || logits.shape.size() != 2 ||
       (labels.dtype != DType::I32 && labels.dtype != DType::I64) ||
@@ -46,11 +48,18 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
     handled = true;
     return;
   }
+  // label -1: a row of ignore_index (loss and gradient 0, not counted).
   std::vector<int64_t> label(static_cast<size_t>(rows));
+  int64_t counted = 0;
   for (int64_t n = 0; n < rows; ++n) {
     label[n] = loadInt(labels, n);
+    if (ignoring && label[n] == ignored) {
+      label[n] = -1;
+      continue;
+    }
     if (label[n] < 0 || label[n] >= classes)
       return; // the reference names the row
+    ++counted;
   }
 
   size_t size = dtypeSize(logits.dtype);
@@ -58,12 +67,21 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
   int64_t grain = std::max<int64_t>(1, (int64_t(1) << 14) / classes);
   std::vector<float> rowLoss(isGrad ? 0 : static_cast<size_t>(rows));
   float factor =
-      isGrad ? loadFloat(inputs[2], 0) / static_cast<float>(rows) : 0.0f;
+      isGrad ? loadFloat(inputs[2], 0) / static_cast<float>(counted) : 0.0f;
   char *result = static_cast<char *>(out.data);
   parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
     std::vector<float> x(static_cast<size_t>(classes)),
         e(static_cast<size_t>(classes));
     for (int64_t n = begin; n < end; ++n) {
+      if (label[n] < 0) {
+        if (isGrad) {
+          std::fill(e.begin(), e.end(), 0.0f);
+          fromFloats(e.data(), out.dtype, result + n * classes * size, classes);
+        } else {
+          rowLoss[n] = 0.0f;
+        }
+        continue;
+      }
       float sum;
       float max = cpu::expRow(logits.dtype, in + n * classes * size, classes,
                               x.data(), e.data(), sum);
@@ -81,11 +99,14 @@ void cpu::runCrossEntropy(const KernelDesc &kernel,
     }
   });
   if (!isGrad) {
-    // In row order, in f64: the reference's sum.
+    // In row order, in f64, over the rows counted: the reference's sum
+    // (0 / 0 when every row is ignored, as PyTorch's NaN).
     double total = 0;
     for (int64_t n = 0; n < rows; ++n)
-      total += rowLoss[n];
-    storeFloat(out, 0, static_cast<float>(total / static_cast<double>(rows)));
+      if (label[n] >= 0)
+        total += rowLoss[n];
+    storeFloat(out, 0,
+               static_cast<float>(total / static_cast<double>(counted)));
   }
   handled = true;
 }

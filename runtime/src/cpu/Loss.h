@@ -6,7 +6,10 @@
 // threads. The reference's arithmetic otherwise: x - max, f32 sums along the
 // row in order, the per-row losses summed in row order whatever the thread
 // count; so the results are within a few ulp of the reference's, and the
-// same for every thread count. A label outside [0, C) leaves the kernel to
+// same for every thread count. ignore_index is the reference's: those rows
+// have loss and gradient 0 and the mean is over the others (PyTorch's
+// cross_entropy passes -100 by default); label smoothing runs on the
+// reference. A label outside [0, C) that is not ignored leaves the kernel to
 // the reference, which reports it.
 //
 //===----------------------------------------------------------------------===//

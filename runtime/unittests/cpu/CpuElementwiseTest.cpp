@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CpuKernelTestSupport.h"
+#include "cpu/Loss.h"
 
 #include <cmath>
 #include <cstring>
@@ -442,6 +443,58 @@ TEST_F(CpuElementwiseTest, CrossEntropyMatchesTheReference) {
   EXPECT_NE(status.message().find("label 3 in row 2 is outside [0, 3)"),
             std::string::npos)
       << status.message();
+}
+
+/// ignore_index on the own loops (PyTorch's default -100 is on every
+/// exported cross-entropy): rows of that label count neither in the loss
+/// nor in the mean, their gradient is 0, a class id as ignore_index (0)
+/// works the same, and every row ignored gives NaN (0 / 0) as PyTorch does.
+TEST_F(CpuElementwiseTest, CrossEntropyIgnoresRowsOnItsOwnLoop) {
+  for (DType dtype : kFloatTypes) {
+    Close close{dtype == DType::F32    ? 4e-6
+                : dtype == DType::BF16 ? std::ldexp(1.0, -7)
+                                       : std::ldexp(1.0, -10),
+                1e-6};
+    for (int64_t ignore : {int64_t(-100), int64_t(0)})
+      for (int64_t every : {int64_t(3), int64_t(1)}) {
+        std::vector<int64_t> shape = {50, 17};
+        std::string what = std::string(dtypeName(dtype)) + " ignore_index " +
+                           std::to_string(ignore) + " every " +
+                           std::to_string(every) + " rows";
+        Tensor labels(DType::I64, {shape[0]});
+        for (int64_t n = 0; n < shape[0]; ++n)
+          storeInt(labels.view, n,
+                   n % every == 0 ? ignore : 1 + (n * 7919) % (shape[1] - 1));
+        KernelDesc loss;
+        loss.op = "train.sparse_cross_entropy";
+        loss.attrs["ignore_index"] = ints({ignore});
+        Tensor logits = randomTensor(dtype, shape, 43, -8, 8);
+        std::vector<Tensor> in = {logits, labels};
+        expectSame(loss, in, {Tensor(DType::F32, {})}, "loss " + what, &close);
+        KernelDesc grad;
+        grad.op = "train.sparse_cross_entropy_grad";
+        grad.attrs["ignore_index"] = ints({ignore});
+        Tensor seed(dtype, {});
+        storeFloat(seed.view, 0, 1.0f);
+        std::vector<Tensor> gin = {logits, labels, seed};
+        expectSame(grad, gin, {Tensor(dtype, shape)}, "grad " + what, &close);
+        // On the own loop, not the reference's fallback.
+        bool handled = false;
+        Tensor out(DType::F32, {}), gout(dtype, shape);
+        cpu::runCrossEntropy(loss, {logits.view, labels.view}, {out.view},
+                             handled);
+        EXPECT_TRUE(handled) << what;
+        handled = false;
+        cpu::runCrossEntropy(grad, {logits.view, labels.view, seed.view},
+                             {gout.view}, handled);
+        EXPECT_TRUE(handled) << what;
+        if (every == 1)
+          EXPECT_TRUE(std::isnan(loadFloat(out.view, 0))) << what;
+        else
+          for (int64_t c = 0; c < shape[1]; ++c)
+            EXPECT_EQ(loadFloat(gout.view, c), 0.0f) << what; // row 0 ignored
+      }
+  }
 }
 
 /// softmax / log_softmax and their gradients, layer_norm, rms_norm and the
