@@ -24,6 +24,10 @@ function(add_mp_library name)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR LLVM)
+  # The headers include MLIR's, which need C++17: code that uses them
+  # (an installed library's users, whose compiler may default to C++14,
+  # clang 14's) gets it from the target.
+  target_compile_features(${name} PUBLIC cxx_std_17)
 endfunction()
 
 # add_mp_tool(name sources... [LINK_LIBS libs...])

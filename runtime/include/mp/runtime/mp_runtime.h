@@ -59,6 +59,10 @@ typedef enum mp_dtype_t {
   MP_DTYPE_I1 = 3,
   MP_DTYPE_I32 = 4,
   MP_DTYPE_I64 = 5,
+  /* Not a dtype: makes every int32 value one of the enum's range, so a
+   * value a C caller passes that is none of the above is an error the
+   * functions report, not undefined behaviour in the C++ library. */
+  MP_DTYPE_MAX_ENUM_ = 0x7fffffff,
 } mp_dtype_t;
 
 /* "f32", "bf16", ...; "<unknown dtype>" for other values. */
