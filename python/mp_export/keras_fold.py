@@ -67,6 +67,7 @@ FOLD = {
     "Identity": lambda m, a: a[0],
     "InvertPermutation": lambda m, a: np.argsort(a[0]),
     "Transpose": lambda m, a: np.transpose(a[0], [int(p) for p in a[1]]),
+    "ReverseV2": lambda m, a: np.flip(a[0], [int(d) for d in np.ravel(a[1])]),
     "ZerosLike": lambda m, a: np.zeros_like(a[0]),
     "OnesLike": lambda m, a: np.ones_like(a[0]),
     "Equal": lambda m, a: a[0] == a[1], "NotEqual": lambda m, a: a[0] != a[1],

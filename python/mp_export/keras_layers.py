@@ -53,7 +53,7 @@ class LayerHandlers:
                                "1 / (1 - rate)", "Use keras.layers.Dropout.")
             key, counter = self.dropout_state()
             put(self.b.op("train.dropout_grad", [p.value, key, counter], [self.out()],
-                          {"p": p.mask.p, "site": p.mask.site}))
+                          self.dropout_props(p.mask, self.out()[0])))
         elif p.kind == "dropout_masked" and t in ("Sum", "Reshape") and \
                 self.op.outputs[0].shape.as_list() == list(p.value.shape):
             put(p)
@@ -86,12 +86,29 @@ class LayerHandlers:
             plain = self.broadcast_to(plain, self.out()[0])
             key, counter = self.dropout_state()
             put(self.b.op("train.dropout", [plain, key, counter], [self.out()],
-                          {"p": mask.p, "site": mask.site}))
+                          self.dropout_props(mask, self.out()[0])))
         else:
             put(_Pending("dropout_masked", why="a dropout gradient", value=x, mask=mask))
 
     def dropout_state(self):
         return dropout_state(self.b)
+
+    def dropout_props(self, mask, shape):
+        """p, site and, for a noise_shape smaller than the input
+        (SpatialDropout1D/2D/3D, EfficientNet's stochastic depth: one draw
+        per sample, or per sample and channel), the mask's own shape, which
+        train.dropout broadcasts."""
+        props = {"p": mask.p, "site": mask.site}
+        drawn = tuple(int(d) for d in mask.shape)
+        shape = tuple(int(d) for d in shape)
+        drawn = (1,) * (len(shape) - len(drawn)) + drawn
+        if drawn != shape:
+            if len(drawn) != len(shape) or any(m != 1 and m != d
+                                               for m, d in zip(drawn, shape)):
+                raise self.err("a dropout noise_shape %s that does not broadcast to %s" % (
+                    mask.shape, shape), "Use a noise_shape of 1s and the input's sizes.")
+            props["mask_shape"] = list(drawn)
+        return props
 
     # --- dilated convolutions: SpaceToBatchND, a convolution, BatchToSpaceND
     # (TensorFlow's form). _Pending "s2b" (value v, block b, pads p) stands for

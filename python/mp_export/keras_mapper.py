@@ -282,6 +282,14 @@ class Mapper(LayerHandlers):
         elif x.elem == "i1" and elem == "f32":
             put(self.b.op("train.select", [x, self.fill(1.0, shape), self.fill(0.0, shape)],
                           [(shape, elem)]))
+        elif x.elem.startswith("f") and elem.startswith("i"):
+            # Float to integer: token ids fed through a float Input (an
+            # Embedding casts them), or ids computed from floats; the step
+            # has no float -> integer op.
+            raise self.err("a cast from %s to %s (integer ids made from floats: an "
+                           "Embedding fed by a float Input casts it)" % (x.elem, elem),
+                           "Declare the ids' input as integers: keras.Input(shape, "
+                           "dtype='int32'), and feed integer arrays.")
         else:
             raise self.err("a cast from %s to %s" % (x.elem, elem),
                            "Keep the model in float32 (mp chooses the 16-bit types).")
@@ -452,6 +460,18 @@ class Mapper(LayerHandlers):
         x = self.val(ins[0])
         put(x if perm == sorted(perm) else
             self.b.op("train.transpose", [x], [self.out()], {"permutation": perm}))
+
+    def map_reverse(self, ins, put):
+        """ReverseV2 (Bidirectional's backward layer reverses the sequence;
+        its gradient is ReverseV2 again): a train.gather of the positions
+        in reverse order along each axis."""
+        x = self.val(ins[0])
+        rank = len(x.shape)
+        for axis in sorted({int(d) % rank for d in np.ravel(self.const(ins[1]))}):
+            order = dense_constant(self.b, np.arange(x.shape[axis] - 1, -1, -1,
+                                                     dtype=np.int64), "i64")
+            x = self.b.op("train.gather", [x, order], [(x.shape, x.elem)], {"axis": axis})
+        put(x)
 
     def map_tile(self, ins, put):
         """Tile as a broadcast of x with a unit dimension before each tiled
@@ -680,7 +700,7 @@ _TENSOR_OPS = {
     "AddN": Mapper.map_add_n,
     "Reshape": Mapper.map_reshape, "ExpandDims": Mapper.map_reshape,
     "Squeeze": Mapper.map_reshape,
-    "Transpose": Mapper.map_transpose,
+    "Transpose": Mapper.map_transpose, "ReverseV2": Mapper.map_reverse,
     "Tile": Mapper.map_tile, "BroadcastTo": Mapper.map_tile,
     "ConcatV2": Mapper.map_concat, "Pack": Mapper.map_pack, "Unpack": Mapper.map_unpack,
     "Split": Mapper.map_split, "SplitV": Mapper.map_split,

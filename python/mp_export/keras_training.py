@@ -90,10 +90,28 @@ def emit_loss(b, spec, pred, labels):
     if kind == "SparseCategoricalCrossentropy":
         if len(labels.shape) == len(shape):
             labels = b.op("train.reshape", [labels], [(labels.shape[:-1], labels.elem)])
-        loss = b.op("train.sparse_cross_entropy", [pred, labels], [((), "f32")],
+        if tuple(labels.shape) != tuple(shape[:-1]):
+            raise _refuse(kind, "the labels", "labels of shape %s for predictions %s" % (
+                labels.shape, shape), "Give one class id per prediction row.")
+        # [B, T, ..., C] predictions (a language model's [B, T] labels): the
+        # mean over every position, Keras' sum_over_batch_size, is the mean
+        # over the rows of [B * T * ..., C].
+        rows = 1
+        for d in shape[:-1]:
+            rows *= d
+        flat = (rows, shape[-1])
+        logits = pred if len(shape) == 2 else b.op("train.reshape", [pred],
+                                                   [(flat, pred.elem)])
+        ids = labels if len(labels.shape) == 1 else b.op("train.reshape", [labels],
+                                                         [((rows,), labels.elem)])
+        loss = b.op("train.sparse_cross_entropy", [logits, ids], [((), "f32")],
                     comment="loss: Keras SparseCategoricalCrossentropy")
-        return loss, lambda seed: b.op("train.sparse_cross_entropy_grad",
-                                       [pred, labels, seed], [(shape, pred.elem)])
+
+        def grad(seed):
+            g = b.op("train.sparse_cross_entropy_grad", [logits, ids, seed],
+                     [(flat, pred.elem)])
+            return g if len(shape) == 2 else b.op("train.reshape", [g], [(shape, pred.elem)])
+        return loss, grad
     if kind in ("MeanSquaredError", "Huber"):
         name = "train.mse_loss" if kind == "MeanSquaredError" else "train.huber_loss"
         props = {} if kind == "MeanSquaredError" else {"delta": float(spec.config["delta"])}

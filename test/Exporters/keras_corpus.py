@@ -181,6 +181,15 @@ def bidir():
     return keras.Sequential([keras.Input((6, 5)), L.Bidirectional(L.LSTM(4)), L.Dense(4)])
 
 
+def bidir_sequences():
+    """keras.io's bidirectional LSTM text classifier: two stacked
+    Bidirectional LSTMs, the first returning sequences (the backward
+    layer's outputs are reversed back: ReverseV2)."""
+    return keras.Sequential([keras.Input((6, 5)),
+                             L.Bidirectional(L.LSTM(4, return_sequences=True)),
+                             L.Bidirectional(L.LSTM(3)), L.Dense(4)])
+
+
 def merges_prelu_rmsnorm():
     inputs = keras.Input((12,))
     a = L.Dense(8)(inputs)
@@ -225,6 +234,32 @@ def causal_attention():
     h = L.Dense(8)(inputs)
     a = L.MultiHeadAttention(num_heads=2, key_dim=4)(h, h, use_causal_mask=True)
     return keras.Model(inputs, L.Dense(4)(L.Flatten()(h + a)))
+
+
+class TokenAndPositionEmbedding(L.Layer):
+    """keras.io's layer of its text examples, as written there."""
+
+    def __init__(self, maxlen, vocab_size, embed_dim):
+        super().__init__()
+        self.token_emb = L.Embedding(input_dim=vocab_size, output_dim=embed_dim)
+        self.pos_emb = L.Embedding(input_dim=maxlen, output_dim=embed_dim)
+
+    def call(self, x):
+        maxlen = keras.ops.shape(x)[-1]
+        positions = keras.ops.arange(0, maxlen, 1)
+        return self.token_emb(x) + self.pos_emb(positions)
+
+
+def causal_lm():
+    """keras.io's miniature GPT: token and position embeddings, a causal
+    self-attention block, a [B, T, vocab] output trained on [B, T] next
+    tokens with SparseCategoricalCrossentropy(from_logits=True)."""
+    inputs = keras.Input((7,), dtype="int32")
+    h = TokenAndPositionEmbedding(7, 20, 8)(inputs)
+    a = L.MultiHeadAttention(num_heads=2, key_dim=4)(h, h, use_causal_mask=True)
+    h = L.LayerNormalization(epsilon=1e-6)(h + a)
+    h = L.LayerNormalization(epsilon=1e-6)(h + L.Dense(8)(L.Dense(16, activation="relu")(h)))
+    return keras.Model(inputs, L.Dense(20)(h))
 
 
 def lstm_classifier():
@@ -300,6 +335,8 @@ CASES = {
     "conv_transpose_decoder_sgd": (decoder, images(4, 4, 3), classes(),
                                    lambda: K.SGD(0.05, momentum=0.9), SCCE),
     "bidirectional_lstm_adam": (bidir, sequences(), classes(), lambda: K.Adam(0.01), SCCE),
+    "bidirectional_sequences_sgd": (bidir_sequences, sequences(), classes(),
+                                    lambda: K.SGD(0.1, momentum=0.9), SCCE),
     "merges_prelu_rmsnorm_adam": (merges_prelu_rmsnorm, vectors(), classes(),
                                   lambda: K.Adam(0.01), SCCE),
     "mish_unit_norm_sgd": (mish_unit_norm, vectors(), classes(), lambda: K.SGD(0.1), SCCE),
@@ -345,6 +382,9 @@ CASES = {
                                       SCCE),
     "causal_attention_sgd": (causal_attention, sequences(), classes(),
                              lambda: K.SGD(0.05), SCCE),
+    "causal_lm_token_labels": (causal_lm, tokens(), tokens(),
+                               lambda: K.Adam(0.01),
+                               keras.losses.SparseCategoricalCrossentropy(from_logits=True)),
     "lstm_adam_clipvalue": (lstm_classifier, sequences(), classes(),
                             lambda: K.Adam(0.01, clipvalue=0.1), SCCE),
     "stacked_gru_rmsprop_momentum": (stacked_gru, sequences(), classes(),
@@ -440,6 +480,43 @@ def run_dropout(build_dir):
         f32[-1] < 0.5 * f32[0] and bf16[-1] < 0.5 * bf16[0]
     print("%s: dropout: sites %s, float32 loss %.4f -> %.4f, mixed_bfloat16 %.4f -> %.4f" % (
         "ok" if ok else "FAIL", rates, f32[0], f32[-1], bf16[0], bf16[-1]))
+    return ok and run_noise_shape(build_dir)
+
+
+def run_noise_shape(build_dir):
+    """Dropout with a noise_shape: SpatialDropout2D (one draw per sample and
+    channel, [B, 1, 1, C]), SpatialDropout1D ([B, 1, C]) and Dropout with
+    noise_shape=(None, 1, 1, 1) (EfficientNet's stochastic depth: one per
+    sample). The step's dropout ops keep those mask shapes, forward and
+    backward (a per-element mask would be a different regulariser), and
+    it trains."""
+    keras.utils.set_random_seed(3)
+    inp = keras.Input((8, 8, 3))
+    h = L.Conv2D(6, 3, padding="same", activation="relu")(inp)
+    h = L.SpatialDropout2D(0.3)(h)
+    h = L.Conv2D(6, 3, padding="same", activation="relu")(h)
+    h = L.Add()([h, L.Dropout(0.2, noise_shape=(None, 1, 1, 1))(
+        L.Conv2D(6, 3, padding="same")(h))])
+    h = L.Reshape((64, 6))(h)
+    h = L.SpatialDropout1D(0.25)(h)
+    out = L.Dense(4)(L.GlobalAveragePooling1D()(h))
+    model = keras.Model(inp, out)
+    model.compile(optimizer=K.Adam(0.02), loss=SCCE)
+    x, y = images()(), classes()()
+    work = tempfile.mkdtemp(prefix="mp-keras-noise-shape-")
+    np.save(os.path.join(work, "x.npy"), x)
+    np.save(os.path.join(work, "y.npy"), y)
+    keras_export.export(model, x, y, work, "noise")
+    text = open(os.path.join(work, "noise.mlir")).read()
+    shapes = sorted(re.findall(r'"train\.dropout(?:_grad)?"\([^)]*\) <\{mask_shape = '
+                               r'array<i64: ([0-9, ]+)>, p = ([0-9.e-]+)', text))
+    b = len(x)
+    want = sorted([("%d, 1, 1, 6" % b, "0.3")] * 2 + [("%d, 1, 1, 1" % b, "0.2")] * 2 +
+                  [("%d, 1, 6" % b, "0.25")] * 2)
+    f32 = mp_run(build_dir, work, "noise", "float32", 30)
+    ok = shapes == want and f32[-1] < 0.8 * f32[0]
+    print("%s: dropout noise_shape: masks %s, float32 loss %.4f -> %.4f" % (
+        "ok" if ok else "FAIL", shapes, f32[0], f32[-1]))
     return ok
 
 
