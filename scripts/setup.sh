@@ -68,3 +68,30 @@ else
     "torch==$torch_version" "tensorflow-cpu==$tf_version" matplotlib
   "$venv/bin/python" -c "import torch, tensorflow, keras, matplotlib" >/dev/null
 fi
+
+# The model libraries the zoo corpus builds its models from (test/Exporters/
+# zoo_corpus.py) and the exporters' Hugging Face schedules: versions that
+# accept this torch (torchvision pins its torch exactly), installed with torch
+# pinned on the same line so pip never replaces it.
+zoo=(torchvision==0.29.2 timm==1.0.31 transformers==5.25.0)
+if "$venv/bin/python" - "$torch_version" "${zoo[@]}" >/dev/null 2>&1 <<'PY'
+import sys
+from importlib.metadata import version
+import torch
+assert torch.__version__.split("+")[0] == sys.argv[1]
+for pin in sys.argv[2:]:
+    name, want = pin.split("==")
+    assert version(name).split("+")[0] == want, (name, version(name))
+PY
+then
+  echo "setup: $venv has ${zoo[*]}"
+else
+  echo "setup: installing ${zoo[*]} into $venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "torch==$torch_version" "${zoo[@]}"
+  "$venv/bin/python" - "$torch_version" <<'PY'
+import sys
+import torch, torchvision, timm, transformers
+assert torch.__version__.split("+")[0] == sys.argv[1], "pip replaced torch: " + torch.__version__
+PY
+fi

@@ -140,12 +140,18 @@ def _is_dropout_mask(node):
         src = src.args[0]
     if getattr(src, "target", None) not in (aten.empty.memory_format,
                                             aten.empty_like.default,
-                                            aten.empty_permuted.default):
+                                            aten.empty_permuted.default,
+                                            aten.new_empty.default):
         return False
     users = list(node.users)
-    if len(users) != 1 or users[0].target != aten.div.Scalar:
+    # F.dropout divides by keep with div.Scalar; stochastic depth
+    # (torchvision's, timm's DropPath) with an in-place div_ by a number,
+    # div.Tensor of a Python float.
+    if len(users) != 1 or users[0].target not in (aten.div.Scalar, aten.div.Tensor):
         return False
     keep = node.args[1] if len(node.args) > 1 else node.kwargs.get("p", 0.5)
     scale = users[0]
+    if len(scale.args) < 2 or not isinstance(scale.args[1], (int, float)):
+        return False
     return abs(scale.args[1] - keep) < 1e-12 and all(
         u.target == aten.mul.Tensor for u in scale.users)

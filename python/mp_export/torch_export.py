@@ -31,7 +31,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from .common import ExportError, StepBuilder, write_export
 from .torch_common import _decomposed_from, _elem, _is_dropout_mask, _user_frame
 from .torch_mapper import _Mapper, _Pending, _decompositions
-from . import torch_loop
+from . import torch_fold, torch_loop
 from .torch_training import _clip, _cross_entropy_options, _optimizer_update, _schedule
 
 
@@ -55,7 +55,9 @@ def _without_onednn_rnn():
 
 
 def _modules_calling(model, tensors, example_x, op):
-    """The modules whose forward calls aten `op` (str), found by running the
+    """The modules whose forward calls aten `op` (an overload such as
+    'aten.mul.Tensor', or a packet such as 'aten.conv_transpose2d' for any of
+    its overloads), found by running the
     forward once more under a dispatch mode with a module stack: make_fx
     does not record module paths."""
     try:
@@ -66,7 +68,9 @@ def _modules_calling(model, tensors, example_x, op):
 
     class Mode(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if str(func) == op and stack and stack[-1] not in found:
+            name = str(func)
+            if (name == op or name.rsplit(".", 1)[0] == op) and stack and \
+                    stack[-1] not in found:
                 found.append(stack[-1])
             return func(*args, **(kwargs or {}))
 
@@ -114,9 +118,14 @@ def _eval_modules(model):
     return out
 
 
-def _state_notes(frozen, evaluating):
-    """One line each for what the step keeps fixed as the user set it."""
+def _state_notes(frozen, evaluating, autocasts=()):
+    """One line each for what the step keeps fixed as the user set it, and
+    the torch.autocast regions it does not trace."""
     notes = []
+    if autocasts:
+        notes.append("torch.autocast %s not traced: the step is exported in float32 and "
+                     "mp-compile's --mixed-precision policy chooses each op's precision "
+                     "(and scales the loss)" % ", ".join(autocasts))
 
     def names(items):
         return ", ".join(items[:6]) + (", ... (%d in all)" % len(items) if len(items) > 6
@@ -131,14 +140,16 @@ def _state_notes(frozen, evaluating):
     return notes
 
 
-class _ShapeRecorder(torch.fx.Interpreter):
-    def __init__(self, gm):
+class _ShapeRecorder(torch.fx.Interpreter, torch_fold.ValueRecorder):
+    def __init__(self, gm, keep=()):
         super().__init__(gm)
         self.shapes = {}
         self.layouts = {}  # node -> (contiguous, storage offset): as_strided's input
+        self.keep, self.values = set(keep), {}  # torch_fold: the constants' values
 
     def run_node(self, n):
         out = super().run_node(n)
+        self.record(n, out)
 
         def info(t):
             return (tuple(t.shape), t.dtype) if isinstance(t, torch.Tensor) else None
@@ -188,12 +199,17 @@ class _LossFn:
         self.model, self.scheduler, self.clips = model, scheduler, clips
         self.schedule_steps = schedule_steps
         self.manifest = {}
+        self.autocasts = []
 
     def loss(self, tensors, x, y):
         return self.loss_fn(_functional_call(self.model, tensors, (x,)), y)
 
     def tracing(self):
-        return contextlib.nullcontext({"label_smoothing": self.smoothing})
+        @contextlib.contextmanager
+        def context():
+            with torch_loop.autocast_ignored(self.autocasts):
+                yield {"label_smoothing": self.smoothing}
+        return context()
 
 
 class _Caller(torch.nn.Module):
@@ -222,6 +238,7 @@ class _StepFn:
         self.train_step, self.caller = train_step, _Caller(model, train_step)
         self.scheduler, self.clips = self.loop.scheduler(), self.loop.clips()
         self.schedule_steps = schedule_steps
+        self.autocasts = []
         self.manifest = {"step_function": getattr(train_step, "__qualname__", "train_step"),
                          "loop": self.loop.describe()}
 
@@ -230,7 +247,7 @@ class _StepFn:
                                 (x, y))
 
     def tracing(self):
-        return torch_loop.forward_part(self.train_step)
+        return torch_loop.forward_part(self.train_step, self.autocasts)
 
 
 def export(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None,
@@ -336,12 +353,21 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
         # The step function's zero_grad() ran on the model while tracing.
         for (_, p), g in zip(params, grads0):
             p.grad = g
-    rec = _ShapeRecorder(gm)
+    # The step's constant parts (torch_fold.py): what depends only on the
+    # export's shapes, constants and non-persistent buffers.
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    persistent = set(model.state_dict())
+    constant_inputs = {node for node, (n, _) in zip(placeholders[len(params):], buffers)
+                       if n not in persistent}
+    foldable = torch_fold.foldable_nodes(gm, constant_inputs)
+    rec = _ShapeRecorder(gm, foldable)
     # The graph holds its backward ops: it runs without autograd (which
     # would refuse a decomposition's in-place update of a view).
     with torch.no_grad(), _without_onednn_rnn():
         rec.run([p.detach().clone() for _, p in params],
                 [b.detach().clone() for _, b in buffers], example_x, example_y)
+    from .torch_mapper import _ATEN, _IDENTITY
+    fold, unmapped = torch_fold.plan(gm, foldable, _ATEN, _IDENTITY, rec.shapes)
 
     for node in gm.graph.nodes:
         target = str(node.target)
@@ -394,6 +420,12 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
             continue
         if node.op == "output":
             continue
+        if node in fold:
+            mapper.env[node] = torch_fold.constant(builder, node, rec.values.get(node),
+                                                   "node '%s'" % node.name)
+            continue
+        if node in unmapped:
+            continue
         if node.op != "call_function":
             raise ExportError("make_fx", node.op, "node '%s'" % node.name,
                               "the traced step reads a tensor it does not take as an input "
@@ -416,8 +448,12 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
             # An op of PyTorch's decomposition of a function the model
             # calls (F.softplus -> log1p): the modules calling that function.
             origin = _decomposed_from(node.meta.get("stack_trace"))
-            lookup = "aten.%s.default" % origin if origin else str(node.target)
+            lookup = "aten.%s" % origin if origin else str(node.target)
             modules = _modules_calling(model, tensors, example_x, lookup)
+            if origin and not modules:
+                # A composite (conv_transpose2d) the dispatcher has already
+                # decomposed on the way to the mode: the op itself.
+                modules = _modules_calling(model, tensors, example_x, str(node.target))
             if modules is None:
                 raise
             modules = _on_line(modules, _user_frame(node.meta.get("stack_trace")))
@@ -489,7 +525,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
               "model %s, optimizer %s, batch %d" % (
                   torch.__version__, description, type(model).__name__,
                   type(optimizer).__name__, example_x.shape[0]))
-    for line in _state_notes(frozen, evaluating):
+    for line in _state_notes(frozen, evaluating, step_source.autocasts):
         header += "\n" + line
         warnings.warn("mp_export: " + line, stacklevel=3)
     return write_export(out_dir, stem, builder, header, init, manifest)

@@ -376,8 +376,37 @@ class LayerHandlers:
         mask = node.kwargs.get("attn_mask")
         return props, ([self.v(mask)] if mask is not None else [])
 
+    # Grouped-query attention (enable_gqa=True: LLaMA's, Mistral's key /
+    # value heads fewer than the query heads): query head h reads key /
+    # value head h // G, G = query heads / key-value heads, PyTorch's
+    # repeat_interleave. The train op takes as many heads in all three, so
+    # each key / value head is repeated G times (a broadcast), and its
+    # gradient is the sum over its G copies.
+    def kv_heads(self, q, x):
+        hq, hkv = q.shape[-3], x.shape[-3]
+        if hq == hkv:
+            return x
+        if len(x.shape) < 3 or hq % hkv:
+            raise self.err(self.name, "%d query heads for %d key / value heads" % (hq, hkv),
+                           "Use a number of query heads that is a multiple of the key / "
+                           "value heads.")
+        lead, tail = x.shape[:-3], x.shape[-2:]
+        one = self.b.op("train.reshape", [x], [(lead + (hkv, 1) + tail, x.elem)])
+        wide = self.broadcast_to(one, lead + (hkv, hq // hkv) + tail)
+        return self.b.op("train.reshape", [wide], [(lead + (hq,) + tail, x.elem)])
+
+    def kv_heads_grad(self, g, like):
+        hq, hkv = g.shape[-3], like.shape[-3]
+        if hq == hkv:
+            return g
+        lead, tail = g.shape[:-3], g.shape[-2:]
+        split = self.b.op("train.reshape", [g], [(lead + (hkv, hq // hkv) + tail, g.elem)])
+        return self.b.op("train.reduce_sum", [split], [(like.shape, g.elem)],
+                         {"dims": [len(lead) + 1]})
+
     def map_attention(self, node, a, shape, elem):
         q, k, v = (self.v(x) for x in a[:3])
+        k, v = self.kv_heads(q, k), self.kv_heads(q, v)
         dropout_p = a[3] if len(a) > 3 else node.kwargs.get("dropout_p", 0.0)
         causal = a[4] if len(a) > 4 else node.kwargs.get("is_causal", False)
         props, mask = self.attention_props(node, dropout_p, causal)
@@ -386,10 +415,13 @@ class LayerHandlers:
         return [out, _Pending("attention_logsumexp")]
 
     def map_attention_backward(self, node, a, shape, elem):
-        grad, q, k, v = (self.v(x) for x in a[:4])
+        grad, q, k0, v0 = (self.v(x) for x in a[:4])
+        k, v = self.kv_heads(q, k0), self.kv_heads(q, v0)
         props, mask = self.attention_props(node, a[6], a[7])
-        return self.b.op("train.attention_grad", [grad, q, k, v] + mask,
-                         [(q.shape, q.elem), (k.shape, k.elem), (v.shape, v.elem)], props)
+        dq, dk, dv = self.b.op("train.attention_grad", [grad, q, k, v] + mask,
+                               [(q.shape, q.elem), (k.shape, k.elem), (v.shape, v.elem)],
+                               props)
+        return [dq, self.kv_heads_grad(dk, k0), self.kv_heads_grad(dv, v0)]
 
     # --- dropout: train.dropout on the step's Philox state ----------------
     def map_empty(self, node, a, shape, elem):
@@ -412,7 +444,7 @@ class LayerHandlers:
         # PyTorch passes keep = 1 - p: 15 digits give p back (0.1, not
         # 0.09999999999999998).
         return _Pending("dropout_mask", p=round(1.0 - keep, 15), site=self.dropout_site,
-                        used=False)
+                        used=False, shape=tuple(shape))
 
     def map_mask_scale(self, node, a, shape, elem):
         mask = self.env.get(a[0])
@@ -428,8 +460,18 @@ class LayerHandlers:
                 key, counter = self.dropout_state()
                 name = "train.dropout_grad" if mask.used else "train.dropout"
                 mask.used = True
-                return self.b.op(name, [x, key, counter], [(shape, elem)],
-                                 {"p": mask.p, "site": mask.site})
+                x = self.broadcast_to(x, shape)
+                props = {"p": mask.p, "site": mask.site}
+                # A mask drawn smaller than x and broadcast (stochastic depth:
+                # torchvision's StochasticDepth, timm's DropPath, one draw
+                # per sample) keeps its shape: one mask element per position.
+                pad = (1,) * (len(shape) - len(mask.shape)) + mask.shape
+                if pad != tuple(shape):
+                    if any(m != 1 and m != d for m, d in zip(pad, shape)):
+                        raise self.err(self.name, "a dropout mask of shape %s on %s" % (
+                            mask.shape, shape), "Report this model.")
+                    props["mask_shape"] = list(pad)
+                return self.b.op(name, [x, key, counter], [(shape, elem)], props)
         return _MUL(self, node, a, shape, elem)
 
     def dropout_state(self):

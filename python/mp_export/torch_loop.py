@@ -399,7 +399,34 @@ def _check_tensors(loop, seen, params, at_start, at_end, backward_at, step_at):
 
 
 @contextlib.contextmanager
-def forward_part(train_step):
+def autocast_ignored(seen):
+    """While tracing: torch.autocast regions (torch.amp.autocast,
+    torch.cpu.amp.autocast, ...) of the user's loop or model do nothing;
+    where each was entered is added to the list `seen` (export() names
+    them in a warning): the step is exported in float32 and mp's policy
+    (mp-compile --mixed-precision) chooses every op's precision, loss
+    scaling included (docs/precision.md). Tracing them would freeze
+    PyTorch's casts into the graph."""
+    from torch.amp import autocast_mode
+    cls = autocast_mode.autocast
+    enter, leave = cls.__enter__, cls.__exit__
+
+    def quiet_enter(self):
+        where = _at(_here()).strip() or "in the model"
+        if getattr(self, "_enabled", True) and where not in seen:
+            seen.append(where)
+        return self
+
+    cls.__enter__ = quiet_enter
+    cls.__exit__ = lambda self, *exc: False
+    try:
+        yield
+    finally:
+        cls.__enter__, cls.__exit__ = enter, leave
+
+
+@contextlib.contextmanager
+def forward_part(train_step, autocasts):
     """While tracing: backward() raises _Backward with its tensor, the
     GradScaler calls do what they did when observed, and F.cross_entropy's
     label_smoothing is taken off into `found['label_smoothing']` (the
@@ -438,5 +465,5 @@ def forward_part(train_step):
 
     with _patched(train_step, [(torch.autograd, "backward", backward),
                                (F, "cross_entropy", cross_entropy)] +
-                  _scaler_calls(Loop())):
+                  _scaler_calls(Loop())), autocast_ignored(autocasts):
         yield found

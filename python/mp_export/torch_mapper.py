@@ -539,7 +539,7 @@ _ATEN = {
     aten.add.Tensor: _binary("train.add"),
     aten.sub.Tensor: _binary("train.sub"),
     aten.mul.Tensor: _Mapper.map_mul,
-    aten.div.Tensor: _binary("train.div"),
+    aten.div.Tensor: _Mapper.map_mask_scale,
     aten.add.Scalar: _binary("train.add"),
     aten.mul.Scalar: _binary("train.mul"),
     aten.div.Scalar: _Mapper.map_mask_scale,

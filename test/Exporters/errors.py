@@ -145,6 +145,34 @@ def torch_cases():
         m, opt, x, y, out, "r",
         scheduler=torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, cycle_momentum=False)),
         "CyclicLR", "no mapping for this scheduler", "CosineAnnealingLR")
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+
+    def warmup(step):
+        return min(1.0, (step + 1) / 10)
+    check("torch LambdaLR of the user's function without schedule_steps",
+          lambda: torch_export.export(
+              m, opt, x, y, out, "r",
+              scheduler=torch.optim.lr_scheduler.LambdaLR(opt, warmup)),
+          "LambdaLR", "lr_lambda warmup", "errors.py:", "schedule_steps=N")
+
+    class Upsampler(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = nn.ConvTranspose2d(1, 2, 2, stride=2)
+            self.fc = nn.Linear(2 * 4 * 4, 4)
+
+        def forward(self, x):
+            return self.fc(self.up(x.view(-1, 1, 2, 4)[:, :, :, :2]).flatten(1))
+    m = Upsampler()
+    check("torch transposed convolution names the module", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "t"),
+        "transposed convolution", "module 'up' (ConvTranspose2d)", absent=("'fc'",))
+    m = Plain()
+    for p in m.parameters():
+        p.requires_grad_(False)
+    check("torch model with every parameter frozen", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "f"),
+        "requires_grad", "nothing to train")
     m = Plain()
     check("torch summed loss", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "s",

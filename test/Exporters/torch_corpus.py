@@ -183,6 +183,43 @@ class CausalSelfAttention(nn.Module):
         return self.fc(self.proj(o).mean(dim=1))
 
 
+class GqaRotary(nn.Module):
+    """A LLaMA-style block: RMSNorm, rotary position embeddings (cos / sin
+    of positions, rotate_half), grouped-query attention (4 query heads, 2
+    key / value heads, enable_gqa) and a SiLU-gated MLP."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm1, self.norm2 = nn.RMSNorm(8, eps=1e-6), nn.RMSNorm(8, eps=1e-6)
+        self.q, self.kv = nn.Linear(8, 8, bias=False), nn.Linear(8, 8, bias=False)
+        self.o = nn.Linear(8, 8, bias=False)
+        self.gate, self.up = nn.Linear(8, 16, bias=False), nn.Linear(8, 16, bias=False)
+        self.down, self.head = nn.Linear(16, 8, bias=False), nn.Linear(8, 4)
+        inv = 1.0 / (10000 ** (torch.arange(0, 2, 2).float() / 2))
+        self.register_buffer("inv_freq", inv, persistent=False)
+
+    @staticmethod
+    def rotate_half(x):
+        x1, x2 = x[..., :1], x[..., 1:]
+        return torch.cat((-x2, x1), dim=-1)
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        h = self.norm1(x)
+        q = self.q(h).view(b, t, 4, 2).transpose(1, 2)
+        k, v = self.kv(h).view(b, t, 4, 2).transpose(1, 2).split(2, dim=1)
+        freqs = torch.arange(t).float()[:, None] * self.inv_freq[None, :]
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos(), emb.sin()
+        q = q * cos + self.rotate_half(q) * sin
+        k = k * cos + self.rotate_half(k) * sin
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        x = x + self.o(o.transpose(1, 2).reshape(b, t, 8))
+        h = self.norm2(x)
+        x = x + self.down(F.silu(self.gate(h)) * self.up(h))
+        return self.head(x.mean(dim=1))
+
+
 class Mha(nn.Module):
     """nn.MultiheadAttention with a key padding mask."""
 
@@ -386,6 +423,8 @@ CASES = {
     "slices": (Slices, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "causal_attention": (CausalSelfAttention, lambda b: torch.randn(b, 5, 8), sgd, None,
                          None, None),
+    "gqa_rotary_rmsnorm": (GqaRotary, lambda b: torch.randn(b, 5, 8),
+                           lambda p: torch.optim.AdamW(p, lr=0.01), None, None, None),
     "multihead_attention": (Mha, lambda b: torch.randn(b, 5, 8), sgd, None, None, None),
     "lstm": (LstmClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
     "gru": (GruClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
@@ -429,6 +468,9 @@ CASES = {
     "grad_scaler_clip": (
         Activations, lambda b: torch.randn(b, 12),
         lambda p: torch.optim.SGD(p, lr=LR, momentum=0.9), None, 1.0, None),
+    "autocast_grad_scaler": (
+        MobileBlock, image, lambda p: torch.optim.SGD(p, lr=LR, momentum=0.9), None, 1.0,
+        None),
     "label_smoothing": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "ignore_index_0": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "mse_regression": (SiluMlp, lambda b: torch.randn(b, 12), sgd, None, None, None),
@@ -476,13 +518,15 @@ LOSSES = {
 }
 
 
-def make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler=None):
+def make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler=None,
+              autocast=False):
     """The training loop's body as PyTorch's docs write it (with a
-    GradScaler as its AMP recipe does): the reference runs it, and the
-    LOOP cases export it as it is (export_step)."""
+    GradScaler and torch.autocast as its AMP recipe does): the reference
+    runs it, and the LOOP cases export it as it is (export_step)."""
     def train_step(x, y):
         opt.zero_grad()
-        loss = loss_fn(model(x), y)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            loss = loss_fn(model(x), y)
         if scaler is not None:
             scaler.scale(loss).backward()
             scaler.unscale_(opt)
@@ -507,8 +551,12 @@ def make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler=None):
 # others through export()'s arguments. grad_scaler_clip's loop scales by
 # hand with torch.amp.GradScaler, which mp's own loss scaling replaces.
 LOOP = {"adamw_warmup_cosine_clip", "momentum_step_clip_value", "sgd_one_cycle",
-        "adam_exponential", "label_smoothing", "grad_scaler_clip"}
-SCALER = {"grad_scaler_clip"}
+        "adam_exponential", "label_smoothing", "grad_scaler_clip", "autocast_grad_scaler"}
+SCALER = {"grad_scaler_clip", "autocast_grad_scaler"}
+# A loop with torch.autocast(bfloat16) around the forward pass: exported in
+# float32 (the autocast region ignored, with a warning), so the reference
+# is PyTorch's float32 loop; mp's 16-bit policies replace autocast.
+AUTOCAST = {"autocast_grad_scaler"}
 # The LambdaLR of the user's own function, evaluated over the STEPS steps.
 TABULATED = {"sgd_groups_lambda_table"}
 # The cases whose optimizer gets two param groups (no_decay_groups).
@@ -646,7 +694,8 @@ def run_case(build, name):
     modes = [m.training for m in model.modules()]
     if name in LOOP:
         torch_export.export_step(make_step(model, opt, sched, loss_fn, clip_norm, clip_value,
-                                           scaler), model, opt, x, y, work, name)
+                                           scaler, name in AUTOCAST), model, opt, x, y,
+                                 work, name)
     else:
         torch_export.export(model, opt, x, y, work, name, loss_fn=loss_fn, scheduler=sched,
                             clip_grad_norm=clip_norm, clip_grad_value=clip_value,
