@@ -281,12 +281,12 @@ class LayerHandlers:
 
     def map_one_hot(self, ins, put):
         indices = self.val(ins[0])
-        depth = int(self.const(ins[1]))
+        self.const(ins[1])  # the depth must be a constant: the result type's last dim
         on, off = float(self.const(ins[2])), float(self.const(ins[3]))
         if self.attr("axis", -1) not in (-1, len(indices.shape)) or (on, off) != (1.0, 0.0):
             raise self.err("a one-hot with an axis or on/off values",
                            "Use the default axis and values.")
-        put(self.b.op("train.one_hot", [indices], [self.out()], {"num_classes": depth}))
+        put(self.b.op("train.one_hot", [indices], [self.out()]))  # C: the type's last dim
 
     def map_einsum(self, ins, put):
         from .keras_einsum import einsum

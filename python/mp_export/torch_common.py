@@ -1,8 +1,11 @@
 """What the PyTorch exporter's modules share: dtypes, the user's source
 line of an FX node, the placeholders of values mapped in pieces, the
-handler factories of 1:1 ops, and the step counter."""
+handler factories of 1:1 ops, the step counter, and what model libraries
+are told while the step is traced."""
+import contextlib
 import os
 import re
+import sys
 
 import torch
 
@@ -155,3 +158,31 @@ def _is_dropout_mask(node):
         return False
     return abs(scale.args[1] - keep) < 1e-12 and all(
         u.target == aten.mul.Tensor for u in scale.users)
+
+
+@contextlib.contextmanager
+def library_tracing():
+    """Tells the model libraries that know about tracing that the step is
+    being traced, as torch.export / torch.compile tell them: Hugging Face
+    transformers asks `is_tracing()` before data-dependent shortcuts
+    (skipping an all-true attention mask, an unpacked sequence) that read a
+    tensor's values into Python, which make_fx cannot trace. Its traced path
+    builds the explicit mask, the same attention as the shortcut's
+    is_causal. Every transformers module holding that function by name is
+    patched for the trace and restored after it."""
+    patched = []
+    util = sys.modules.get("transformers.utils.import_utils")
+    original = getattr(util, "is_tracing", None) if util else None
+    if original is not None:
+        def traced(*args, **kwargs):
+            return True
+        for name, module in list(sys.modules.items()):
+            if (name == "transformers" or name.startswith("transformers.")) and \
+                    getattr(module, "is_tracing", None) is original:
+                module.is_tracing = traced
+                patched.append(module)
+    try:
+        yield
+    finally:
+        for module in patched:
+            module.is_tracing = original

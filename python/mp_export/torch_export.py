@@ -29,7 +29,8 @@ import torch.nn.functional as F
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from .common import ExportError, StepBuilder, write_export
-from .torch_common import _decomposed_from, _elem, _is_dropout_mask, _user_frame
+from .torch_common import (_decomposed_from, _elem, _is_dropout_mask, _user_frame,
+                           library_tracing)
 from .torch_mapper import _Mapper, _Pending, _decompositions
 from . import torch_fold, torch_loop
 from .torch_training import _clip, _cross_entropy_options, _optimizer_update, _schedule
@@ -338,7 +339,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     # oneDNN's fused RNN kernels (mkldnn_rnn_layer) are off while tracing:
     # nn.LSTM / nn.GRU then run as PyTorch's per-step ops, which map.
     try:
-        with _without_onednn_rnn(), step_source.tracing() as found:
+        with _without_onednn_rnn(), library_tracing(), step_source.tracing() as found:
             gm = make_fx(torch.func.functionalize(step), decomposition_table=_decompositions(),
                          record_stack_traces=True)(p0, b0, example_x, example_y)
         label_smoothing = found["label_smoothing"] or 0.0

@@ -9,9 +9,10 @@ from .torch_common import (_Like, _Pending, _binary, _compare, _elem, _elementwi
                            _user_frame, aten)
 from .torch_layers import LayerHandlers
 from .torch_views import ViewHandlers
+from .torch_indexing import IndexHandlers
 
 
-class _Mapper(LayerHandlers, ViewHandlers):
+class _Mapper(LayerHandlers, ViewHandlers, IndexHandlers):
     """Maps the nodes of one make_fx graph to train ops."""
 
     def __init__(self, builder, shapes, names):
@@ -628,6 +629,9 @@ _ATEN = {
     aten.embedding.default: _Mapper.map_embedding,
     aten.embedding_dense_backward.default: _Mapper.map_embedding_backward,
     aten.index_select.default: _Mapper.map_index_select,
+    aten.gather.default: _Mapper.map_gather,
+    aten.scatter_add.default: _Mapper.map_scatter_add,
+    aten.scatter.value: _Mapper.map_scatter_value,
     aten.constant_pad_nd.default: _Mapper.map_constant_pad,
     aten._adaptive_avg_pool2d.default: _Mapper.map_adaptive_avg_pool,
     aten._adaptive_avg_pool2d_backward.default: _Mapper.map_adaptive_avg_pool_backward,

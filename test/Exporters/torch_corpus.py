@@ -52,6 +52,31 @@ class SiluMlp(nn.Module):
         return self.net(x)
 
 
+class GatherScatter(nn.Module):
+    """torch.gather and scatter along a middle dim, at positions the data
+    picks (each column's largest |h|): the picked values read, and the
+    rest with them zeroed."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(12, 16), nn.Linear(4 + 4 * 4, 4)
+
+    def forward(self, x):
+        h = torch.tanh(self.fc1(x)).view(-1, 4, 4)
+        idx = h.abs().argmax(dim=1, keepdim=True)
+        picked = h.gather(1, idx)
+        rest = h.scatter(1, idx, 0.0)
+        return self.fc2(torch.cat([picked.flatten(1) * 2, rest.flatten(1)], 1))
+
+
+def gather_label_smoothing(logits, target, smoothing=0.1):
+    """timm's LabelSmoothingCrossEntropy, written as timm writes it."""
+    logprobs = F.log_softmax(logits, dim=-1)
+    nll = -logprobs.gather(dim=-1, index=target.unsqueeze(1)).squeeze(1)
+    smooth = -logprobs.mean(dim=-1)
+    return ((1 - smoothing) * nll + smoothing * smooth).mean()
+
+
 class Activations(nn.Module):
     def __init__(self):
         super().__init__()
@@ -419,6 +444,7 @@ CASES = {
     "token_bag": (TokenBag, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None, None),
     "group_norm_cnn": (GroupNormCnn, image, sgd, None, None, None),
     "padded_cnn": (PaddedCnn, image, sgd, None, None, None),
+    "gather_scatter": (GatherScatter, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "index_select": (Selected, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "slices": (Slices, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "causal_attention": (CausalSelfAttention, lambda b: torch.randn(b, 5, 8), sgd, None,
@@ -504,6 +530,7 @@ CASES = {
 # cross-entropy over 4 classes.
 LOSSES = {
     "label_smoothing": (nn.CrossEntropyLoss(label_smoothing=0.1), None),
+    "gather_scatter": (gather_label_smoothing, None),
     # Three rows of class 0, which the loss leaves out.
     "ignore_index_0": (nn.CrossEntropyLoss(ignore_index=0),
                        lambda b: torch.tensor([0, 1, 2, 3, 0, 2, 0, 1])[:b]),
