@@ -238,6 +238,7 @@ class _StepFn:
         self.loop = torch_loop.observe(train_step, model, optimizer, x, y, params)
         self.train_step, self.caller = train_step, _Caller(model, train_step)
         self.scheduler, self.clips = self.loop.scheduler(), self.loop.clips()
+        self.schedule_update = self.loop.schedule_update()
         self.schedule_steps = schedule_steps
         self.autocasts = []
         self.manifest = {"step_function": getattr(train_step, "__qualname__", "train_step"),
@@ -472,7 +473,8 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     grads = [mapper.v(o) for o in outs[1:1 + np_]]
     builder.result(loss, "loss")
     grads, outputs = _clip(builder, grads, step_source.clips)
-    schedule = _schedule(builder, scheduler, optimizer, step_source.schedule_steps)
+    schedule = _schedule(builder, scheduler, optimizer, step_source.schedule_steps,
+                         getattr(step_source, "schedule_update", None))
     updates = _optimizer_update(builder, optimizer, params, pvals, grads,
                                 schedule[0] if schedule else None)
     if schedule:

@@ -24,6 +24,7 @@ one, and mp-compile's policy scales the loss (docs/precision.md).
 """
 import contextlib
 import copy
+import sys
 import traceback
 import warnings
 
@@ -86,6 +87,11 @@ class Loop:
     def scheduler(self):
         found = self.of("schedule")
         return found[0][2]["scheduler"] if found else None
+
+    def schedule_update(self):
+        """A timm scheduler's step_update(num_updates) argument, or None."""
+        found = self.of("schedule")
+        return found[0][2].get("num_updates") if found else None
 
     def describe(self):
         return [dict({k: v for k, v in info.items() if isinstance(v, (int, float, str))},
@@ -210,7 +216,35 @@ def _schedule_calls(loop, states):
             finally:
                 depth[0] -= 1
         return wrapper
-    return [(cls, "step", step) for cls in _scheduler_classes()]
+    calls = [(cls, "step", step) for cls in _scheduler_classes()]
+    timm = sys.modules.get("timm.scheduler.scheduler")
+    if timm is not None and hasattr(timm, "Scheduler"):
+        calls += _timm_schedule_calls(loop, states, timm.Scheduler)
+    return calls
+
+
+def _timm_schedule_calls(loop, states, base):
+    """timm's schedulers (not torch's LRScheduler): step_update(num_updates)
+    after each optimizer step, as timm's train.py calls it, recorded with
+    its argument; step(epoch) recorded too, to be refused (a step cannot
+    see epochs)."""
+    def update(original):
+        def wrapper(self, num_updates, *args, **kwargs):
+            if self not in states:
+                states[self] = copy.deepcopy(self.state_dict())
+            loop.add("schedule", scheduler=self, name=type(self).__name__,
+                     num_updates=int(num_updates))
+            return original(self, num_updates, *args, **kwargs)
+        return wrapper
+
+    def step(original):
+        def wrapper(self, *args, **kwargs):
+            if self not in states:
+                states[self] = copy.deepcopy(self.state_dict())
+            loop.add("schedule", scheduler=self, name=type(self).__name__, num_updates="epoch")
+            return original(self, *args, **kwargs)
+        return wrapper
+    return [(base, "step_update", update), (base, "step", step)]
 
 
 def _snapshot(params):

@@ -35,7 +35,7 @@ def _cross_entropy_options(loss_fn):
     return loss_fn, 0.0
 
 
-def _schedule(builder, scheduler, optimizer, schedule_steps=None):
+def _schedule(builder, scheduler, optimizer, schedule_steps=None, first_update=None):
     """A torch.optim.lr_scheduler object as the step's own ops of a step
     counter (the steps done before this one: 0 at the first step, as
     PyTorch's scheduler.step() after each optimizer.step() leaves it): one
@@ -45,6 +45,10 @@ def _schedule(builder, scheduler, optimizer, schedule_steps=None):
     if scheduler is None:
         return None
     kind = type(scheduler).__name__
+    if type(scheduler).__module__.startswith("timm."):
+        lrs = _timm_lrs(builder, scheduler, optimizer, first_update, schedule_steps)
+        counter, new = _step_counter(builder)
+        return lrs, counter, new
     if getattr(scheduler, "last_epoch", 0) != 0:
         raise ExportError("torch.optim", kind, "the scheduler",
                           "the scheduler has stepped already (last_epoch %d)" %
@@ -190,6 +194,89 @@ def _lambda_lr(builder, scheduler, index, group, where, comment, schedule_steps)
                       int(schedule_steps))
 
 
+def _timm_hold(scheduler):
+    """The first t from which a timm schedule stays constant, or None:
+    the cosine / tanh / poly schedulers hold lr_min after their last cycle
+    (get_cycle_length), the multi-step one after its last milestone; the
+    step and plateau ones never settle. Checked by evaluation as well."""
+    if hasattr(scheduler, "get_cycle_length"):
+        end = int(scheduler.get_cycle_length()) + 1
+    elif type(scheduler).__name__ == "MultiStepLRScheduler":
+        end = max(list(scheduler.decay_t) + [int(getattr(scheduler, "warmup_t", 0))]) + 1
+    else:
+        return None
+    noise = scheduler.noise_range_t
+    if noise is not None and not (isinstance(noise, (list, tuple)) and noise[1] <= end):
+        return None
+    return end
+
+
+def _timm_values(scheduler, t, kind, where):
+    values = scheduler._get_values(t, on_epoch=False)
+    if values is None:
+        raise ExportError("timm", kind, where, "step_update() leaves its rate alone",
+                          "Report this scheduler.")
+    values = scheduler._add_noise(list(values), t)
+    return [float(v) for v in values]
+
+
+def _timm_lrs(builder, scheduler, optimizer, first_update, schedule_steps):
+    """A timm scheduler stepped per update (t_in_epochs=False, step_update(n)
+    after each optimizer.step(), timm's train.py): at step c >= 1 the rate
+    is the schedule at n0 - 1 + c, n0 being the num_updates the traced step
+    passed (1 with export(scheduler=...): timm's loop from update 0), and
+    at step 0 the group's rate as it stands. Evaluated by timm itself
+    (noise included: timm seeds it by t) into one table per param group;
+    a schedule that settles (cosine, tanh, poly after their cycles,
+    multi-step after its last milestone) holds its last entry from there
+    on (the step's counter clamped); any other needs schedule_steps=N, and
+    a step past N is an error at run time."""
+    kind = type(scheduler).__name__
+    where = "the scheduler"
+    if first_update == "epoch" or getattr(scheduler, "t_in_epochs", False):
+        raise ExportError("timm", kind, where,
+                          "a per-epoch schedule (t_in_epochs=True, or step(epoch) in the "
+                          "step function): the exported step runs per update and cannot "
+                          "see epochs",
+                          "Build it with t_in_epochs=False and call "
+                          "step_update(num_updates) after optimizer.step().")
+    n0 = 1 if first_update is None else int(first_update)
+    hold = _timm_hold(scheduler)
+    if hold is not None:
+        length, clamp = max(hold - (n0 - 1) + 1, 2), True
+    elif schedule_steps:
+        length, clamp = int(schedule_steps), False
+    else:
+        raise ExportError("timm", kind, where,
+                          "a schedule that never settles (its rate keeps changing)",
+                          "Pass schedule_steps=N to export() (the number of steps you will "
+                          "train): it is evaluated over N steps into a table; a step past "
+                          "N is then an error.")
+    rows = [_timm_values(scheduler, n0 - 1 + c, kind, where) for c in range(1, length)]
+    if clamp and (rows[-1] != _timm_values(scheduler, n0 - 1 + length, kind, where) or
+                  rows[-1] != _timm_values(scheduler, n0 - 1 + 2 * length + 7, kind, where)):
+        raise ExportError("timm", kind, where, "its rate still changes after its last cycle",
+                          "Pass schedule_steps=N to export().")
+    counter, _ = _step_counter(builder)
+    index = counter
+    if clamp:
+        last = builder.op("train.fill", [], [((), "i64")], {"value": float(length - 1)})
+        index = builder.op("train.minimum", [counter, last], [((), "i64")])
+    lrs = []
+    for g, group in enumerate(optimizer.param_groups):
+        table = np.array([float(group["lr"])] + [r[g] for r in rows], dtype=np.float32)
+        if not np.all(np.isfinite(table)) or np.any(table < 0):
+            raise ExportError("timm", kind, where, "a negative or non-finite rate",
+                              "Check the scheduler's arguments.")
+        values = dense_constant(builder, table, "f32")
+        lrs.append(builder.op(
+            "train.gather", [values, index], [((), "f32")], {"axis": 0},
+            comment="%s: the learning rate of this step%s, tabulated over %d steps%s" % (
+                kind, " (param group %d)" % g if len(optimizer.param_groups) > 1 else "",
+                length, ", the last held" if clamp else "")))
+    return lrs
+
+
 def _one_cycle(scheduler, group, where):
     """OneCycleLR's two phases as a warm-up and a decay of max_lr: phase 1
     anneals initial_lr -> max_lr over its end step (pct_start * total - 1),
@@ -309,6 +396,8 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
     """RMSprop / Adagrad as elementwise ops on a train.gradient marker (the
     dialect's form of an optimizer with no fused op), PyTorch's formulas:
     RMSprop  v = alpha v + (1 - alpha) g^2, p -= lr g / (sqrt(v) + eps);
+             centered: a = alpha a + (1 - alpha) g, sqrt(v - a^2) instead;
+             momentum: b = momentum b + g / (...), p -= lr b;
     Adagrad  s = s + g^2,                   p -= lr g / (sqrt(s) + eps);
     weight decay adds wd * p to g first."""
     shape, elem = p.shape, p.elem
@@ -319,9 +408,6 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
     def const(value):
         return builder.op("train.fill", [], [(shape, elem)], {"value": float(value)})
 
-    if kind == "RMSprop" and (group["centered"] or group["momentum"] != 0):
-        raise ExportError("torch.optim", kind, where, "centered or momentum RMSprop",
-                          "Use RMSprop(centered=False, momentum=0).")
     if kind == "Adagrad" and (group["lr_decay"] != 0 or
                               group["initial_accumulator_value"] != 0):
         raise ExportError("torch.optim", kind, where,
@@ -340,8 +426,22 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
                        op("mul", const(1 - alpha), square))
     else:
         new_state = op("add", state, square)
-    denom = op("add", op("sqrt", new_state), const(group["eps"]))
+    out = [(new_state, "opt_state", "%s.%s" % (name, key))]
+    variance = new_state
+    if kind == "RMSprop" and group["centered"]:
+        # The mean gradient's square taken off: v - avg^2.
+        avg = builder.arg(shape, elem, "opt_state", name + ".grad_avg")
+        new_avg = op("add", op("mul", const(alpha), avg), op("mul", const(1 - alpha), grad))
+        variance = op("sub", new_state, op("mul", new_avg, new_avg))
+        out.append((new_avg, "opt_state", name + ".grad_avg"))
+    denom = op("add", op("sqrt", variance), const(group["eps"]))
     rate = const(group["lr"]) if lr is None else builder.op(
         "train.broadcast", [lr], [(shape, elem)], {"dims": []})
-    new_p = op("sub", p, op("mul", rate, op("div", grad, denom)))
-    return [(new_p, "param", name), (new_state, "opt_state", "%s.%s" % (name, key))]
+    step = op("div", grad, denom)
+    if kind == "RMSprop" and group["momentum"] != 0:
+        # buf = momentum buf + g / denom; p -= lr buf (PyTorch's order).
+        buf = builder.arg(shape, elem, "opt_state", name + ".momentum_buffer")
+        step = op("add", op("mul", const(group["momentum"]), buf), step)
+        out.append((step, "opt_state", name + ".momentum_buffer"))
+    new_p = op("sub", p, op("mul", rate, step))
+    return [(new_p, "param", name)] + out

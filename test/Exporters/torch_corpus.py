@@ -428,6 +428,14 @@ def no_decay_groups(model, lr=0.02, wd=0.05):
     return [{"params": decay, "weight_decay": wd}, {"params": rest, "weight_decay": 0.0}]
 
 
+def timm_cosine(o):
+    """timm's CosineLRScheduler per update with a warm-up, one cycle
+    shorter than the run (so its lr_min holds for the last steps)."""
+    import timm.scheduler
+    return timm.scheduler.CosineLRScheduler(o, t_initial=12, warmup_t=3, warmup_lr_init=1e-3,
+                                            lr_min=2e-3, t_in_epochs=False)
+
+
 def hf_schedule(name, **kw):
     def make(o):
         import transformers.optimization as hf
@@ -472,6 +480,15 @@ CASES = {
     "rmsprop": (SiluMlp, lambda b: torch.randn(b, 12),
                 lambda p: torch.optim.RMSprop(p, lr=0.01, weight_decay=1e-3), None,
                 None, None),
+    # torchvision's MobileNetV3 recipe: momentum 0.9, alpha 0.9, eps 0.0316.
+    "rmsprop_momentum": (MobileBlock, image,
+                         lambda p: torch.optim.RMSprop(p, lr=0.001, alpha=0.9, eps=0.0316,
+                                                       momentum=0.9, weight_decay=1e-5),
+                         None, None, None),
+    "rmsprop_centered_momentum": (SiluMlp, lambda b: torch.randn(b, 12),
+                                  lambda p: torch.optim.RMSprop(p, lr=0.005, centered=True,
+                                                                momentum=0.5),
+                                  None, None, None),
     "adagrad": (Activations, lambda b: torch.randn(b, 12),
                 lambda p: torch.optim.Adagrad(p, lr=0.1), None, None, None),
     "adamw_warmup_cosine_clip": (
@@ -519,6 +536,8 @@ CASES = {
         lambda p: torch.optim.SGD(p, lr=LR, momentum=0.9),
         lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda s: 0.97 ** s * (1 + s % 3)),
         None, None),
+    "adamw_groups_timm_cosine": (
+        MobileBlock, image, lambda p: torch.optim.AdamW(p, lr=0.02), timm_cosine, 1.0, None),
     "adam_exponential": (
         TokenBag, lambda b: torch.randint(0, 20, (b, 5)),
         lambda p: torch.optim.Adam(p, lr=0.01),
@@ -568,9 +587,13 @@ def make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler=None,
             scaler.update()
         else:
             opt.step()
-        if sched:
+        if sched and hasattr(sched, "step_update"):  # timm's: per update
+            updates[0] += 1
+            sched.step_update(num_updates=updates[0])
+        elif sched:
             sched.step()
         return loss
+    updates = [0]
     return train_step
 
 
@@ -578,7 +601,8 @@ def make_step(model, opt, sched, loss_fn, clip_norm, clip_value, scaler=None,
 # others through export()'s arguments. grad_scaler_clip's loop scales by
 # hand with torch.amp.GradScaler, which mp's own loss scaling replaces.
 LOOP = {"adamw_warmup_cosine_clip", "momentum_step_clip_value", "sgd_one_cycle",
-        "adam_exponential", "label_smoothing", "grad_scaler_clip", "autocast_grad_scaler"}
+        "adam_exponential", "label_smoothing", "grad_scaler_clip", "autocast_grad_scaler",
+        "adamw_groups_timm_cosine"}
 SCALER = {"grad_scaler_clip", "autocast_grad_scaler"}
 # A loop with torch.autocast(bfloat16) around the forward pass: exported in
 # float32 (the autocast region ignored, with a warning), so the reference
@@ -587,7 +611,8 @@ AUTOCAST = {"autocast_grad_scaler"}
 # The LambdaLR of the user's own function, evaluated over the STEPS steps.
 TABULATED = {"sgd_groups_lambda_table"}
 # The cases whose optimizer gets two param groups (no_decay_groups).
-GROUPS = {"adamw_groups_hf_linear", "adamw_groups_hf_cosine", "sgd_groups_lambda_table"}
+GROUPS = {"adamw_groups_hf_linear", "adamw_groups_hf_cosine", "sgd_groups_lambda_table",
+          "adamw_groups_timm_cosine"}
 
 
 def torch_losses(model, x, y, make_opt, make_sched, clip_norm, clip_value,
