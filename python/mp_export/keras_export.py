@@ -156,7 +156,11 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     training.check_optimizer(optimizer)
     x_np, y_np = np.asarray(example_x), np.asarray(example_y)
     x_dtype = tf.float32 if x_np.dtype == np.float64 else tf.as_dtype(x_np.dtype)
-    y_dtype = tf.float32 if y_np.dtype.kind == "f" else tf.as_dtype(y_np.dtype)
+    # Keras casts y_true to the predictions' type for every loss but the
+    # sparse cross-entropy's class ids: integer labels of a binary
+    # cross-entropy are a float32 label input (mp-run converts integer data).
+    y_dtype = tf.float32 if y_np.dtype.kind == "f" or \
+        spec.kind != "SparseCategoricalCrossentropy" else tf.as_dtype(y_np.dtype)
     if not model.built:
         model(tf.constant(x_np[:1], dtype=x_dtype))
     _check_model(model, spec)

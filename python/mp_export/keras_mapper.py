@@ -279,6 +279,13 @@ class Mapper(LayerHandlers):
         shape, elem = self.out()
         if x.elem == elem or (x.elem in ("i32", "i64") and elem in ("i32", "i64")):
             put(x)
+        elif x.elem in ("i32", "i64") and elem.startswith("f") and self._only_cast_back():
+            # Integer ids through a float Input and back (a Sequential built
+            # on integer ids casts them to its float input, its Embedding
+            # back to int32): the ids themselves. TensorFlow's round trip
+            # is exact below 2^24 (float32's integers); larger ids it would
+            # round, mp keeps.
+            put(x)
         elif x.elem == "i1" and elem == "f32":
             put(self.b.op("train.select", [x, self.fill(1.0, shape), self.fill(0.0, shape)],
                           [(shape, elem)]))
@@ -293,6 +300,12 @@ class Mapper(LayerHandlers):
         else:
             raise self.err("a cast from %s to %s" % (x.elem, elem),
                            "Keep the model in float32 (mp chooses the 16-bit types).")
+
+    def _only_cast_back(self):
+        """This op's outputs feed only Casts to integer types."""
+        consumers = [c for out in self.op.outputs for c in out.consumers()]
+        return bool(consumers) and all(
+            c.type == "Cast" and c.outputs[0].dtype.is_integer for c in consumers)
 
     def map_like(self, ins, put):
         shape, elem = self.out()

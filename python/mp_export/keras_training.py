@@ -79,6 +79,12 @@ def loss_spec(loss):
     return LossSpec(kind, config)
 
 
+def _same_but_trailing_one(a, b):
+    """a and b differ only by a trailing dim of 1 on one of them."""
+    return (len(a) + 1 == len(b) and b[-1] == 1 and a == b[:-1]) or \
+        (len(b) + 1 == len(a) and a[-1] == 1 and b == a[:-1])
+
+
 def emit_loss(b, spec, pred, labels):
     """(the mean loss Value, a function seed -> d loss / d pred)."""
     kind, shape = spec.kind, pred.shape
@@ -121,6 +127,10 @@ def emit_loss(b, spec, pred, labels):
                     comment="loss: Keras %s" % kind)
         return loss, lambda seed: b.op(name + "_grad", [pred, labels, seed],
                                        [(shape, pred.elem)], props)
+    if _same_but_trailing_one(tuple(labels.shape), tuple(shape)):
+        # Keras' squeeze_or_expand_to_same_rank: [B] labels of [B, 1]
+        # predictions (a Dense(1) classifier) are [B, 1].
+        labels = b.op("train.reshape", [labels], [(shape, labels.elem)])
     if labels.shape != shape:
         raise _refuse(kind, "the labels", "labels of shape %s for predictions %s" % (
             labels.shape, shape), "Give one-hot (or per-output) float labels.")

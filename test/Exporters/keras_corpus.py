@@ -219,6 +219,14 @@ def token_bag():
     return keras.Model(inputs, L.Dense(4)(L.Dense(16, activation="relu")(h)))
 
 
+def ids_sequential_binary():
+    """keras.io's text classifiers as written: a Sequential with no Input,
+    built on integer ids (so Keras casts them to its float input and the
+    Embedding back), one sigmoid unit."""
+    return keras.Sequential([L.Embedding(20, 8), L.GlobalAveragePooling1D(),
+                             L.Dense(1, activation="sigmoid")])
+
+
 def attention_block():
     inputs = keras.Input((7,), dtype="int32")
     h = L.Embedding(20, 8)(inputs)
@@ -401,6 +409,11 @@ CASES = {
     "sigmoid_bce_label_smoothing": (sigmoid_head, vectors(), binary(),
                                     lambda: K.SGD(0.1, momentum=0.5),
                                     keras.losses.BinaryCrossentropy(label_smoothing=0.2)),
+    # [B] integer labels of a Dense(1) sigmoid: Keras casts them to float
+    # and expands them to [B, 1].
+    "ids_sequential_binary_int_labels": (
+        ids_sequential_binary, tokens(), lambda: _rng().integers(0, 2, BATCH).astype(np.int64),
+        lambda: K.Adam(0.02), "binary_crossentropy"),
     "regression_mse_polynomial": (
         regression, vectors(), targets((2,)),
         lambda: K.SGD(S.PolynomialDecay(0.05, 10, end_learning_rate=0.01)), "mse"),
@@ -441,6 +454,8 @@ def run_case(build_dir, name):
     # The checkpoint back in a fresh Keras model: its loss on the batch is
     # mp's loss at the next step (Keras' 21st).
     loaded = build(name, seed=11)
+    if not loaded.built:  # a Sequential without an Input: built on its first call
+        loaded(x[:1])
     loaded.optimizer.build(loaded.trainable_variables)
     keras_export.load_checkpoint(loaded, ckpt, loaded.optimizer)
     after = float(loaded.train_on_batch(x, y))

@@ -156,7 +156,19 @@ rt::StatusOr<int64_t> mp::run::checkData(const Dataset &data,
     const Dataset::Entry &entry = it->second;
     const Array &a = entry.array;
     bool wantFloat = rt::isFloat(feed.info->dtype);
-    if (a.isFloat != wantFloat)
+    // Integers for a float input (pixels 0..255, Keras' integer labels of a
+    // binary cross-entropy, which Keras casts to the prediction's type) are
+    // converted, when float32 holds them exactly: |v| <= 2^24.
+    if (!a.isFloat && wantFloat) {
+      constexpr int64_t kExact = int64_t(1) << 24;
+      for (size_t i = 0; i < a.ints.size(); ++i)
+        if (a.ints[i] > kExact || a.ints[i] < -kExact)
+          return rt::invalidArgument(
+              entry.origin + ": integer " + std::to_string(a.ints[i]) +
+              " at position " + std::to_string(i) + " for " + describe(feed) +
+              ", which takes floating-point values: beyond 2^24 float32 "
+              "cannot hold it exactly; convert the data yourself");
+    } else if (a.isFloat != wantFloat)
       return rt::invalidArgument(
           entry.origin + ": " + (a.isFloat ? "floating-point" : "integer") +
           " data, but " + describe(feed) + " takes " +
@@ -179,7 +191,9 @@ rt::StatusOr<int64_t> mp::run::checkData(const Dataset &data,
           first->origin + " has " + std::to_string(rows) +
           "; every input and label needs one row per sample");
     }
-    if (!wantFloat) {
+    if (!a.isFloat && wantFloat) {
+      // Checked above; shapes and row counts as for any other data.
+    } else if (!wantFloat) {
       int64_t lo = 0, hi = INT64_MAX;
       std::string range = "the range of " +
                           std::string(rt::dtypeName(feed.info->dtype));
@@ -291,6 +305,10 @@ rt::Status mp::run::feedBatch(rt::Session &session, const Feeds &feeds,
       } else if (a.isFloat) {
         for (int64_t j = 0; j < n; ++j)
           rt::storeFloat(view, i * n + j, a.floats[row * n + j]);
+      } else if (rt::isFloat(info.dtype)) {
+        for (int64_t j = 0; j < n; ++j) // exact: |v| <= 2^24, checked
+          rt::storeFloat(view, i * n + j,
+                         static_cast<float>(a.ints[row * n + j]));
       } else {
         for (int64_t j = 0; j < n; ++j)
           rt::storeInt(view, i * n + j, a.ints[row * n + j]);

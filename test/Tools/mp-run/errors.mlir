@@ -4,7 +4,9 @@
 // RUN: %python %S/Inputs/write_npy.py %t
 // RUN: not mp-run %t/mlp.plan --train-x %t/nope.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not mp-run %t/mlp.plan --train-x %t/x_wrong.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=SHAPE
-// RUN: not mp-run %t/mlp.plan --train-x %t/x_int.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not mp-run %t/mlp.plan --train-x %t/x_big.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=DTYPE
+// Small integers for a float input are converted (exactly): the run trains.
+// RUN: mp-run %t/mlp.plan --train-x %t/x_int.npy --train-y %t/y32.npy --steps 1 --plain 2>&1 | FileCheck %s --check-prefix=INTS
 // RUN: not mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y_short.npy --steps 1 2>&1 | FileCheck %s --check-prefix=LABELS
 // RUN: not mp-run %t/mlp.plan --train-x %t/corrupt.npy --train-y %t/y32.npy --steps 1 2>&1 | FileCheck %s --check-prefix=CORRUPT
 // RUN: not mp-run %t/mlp.plan --train-x %t/x784.npy --train-y %t/y_bad.npy --steps 1 2>&1 | FileCheck %s --check-prefix=RANGE
@@ -27,7 +29,8 @@
 
 // MISSING: mp-run: error: {{.*}}nope.npy: cannot open the file
 // SHAPE: mp-run: error: {{.*}}x_wrong.npy: samples of shape [10] (10 values), but the plan's input 'input0' (f32[32, 784]) takes [784] (784 values) per sample
-// DTYPE: mp-run: error: {{.*}}x_int.npy: integer data, but the plan's input 'input0' (f32[32, 784]) takes floating-point values
+// DTYPE: mp-run: error: {{.*}}x_big.npy: integer 16777217 at position 100 for the plan's input 'input0' (f32[32, 784]), which takes floating-point values: beyond 2^24 float32 cannot hold it exactly
+// INTS: step 1{{.*}}loss
 // LABELS: mp-run: error: {{.*}}y_short.npy: 31 samples, but {{.*}}x784.npy has 32; every input and label needs one row per sample
 // CORRUPT: mp-run: error: {{.*}}corrupt.npy: not a readable .npy file
 // RANGE: mp-run: error: {{.*}}label

@@ -17,6 +17,7 @@ out = sys.argv[1]
 npy(os.path.join(out, "x784.npy"), "<f4", (32, 784), struct.pack("<%df" % (32 * 784), *([0.5] * (32 * 784))))
 npy(os.path.join(out, "x_wrong.npy"), "<f4", (32, 10), struct.pack("<320f", *([0.0] * 320)))
 npy(os.path.join(out, "x_int.npy"), "<i8", (32, 784), struct.pack("<%dq" % (32 * 784), *([1] * (32 * 784))))
+npy(os.path.join(out, "x_big.npy"), "<i8", (32, 784), struct.pack("<%dq" % (32 * 784), *([1] * 100 + [2**24 + 1] + [1] * (32 * 784 - 101))))
 npy(os.path.join(out, "y32.npy"), "<i8", (32,), struct.pack("<32q", *[i % 10 for i in range(32)]))
 npy(os.path.join(out, "y_short.npy"), "<i8", (31,), struct.pack("<31q", *([1] * 31)))
 npy(os.path.join(out, "y_neg.npy"), "<i8", (32,), struct.pack("<32q", *([1] * 5 + [-1] + [2] * 26)))
