@@ -81,7 +81,7 @@ def _seed_states(model):
     return out
 
 
-def _check_model(model, spec_loss):
+def _check_model(model, spec_loss, trains_one_output=False):
     where = "the model"
     if type(model).train_step is not keras.Model.train_step:
         raise ExportError("Keras", type(model).__name__ + ".train_step", where,
@@ -107,9 +107,11 @@ def _check_model(model, spec_loss):
             raise ExportError("Keras", type(v.constraint).__name__, "variable '%s'" % v.path,
                               "a weight constraint (applied after each update; no train op)",
                               "Remove the constraint.")
-    if len(model.outputs if hasattr(model, "_outputs") and model._outputs else [0]) > 1:
-        raise ExportError("Keras", "outputs", where, "several outputs",
-                          "Export a model with one output.")
+    if len(model.outputs if hasattr(model, "_outputs") and model._outputs else [0]) > 1 \
+            and not trains_one_output:
+        raise ExportError("Keras", "outputs", where, "several outputs under one loss",
+                          "Export a model with one output, or compile one loss per "
+                          "output with None for all but the one trained.")
 
 
 class _Unrolled:
@@ -152,7 +154,12 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     if optimizer is None or loss is None:
         raise ExportError("Keras", "compile", "the model", "no optimizer or loss",
                           "Call model.compile(optimizer=..., loss=...) or pass them.")
+    loss, output_index = training.single_loss(loss, model)
     spec = training.loss_spec(loss)
+
+    def trained_output(out):
+        """The output the loss trains (of a multi-output model's)."""
+        return out if output_index is None else out[output_index]
     training.check_optimizer(optimizer)
     x_np, y_np = np.asarray(example_x), np.asarray(example_y)
     x_dtype = tf.float32 if x_np.dtype == np.float64 else tf.as_dtype(x_np.dtype)
@@ -163,12 +170,13 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
         spec.kind != "SparseCategoricalCrossentropy" else tf.as_dtype(y_np.dtype)
     if not model.built:
         model(tf.constant(x_np[:1], dtype=x_dtype))
-    _check_model(model, spec)
+    _check_model(model, spec, output_index is not None)
     if not optimizer.built:
         optimizer.build(model.trainable_variables)
     trainable = list(model.trainable_variables)
     # The predictions' shape (inference mode: no state changes).
-    pred_shape = tuple(model(tf.constant(x_np, dtype=x_dtype), training=False).shape)
+    pred_shape = tuple(trained_output(model(tf.constant(x_np, dtype=x_dtype),
+                                            training=False)).shape)
 
     def predictions(out):
         if spec.activation is None:
@@ -187,7 +195,7 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     @tf.function(autograph=False)
     def passes(x, d_pred, seed):
         with tf.GradientTape() as tape:
-            pred = predictions(model(x, training=True))
+            pred = predictions(trained_output(model(x, training=True)))
             regs = [tf.reduce_sum(tf.cast(l, tf.float32)) for l in model.losses]
         grads = tape.gradient([pred] + regs, [v.value for v in trainable],
                               output_gradients=[d_pred] + [seed] * len(regs))

@@ -42,6 +42,42 @@ class LossSpec:
             if not self.from_logits else None
 
 
+def single_loss(loss, model):
+    """(the one loss, the index of the output it trains or None) of a
+    compiled loss: a multi-output model compiled with one loss per output,
+    all None but one (keras.io's miniature GPT: [SparseCategoricalCrossentropy,
+    None]), trains that output alone, as Keras does; a loss weight on it
+    other than 1 is refused (it scales the loss)."""
+    if not isinstance(loss, (list, tuple, dict)):
+        return loss, None
+    outputs = list(getattr(model, "output_names", None) or [])
+    if isinstance(loss, dict):
+        unknown = [k for k in loss if k not in outputs]
+        if unknown:
+            raise _refuse("dict", "the compiled loss", "a loss for '%s', which is not one "
+                          "of the model's outputs %s" % (unknown[0], outputs),
+                          "Key the losses by output name.")
+        entries = [(outputs.index(k), v) for k, v in loss.items()]
+    else:
+        entries = list(enumerate(loss))
+    used = [(i, v) for i, v in entries if v is not None]
+    if len(used) != 1:
+        raise _refuse(type(loss).__name__, "the compiled loss",
+                      "%d losses (a multi-output model trained on several outputs)" %
+                      len(used),
+                      "Export a model with one loss: None for the other outputs.")
+    index, chosen = used[0]
+    weights = getattr(getattr(model, "_compile_loss", None), "_user_loss_weights", None)
+    if weights is not None:
+        weight = weights.get(outputs[index]) if isinstance(weights, dict) else \
+            weights[index] if isinstance(weights, (list, tuple)) else weights
+        if weight is not None and float(weight) != 1.0:
+            raise _refuse("loss_weights", "the compiled loss",
+                          "a loss weight of %g on output %d" % (float(weight), index),
+                          "Compile without loss_weights (or 1.0).")
+    return chosen, index
+
+
 def loss_spec(loss):
     """The LossSpec of a compiled loss: a keras.losses object, a loss
     function, or its name."""

@@ -132,9 +132,9 @@ def torch_cases():
     check("torch Adamax", lambda: torch_export.export(
         m, torch.optim.Adamax(m.parameters(), lr=0.1), x, y, out, "r"),
         "Adamax", "fc.weight", "no mapping for this optimizer", "RMSprop or Adagrad")
-    check("torch centered RMSprop", lambda: torch_export.export(
-        m, torch.optim.RMSprop(m.parameters(), lr=0.1, centered=True), x, y, out, "r"),
-        "RMSprop", "centered or momentum", "centered=False")
+    check("torch Adam amsgrad", lambda: torch_export.export(
+        m, torch.optim.Adam(m.parameters(), lr=0.1, amsgrad=True), x, y, out, "r"),
+        "Adam", "amsgrad", "amsgrad=False")
     opt = torch.optim.SGD(m.parameters(), lr=0.1)
     check("torch OneCycleLR cycling momentum", lambda: torch_export.export(
         m, opt, x, y, out, "r",
@@ -409,6 +409,15 @@ def keras_cases():
     check("keras 'same' average pooling", lambda: keras_export.export(
         m, xi[:, :5, :5], y, out, "a"),
           "AvgPool", "'same' padding", "padding='valid'")
+    inputs = keras.Input((8,))
+    hidden = L.Dense(4)(inputs)
+    m = keras.Model(inputs, [L.Dense(4)(hidden), hidden])
+    m.compile(optimizer=keras.optimizers.SGD(0.1), loss=[scce, scce])
+    check("keras two trained outputs", lambda: keras_export.export(m, x, y, out, "2"),
+          "2 losses", "None for the other outputs")
+    m.compile(optimizer=keras.optimizers.SGD(0.1), loss=[scce, None], loss_weights=[0.5, 1.0])
+    check("keras loss weight", lambda: keras_export.export(m, x, y, out, "w"),
+          "loss_weights", "0.5 on output 0")
     m = compiled([L.Dense(4)], loss=keras.losses.SparseCategoricalCrossentropy(
         from_logits=True, ignore_class=0))
     check("keras ignore_class", lambda: keras_export.export(m, x, y, out, "i"),

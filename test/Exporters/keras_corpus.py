@@ -227,6 +227,14 @@ def ids_sequential_binary():
                              L.Dense(1, activation="sigmoid")])
 
 
+def two_outputs():
+    """Logits and the hidden features (keras.io's miniature GPT returns
+    [logits, x] and trains the logits alone)."""
+    inputs = keras.Input((12,))
+    h = L.Dense(16, activation="relu")(inputs)
+    return keras.Model(inputs, [L.Dense(4)(h), h])
+
+
 def attention_block():
     inputs = keras.Input((7,), dtype="int32")
     h = L.Embedding(20, 8)(inputs)
@@ -414,6 +422,9 @@ CASES = {
     "ids_sequential_binary_int_labels": (
         ids_sequential_binary, tokens(), lambda: _rng().integers(0, 2, BATCH).astype(np.int64),
         lambda: K.Adam(0.02), "binary_crossentropy"),
+    "two_outputs_one_loss": (two_outputs, vectors(), classes(), lambda: K.Adam(0.01),
+                             [keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                              None]),
     "regression_mse_polynomial": (
         regression, vectors(), targets((2,)),
         lambda: K.SGD(S.PolynomialDecay(0.05, 10, end_learning_rate=0.01)), "mse"),
