@@ -5,7 +5,7 @@ gathers and embeddings, einsum, convolutions and pooling."""
 import numpy as np
 import tensorflow as tf
 
-from .common import NCHW, NHWC, dropout_state
+from .common import NCHW, NHWC, dense_constant, dropout_state
 from .keras_common import _Pending, same_pad
 
 
@@ -380,18 +380,38 @@ class LayerHandlers:
         x, g = self.val(ins[0]), self.val(ins[2])
         put(self.b.op("train.max_pool2d_grad", [g, x], [self.out()], self.pool_props(x.shape)))
 
+    def valid_scale(self, props, x_shape, out_shape):
+        """TensorFlow's 'same' average pooling divides each window by its
+        elements inside the image, train.avg_pool2d by the whole window
+        (padding counted): the per-position factor window / valid, a
+        constant of the output's shape (None where no window overhangs)."""
+        if not any(props["padding"]):
+            return None
+        sh = [1, 2] if props["layout"] == NHWC else [2, 3]
+        factors = []
+        for axis in range(2):
+            size, k, s = x_shape[sh[axis]], props["kernel"][axis], props["strides"][axis]
+            before = props["padding"][2 * axis]
+            factors.append([k / (min(o * s - before + k, size) - max(o * s - before, 0))
+                            for o in range(out_shape[sh[axis]])])
+        table = np.outer(factors[0], factors[1]).astype(np.float32)
+        c = dense_constant(self.b, table, "f32")
+        return self.b.op("train.broadcast", [c], [(tuple(out_shape), "f32")], {"dims": sh})
+
     def map_avg_pool(self, ins, put):
         x = self.val(ins[0])
         props = self.pool_props(x.shape)
-        if any(props["padding"]):
-            raise self.err("average pooling with 'same' padding (TensorFlow divides by "
-                           "the window's valid elements)", "Use padding='valid'.")
-        put(self.b.op("train.avg_pool2d", [x], [self.out()], props))
+        shape, elem = self.out()
+        pooled = self.b.op("train.avg_pool2d", [x], [(shape, elem)], props)
+        scale = self.valid_scale(props, x.shape, shape)
+        put(pooled if scale is None else
+            self.b.op("train.mul", [pooled, scale], [(shape, elem)]))
 
     def map_avg_pool_grad(self, ins, put):
         xs = [int(d) for d in self.const(ins[0])]
         g = self.val(ins[1])
         props = self.pool_props(xs)
-        if any(props["padding"]):
-            raise self.err("average pooling with 'same' padding", "Use padding='valid'.")
+        scale = self.valid_scale(props, xs, g.shape)
+        if scale is not None:
+            g = self.b.op("train.mul", [g, scale], [(g.shape, g.elem)])
         put(self.b.op("train.avg_pool2d_grad", [g], [self.out()], props))

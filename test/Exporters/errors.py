@@ -400,15 +400,6 @@ def keras_cases():
                  name="waves")
     check("keras unmapped op", lambda: keras_export.export(m, x, y, out, "u"),
           "TensorFlow op 'Sin'", "layer waves_1/wave", "no mapping")
-    xi = np.random.rand(4, 6, 6, 4).astype(np.float32)
-    # 5 x 5 in 2 x 2 windows: 'same' pads, and TensorFlow divides the edge
-    # windows by their valid elements.
-    m = keras.Sequential([keras.Input((5, 5, 4)), L.AveragePooling2D(2, padding="same"),
-                          L.Flatten(), L.Dense(4)])
-    m.compile(optimizer=keras.optimizers.SGD(0.1), loss=scce)
-    check("keras 'same' average pooling", lambda: keras_export.export(
-        m, xi[:, :5, :5], y, out, "a"),
-          "AvgPool", "'same' padding", "padding='valid'")
     inputs = keras.Input((8,))
     hidden = L.Dense(4)(inputs)
     m = keras.Model(inputs, [L.Dense(4)(hidden), hidden])

@@ -235,6 +235,16 @@ def two_outputs():
     return keras.Model(inputs, [L.Dense(4)(h), h])
 
 
+def same_avg_pool():
+    """'same' average pooling whose edge windows overhang (5 x 5 in 3 x 3
+    windows, stride 2; 2 x 2 at stride 1): TensorFlow divides them by
+    their valid elements (NASNet's reduction cells pool so)."""
+    return keras.Sequential([keras.Input((5, 5, 3)), L.Conv2D(4, 1, activation="relu"),
+                             L.AveragePooling2D(3, strides=2, padding="same"),
+                             L.AveragePooling2D(2, strides=1, padding="same"),
+                             L.Flatten(), L.Dense(4)])
+
+
 def attention_block():
     inputs = keras.Input((7,), dtype="int32")
     h = L.Embedding(20, 8)(inputs)
@@ -425,6 +435,8 @@ CASES = {
     "two_outputs_one_loss": (two_outputs, vectors(), classes(), lambda: K.Adam(0.01),
                              [keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                               None]),
+    "same_avg_pool_sgd": (same_avg_pool, images(5, 5, 3), classes(),
+                          lambda: K.SGD(0.1, momentum=0.9), SCCE),
     "regression_mse_polynomial": (
         regression, vectors(), targets((2,)),
         lambda: K.SGD(S.PolynomialDecay(0.05, 10, end_learning_rate=0.01)), "mse"),
