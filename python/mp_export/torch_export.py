@@ -506,6 +506,10 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     init.update({n: b.detach().cpu().numpy().astype(
                      np.float32 if b.is_floating_point() else b.numpy().dtype)
                  for n, b in buffers if not n.endswith("num_batches_tracked")})
+    # Optimizer state that does not start at zero (timm's RMSpropTF: its
+    # square_avg starts at 1).
+    for n, (shape, value) in getattr(builder, "state_fill", {}).items():
+        init[n] = np.full(shape, value, dtype=np.float32)
     if getattr(builder, "dropout_key", None) is not None:
         # The Philox key of the step's dropout masks: from PyTorch's seed, so
         # a seeded export is reproducible.
@@ -544,7 +548,7 @@ def state_tensors(model, optimizer=None):
         for name, p in model.named_parameters():
             for key, value in optimizer.state.get(p, {}).items():
                 if key in ("momentum_buffer", "exp_avg", "exp_avg_sq", "step", "square_avg",
-                           "sum") and value is not None:
+                           "sum", "grad_avg") and value is not None:
                     # A copy: the optimizer updates its tensors in place.
                     out["%s.%s" % (name, key)] = np.array(
                         value.detach().cpu().numpy() if torch.is_tensor(value) else value,

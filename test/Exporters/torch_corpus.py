@@ -489,6 +489,19 @@ CASES = {
                                   lambda p: torch.optim.RMSprop(p, lr=0.005, centered=True,
                                                                 momentum=0.5),
                                   None, None, None),
+    # timm's RMSpropTF as its EfficientNet recipe builds it (square_avg from
+    # 1, eps inside the root, the lr in the momentum buffer), and centered
+    # with decoupled decay and the lr outside the buffer.
+    "rmsproptf_timm": (MobileBlock, image,
+                       lambda p: __import__("timm.optim").optim.RMSpropTF(
+                           p, lr=0.001, eps=1e-3, momentum=0.9, weight_decay=1e-5),
+                       None, None, None),
+    "rmsproptf_centered_decoupled": (
+        SiluMlp, lambda b: torch.randn(b, 12),
+        lambda p: __import__("timm.optim").optim.RMSpropTF(
+            p, lr=0.002, centered=True, momentum=0.5, weight_decay=0.01,
+            decoupled_decay=True, lr_in_momentum=False),
+        None, None, None),
     "adagrad": (Activations, lambda b: torch.randn(b, 12),
                 lambda p: torch.optim.Adagrad(p, lr=0.1), None, None, None),
     "adamw_warmup_cosine_clip": (

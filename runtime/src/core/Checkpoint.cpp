@@ -242,6 +242,8 @@ Status mp::rt::loadParams(Session &session, const std::string &path) {
   if (!file.isOk())
     return file.status();
   TensorMatcher matcher(session, *file);
+  auto format = file->metadata.find("format");
+  bool checkpoint = format != file->metadata.end() && format->second == kFormat;
   for (const TensorInfo &info : session.tensors()) {
     if (info.isOutput)
       continue;
@@ -251,6 +253,12 @@ Status mp::rt::loadParams(Session &session, const std::string &path) {
       matcher.expect(info, info.kind == TensorKind::Buffer &&
                                (!isFrozenBuffer(session.plan(), info.tensor) ||
                                 isDropoutKey(session.plan(), info.tensor)));
+    // Optimizer state that an exporter's init file holds is its starting
+    // value (state that does not start at 0: timm's RMSpropTF square_avg
+    // of ones); the rest starts at 0. A checkpoint gives its params only
+    // (a fresh optimizer on trained weights; --resume takes the rest).
+    else if (info.kind == TensorKind::OptState && !checkpoint)
+      matcher.expect(info, /*optional=*/true);
     else
       matcher.skip(info.name);
   }

@@ -52,10 +52,13 @@ Status loadCheckpoint(Session &session, const std::string &path,
 /// Loads initial params from any safetensors file (a PyTorch state_dict
 /// saved with safetensors, a checkpoint): every param and frozen buffer
 /// (isFrozenBuffer) of the plan but dropout keys (isDropoutKey) must be
-/// there; other buffers are loaded
-/// when present; file tensors that are other
-/// persistent tensors of the plan are skipped; names the plan does not have
-/// and dtype or shape mismatches are errors. Nothing changes on error.
+/// there; other buffers are loaded when present, and so is optimizer state
+/// from a file that is not an mp checkpoint (an exporter's init file: state
+/// absent from it starts at 0; a checkpoint gives its params only); file
+/// tensors that are other persistent tensors of the plan (the loss
+/// scaler's, a checkpoint's optimizer state) are skipped; names the plan
+/// does not have and dtype or shape mismatches are errors. Nothing changes
+/// on error.
 Status loadParams(Session &session, const std::string &path);
 
 } // namespace mp::rt
