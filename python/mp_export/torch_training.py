@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 from .common import ExportError, dense_constant, lr_schedule
 from .common import step_counter as _step_counter
+from . import torch_timm_optim
 
 
 def _cross_entropy_options(loss_fn):
@@ -340,6 +341,10 @@ def _optimizer_update(builder, optimizer, param_names, params, grads, lrs=None):
             group_of[id(p)] = group
             lr_of[id(p)] = lrs[index] if lrs else None
     kind = type(optimizer).__name__
+    timm = type(optimizer).__module__.startswith("timm.")
+    if kind == "Lamb" and timm:
+        # Lamb's global gradient clipping reads every gradient first.
+        lamb = torch_timm_optim.Lamb(builder, optimizer, grads)
     for (name, tensor), p, g in zip(param_names, params, grads):
         group = group_of.get(id(tensor))
         where = "optimizer %s, parameter '%s'" % (kind, name)
@@ -383,13 +388,14 @@ def _optimizer_update(builder, optimizer, param_names, params, grads, lrs=None):
             results += [(new[0], "param", name), (new[1], "opt_state", name + ".exp_avg"),
                         (new[2], "opt_state", name + ".exp_avg_sq"),
                         (t, "opt_state", name + ".step")]
-        elif kind in ("RMSprop", "Adagrad") or (
-                kind == "RMSpropTF" and type(optimizer).__module__.startswith("timm.")):
+        elif kind in ("RMSprop", "Adagrad") or (kind == "RMSpropTF" and timm):
             results += _elementwise_update(builder, kind, group, name, where, p, g, lr)
+        elif kind == "Lamb" and timm:
+            results += lamb.update(group, name, where, p, g, lr)
         else:
             raise ExportError("torch.optim", kind, where, "no mapping for this optimizer",
                               "Use torch.optim.SGD (with or without momentum), Adam, AdamW, "
-                              "RMSprop or Adagrad (or timm's RMSpropTF).")
+                              "RMSprop or Adagrad (or timm's RMSpropTF or Lamb).")
     return results
 
 
@@ -410,7 +416,7 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
         return builder.op("train.fill", [], [(shape, elem)], {"value": float(value)})
 
     if kind == "RMSpropTF":
-        return _rmsprop_tf(builder, group, name, where, p, g, lr, op, const)
+        return torch_timm_optim.rmsprop_tf(builder, group, name, where, p, g, lr, op, const)
     if kind == "Adagrad" and (group["lr_decay"] != 0 or
                               group["initial_accumulator_value"] != 0):
         raise ExportError("torch.optim", kind, where,
@@ -449,50 +455,3 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
     new_p = op("sub", p, op("mul", rate, step))
     return [(new_p, "param", name)] + out
 
-
-def _rmsprop_tf(builder, group, name, where, p, g, lr, op, const):
-    """timm's RMSpropTF (TensorFlow's RMSprop, timm's EfficientNet recipe):
-    square_avg starts at 1 (the export's initial state holds the ones),
-    v += (1 - alpha) (g^2 - v); avg = sqrt(v + eps) (centered: sqrt(v - a^2
-    + eps), a += (1 - alpha) (g - a)); with momentum the buffer takes
-    lr g / avg (lr_in_momentum, the default) or g / avg; weight decay is
-    added to g, or decoupled (p *= 1 - lr wd)."""
-    kind = "RMSpropTF"
-    shape, elem = p.shape, p.elem
-    if group.get("caution") or group.get("corrected_weight_decay"):
-        raise ExportError("timm", kind, where, "caution or corrected_weight_decay",
-                          "Use RMSpropTF(caution=False, corrected_weight_decay=False).")
-    rate = const(group["lr"]) if lr is None else builder.op(
-        "train.broadcast", [lr], [(shape, elem)], {"dims": []})
-    grad = builder.op("train.gradient", [g], [(shape, elem)],
-                      comment="%s of '%s' as elementwise ops" % (kind, name))
-    wd, base = float(group["weight_decay"]), p
-    if wd and group["decoupled_decay"]:
-        base = op("mul", p, op("sub", const(1.0), op("mul", rate, const(wd))))
-    elif wd:
-        grad = op("add", grad, op("mul", const(wd), p))
-    keep = const(1.0 - float(group["alpha"]))
-    sq = builder.arg(shape, elem, "opt_state", name + ".square_avg")
-    builder.state_fill = getattr(builder, "state_fill", {})
-    builder.state_fill[name + ".square_avg"] = (tuple(shape), 1.0)
-    new_sq = op("add", sq, op("mul", keep, op("sub", op("mul", grad, grad), sq)))
-    out = [(new_sq, "opt_state", name + ".square_avg")]
-    variance = new_sq
-    if group["centered"]:
-        avg = builder.arg(shape, elem, "opt_state", name + ".grad_avg")
-        new_avg = op("add", avg, op("mul", keep, op("sub", grad, avg)))
-        variance = op("sub", new_sq, op("mul", new_avg, new_avg))
-        out.append((new_avg, "opt_state", name + ".grad_avg"))
-    denom = op("sqrt", op("add", variance, const(group["eps"])))
-    step = op("div", grad, denom)
-    momentum = float(group["momentum"])
-    if momentum > 0:
-        buf = builder.arg(shape, elem, "opt_state", name + ".momentum_buffer")
-        in_momentum = bool(group["lr_in_momentum"])
-        new_buf = op("add", op("mul", const(momentum), buf),
-                     op("mul", rate, step) if in_momentum else step)
-        out.append((new_buf, "opt_state", name + ".momentum_buffer"))
-        new_p = op("sub", base, new_buf if in_momentum else op("mul", rate, new_buf))
-    else:
-        new_p = op("sub", base, op("mul", rate, step))
-    return [(new_p, "param", name)] + out

@@ -502,6 +502,19 @@ CASES = {
             p, lr=0.002, centered=True, momentum=0.5, weight_decay=0.01,
             decoupled_decay=True, lr_in_momentum=False),
         None, None, None),
+    # timm's Lamb (ResNet strikes back's A1 recipe: wd 0.01, its global
+    # clipping at 1.0 binding here), and with trust_clip, always_adapt and
+    # decoupled decay, no bias correction and no grad averaging.
+    "lamb_timm": (MobileBlock, image,
+                  lambda p: __import__("timm.optim").optim.Lamb(p, lr=0.01, weight_decay=0.01),
+                  None, None, None),
+    "lamb_clip_adapt_decoupled": (
+        SiluMlp, lambda b: torch.randn(b, 12),
+        lambda p: __import__("timm.optim").optim.Lamb(
+            p, lr=0.02, weight_decay=0.05, trust_clip=True, always_adapt=True,
+            decoupled_decay=True, bias_correction=False, grad_averaging=False,
+            max_grad_norm=0.5),
+        None, None, None),
     "adagrad": (Activations, lambda b: torch.randn(b, 12),
                 lambda p: torch.optim.Adagrad(p, lr=0.1), None, None, None),
     "adamw_warmup_cosine_clip": (
