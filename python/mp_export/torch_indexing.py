@@ -15,6 +15,21 @@ from .common import Attr
 from .torch_common import _Like
 
 
+def _one_index(handler, indices):
+    """The dim and index tensor of an advanced index `x[:, idx]`: one
+    integer tensor, every index before it a full slice (None)."""
+    used = [i for i, t in enumerate(indices) if t is not None]
+    if len(used) != 1:
+        raise handler.err(handler.name, "%d index tensors in one indexing" % len(used),
+                          "Index one dim with one tensor (x[:, idx]), or use "
+                          "torch.index_select / torch.gather.")
+    idx = handler.v(indices[used[0]])
+    if idx.elem == "i1":
+        raise handler.err(handler.name, "a boolean mask index (the result's shape depends "
+                          "on the data)", "Multiply by the mask, or use torch.where.")
+    return used[0], idx
+
+
 class IndexHandlers:
     """Mixed into torch_mapper._Mapper (self.v, self.b, self.err,
     self.transpose, self.broadcast_to, self.fill, self.reduce)."""
@@ -61,6 +76,30 @@ class IndexHandlers:
                            [(mask.shape, x.elem)])
         out = self.reduce("train.reduce_sum", picked, [-1], False, tuple(index.shape))
         return self.transpose(out, back)
+
+    def map_index(self, node, a, shape, elem):
+        """x[:, idx] (aten.index.Tensor with one integer index tensor):
+        index_select's gather, any index shape ([A..., I..., B...])."""
+        axis, idx = _one_index(self, a[1])
+        return self.b.op("train.gather", [self.v(a[0]), idx], [(shape, elem)], {"axis": axis})
+
+    def map_index_put(self, node, a, shape, elem):
+        """index_put(x, [None.., idx], values, accumulate=True): x plus the
+        values summed into the rows idx names (an advanced index's
+        backward), as train.gather_grad. Without accumulate a repeated
+        index would keep one of its writes: refused."""
+        accumulate = a[3] if len(a) > 3 else node.kwargs.get("accumulate", False)
+        if not accumulate:
+            raise self.err(self.name, "an assignment through an index tensor (x[idx] = v: "
+                           "a repeated index keeps one write)",
+                           "Write the result with torch.where, or index_add.")
+        x = self.v(a[0])
+        axis, idx = _one_index(self, a[1])
+        spread = tuple(x.shape[:axis]) + tuple(idx.shape) + tuple(x.shape[axis + 1:])
+        values = self.broadcast_to(self.v(a[2]), spread)
+        added = self.b.op("train.gather_grad", [values, idx], [(tuple(x.shape), x.elem)],
+                          {"axis": axis})
+        return self.b.op("train.add", [x, added], [(tuple(x.shape), x.elem)])
 
     def map_scatter_add(self, node, a, shape, elem):
         """scatter_add(self, dim, index, src): self plus each src element

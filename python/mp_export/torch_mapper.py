@@ -630,6 +630,8 @@ _ATEN = {
     aten.embedding_dense_backward.default: _Mapper.map_embedding_backward,
     aten.index_select.default: _Mapper.map_index_select,
     aten.gather.default: _Mapper.map_gather,
+    aten.index.Tensor: _Mapper.map_index,
+    aten.index_put.default: _Mapper.map_index_put,
     aten.scatter_add.default: _Mapper.map_scatter_add,
     aten.scatter.value: _Mapper.map_scatter_value,
     aten.constant_pad_nd.default: _Mapper.map_constant_pad,

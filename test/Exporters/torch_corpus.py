@@ -69,6 +69,25 @@ class GatherScatter(nn.Module):
         return self.fc2(torch.cat([picked.flatten(1) * 2, rest.flatten(1)], 1))
 
 
+class AdvancedIndex(nn.Module):
+    """Advanced indexing with index tensors: h[:, pick] (a [2, 2] index
+    along a middle dim, a repeated row among them) and table[rows] (a
+    parameter's rows: the gradient sums into the repeated row)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(12, 16), nn.Linear(2 * 2 * 4 + 3 * 4, 4)
+        self.table = nn.Parameter(torch.randn(6, 4) * 0.5)
+        self.register_buffer("pick", torch.tensor([[0, 3], [1, 1]]))
+        self.register_buffer("rows", torch.tensor([5, 2, 5]))
+
+    def forward(self, x):
+        h = torch.tanh(self.fc1(x)).view(-1, 4, 4)
+        picked = h[:, self.pick].flatten(1)
+        extra = self.table[self.rows].flatten().expand(x.shape[0], 12)
+        return self.fc2(torch.cat([picked, extra * x[:, :1]], 1))
+
+
 def gather_label_smoothing(logits, target, smoothing=0.1):
     """timm's LabelSmoothingCrossEntropy, written as timm writes it."""
     logprobs = F.log_softmax(logits, dim=-1)
@@ -452,6 +471,7 @@ CASES = {
     "token_bag": (TokenBag, lambda b: torch.randint(0, 20, (b, 5)), sgd, None, None, None),
     "group_norm_cnn": (GroupNormCnn, image, sgd, None, None, None),
     "padded_cnn": (PaddedCnn, image, sgd, None, None, None),
+    "advanced_index": (AdvancedIndex, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "gather_scatter": (GatherScatter, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "index_select": (Selected, lambda b: torch.randn(b, 12), sgd, None, None, None),
     "slices": (Slices, lambda b: torch.randn(b, 12), sgd, None, None, None),
