@@ -155,8 +155,16 @@ class _Mapper(LayerHandlers, ViewHandlers, IndexHandlers):
             return
         if t in _IDENTITY:
             if t == aten._to_copy.default and self.shapes[node][1] != self.shapes[a[0]][1]:
-                raise self.err(name, "dtype conversion", "Keep the model in float32; "
-                               "mp's passes choose the precision.")
+                src, dst = self.shapes[a[0]][1], self.shapes[node][1]
+                if src.is_floating_point and dst.is_floating_point:
+                    raise self.err(name, "a conversion from %s to %s" % (src, dst),
+                                   "Keep the model in float32; mp's passes choose the "
+                                   "precision.")
+                raise self.err(name, "a conversion from %s to %s of a tensor the step "
+                               "computes (no train op converts between integers and "
+                               "floats; one of constants or buffers is folded)" % (src, dst),
+                               "Feed the values in the type the model uses them in, or "
+                               "compute them from constants.")
             self.env[node] = self.env[a[0]]
             return
 

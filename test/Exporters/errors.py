@@ -167,6 +167,19 @@ def torch_cases():
     check("torch transposed convolution names the module", lambda: torch_export.export(
         m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "t"),
         "transposed convolution", "module 'up' (ConvTranspose2d)", absent=("'fc'",))
+    class ArgmaxFeature(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.out = nn.Linear(8, 4), nn.Linear(5, 4)
+
+        def forward(self, x):
+            h = self.fc(x)
+            return self.out(torch.cat([h, h.argmax(1, keepdim=True).float()], 1))
+    m = ArgmaxFeature()
+    check("torch integer to float conversion", lambda: torch_export.export(
+        m, torch.optim.SGD(m.parameters(), lr=0.1), x, y, out, "i"),
+        "conversion from torch.int64 to torch.float32", "errors.py:", ".float()",
+        "no train op converts between integers and floats")
     m = Plain()
     for p in m.parameters():
         p.requires_grad_(False)
