@@ -25,6 +25,7 @@ import torch
 
 from .common import dense_constant
 from .torch_common import _elem
+from .torch_indexing import float_only
 
 aten = torch.ops.aten
 
@@ -79,6 +80,9 @@ def _would_refuse(node, handled, identity, shapes):
         src = node.args[0] if node.args else None
         return t == aten._to_copy.default and isinstance(src, torch.fx.Node) and \
             _dtype(shapes.get(node)) != _dtype(shapes.get(src))
+    if float_only(t):
+        dtype = _dtype(shapes.get(node))
+        return dtype is None or not dtype.is_floating_point
     return t not in handled and getattr(t, "__name__", "") != "getitem"
 
 

@@ -11,8 +11,27 @@ element elsewhere in the row stays out, which a multiplication by the
 one-hot would turn into NaN); a scatter_add sums the source over K; a
 scatter of a value writes where any of the K names the element. The
 memory is K x N per row: K is 1 for a label pick."""
+import torch
+
 from .common import Attr
 from .torch_common import _Like
+
+aten = torch.ops.aten
+
+
+def float_only(target):
+    """The ops here that select through a float mask and a sum: their data
+    must be floating point (an integer gather of constants, BERT's
+    token_type_ids, is folded by torch_fold instead)."""
+    return target in _FLOAT_ONLY
+
+
+def _float_data(handler, x):
+    if x.elem not in ("f32", "bf16", "f16"):
+        raise handler.err(handler.name, "%s data (this op is mapped for floating-point "
+                          "data; of constants it is folded)" % x.elem,
+                          "Gather floats, or compute the integers from constants.")
+    return x
 
 
 def _one_index(handler, indices):
@@ -70,7 +89,8 @@ class IndexHandlers:
         """gather(x, dim, index): out[..., k, ...] = x[..., index[..., k, ...], ...]."""
         if len(a) > 3 and a[3] or node.kwargs.get("sparse_grad"):
             raise self.err(self.name, "sparse_grad=True", "Use torch.gather without sparse_grad.")
-        x, index, back, mask, _ = self._along_last(self.v(a[0]), self.v(a[2]), a[1])
+        x, index, back, mask, _ = self._along_last(_float_data(self, self.v(a[0])),
+                                                   self.v(a[2]), a[1])
         picked = self.b.op("train.select", [mask, self._spread(x, -2, mask.shape),
                                             self.fill(0.0, _Like(mask.shape, x.elem))],
                            [(mask.shape, x.elem)])
@@ -105,7 +125,7 @@ class IndexHandlers:
         """scatter_add(self, dim, index, src): self plus each src element
         added at the position its index names (sums over repeated
         indices)."""
-        base, index, src = self.v(a[0]), self.v(a[2]), self.v(a[3])
+        base, index, src = _float_data(self, self.v(a[0])), self.v(a[2]), self.v(a[3])
         if tuple(src.shape) != tuple(index.shape):
             raise self.err(self.name, "a source of shape %s for an index of shape %s" % (
                 tuple(src.shape), tuple(index.shape)), "Give src the index's shape.")
@@ -132,3 +152,6 @@ class IndexHandlers:
                         [(tuple(x.shape), x.elem)])
         return self.transpose(out, back)
 
+
+
+_FLOAT_ONLY = {aten.gather.default, aten.scatter_add.default}
