@@ -36,6 +36,7 @@ import keras  # noqa: E402
 from keras import layers as L  # noqa: E402
 
 from mp_export import keras_export  # noqa: E402
+import zoo_keras  # noqa: E402  (beside this file)
 
 STEPS, BATCH = 20, 8
 K = keras.optimizers
@@ -262,18 +263,9 @@ def causal_attention():
     return keras.Model(inputs, L.Dense(4)(L.Flatten()(h + a)))
 
 
-class TokenAndPositionEmbedding(L.Layer):
-    """keras.io's layer of its text examples, as written there."""
-
-    def __init__(self, maxlen, vocab_size, embed_dim):
-        super().__init__()
-        self.token_emb = L.Embedding(input_dim=vocab_size, output_dim=embed_dim)
-        self.pos_emb = L.Embedding(input_dim=maxlen, output_dim=embed_dim)
-
-    def call(self, x):
-        maxlen = keras.ops.shape(x)[-1]
-        positions = keras.ops.arange(0, maxlen, 1)
-        return self.token_emb(x) + self.pos_emb(positions)
+# keras.io's layer of its text examples, as written there (the zoo corpus'
+# copy of keras.io's code).
+TokenAndPositionEmbedding = zoo_keras._keras_io_layers()[1]
 
 
 def causal_lm():
