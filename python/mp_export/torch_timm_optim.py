@@ -8,22 +8,20 @@ from .common import Attr, ExportError
 _GT = Attr("4 : i64")  # train.compare's gt
 
 
-def rmsprop_tf(builder, group, name, where, p, g, lr, op, const):
+def rmsprop_tf(builder, group, name, where, p, grad, rate, op, const):
     """timm's RMSpropTF (TensorFlow's RMSprop, timm's EfficientNet recipe):
     square_avg starts at 1 (the export's initial state holds the ones),
     v += (1 - alpha) (g^2 - v); avg = sqrt(v + eps) (centered: sqrt(v - a^2
     + eps), a += (1 - alpha) (g - a)); with momentum the buffer takes
     lr g / avg (lr_in_momentum, the default) or g / avg; weight decay is
-    added to g, or decoupled (p *= 1 - lr wd)."""
+    added to g, or decoupled (p *= 1 - lr wd). `grad` is the gradient's
+    train.gradient marker, `rate` the lr spread to p's shape
+    (torch_training._elementwise_update makes both)."""
     kind = "RMSpropTF"
     shape, elem = p.shape, p.elem
     if group.get("caution") or group.get("corrected_weight_decay"):
         raise ExportError("timm", kind, where, "caution or corrected_weight_decay",
                           "Use RMSpropTF(caution=False, corrected_weight_decay=False).")
-    rate = const(group["lr"]) if lr is None else builder.op(
-        "train.broadcast", [lr], [(shape, elem)], {"dims": []})
-    grad = builder.op("train.gradient", [g], [(shape, elem)],
-                      comment="%s of '%s' as elementwise ops" % (kind, name))
     wd, base = float(group["weight_decay"]), p
     if wd and group["decoupled_decay"]:
         base = op("mul", p, op("sub", const(1.0), op("mul", rate, const(wd))))

@@ -415,8 +415,6 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
     def const(value):
         return builder.op("train.fill", [], [(shape, elem)], {"value": float(value)})
 
-    if kind == "RMSpropTF":
-        return torch_timm_optim.rmsprop_tf(builder, group, name, where, p, g, lr, op, const)
     if kind == "Adagrad" and (group["lr_decay"] != 0 or
                               group["initial_accumulator_value"] != 0):
         raise ExportError("torch.optim", kind, where,
@@ -424,6 +422,11 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
                           "Use Adagrad(lr_decay=0, initial_accumulator_value=0).")
     grad = builder.op("train.gradient", [g], [(shape, elem)],
                       comment="%s of '%s' as elementwise ops" % (kind, name))
+    rate = const(group["lr"]) if lr is None else builder.op(
+        "train.broadcast", [lr], [(shape, elem)], {"dims": []})
+    if kind == "RMSpropTF":
+        return torch_timm_optim.rmsprop_tf(builder, group, name, where, p, grad, rate, op,
+                                           const)
     if group["weight_decay"]:
         grad = op("add", grad, op("mul", const(group["weight_decay"]), p))
     key = "square_avg" if kind == "RMSprop" else "sum"
@@ -444,8 +447,6 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
         variance = op("sub", new_state, op("mul", new_avg, new_avg))
         out.append((new_avg, "opt_state", name + ".grad_avg"))
     denom = op("add", op("sqrt", variance), const(group["eps"]))
-    rate = const(group["lr"]) if lr is None else builder.op(
-        "train.broadcast", [lr], [(shape, elem)], {"dims": []})
     step = op("div", grad, denom)
     if kind == "RMSprop" and group["momentum"] != 0:
         # buf = momentum buf + g / denom; p -= lr buf (PyTorch's order).
