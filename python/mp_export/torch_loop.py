@@ -198,6 +198,12 @@ def _clip_calls(loop):
                                                       clip_value)]
 
 
+def _keep_state(states, scheduler):
+    """The scheduler's state before its first recorded step, to be put back."""
+    if scheduler not in states:
+        states[scheduler] = copy.deepcopy(scheduler.state_dict())
+
+
 def _schedule_calls(loop, states):
     """Every scheduler's step(), recorded; each scheduler's state before its
     first step is kept in `states` (to be put back)."""
@@ -205,8 +211,7 @@ def _schedule_calls(loop, states):
 
     def step(original):
         def wrapper(self, *args, **kwargs):
-            if self not in states:
-                states[self] = copy.deepcopy(self.state_dict())
+            _keep_state(states, self)
             # A SequentialLR steps its own schedulers: the outer call counts.
             if depth[0] == 0:
                 loop.add("schedule", scheduler=self, name=type(self).__name__)
@@ -230,8 +235,7 @@ def _timm_schedule_calls(loop, states, base):
     see epochs)."""
     def update(original):
         def wrapper(self, num_updates, *args, **kwargs):
-            if self not in states:
-                states[self] = copy.deepcopy(self.state_dict())
+            _keep_state(states, self)
             loop.add("schedule", scheduler=self, name=type(self).__name__,
                      num_updates=int(num_updates))
             return original(self, num_updates, *args, **kwargs)
@@ -239,8 +243,7 @@ def _timm_schedule_calls(loop, states, base):
 
     def step(original):
         def wrapper(self, *args, **kwargs):
-            if self not in states:
-                states[self] = copy.deepcopy(self.state_dict())
+            _keep_state(states, self)
             loop.add("schedule", scheduler=self, name=type(self).__name__, num_updates="epoch")
             return original(self, *args, **kwargs)
         return wrapper
