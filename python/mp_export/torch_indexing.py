@@ -68,13 +68,12 @@ class IndexHandlers:
         perm = [e for e in range(rank) if e != dim] + [dim]
         back = [perm.index(e) for e in range(rank)]
         x, index = self.transpose(x, perm), self.transpose(index, perm)
-        n, k = x.shape[-1], index.shape[-1]
-        hot_shape = tuple(index.shape) + (n,)
+        hot_shape = tuple(index.shape) + (x.shape[-1],)
         hot = self.b.op("train.one_hot", [index], [(hot_shape, "f32")])
         zero = self.b.op("train.fill", [], [(hot_shape, "f32")], {"value": 0.0})
         mask = self.b.op("train.compare", [hot, zero], [(hot_shape, "i1")],
                          {"predicate": Attr("1 : i64")})
-        return x, index, back, mask, (n, k)
+        return x, index, back, mask
 
     def _spread(self, x, at, shape):
         """x [..., M] as [..., M] spread over a new dim at `at` (-2 or -1)
@@ -89,7 +88,7 @@ class IndexHandlers:
         """gather(x, dim, index): out[..., k, ...] = x[..., index[..., k, ...], ...]."""
         if len(a) > 3 and a[3] or node.kwargs.get("sparse_grad"):
             raise self.err(self.name, "sparse_grad=True", "Use torch.gather without sparse_grad.")
-        x, index, back, mask, _ = self._along_last(_float_data(self, self.v(a[0])),
+        x, index, back, mask = self._along_last(_float_data(self, self.v(a[0])),
                                                    self.v(a[2]), a[1])
         picked = self.b.op("train.select", [mask, self._spread(x, -2, mask.shape),
                                             self.fill(0.0, _Like(mask.shape, x.elem))],
@@ -129,7 +128,7 @@ class IndexHandlers:
         if tuple(src.shape) != tuple(index.shape):
             raise self.err(self.name, "a source of shape %s for an index of shape %s" % (
                 tuple(src.shape), tuple(index.shape)), "Give src the index's shape.")
-        x, index, back, mask, _ = self._along_last(base, index, a[1])
+        x, index, back, mask = self._along_last(base, index, a[1])
         src = self.transpose(src, [back.index(e) for e in range(len(back))])
         spread = self.b.op("train.select", [mask, self._spread(src, -1, mask.shape),
                                             self.fill(0.0, _Like(mask.shape, src.elem))],
@@ -141,7 +140,7 @@ class IndexHandlers:
     def map_scatter_value(self, node, a, shape, elem):
         """scatter(self, dim, index, value): self with `value` at every
         position some index names."""
-        x, index, back, mask, _ = self._along_last(self.v(a[0]), self.v(a[2]), a[1])
+        x, index, back, mask = self._along_last(self.v(a[0]), self.v(a[2]), a[1])
         hot = self.b.op("train.select", [mask, self.fill(1.0, _Like(mask.shape, "f32")),
                                          self.fill(0.0, _Like(mask.shape, "f32"))],
                         [(mask.shape, "f32")])
