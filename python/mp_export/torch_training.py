@@ -206,13 +206,18 @@ def _timm_hold(scheduler):
         end = max(list(scheduler.decay_t) + [int(getattr(scheduler, "warmup_t", 0))]) + 1
     else:
         return None
-    noise = scheduler.noise_range_t
+    noise = getattr(scheduler, "noise_range_t", None)
     if noise is not None and not (isinstance(noise, (list, tuple)) and noise[1] <= end):
         return None
     return end
 
 
 def _timm_values(scheduler, t, kind, where):
+    if not hasattr(scheduler, "_get_values") or not hasattr(scheduler, "_add_noise"):
+        raise ExportError("timm", kind, where,
+                          "a timm scheduler without timm's _get_values / _add_noise (a "
+                          "timm older than 0.9, or a scheduler of its own)",
+                          "Use timm >= 0.9's schedulers, or a torch.optim.lr_scheduler.")
     values = scheduler._get_values(t, on_epoch=False)
     if values is None:
         raise ExportError("timm", kind, where, "step_update() leaves its rate alone",
