@@ -8,6 +8,16 @@ from .common import Attr, ExportError
 _GT = Attr("4 : i64")  # train.compare's gt
 
 
+def _check_keys(group, keys, kind, where):
+    """The param group holds every hyper-parameter this timm's formula reads
+    (another timm version may name or mean them otherwise)."""
+    missing = [k for k in keys if k not in group]
+    if missing:
+        raise ExportError("timm", kind, where, "a param group without %s (a timm version "
+                          "whose %s the exporter does not know)" % (", ".join(missing), kind),
+                          "Use timm 1.0's %s." % kind)
+
+
 def rmsprop_tf(builder, group, name, where, p, grad, rate, op, const):
     """timm's RMSpropTF (TensorFlow's RMSprop, timm's EfficientNet recipe):
     square_avg starts at 1 (the export's initial state holds the ones),
@@ -19,6 +29,8 @@ def rmsprop_tf(builder, group, name, where, p, grad, rate, op, const):
     (torch_training._elementwise_update makes both)."""
     kind = "RMSpropTF"
     shape, elem = p.shape, p.elem
+    _check_keys(group, ("alpha", "eps", "weight_decay", "momentum", "centered",
+                        "decoupled_decay", "lr_in_momentum"), kind, where)
     if group.get("caution") or group.get("corrected_weight_decay"):
         raise ExportError("timm", kind, where, "caution or corrected_weight_decay",
                           "Use RMSpropTF(caution=False, corrected_weight_decay=False).")
@@ -112,6 +124,8 @@ class Lamb:
         def const(value):
             return self.fill(value, shape)
 
+        _check_keys(group, ("betas", "eps", "weight_decay", "grad_averaging",
+                            "bias_correction", "always_adapt", "trust_clip"), "Lamb", where)
         beta1, beta2 = (float(x) for x in group["betas"])
         beta3 = 1 - beta1 if group["grad_averaging"] else 1.0
         rate = self.fill(group["lr"]) if lr is None else lr
