@@ -58,7 +58,8 @@ static int64_t count(const std::vector<int64_t> &shape) {
 /// gradients: every output position meets every weight of its output
 /// channel once, 2 * |output| * |filter| / O; the output (the forward's
 /// result, the gradient of it) and the filter (OIHW with NCHW, HWIO with
-/// NHWC) are operands or the result of each of the three ops.
+/// NHWC, unless `filter_layout` says) are operands or the result of each
+/// of the three ops.
 static double flopsOf(const KernelDesc &kernel, const Plan &plan) {
   auto shape = [&](uint32_t id) -> const std::vector<int64_t> & {
     return plan.tensors[id].shape;
@@ -72,7 +73,10 @@ static double flopsOf(const KernelDesc &kernel, const Plan &plan) {
     return 2.0 * static_cast<double>(count(result)) * static_cast<double>(k);
   }
   const std::string *layout = kernel.getString(AttrName::layout);
-  bool nhwc = layout && *layout == "NHWC";
+  const std::string *filterLayout = kernel.getString(AttrName::filter_layout);
+  // The filter's O: last in HWIO (NHWC's own), first in OIHW.
+  bool hwio = filterLayout ? *filterLayout == "HWIO"
+                           : layout && *layout == "NHWC";
   const std::vector<int64_t> *filter = nullptr, *output = nullptr;
   if (op == OpId::TrainConv2d) {
     filter = &shape(kernel.inputs[1]);
@@ -86,7 +90,7 @@ static double flopsOf(const KernelDesc &kernel, const Plan &plan) {
   }
   if (filter->size() != 4)
     return 0;
-  int64_t outChannels = nhwc ? (*filter)[3] : (*filter)[0];
+  int64_t outChannels = hwio ? (*filter)[3] : (*filter)[0];
   return 2.0 * static_cast<double>(count(*output)) *
          static_cast<double>(count(*filter)) /
          static_cast<double>(std::max<int64_t>(1, outChannels));

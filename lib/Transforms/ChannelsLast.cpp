@@ -4,9 +4,13 @@
 // channels-last (or blocked) kernels: in NCHW every call would reorder its
 // images on the way in and out. This pass rewrites every NCHW image op of
 // a function with a convolution to its NHWC form (convolutions and their
-// gradients with HWIO filters, batch norm on the last dimension, pooling
-// and global / adaptive average pooling and their gradients) between
-// transposes, then lets the transposes meet and cancel:
+// gradients on NHWC images with the filter as it is, `filter_layout`
+// OIHW: the backends reorder a filter into their own blocked layout on
+// every call anyway, from OIHW as fast as from HWIO, so a transpose of
+// every weight and weight gradient per step would be pure cost; batch
+// norm on the last dimension, pooling and global / adaptive average
+// pooling and their gradients) between transposes, then lets the
+// transposes meet and cancel:
 //
 //  - an image op's operand that is the NCHW transpose of an NHWC value
 //    reads that value (no transpose);
@@ -17,8 +21,8 @@
 //
 // so that the chain conv -> batch norm -> relu -> pool -> conv and its
 // backward pass run in NHWC and transposes stay only where a value enters
-// or leaves the chain (the step's input image, the filters, ops that have
-// no NHWC form). The transposes the rewrite leaves unread are erased. The
+// or leaves the chain (the step's input image, ops that have no NHWC
+// form). The transposes the rewrite leaves unread are erased. The
 // step's interface (arguments, results, parameter layouts) is unchanged.
 //
 //===----------------------------------------------------------------------===//
@@ -43,13 +47,12 @@ using namespace mp;
 
 namespace {
 
-/// NCHW -> NHWC, NHWC -> NCHW, OIHW -> HWIO and HWIO -> OIHW.
+/// NCHW -> NHWC and NHWC -> NCHW.
 constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
 constexpr int64_t kToNchw[] = {0, 3, 1, 2};
-constexpr int64_t kToHwio[] = {2, 3, 1, 0};
-constexpr int64_t kToOihw[] = {3, 2, 0, 1};
 
-/// What a 4-D operand or result of an image op is.
+/// What a 4-D operand or result of an image op is (a filter stays as it
+/// is).
 enum class Role { Image, Filter, Other };
 
 RankedTensorType permuted(Type type, ArrayRef<int64_t> perm) {
@@ -231,11 +234,11 @@ public:
   }
 
   Value toNhwc(Value v) { return permute(v, kToNhwc, kToNchw); }
-  Value toHwio(Value v) { return permute(v, kToHwio, kToOihw); }
 
   /// `op` made again with `operands`, result types `types` and `op`'s
-  /// attributes but `layout` NHWC / `feature_dim` 3; `op`'s results are
-  /// replaced by `back(new result)`.
+  /// attributes but `layout` NHWC / `feature_dim` 3 (a convolution's
+  /// filter keeps its layout: `filter_layout` OIHW unless it names
+  /// another); `op`'s results are replaced by `back(new result)`.
   void remake(Operation *op, ArrayRef<Value> operands, ArrayRef<Type> types,
               function_ref<Value(unsigned, Value)> back) {
     SmallVector<Value> replacements;
@@ -244,9 +247,13 @@ public:
     if (op->hasAttr("layout"))
       made->setAttr("layout", train::LayoutAttr::get(op->getContext(),
                                                      train::Layout::NHWC));
+    if (isConv(op) && !op->hasAttr("filter_layout"))
+      made->setAttr("filter_layout",
+                    train::FilterLayoutAttr::get(op->getContext(),
+                                                 train::FilterLayout::OIHW));
     if (op->hasAttr("feature_dim"))
       made->setAttr("feature_dim", builder.getI64IntegerAttr(3));
-    // Each result's NCHW (OIHW) copy; readers that want NHWC look through
+    // Each image result's NCHW copy; readers that want NHWC look through
     // it in permute(), and the copy goes when nobody else reads it.
     for (unsigned i = 0; i < op->getNumResults(); ++i)
       replacements.push_back(back(i, made->getResult(i)));
@@ -258,22 +265,17 @@ public:
     SmallVector<Value> operands;
     for (auto [i, v] : llvm::enumerate(op->getOperands())) {
       Role role = operandRole(op, i);
-      operands.push_back(role == Role::Image    ? toNhwc(v)
-                         : role == Role::Filter ? toHwio(v)
-                                                : v);
+      operands.push_back(role == Role::Image ? toNhwc(v) : v);
     }
     SmallVector<Type> types;
     for (OpResult r : op->getResults()) {
       Role role = resultRole(op, r.getResultNumber());
-      types.push_back(role == Role::Image    ? permuted(r.getType(), kToNhwc)
-                      : role == Role::Filter ? permuted(r.getType(), kToHwio)
-                                             : r.getType());
+      types.push_back(role == Role::Image ? permuted(r.getType(), kToNhwc)
+                                          : r.getType());
     }
     remake(op, operands, types, [&](unsigned i, Value made) -> Value {
       Role role = resultRole(op, i);
-      return role == Role::Image    ? transpose(made, kToNchw)
-             : role == Role::Filter ? transpose(made, kToOihw)
-                                    : made;
+      return role == Role::Image ? transpose(made, kToNchw) : made;
     });
   }
 

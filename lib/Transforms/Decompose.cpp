@@ -89,7 +89,8 @@ void lowerConv1d(Conv1D op, bool toFilter) {
       b.getDenseI64ArrayAttr({1, static_cast<int64_t>(op.getStride())}),
       b.getDenseI64ArrayAttr({0, 0, pad[0], pad[1]}),
       b.getDenseI64ArrayAttr({1, static_cast<int64_t>(op.getDilation())}),
-      b.getI64IntegerAttr(static_cast<int64_t>(op.getGroups())));
+      b.getI64IntegerAttr(static_cast<int64_t>(op.getGroups())),
+      /*filter_layout=*/train::FilterLayoutAttr());
   conv->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   Value result =
       train::ReshapeOp::create(b, loc, op.getType(), conv.getResult());

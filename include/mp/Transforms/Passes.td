@@ -194,8 +194,8 @@ def ChannelsLast : Pass<"mp-channels-last", "::mlir::ModuleOp"> {
   let summary = "Runs the NCHW image ops of a convolution chain in NHWC";
   let description = [{
     In every function with an NCHW `train.conv2d` (or one of its
-    gradients): each NCHW image op (conv2d and its gradients with HWIO
-    filters, batch_norm / batch_norm_grad over dimension 1 of a 4-D
+    gradients): each NCHW image op (conv2d and its gradients, their
+    filters kept OIHW with `filter_layout = OIHW`, batch_norm / batch_norm_grad over dimension 1 of a 4-D
     tensor, max / avg / global / adaptive average pooling and their
     gradients) becomes its NHWC form between transposes, and elementwise
     ops (same operand and result type, no axis; `mp.cast`) reading such a
@@ -205,7 +205,7 @@ def ChannelsLast : Pass<"mp-channels-last", "::mlir::ModuleOp"> {
     and single-use elementwise ops of them wanted in NHWC are made in NHWC;
     the transposes nobody reads are erased, so
     transposes remain where a value enters or leaves the chain (the input
-    image, the filters, ops without an NHWC form). Types, precisions and
+    image, ops without an NHWC form). Types, precisions and
     the step's interface are unchanged. mp-compile runs it by default
     (`--image-layout`): oneDNN's convolutions take NHWC images as they are,
     where NCHW ones are reordered on every call.

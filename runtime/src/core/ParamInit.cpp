@@ -81,7 +81,11 @@ static int64_t filterOutputDim(const Plan &plan, uint32_t param) {
       const std::string *layout = kernel.getString(AttrName::layout);
       if (!layout)
         return -1;
-      return dims[kernel.inputs[1]][*layout == "NCHW" ? 0 : 3];
+      // The filter's O: first in OIHW, last in HWIO.
+      const std::string *filterLayout =
+          kernel.getString(AttrName::filter_layout);
+      bool oihw = filterLayout ? *filterLayout == "OIHW" : *layout == "NCHW";
+      return dims[kernel.inputs[1]][oihw ? 0 : 3];
     }
   }
   return -1;

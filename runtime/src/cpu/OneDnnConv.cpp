@@ -38,11 +38,12 @@ struct ConvKey {
   int64_t dilationH, dilationW;
   DType in, out;
   int64_t groups;
+  bool oihwFilter; ///< the filter is OIHW (else HWIO), whatever the images
 
   auto tie() const {
     return std::make_tuple(kind, nhwc, n, c, h, w, o, kh, kw, oh, ow, strideH,
                            strideW, padTop, padBottom, padLeft, padRight,
-                           dilationH, dilationW, in, out, groups);
+                           dilationH, dilationW, in, out, groups, oihwFilter);
   }
   /// The filter's logical dimensions: O, I, H, W, or with groups oneDNN's
   /// G, O / G, I / G, H, W.
@@ -224,13 +225,16 @@ static ConvEntry createConv(const dnnl::engine &engine, const ConvKey &key) {
   // oneDNN's logical dimensions are always N, C, H, W (and O, I, H, W, or
   // G, O/G, I/G, H, W); the format tag says how the plan stores them. The
   // plan's grouped OIHW filter [O, I/G, H, W] is goihw (O = G x O/G,
-  // outer), its grouped HWIO [H, W, I/G, O] is hwigo.
+  // outer), its grouped HWIO [H, W, I/G, O] is hwigo. The filter's layout
+  // is its own (`filter_layout`: an OIHW filter beside NHWC images is what
+  // mp-channels-last leaves a PyTorch step); the primitive reorders it
+  // into its blocked layout either way.
   entry.src = dnnl::memory::desc({key.n, key.c, key.h, key.w}, types[0],
                                  key.nhwc ? tag::nhwc : tag::nchw);
   entry.weights = dnnl::memory::desc(
       key.filterDims(), types[1],
-      key.groups == 1 ? (key.nhwc ? tag::hwio : tag::oihw)
-                      : (key.nhwc ? tag::hwigo : tag::goihw));
+      key.groups == 1 ? (key.oihwFilter ? tag::oihw : tag::hwio)
+                      : (key.oihwFilter ? tag::goihw : tag::hwigo));
   entry.dst = dnnl::memory::desc({key.n, key.o, key.oh, key.ow}, types[2],
                                  key.nhwc ? tag::nhwc : tag::nchw);
   dnnl::memory::desc chosen[3];
@@ -317,12 +321,14 @@ static const ConvEntry *findConv(ConvCache::Impl &impl,
     return nullptr;
   ConvViews v = convViews(kernel, inputs, outputs);
   ref::Layout layout;
+  ref::FilterLayout filterLayout;
   ref::Window window;
   if (!ref::getLayout(kernel, layout).isOk() ||
+      !ref::getFilterLayout(kernel, layout, filterLayout).isOk() ||
       !ref::getConvWindow(kernel, window).isOk())
     return nullptr;
   ref::Image x = ref::imageOf(v.x->shape, layout);
-  ref::Filter f = ref::filterOf(v.f->shape, layout);
+  ref::Filter f = ref::filterOf(v.f->shape, filterLayout);
   ref::Image y = ref::imageOf(v.y->shape, layout);
   window.sizeH = f.h;
   window.sizeW = f.w;
@@ -357,7 +363,8 @@ static const ConvEntry *findConv(ConvCache::Impl &impl,
               window.dilationW,
               inputs[0].dtype,
               outputs[0].dtype,
-              groups};
+              groups,
+              filterLayout == ref::FilterLayout::OIHW};
   if (x.n == 0 || x.c == 0 || f.o == 0)
     return nullptr;
   const ConvEntry &entry = impl.lookup(key, state.engine, createConv);

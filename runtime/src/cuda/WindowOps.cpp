@@ -47,7 +47,9 @@ Status CudaBackend::runConv(const KernelDesc &k, const Views &in,
   ref::Layout layout;
   ref::Window window;
   MP_RETURN_IF_ERROR(windowOf(k, false, {x, f, y}, layout, window));
-  ref::Filter filter = ref::filterOf(f->shape, layout);
+  ref::FilterLayout filterLayout;
+  MP_RETURN_IF_ERROR(ref::getFilterLayout(k, layout, filterLayout));
+  ref::Filter filter = ref::filterOf(f->shape, filterLayout);
   FilterDesc fd{filter.o,  filter.i,  filter.h,  filter.w,
                 filter.so, filter.si, filter.sh, filter.sw,
                 k.getInt(AttrName::groups, 1)};

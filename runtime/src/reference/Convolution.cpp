@@ -40,12 +40,14 @@ static Status getConvGeometry(const KernelDesc &k, const TensorView &input,
                               ConvGeometry &g) {
   Layout layout;
   MP_RETURN_IF_ERROR(getLayout(k, layout));
+  FilterLayout filterLayout;
+  MP_RETURN_IF_ERROR(getFilterLayout(k, layout, filterLayout));
   MP_RETURN_IF_ERROR(getConvWindow(k, g.window));
   MP_RETURN_IF_ERROR(checkRank(k, input, 4, names[0]));
   MP_RETURN_IF_ERROR(checkRank(k, filter, 4, names[1]));
   MP_RETURN_IF_ERROR(checkRank(k, output, 4, names[2]));
   g.x = imageOf(input.shape, layout);
-  g.f = filterOf(filter.shape, layout);
+  g.f = filterOf(filter.shape, filterLayout);
   g.groups = k.getInt(AttrName::groups, 1);
   if (g.groups < 1 || g.x.c % g.groups != 0 || g.f.o % g.groups != 0)
     return kernelError(k, "needs groups >= 1 dividing the " +

@@ -26,8 +26,24 @@ Shape ref::imageShape(Layout layout, int64_t n, int64_t c, int64_t h,
   return layout == Layout::NCHW ? Shape{n, c, h, w} : Shape{n, h, w, c};
 }
 
-Filter ref::filterOf(const Shape &s, Layout layout) {
-  if (layout == Layout::NCHW) // OIHW
+Status ref::getFilterLayout(const KernelDesc &kernel, Layout layout,
+                            FilterLayout &filterLayout) {
+  const std::string *name = kernel.getString(AttrName::filter_layout);
+  if (!name)
+    filterLayout =
+        layout == Layout::NCHW ? FilterLayout::OIHW : FilterLayout::HWIO;
+  else if (*name == "OIHW")
+    filterLayout = FilterLayout::OIHW;
+  else if (*name == "HWIO")
+    filterLayout = FilterLayout::HWIO;
+  else
+    return kernelError(kernel, "needs a 'filter_layout' of OIHW or HWIO, got '" +
+                                   *name + "'");
+  return Status::ok();
+}
+
+Filter ref::filterOf(const Shape &s, FilterLayout layout) {
+  if (layout == FilterLayout::OIHW)
     return {s[0], s[1], s[2], s[3], s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
   // HWIO
   return {s[3], s[2], s[0], s[1], 1, s[3], s[1] * s[2] * s[3], s[2] * s[3]};

@@ -30,7 +30,16 @@ Image imageOf(const Shape &shape, Layout layout);
 /// The shape of an image with these sizes in `layout`.
 Shape imageShape(Layout layout, int64_t n, int64_t c, int64_t h, int64_t w);
 
-/// A conv filter: OIHW with NCHW data, HWIO with NHWC data.
+/// How a conv filter is stored.
+enum class FilterLayout { OIHW, HWIO };
+
+/// A conv kernel's filter layout: its optional `filter_layout` ("OIHW" or
+/// "HWIO"), else the image layout's own (OIHW with NCHW, HWIO with NHWC).
+Status getFilterLayout(const KernelDesc &kernel, Layout layout,
+                       FilterLayout &filterLayout);
+
+/// A conv filter through its layout: sizes and element strides of O, I, H
+/// and W.
 struct Filter {
   int64_t o, i, h, w;
   int64_t so, si, sh, sw;
@@ -38,7 +47,7 @@ struct Filter {
     return fo * so + fi * si + fh * sh + fw * sw;
   }
 };
-Filter filterOf(const Shape &shape, Layout layout);
+Filter filterOf(const Shape &shape, FilterLayout layout);
 
 /// A 2-D window: its size, strides, padding [top, bottom, left, right] and
 /// dilations.

@@ -285,22 +285,36 @@ void addVariants(std::vector<Case> &t) {
   // values: with 9 taps a padding tap's 0 * inf decides the result, NaN in
   // the reference's im2col and inf where oneDNN skips padding taps (both
   // IEEE-correct readings of zero padding; docs/runtime-reference.md).
-  for (bool nhwc : {false, true}) {
-    std::string tag = nhwc ? "_nhwc" : "_nchw";
+  // Then the filter in the other layout than the images' own
+  // (`filter_layout`: NHWC images with an OIHW filter are what
+  // mp-channels-last makes of a PyTorch convolution), plain convolutions
+  // too.
+  for (int form = 0; form < 4; ++form) {
+    bool nhwc = form % 2 == 1, swapped = form >= 2;
+    bool hwio = nhwc != swapped;
+    std::string tag = std::string(nhwc ? "_nhwc" : "_nchw") +
+                      (swapped ? (hwio ? "_hwio" : "_oihw") : "");
     auto image = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
       return nhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
     };
     auto filter = [&](int64_t o, int64_t i, int64_t h, int64_t w) {
-      return nhwc ? Shape{h, w, i, o} : Shape{o, i, h, w};
+      return hwio ? Shape{h, w, i, o} : Shape{o, i, h, w};
     };
-    for (int64_t groups : {2, 6}) {
-      int64_t perGroup = 6 / groups, outputs = groups == 2 ? 4 : 12;
-      std::string name = (groups == 2 ? "grouped" : "depthwise") + tag;
+    for (int64_t groups : {1, 2, 6}) {
+      if (groups == 1 && !swapped)
+        continue; // the plain cases below
+      int64_t perGroup = 6 / groups, outputs = groups == 6 ? 12 : 4;
+      std::string name = (groups == 1   ? "plain"
+                          : groups == 2 ? "grouped"
+                                        : "depthwise") +
+                         tag;
       std::map<std::string, Attr> attrs = {
           {"layout", str(nhwc ? "NHWC" : "NCHW")},
           {"strides", ints({2, 1})},
           {"padding", ints({1, 1, 1, 0})},
           {"groups", ints({groups})}};
+      if (swapped)
+        attrs["filter_layout"] = str(hwio ? "HWIO" : "OIHW");
       Shape x = image(2, 6, 9, 8), f = filter(outputs, perGroup, 3, 3),
             y = image(2, outputs, 5, 7);
       t.push_back(make("conv2d_" + name, "train.conv2d", {data(x), plain(f)},

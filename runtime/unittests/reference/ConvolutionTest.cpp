@@ -13,7 +13,11 @@ struct ConvCase {
   int64_t strideH, strideW;
   int64_t padTop, padBottom, padLeft, padRight;
   int64_t dilationH, dilationW;
+  /// The filter in the other layout than the images' own (`filter_layout`:
+  /// OIHW with NHWC images, HWIO with NCHW ones).
+  bool swapFilter = false;
 
+  bool hwio() const { return nhwc != swapFilter; }
   int64_t outH() const {
     return (h + padTop + padBottom - dilationH * (kh - 1) - 1) / strideH + 1;
   }
@@ -26,7 +30,7 @@ struct ConvCase {
   Shape inputShape() const { return image(c, h, w); }
   Shape outputShape() const { return image(o, outH(), outW()); }
   Shape filterShape() const {
-    return nhwc ? Shape{kh, kw, c, o} : Shape{o, c, kh, kw};
+    return hwio() ? Shape{kh, kw, c, o} : Shape{o, c, kh, kw};
   }
   int64_t imageAt(int64_t channels, int64_t hh, int64_t ww, int64_t in,
                   int64_t ic, int64_t ih, int64_t iw) const {
@@ -34,14 +38,18 @@ struct ConvCase {
                 : ((in * channels + ic) * hh + ih) * ww + iw;
   }
   int64_t filterAt(int64_t fo, int64_t fi, int64_t fh, int64_t fw) const {
-    return nhwc ? ((fh * kw + fw) * c + fi) * o + fo
-                : ((fo * c + fi) * kh + fh) * kw + fw;
+    return hwio() ? ((fh * kw + fw) * c + fi) * o + fo
+                  : ((fo * c + fi) * kh + fh) * kw + fw;
   }
   AttrMap attrs() const {
-    return {{"layout", stringAttr(nhwc ? "NHWC" : "NCHW")},
-            {"strides", intsAttr({strideH, strideW})},
-            {"padding", intsAttr({padTop, padBottom, padLeft, padRight})},
-            {"dilations", intsAttr({dilationH, dilationW})}};
+    AttrMap map = {
+        {"layout", stringAttr(nhwc ? "NHWC" : "NCHW")},
+        {"strides", intsAttr({strideH, strideW})},
+        {"padding", intsAttr({padTop, padBottom, padLeft, padRight})},
+        {"dilations", intsAttr({dilationH, dilationW})}};
+    if (swapFilter)
+      map["filter_layout"] = stringAttr(hwio() ? "HWIO" : "OIHW");
+    return map;
   }
 };
 
@@ -84,6 +92,9 @@ const ConvCase kCases[] = {
     {true, 2, 3, 7, 8, 2, 3, 2, 2, 3, 1, 0, 2, 1, 1, 1},
     {true, 1, 2, 9, 9, 3, 3, 3, 2, 1, 1, 2, 0, 1, 2, 3},
     {true, 3, 5, 4, 4, 6, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, // 1x1
+    // The filter in the other layout (mp-channels-last's NHWC + OIHW).
+    {true, 2, 3, 7, 8, 2, 3, 2, 2, 3, 1, 0, 2, 1, 1, 1, true},
+    {false, 1, 2, 9, 9, 3, 3, 3, 2, 1, 1, 2, 0, 1, 2, 3, true},
 };
 } // namespace
 
@@ -92,6 +103,7 @@ TEST_P(ConvolutionTest, AllThreeOpsMatchDoubleReference) {
   unsigned seed = 1;
   for (const ConvCase &c : kCases) {
     std::string name = std::string(c.nhwc ? "NHWC " : "NCHW ") +
+                       (c.hwio() ? "HWIO " : "OIHW ") +
                        formatShape(c.inputShape()) + " * " +
                        formatShape(c.filterShape());
     HostTensor x = randomTensor(dtype, c.inputShape(), -1, 1, seed++);

@@ -559,6 +559,16 @@ func.func @conv_channels_hwio(%x: tensor<1x8x8x3xf32>, %f: tensor<3x3x5x4xf32>) 
 
 // -----
 
+// An HWIO-shaped filter read as OIHW (`filter OIHW` beside NHWC images):
+// O 3, I 3, 5 x 4 taps.
+func.func @conv_channels_nhwc_oihw(%x: tensor<1x8x8x4xf32>, %f: tensor<3x3x5x4xf32>) {
+  // expected-error @+1 {{input has 4 channels but filter expects 3 (filter layout OIHW)}}
+  %0 = train.conv2d NHWC filter OIHW %x, %f : tensor<1x8x8x4xf32>, tensor<3x3x5x4xf32> -> tensor<1x4x5x3xf32>
+  return
+}
+
+// -----
+
 func.func @conv_strides_size(%x: tensor<1x3x8x8xf32>, %f: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{expects 'strides' to have 2 entries but got 1}}
   %0 = train.conv2d NCHW %x, %f {strides = array<i64: 2>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x3x3xf32>

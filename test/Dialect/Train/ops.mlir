@@ -160,6 +160,18 @@ func.func @conv_nhwc(%x: tensor<2x8x8x3xbf16>, %f: tensor<3x3x3x4xbf16>, %dy: te
   return %0, %1, %2 : tensor<2x3x3x4xbf16>, tensor<2x8x8x3xbf16>, tensor<3x3x3x4xbf16>
 }
 
+// The filter in the other layout than the images' own round-trips.
+// CHECK-LABEL: func.func @conv_nhwc_oihw(
+// CHECK-NEXT: train.conv2d NHWC filter OIHW %{{.*}} : tensor<2x8x8x3xf32>, tensor<4x3x3x3xf32> -> tensor<2x6x6x4xf32>
+// CHECK-NEXT: train.conv2d_backward_data NCHW filter HWIO %{{.*}} : tensor<2x4x6x6xf32>, tensor<3x3x3x4xf32> -> tensor<2x3x8x8xf32>
+// CHECK-NEXT: train.conv2d_backward_filter NHWC filter OIHW %{{.*}} : tensor<2x8x8x3xf32>, tensor<2x6x6x4xf32> -> tensor<4x3x3x3xf32>
+func.func @conv_nhwc_oihw(%x: tensor<2x8x8x3xf32>, %f: tensor<4x3x3x3xf32>, %dy: tensor<2x6x6x4xf32>, %g: tensor<2x4x6x6xf32>, %h: tensor<3x3x3x4xf32>) -> (tensor<2x6x6x4xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) {
+  %0 = train.conv2d NHWC filter OIHW %x, %f : tensor<2x8x8x3xf32>, tensor<4x3x3x3xf32> -> tensor<2x6x6x4xf32>
+  %1 = train.conv2d_backward_data NCHW filter HWIO %g, %h : tensor<2x4x6x6xf32>, tensor<3x3x3x4xf32> -> tensor<2x3x8x8xf32>
+  %2 = train.conv2d_backward_filter NHWC filter OIHW %x, %dy : tensor<2x8x8x3xf32>, tensor<2x6x6x4xf32> -> tensor<4x3x3x3xf32>
+  return %0, %1, %2 : tensor<2x6x6x4xf32>, tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>
+}
+
 // CHECK-LABEL: func.func @batch_norm(
 // CHECK-SAME: [[X:%[^:]+]]: tensor<2x3x4x4xbf16>, [[S:%[^:]+]]: tensor<3xf32>, [[O:%[^:]+]]: tensor<3xf32>, [[M:%[^:]+]]: tensor<3xf32>, [[V:%[^:]+]]: tensor<3xf32>, [[DY:%[^:]+]]: tensor<2x3x4x4xbf16>) -> (tensor<2x3x4x4xbf16>, tensor<3xf32>, tensor<3xf32>, tensor<2x3x4x4xbf16>, tensor<3xf32>, tensor<3xf32>)
 // CHECK-NEXT: [[Y:%[^ ,]+]], [[NM:%[^ ,]+]], [[NV:%[^ ,]+]], [[SM:%[^ ,]+]], [[SI:%[^ ,]+]] = train.batch_norm [[X]], [[S]], [[O]], [[M]], [[V]] : tensor<2x3x4x4xbf16>, tensor<3xf32>

@@ -24,8 +24,8 @@
 
 // conv1 1 -> 32 on 28x28 (7.2 MFLOP), conv2 32 -> 64 on 14x14 (115.6
 // MFLOP), each in the forward pass and as a filter gradient, conv2's data
-// gradient; the head's matmuls. (mp-compile keeps the example's
-// convolutions in NHWC: HWIO filters, O last.)
+// gradient; the head's matmuls. (mp-compile runs the example's
+// convolutions on NHWC images with their OIHW filters, O first.)
 // CNN: "op": "train.conv2d", {{.*}}"gflop": 0.0072
 // CNN: "op": "train.conv2d", {{.*}}"gflop": 0.1156
 // CNN: "op": "train.conv2d_backward_filter", {{.*}}"gflop": 0.1156

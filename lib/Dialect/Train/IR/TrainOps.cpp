@@ -29,13 +29,20 @@ ImageDims mp::train::imageDims(Layout layout) {
   return layout == Layout::NCHW ? ImageDims{0, 1, 2, 3}
                                 : ImageDims{0, 3, 1, 2};
 }
-/// Dimension indices of a filter: OIHW with NCHW, HWIO with NHWC.
+FilterLayout
+mp::train::filterLayoutOf(Layout layout,
+                          std::optional<FilterLayout> filterLayout) {
+  if (filterLayout)
+    return *filterLayout;
+  return layout == Layout::NCHW ? FilterLayout::OIHW : FilterLayout::HWIO;
+}
+/// Dimension indices of a filter in its layout.
 struct FilterDims {
   unsigned o, i, h, w;
 };
-static FilterDims filterDims(Layout layout) {
-  return layout == Layout::NCHW ? FilterDims{0, 1, 2, 3}
-                                : FilterDims{3, 2, 0, 1};
+static FilterDims filterDims(FilterLayout layout) {
+  return layout == FilterLayout::OIHW ? FilterDims{0, 1, 2, 3}
+                                      : FilterDims{3, 2, 0, 1};
 }
 
 /// Output size of one spatial dimension of a window op, or -1 when the
@@ -108,7 +115,9 @@ static LogicalResult verifyConv(ConvOp op, Value input, Value filter,
       failed(checkRank(raw, names.output, output, 4)))
     return failure();
   ImageDims d = imageDims(op.getLayout());
-  FilterDims f = filterDims(op.getLayout());
+  FilterLayout filterLayout =
+      filterLayoutOf(op.getLayout(), op.getFilterLayout());
+  FilterDims f = filterDims(filterLayout);
   ArrayRef<int64_t> in = shapeOf(input), fl = shapeOf(filter);
   auto groups = static_cast<int64_t>(op.getGroups()); // I64Attr: unsigned
   if (groups < 1)
@@ -123,7 +132,7 @@ static LogicalResult verifyConv(ConvOp op, Value input, Value filter,
            << names.input << " has " << in[d.c] << " channels but "
            << names.filter << " expects "
            << fl[f.i] * groups << " (filter layout "
-           << (op.getLayout() == Layout::NCHW ? "OIHW" : "HWIO")
+           << stringifyFilterLayout(filterLayout)
            << (groups > 1 ? ", " + std::to_string(fl[f.i]) + " per group of " +
                                 std::to_string(groups)
                           : std::string())

@@ -68,6 +68,16 @@ def Train_Layout : I64EnumAttr<"Layout", "image tensor layout", [
   let cppNamespace = "::mp::train";
 }
 
+/// How a convolution's filter is stored when it is not the image layout's
+/// own (`filter_layout` on conv2d and its gradients): OIHW beside NHWC
+/// images is what mp-channels-last leaves a PyTorch filter in.
+def Train_FilterLayout : I64EnumAttr<"FilterLayout", "convolution filter layout", [
+    I64EnumAttrCase<"OIHW", 0>,
+    I64EnumAttrCase<"HWIO", 1>,
+  ]> {
+  let cppNamespace = "::mp::train";
+}
+
 def Train_Layout1D : I64EnumAttr<"Layout1D", "sequence tensor layout", [
     I64EnumAttrCase<"NCL", 0>,
     I64EnumAttrCase<"NLC", 1>,

@@ -24,6 +24,10 @@ struct ImageDims {
   unsigned n, c, h, w;
 };
 ImageDims imageDims(Layout layout);
+/// The layout of a convolution's filter: its `filter_layout`, else the
+/// one of its image layout (OIHW with NCHW, HWIO with NHWC).
+FilterLayout filterLayoutOf(Layout layout,
+                            std::optional<FilterLayout> filterLayout);
 
 } // namespace mp::train
 

@@ -412,7 +412,9 @@ def Train_BiasAddOp : Train_Op<"bias_add", [AllTypesMatch<["x", "result"]>,
 
 /// Attributes shared by conv2d and its two backward ops. Filters are OIHW
 /// with NCHW data and HWIO with NHWC data (PyTorch's and TensorFlow's own
-/// conventions). `padding` is [top, bottom, left, right]. With `groups` G
+/// conventions) unless `filter_layout` says otherwise: mp-channels-last
+/// runs a PyTorch convolution on NHWC images with its OIHW filter as it is
+/// (no transpose of the weights or their gradient per step). `padding` is [top, bottom, left, right]. With `groups` G
 /// the C input channels and O output channels split into G groups, each
 /// output group seeing its input group only: the filter's I is C / G
 /// (PyTorch's [O, C/G, KH, KW]; depthwise is G = C, TensorFlow's
@@ -422,7 +424,8 @@ defvar Train_ConvAttrs = (ins
   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
-  DefaultValuedAttr<I64Attr, "1">:$groups);
+  DefaultValuedAttr<I64Attr, "1">:$groups,
+  OptionalAttr<Train_FilterLayout>:$filter_layout);
 
 def Train_Conv2DOp : Train_Op<"conv2d"> {
   let precisionReason = [{
@@ -435,7 +438,7 @@ def Train_Conv2DOp : Train_Op<"conv2d"> {
                             Train_FloatTensor:$filter), Train_ConvAttrs);
   let results = (outs Train_FloatTensor:$result);
   let assemblyFormat = [{
-    $layout $input `,` $filter attr-dict `:` type($input) `,` type($filter)
+    $layout (`filter` $filter_layout^)? $input `,` $filter attr-dict `:` type($input) `,` type($filter)
     `->` type($result)
   }];
   let hasVerifier = 1;
@@ -456,7 +459,7 @@ def Train_Conv2DBackwardDataOp : Train_Op<"conv2d_backward_data"> {
                             Train_FloatTensor:$filter), Train_ConvAttrs);
   let results = (outs Train_FloatTensor:$result);
   let assemblyFormat = [{
-    $layout $grad_output `,` $filter attr-dict `:` type($grad_output) `,`
+    $layout (`filter` $filter_layout^)? $grad_output `,` $filter attr-dict `:` type($grad_output) `,`
     type($filter) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -473,7 +476,7 @@ def Train_Conv2DBackwardFilterOp : Train_Op<"conv2d_backward_filter"> {
                             Train_FloatTensor:$grad_output), Train_ConvAttrs);
   let results = (outs Train_FloatTensor:$result);
   let assemblyFormat = [{
-    $layout $input `,` $grad_output attr-dict `:` type($input) `,`
+    $layout (`filter` $filter_layout^)? $input `,` $grad_output attr-dict `:` type($input) `,`
     type($grad_output) `->` type($result)
   }];
   let hasVerifier = 1;
