@@ -402,11 +402,15 @@ static int runMain(int argc, char **argv) {
     std::fprintf(stderr,
                  "mp-run: memory: arena %llu bytes, activations saved for "
                  "the backward pass %llu bytes, second slots of "
-                 "double-buffered state %llu bytes\n",
+                 "double-buffered state %llu bytes; parameters %llu bytes, "
+                 "optimizer state %llu bytes, buffers %llu bytes\n",
                  static_cast<unsigned long long>(memory.arenaBytes),
                  static_cast<unsigned long long>(memory.savedActivationBytes),
                  static_cast<unsigned long long>(
-                     session->doubleBufferedBytes()));
+                     session->doubleBufferedBytes()),
+                 static_cast<unsigned long long>(memory.paramBytes),
+                 static_cast<unsigned long long>(memory.optStateBytes),
+                 static_cast<unsigned long long>(memory.bufferBytes));
     std::fprintf(stderr, "mp-run: backend: %s\nmp-run: CPU features: %s\n",
                  session->backendDescription().c_str(),
                  rt::cpuFeatures().c_str());
@@ -870,6 +874,11 @@ static int runMain(int argc, char **argv) {
                 static_cast<long long>(stats.lastOverflowStep + 1));
   if (totalSteps > start)
     std::printf("%s", scalars.text(scalars.read(*session), "; ").c_str());
+  // Which code ran, where the plan has generated code: its numbers differ
+  // slightly from the kernels' (docs/codegen.md).
+  if (!session->plan().code.empty())
+    std::printf("; generated code %s",
+                session->usesGeneratedCode() ? "on" : "off");
   std::printf("\n");
   if (std::fflush(stdout) != 0 || std::ferror(stdout))
     die(std::string("cannot write the summary to stdout: ") +

@@ -24,9 +24,12 @@ namespace mp::rt {
 class CodeLibrary {
 public:
   /// The library of `code` (code.resolvedPath: a plan read from a file) with one
-  /// function per region, in region order. Unimplemented, saying
-  /// why, when it cannot be used here: no such file, not loadable, another
-  /// plan's library, no variant for this CPU, a missing symbol.
+  /// function per region, in region order. Unimplemented when this CPU
+  /// has no variant of it (no AVX2): the kernels run one by one. Any
+  /// other failure means the library is not the plan's: NotFound (no such
+  /// file), DataLoss (its size or checksum differs from the plan's record,
+  /// checked before it is loaded, or none is recorded), Internal (it does
+  /// not load, or is not the plan's code: its id or a symbol).
   static StatusOr<std::unique_ptr<CodeLibrary>> open(const PlanCode &code);
   ~CodeLibrary();
   CodeLibrary(const CodeLibrary &) = delete;

@@ -4,9 +4,13 @@
 // its kernels (PlanCode, docs/codegen.md). Where the backend calls
 // generated code (the cpu backend) and the library loads here, each such
 // run is one call of its function; elsewhere (the reference backend, the
-// oracle; a library missing or built for another plan; a CPU without
-// AVX2; MP_GENERATED_CODE=off) the kernels run one by one, as without
-// code, and generatedCodeStatus() says why.
+// oracle; a CPU without AVX2; MP_GENERATED_CODE=off) the kernels run one
+// by one, as without code, and generatedCodeStatus() says why. A library
+// that is not the plan's (missing, truncated, replaced, another plan's)
+// is an error, not a fallback: the kernels one by one give slightly other
+// numbers than the generated code (its transcendental approximations),
+// which would then pass under the plan's name. MP_GENERATED_CODE=off is
+// the named way to run such a plan kernel by kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "core/CodeLibrary.h"
@@ -17,10 +21,10 @@
 
 using namespace mp::rt;
 
-void Session::useGeneratedCode() {
+Status Session::useGeneratedCode() {
   const PlanCode &code = plan_.code;
   if (code.empty())
-    return;
+    return Status::ok();
   size_t kernels = 0;
   for (const FusedRegion &region : code.regions)
     kernels += region.count;
@@ -30,18 +34,25 @@ void Session::useGeneratedCode() {
   const char *setting = std::getenv("MP_GENERATED_CODE");
   if (setting && std::strcmp(setting, "off") == 0) {
     codeStatus_ = what + " run kernel by kernel: MP_GENERATED_CODE=off";
-    return;
+    return Status::ok();
   }
   if (!backend_->runsGeneratedCode() || device_) {
     codeStatus_ = what + " run kernel by kernel: the " +
                   std::string(backend_->name()) +
                   " backend does not run generated host code";
-    return;
+    return Status::ok();
   }
   StatusOr<std::unique_ptr<CodeLibrary>> library = CodeLibrary::open(code);
   if (!library.isOk()) {
+    if (library.status().code() != StatusCode::Unimplemented)
+      return Status(library.status().code(),
+                    "the plan's generated code: " +
+                        library.status().message() +
+                        " (or MP_GENERATED_CODE=off runs its " + what +
+                        " kernel by kernel, with slightly different "
+                        "numbers)");
     codeStatus_ = what + " run kernel by kernel: " + library.status().message();
-    return;
+    return Status::ok();
   }
   code_ = std::move(*library);
   regionAt_.assign(plan_.kernels.size(), -1);
@@ -57,6 +68,7 @@ void Session::useGeneratedCode() {
   }
   codeStatus_ = what + " on generated code, " + code_->variant() +
                 " variant (" + code.library + ")";
+  return Status::ok();
 }
 
 Status Session::runRegion(size_t r) {

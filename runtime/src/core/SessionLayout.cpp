@@ -191,7 +191,7 @@ Status Session::initialize() {
       kernelOutputs_[parity].push_back(std::move(outputs));
     }
 
-  useGeneratedCode();
+  MP_RETURN_IF_ERROR(useGeneratedCode());
 
   for (const HoistedCast &cast : hoisted_)
     MP_RETURN_IF_ERROR(refreshCasts(cast.state));

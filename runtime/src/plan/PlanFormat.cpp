@@ -80,6 +80,8 @@ static std::vector<uint8_t> serializePayload(const Plan &plan) {
   }
   w.str(plan.code.library);
   w.u64(plan.code.id);
+  w.u64(plan.code.librarySize);
+  w.u64(plan.code.libraryHash);
   w.u32(static_cast<uint32_t>(plan.code.regions.size()));
   for (const FusedRegion &region : plan.code.regions) {
     w.str(region.symbol);
@@ -172,6 +174,8 @@ public:
         return "result #" + std::to_string(i) + ": " + error;
     if (version >= 5) {
       if (!r.str(plan.code.library) || !r.u64(plan.code.id) ||
+          (version >= 7 && (!r.u64(plan.code.librarySize) ||
+                            !r.u64(plan.code.libraryHash))) ||
           !r.count(count, kMinRegionBytes))
         return "bad code section";
       plan.code.regions.resize(count);
@@ -359,4 +363,38 @@ StatusOr<Plan> mp::rt::readPlanFile(const std::string &path) {
                                   : path.substr(0, slash + 1) + library;
   }
   return plan;
+}
+
+Status mp::rt::stampCodeLibrary(Plan &plan, const std::string &libraryPath) {
+  StatusOr<std::vector<uint8_t>> bytes = readFile(libraryPath);
+  if (!bytes.isOk())
+    return bytes.status();
+  plan.code.librarySize = bytes->size();
+  plan.code.libraryHash = fnv1a64(bytes->data(), bytes->size());
+  return Status::ok();
+}
+
+Status mp::rt::checkCodeLibrary(const PlanCode &code) {
+  const std::string &path = code.resolvedPath;
+  if (code.librarySize == 0)
+    return dataLoss("the plan records no size or checksum of its generated "
+                    "code '" + path + "' (a plan format before 7): recompile "
+                    "the plan");
+  StatusOr<std::vector<uint8_t>> bytes = readFile(path);
+  if (!bytes.isOk())
+    return bytes.status();
+  if (bytes->size() != code.librarySize)
+    return dataLoss("'" + path + "' has " + std::to_string(bytes->size()) +
+                    " bytes, the plan's generated code " +
+                    std::to_string(code.librarySize) +
+                    " (truncated or replaced): copy the library written "
+                    "with the plan, or recompile the plan");
+  uint64_t hash = fnv1a64(bytes->data(), bytes->size());
+  if (hash != code.libraryHash)
+    return dataLoss("'" + path + "' does not have the checksum of the "
+                    "plan's generated code (" + hex64(hash) + ", not " +
+                    hex64(code.libraryHash) +
+                    "): copy the library written with the plan, or "
+                    "recompile the plan");
+  return Status::ok();
 }

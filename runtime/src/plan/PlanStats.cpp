@@ -8,6 +8,15 @@ using namespace mp::rt;
 PlanMemoryStats mp::rt::planMemoryStats(const Plan &plan) {
   PlanMemoryStats stats;
   stats.arenaBytes = plan.arenaSize;
+  for (const TensorDesc &t : plan.tensors) {
+    if (t.kind == TensorKind::Param)
+      stats.paramBytes += t.byteSize();
+    else if (t.kind == TensorKind::OptState)
+      stats.optStateBytes += t.byteSize();
+    else if (t.kind == TensorKind::Buffer ||
+             t.kind == TensorKind::ScalerState)
+      stats.bufferBytes += t.byteSize();
+  }
   size_t seed = plan.kernels.size();
   for (size_t k = 0; k < plan.kernels.size(); ++k)
     if (plan.kernels[k].opId() == OpId::TrainGradSeed) {

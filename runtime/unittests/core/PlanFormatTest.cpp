@@ -209,18 +209,34 @@ TEST(PlanFormatTest, CodeSectionRoundTrips) {
 /// before the constants, version 5 is the same file without it, version 4
 /// without the empty code section (a library name, an id and a region
 /// count, 16 zero bytes) either.
+/// `plan` (without code or sources) in an older format: the payload ends
+/// [code: library 4, id 8, size 8, hash 8, regions 4][sources 4][constants];
+/// version 6 has no size and hash, 5 no sources either, 4 no code section.
 static std::vector<uint8_t> olderVersion(const Plan &plan, uint32_t version) {
   std::vector<uint8_t> bytes = serializePlan(plan);
   size_t constants = bytes.size() - 8 - plan.constants.size();
-  size_t section = constants - (version == 4 ? 20 : 4);
-  for (size_t i = section; i < constants; ++i)
+  size_t sources = constants - 4, code = sources - 32;
+  for (size_t i = code; i < constants; ++i)
     EXPECT_EQ(bytes[i], 0) << i;
-  bytes.erase(bytes.begin() + section, bytes.begin() + constants);
+  if (version <= 5)
+    bytes.erase(bytes.begin() + sources, bytes.begin() + constants);
+  if (version == 4)
+    bytes.erase(bytes.begin() + code, bytes.begin() + sources);
+  else // the checksum's 16 bytes after the library name and the id
+    bytes.erase(bytes.begin() + code + 12, bytes.begin() + code + 28);
   uint64_t payload = bytes.size() - 32;
   std::memcpy(bytes.data() + 8, &version, 4);
   std::memcpy(bytes.data() + 16, &payload, 8);
   fixChecksum(bytes);
   return bytes;
+}
+
+TEST(PlanFormatTest, VersionSixIsReadAsAPlanWithoutLibraryChecksum) {
+  StatusOr<Plan> v6 =
+      parsePlan(olderVersion(makeLeastSquaresPlan(), 6), "v6.plan");
+  ASSERT_TRUE(v6.isOk()) << v6.status().message();
+  EXPECT_EQ(v6->code.librarySize, 0u);
+  EXPECT_EQ(serializePlan(*v6), serializePlan(makeLeastSquaresPlan()));
 }
 
 TEST(PlanFormatTest, VersionFiveIsReadAsAPlanWithoutSources) {
@@ -264,6 +280,64 @@ TEST(PlanFormatTest, LibraryIsResolvedNextToThePlanFile) {
   StatusOr<Plan> read = readPlanFile(path);
   ASSERT_TRUE(read.isOk()) << read.status().message();
   EXPECT_EQ(read->code.resolvedPath, dir + "/least_squares.code.so");
+}
+
+/// The library's size and checksum travel in the plan and are checked
+/// against the file before it is loaded: the library as written passes; a
+/// truncated, altered or missing one is refused by name; a plan that
+/// records none (an older format) is refused too.
+TEST(PlanFormatTest, CodeLibraryIsCheckedAgainstThePlansRecord) {
+  Plan plan = planWithCode();
+  std::string dir = ::testing::TempDir();
+  std::string library = dir + "/least_squares.code.so";
+  std::string content(3000, 'x');
+  for (size_t i = 0; i < content.size(); ++i)
+    content[i] = static_cast<char>(i * 7);
+  auto write = [&](const std::string &bytes) {
+    FILE *f = std::fopen(library.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  };
+  write(content);
+  ASSERT_TRUE(stampCodeLibrary(plan, library).isOk());
+  EXPECT_EQ(plan.code.librarySize, 3000u);
+  std::string path = dir + "/checked.mpplan";
+  ASSERT_TRUE(writePlanFile(plan, path).isOk());
+  StatusOr<Plan> read = readPlanFile(path);
+  ASSERT_TRUE(read.isOk()) << read.status().message();
+  EXPECT_EQ(read->code.libraryHash, plan.code.libraryHash);
+  EXPECT_TRUE(checkCodeLibrary(read->code).isOk());
+
+  write(content.substr(0, 1000));
+  Status truncated = checkCodeLibrary(read->code);
+  EXPECT_EQ(truncated.code(), StatusCode::DataLoss);
+  EXPECT_NE(truncated.message().find("has 1000 bytes, the plan's generated "
+                                     "code 3000 (truncated or replaced)"),
+            std::string::npos)
+      << truncated.message();
+
+  std::string altered = content;
+  altered[1500] ^= 1;
+  write(altered);
+  Status changed = checkCodeLibrary(read->code);
+  EXPECT_EQ(changed.code(), StatusCode::DataLoss);
+  EXPECT_NE(changed.message().find("does not have the checksum"),
+            std::string::npos)
+      << changed.message();
+
+  std::remove(library.c_str());
+  EXPECT_EQ(checkCodeLibrary(read->code).code(), StatusCode::NotFound);
+
+  write(content);
+  PlanCode unrecorded = read->code;
+  unrecorded.librarySize = 0;
+  Status older = checkCodeLibrary(unrecorded);
+  EXPECT_EQ(older.code(), StatusCode::DataLoss);
+  EXPECT_NE(older.message().find("records no size or checksum"),
+            std::string::npos)
+      << older.message();
+  std::remove(library.c_str());
 }
 
 TEST(PlanFormatTest, ChecksumMismatchIsNamed) {

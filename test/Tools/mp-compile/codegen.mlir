@@ -3,8 +3,11 @@
 // gelu_grad's chain in the backward pass) become fused regions whose code
 // is written next to the plan; the cpu backend runs them, the reference
 // backend runs the kernels, and twenty steps of training agree within the
-// approximations' tolerance (docs/codegen.md). A missing or stale library
-// is named and the kernels run instead.
+// approximations' tolerance (docs/codegen.md). The library's size and
+// checksum belong to the plan: a missing, truncated, altered or other
+// plan's library is refused before it is loaded (never a crash inside
+// dlopen, never other numbers under the plan's name); MP_GENERATED_CODE=off
+// is the named way to run the kernels instead.
 // REQUIRES: onednn
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: mp-compile %s --mixed-precision="policy=mixed_bfloat16" --codegen=cpu --emit-llvm=%t/step.ll -o %t/step.mpplan
@@ -18,12 +21,22 @@
 // RUN: %python %S/Inputs/close_losses.py %t/cpu.log %t/ref.log 1e-3
 // RUN: %python %S/Inputs/close_losses.py %t/cpu.log %t/off.log 1e-3
 //
-// Another plan's library in its place is refused by its code id:
+// Another plan's library in its place, the library cut short at several
+// lengths, one byte of it changed, and no library at all are refused by
+// name; with MP_GENERATED_CODE=off the kernels run, and the summary says so.
+// RUN: cp %t/step.code.so %t/good.code.so
 // RUN: mp-compile %s --codegen=cpu -o %t/other.mpplan
 // RUN: cp %t/other.code.so %t/step.code.so
-// RUN: mp-run %t/step.mpplan --synthetic --steps 2 2>&1 | FileCheck %s --check-prefix=STALE
+// RUN: not mp-run %t/step.mpplan --synthetic --steps 2 2>&1 | FileCheck %s --check-prefix=STALE
+// RUN: head -c 64 %t/good.code.so > %t/step.code.so
+// RUN: not mp-run %t/step.mpplan --synthetic --steps 2 2>&1 | FileCheck %s --check-prefix=TRUNCATED
+// RUN: head -c 4096 %t/good.code.so > %t/step.code.so
+// RUN: not mp-run %t/step.mpplan --synthetic --steps 2 2>&1 | FileCheck %s --check-prefix=TRUNCATED
+// RUN: %python -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[len(b) // 2] ^= 1; open(sys.argv[2], 'wb').write(b)" %t/good.code.so %t/step.code.so
+// RUN: not mp-run %t/step.mpplan --synthetic --steps 2 2>&1 | FileCheck %s --check-prefix=ALTERED
 // RUN: rm %t/step.code.so
-// RUN: mp-run %t/step.mpplan --synthetic --steps 2 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not mp-run %t/step.mpplan --synthetic --steps 2 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: env MP_GENERATED_CODE=off mp-run %t/step.mpplan --synthetic --steps 2 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: not mp-compile %s --codegen=gpu -o %t/bad.mpplan 2>&1 | FileCheck %s --check-prefix=BAD
 //
 // A step without a run of two elementwise kernels writes no library:
@@ -37,13 +50,16 @@
 
 // CPU: generated code: {{[0-9]+}} fused regions ({{[0-9]+}} kernels) on generated code, {{avx512|avx2}} variant (step.code.so)
 // CPU: train.gelu {{.*}}generated code ({{avx512|avx2}}), fused region #
-// CPU: trained 20 steps
+// CPU: trained 20 steps {{.*}}; generated code on
 // REF: generated code: {{.*}} run kernel by kernel: the reference backend does not run generated host code
 // REF: trained 20 steps
-// STALE: warning: generated code: {{.*}} run kernel by kernel: {{.*}}step.code.so' was generated for another plan
-// STALE: trained 2 steps
-// MISSING: warning: generated code: {{.*}}cannot load the plan's generated code {{.*}}step.code.so
-// MISSING: trained 2 steps
+// STALE: the plan's generated code: {{.*}}step.code.so{{' has [0-9]+ bytes|' does not have the checksum}}
+// STALE-NOT: trained
+// TRUNCATED: the plan's generated code: {{.*}}step.code.so' has {{64|4096}} bytes, the plan's generated code {{[0-9]+}} (truncated or replaced)
+// TRUNCATED-SAME: MP_GENERATED_CODE=off
+// ALTERED: the plan's generated code: {{.*}}step.code.so' does not have the checksum of the plan's generated code
+// MISSING: the plan's generated code: cannot open {{.*}}step.code.so
+// OFF: trained 2 steps {{.*}}; generated code off
 // BAD: unknown --codegen 'gpu' (cpu or none)
 
 func.func @train_step(

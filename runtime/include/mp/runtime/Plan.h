@@ -219,10 +219,16 @@ struct FusedRegion {
 /// The native code a plan names: a shared library next to the plan file
 /// with one function per fused region, in one variant per instruction set
 /// (`symbol` + "_avx512" / "_avx2"), and `uint64_t mp_code_id()` returning
-/// `id`, so that a library written for another plan is refused.
+/// `id`, so that a library written for another plan is refused. The
+/// library's size and checksum belong to the plan (version 7) and are
+/// checked before the library is loaded: a truncated or replaced file is
+/// refused with a message, never handed to dlopen (which crashes on a
+/// truncated one).
 struct PlanCode {
   std::string library; ///< a file name (no '/'), in the plan file's folder
   uint64_t id = 0;     ///< also what the library's mp_code_id() returns
+  uint64_t librarySize = 0; ///< bytes; 0: not recorded (version 5 and 6)
+  uint64_t libraryHash = 0; ///< FNV-1a 64 of the library's bytes
   std::vector<FusedRegion> regions; ///< in kernel order, disjoint
   /// Set by readPlanFile: `library` resolved against the plan's folder.
   std::string resolvedPath;
@@ -236,10 +242,11 @@ struct Plan {
   /// 4: the layout is recorded (kernel and result flags: views, hoisted
   /// casts, double-buffered state) and executed as written. 5: the plan
   /// may name generated code for runs of its kernels (PlanCode). 6: each
-  /// kernel records its source location and precision decision. Versions
-  /// 4 and 5 are read too (without code, without sources); another version
-  /// is rejected by version: recompile it.
-  static constexpr uint32_t kVersion = 6;
+  /// kernel records its source location and precision decision. 7: the
+  /// code library's size and checksum. Versions 4 to 6 are read too
+  /// (without code, sources or checksum); another version is rejected by
+  /// version: recompile it.
+  static constexpr uint32_t kVersion = 7;
   static constexpr uint32_t kOldestVersion = 4;
   std::string policy; ///< float32, mixed_bfloat16, mixed_float16
   std::vector<TensorDesc> tensors;
@@ -279,6 +286,15 @@ StatusOr<Plan> parsePlan(const std::vector<uint8_t> &bytes,
                          const std::string &origin);
 Status writePlanFile(const Plan &plan, const std::string &path);
 StatusOr<Plan> readPlanFile(const std::string &path);
+
+/// Records the size and checksum of the code library at `libraryPath` in
+/// `plan.code` (mp-compile, after writing the library).
+Status stampCodeLibrary(Plan &plan, const std::string &libraryPath);
+
+/// Whether the file `code.resolvedPath` is the library `code` records:
+/// DataLoss naming the file and what differs (size, checksum, none
+/// recorded) otherwise; NotFound when it is missing.
+Status checkCodeLibrary(const PlanCode &code);
 
 /// Sets every kernel's id from its op name (after validate(): names the
 /// op table does not have become Unknown). parsePlan and Session do it.
@@ -347,6 +363,10 @@ struct PlanMemoryStats {
   /// train.grad_seed and still read at or after it. 0 without a
   /// grad_seed (a forward-only plan).
   uint64_t savedActivationBytes = 0;
+  /// The persistent state, outside the arena: parameters (the master
+  /// weights, f32 under a mixed policy), optimizer state, and buffers
+  /// (running statistics, loss-scaler state).
+  uint64_t paramBytes = 0, optStateBytes = 0, bufferBytes = 0;
 };
 PlanMemoryStats planMemoryStats(const Plan &plan);
 

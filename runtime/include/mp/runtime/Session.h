@@ -258,9 +258,12 @@ private:
   /// fused check); with `fuseActivations`, its fused activation too.
   Status runKernel(size_t k, bool fuseActivations = true);
   /// Loads the plan's generated code where the backend runs it (else
-  /// records why not in codeStatus_); never fails the session: the
-  /// region's kernels are the fallback.
-  void useGeneratedCode();
+  /// records why not in codeStatus_: a backend without generated host
+  /// code, a CPU without a variant, MP_GENERATED_CODE=off run the
+  /// regions' kernels one by one). A library that is not the plan's
+  /// (missing, truncated, another checksum or id) fails the session: the
+  /// plan would train with other numbers under its own name.
+  Status useGeneratedCode();
   /// Runs fused region `r` (code_ loaded).
   Status runRegion(size_t r);
   std::unique_ptr<CodeLibrary> code_;
