@@ -129,11 +129,32 @@ def constant(builder, node, value, where):
         raise ExportError("torch", str(node.target), where,
                           "a constant part of the step that is not one tensor",
                           "Report this model.")
-    if value.numel() > MAX_ELEMENTS:
+    elem = _elem(value.dtype, where)
+    # A value repeated along some dimensions (a causal mask expanded over
+    # the batch: [B, 1, T, T] of one [T, T]) is held once and broadcast.
+    core = _repeated_core(value)
+    if core.numel() > MAX_ELEMENTS:
         raise ExportError("torch", str(node.target), where,
                           "a constant of %d elements computed in the step (more than %d "
-                          "to fold into it)" % (value.numel(), MAX_ELEMENTS),
+                          "to fold into it)" % (core.numel(), MAX_ELEMENTS),
                           "Compute it outside the step and register it as a buffer.")
-    elem = _elem(value.dtype, where)
-    array = value.cpu().numpy()
-    return dense_constant(builder, array, elem)
+    made = dense_constant(builder, core.cpu().numpy(), elem)
+    if core.shape == value.shape:
+        return made
+    keep = [d for d in range(value.dim()) if core.shape[d] != 1 or value.shape[d] == 1]
+    squeezed = builder.op("train.reshape", [made],
+                          [(tuple(core.shape[d] for d in keep), elem)])
+    return builder.op("train.broadcast", [squeezed], [(tuple(value.shape), elem)],
+                      {"dims": keep})
+
+
+def _repeated_core(value):
+    """`value` with each dimension along which every slice equals the first
+    cut to size 1: the smallest tensor it is a broadcast of that way."""
+    core = value
+    for d in range(value.dim()):
+        if core.shape[d] > 1:
+            first = core.narrow(d, 0, 1)
+            if torch.equal(first.expand_as(core), core):
+                core = first
+    return core

@@ -9,8 +9,10 @@
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <string>
+#include <type_traits>
 
 using namespace mp::rt;
 using namespace mp::rt::cuda;
@@ -57,6 +59,74 @@ Status lt(cublasStatus_t status, const char *what) {
                        " failed: " + statusName(status) + " (" +
                        std::to_string(static_cast<int>(status)) + ")");
 }
+
+/// cuBLASLt, opened on first use (a cuda GEMM runner): linked, its
+/// relocations alone made 150 MB resident in every mp-run on a machine
+/// without a GPU. The soname of the headers' major version; the CUDA
+/// toolkit's library folder first (MP_CUBLASLT_DIR, from the build).
+struct LtApi {
+  decltype(&::cublasLtCreate) cublasLtCreate = nullptr;
+  decltype(&::cublasLtDestroy) cublasLtDestroy = nullptr;
+  decltype(&::cublasLtGetVersion) cublasLtGetVersion = nullptr;
+  decltype(&::cublasLtMatmul) cublasLtMatmul = nullptr;
+  decltype(&::cublasLtMatmulAlgoGetHeuristic) cublasLtMatmulAlgoGetHeuristic = nullptr;
+  decltype(&::cublasLtMatmulDescCreate) cublasLtMatmulDescCreate = nullptr;
+  decltype(&::cublasLtMatmulDescDestroy) cublasLtMatmulDescDestroy = nullptr;
+  decltype(&::cublasLtMatmulDescSetAttribute) cublasLtMatmulDescSetAttribute = nullptr;
+  decltype(&::cublasLtMatmulPreferenceCreate) cublasLtMatmulPreferenceCreate = nullptr;
+  decltype(&::cublasLtMatmulPreferenceDestroy) cublasLtMatmulPreferenceDestroy = nullptr;
+  decltype(&::cublasLtMatmulPreferenceSetAttribute) cublasLtMatmulPreferenceSetAttribute = nullptr;
+  decltype(&::cublasLtMatrixLayoutCreate) cublasLtMatrixLayoutCreate = nullptr;
+  decltype(&::cublasLtMatrixLayoutDestroy) cublasLtMatrixLayoutDestroy = nullptr;
+  decltype(&::cublasLtMatrixLayoutSetAttribute) cublasLtMatrixLayoutSetAttribute = nullptr;
+  std::string error; ///< why it is not there, when it is not
+};
+
+const LtApi &ltApi() {
+  static const LtApi api = [] {
+    LtApi api;
+    std::string soname =
+        "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void *handle = nullptr;
+#ifdef MP_CUBLASLT_DIR
+    handle = dlopen((std::string(MP_CUBLASLT_DIR) + "/" + soname).c_str(),
+                    RTLD_NOW | RTLD_LOCAL);
+#endif
+    if (!handle)
+      handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char *why = dlerror();
+      api.error = "cannot load " + soname + ": " + (why ? why : "not found");
+      return api;
+    }
+    auto resolve = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(handle, name));
+      if (!fn)
+        api.error = soname + " has no " + name;
+      return fn != nullptr;
+    };
+    (void)(
+        resolve(api.cublasLtCreate, "cublasLtCreate") &&
+        resolve(api.cublasLtDestroy, "cublasLtDestroy") &&
+        resolve(api.cublasLtGetVersion, "cublasLtGetVersion") &&
+        resolve(api.cublasLtMatmul, "cublasLtMatmul") &&
+        resolve(api.cublasLtMatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic") &&
+        resolve(api.cublasLtMatmulDescCreate, "cublasLtMatmulDescCreate") &&
+        resolve(api.cublasLtMatmulDescDestroy, "cublasLtMatmulDescDestroy") &&
+        resolve(api.cublasLtMatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute") &&
+        resolve(api.cublasLtMatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate") &&
+        resolve(api.cublasLtMatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy") &&
+        resolve(api.cublasLtMatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute") &&
+        resolve(api.cublasLtMatrixLayoutCreate, "cublasLtMatrixLayoutCreate") &&
+        resolve(api.cublasLtMatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy") &&
+        resolve(api.cublasLtMatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute") &&
+        true);
+    return api;
+  }();
+  return api;
+}
+#define MP_LT(name) (ltApi().name)
 } // namespace
 
 struct GemmRunner::Plan {
@@ -65,13 +135,13 @@ struct GemmRunner::Plan {
   cublasLtMatmulAlgo_t algo{};
   ~Plan() {
     if (a)
-      cublasLtMatrixLayoutDestroy(a);
+      MP_LT(cublasLtMatrixLayoutDestroy)(a);
     if (b)
-      cublasLtMatrixLayoutDestroy(b);
+      MP_LT(cublasLtMatrixLayoutDestroy)(b);
     if (c)
-      cublasLtMatrixLayoutDestroy(c);
+      MP_LT(cublasLtMatrixLayoutDestroy)(c);
     if (desc)
-      cublasLtMatmulDescDestroy(desc);
+      MP_LT(cublasLtMatmulDescDestroy)(desc);
   }
 };
 
@@ -88,7 +158,10 @@ StatusOr<std::unique_ptr<GemmRunner>> GemmRunner::create(cudaStream_t stream,
   std::unique_ptr<GemmRunner> runner(new GemmRunner());
   runner->stream_ = stream;
   runner->allowTf32_ = allowTf32;
-  MP_RETURN_IF_ERROR(lt(cublasLtCreate(&runner->handle_), "create"));
+  if (!ltApi().error.empty())
+    return internalError("the cuda backend's matmuls need cuBLASLt: " +
+                         ltApi().error);
+  MP_RETURN_IF_ERROR(lt(MP_LT(cublasLtCreate)(&runner->handle_), "create"));
   cudaError_t error = cudaMalloc(&runner->workspace_, kWorkspaceBytes);
   if (error != cudaSuccess)
     return internalError(std::string("cannot allocate the cuBLASLt "
@@ -103,11 +176,11 @@ GemmRunner::~GemmRunner() {
   if (workspace_)
     cudaFree(workspace_);
   if (handle_)
-    cublasLtDestroy(handle_);
+    MP_LT(cublasLtDestroy)(handle_);
 }
 
 std::string GemmRunner::version() const {
-  size_t v = cublasLtGetVersion();
+  size_t v = MP_LT(cublasLtGetVersion)();
   return "cuBLASLt " + std::to_string(v / 10000) + "." +
          std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
@@ -122,31 +195,31 @@ StatusOr<const GemmRunner::Plan *> GemmRunner::planFor(const GemmProblem &p) {
   cublasComputeType_t compute =
       f32 && allowTf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   MP_RETURN_IF_ERROR(
-      lt(cublasLtMatmulDescCreate(&plan->desc, compute, CUDA_R_32F),
+      lt(MP_LT(cublasLtMatmulDescCreate)(&plan->desc, compute, CUDA_R_32F),
          "matmul descriptor"));
   // cuBLASLt's A is our B, its B our A (see the file comment).
   int32_t opA = p.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   int32_t opB = p.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   MP_RETURN_IF_ERROR(
-      lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA,
+      lt(MP_LT(cublasLtMatmulDescSetAttribute)(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA,
                                         &opA, sizeof(opA)),
          "transpose attribute"));
   MP_RETURN_IF_ERROR(
-      lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB,
+      lt(MP_LT(cublasLtMatmulDescSetAttribute)(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB,
                                         &opB, sizeof(opB)),
          "transpose attribute"));
 
   auto layout = [&](cublasLtMatrixLayout_t &out, int32_t dtype, int64_t rows,
                     int64_t cols, int64_t stride) {
     MP_RETURN_IF_ERROR(
-        lt(cublasLtMatrixLayoutCreate(&out, dataType(dtype), rows, cols, rows),
+        lt(MP_LT(cublasLtMatrixLayoutCreate)(&out, dataType(dtype), rows, cols, rows),
            "matrix layout"));
     int32_t batch = static_cast<int32_t>(p.batch);
     MP_RETURN_IF_ERROR(
-        lt(cublasLtMatrixLayoutSetAttribute(
+        lt(MP_LT(cublasLtMatrixLayoutSetAttribute)(
                out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)),
            "batch count"));
-    return lt(cublasLtMatrixLayoutSetAttribute(
+    return lt(MP_LT(cublasLtMatrixLayoutSetAttribute)(
                   out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
                   sizeof(stride)),
               "batch stride");
@@ -161,13 +234,13 @@ StatusOr<const GemmRunner::Plan *> GemmRunner::planFor(const GemmProblem &p) {
 
   cublasLtMatmulPreference_t preference = nullptr;
   MP_RETURN_IF_ERROR(
-      lt(cublasLtMatmulPreferenceCreate(&preference), "preference"));
+      lt(MP_LT(cublasLtMatmulPreferenceCreate)(&preference), "preference"));
   struct PreferenceGuard {
     cublasLtMatmulPreference_t p;
-    ~PreferenceGuard() { cublasLtMatmulPreferenceDestroy(p); }
+    ~PreferenceGuard() { MP_LT(cublasLtMatmulPreferenceDestroy)(p); }
   } guard{preference};
   MP_RETURN_IF_ERROR(
-      lt(cublasLtMatmulPreferenceSetAttribute(
+      lt(MP_LT(cublasLtMatmulPreferenceSetAttribute)(
              preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
              &workspaceBytes_, sizeof(workspaceBytes_)),
          "workspace preference"));
@@ -178,13 +251,13 @@ StatusOr<const GemmRunner::Plan *> GemmRunner::planFor(const GemmProblem &p) {
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, p.alignC},
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, p.alignC}};
   for (const auto &[attribute, value] : aligns)
-    MP_RETURN_IF_ERROR(lt(cublasLtMatmulPreferenceSetAttribute(
+    MP_RETURN_IF_ERROR(lt(MP_LT(cublasLtMatmulPreferenceSetAttribute)(
                               preference, attribute, &value, sizeof(value)),
                           "alignment preference"));
 
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  MP_RETURN_IF_ERROR(lt(cublasLtMatmulAlgoGetHeuristic(
+  MP_RETURN_IF_ERROR(lt(MP_LT(cublasLtMatmulAlgoGetHeuristic)(
                             handle_, plan->desc, plan->a, plan->b, plan->c,
                             plan->c, preference, 1, &result, &found),
                         "heuristic"));
@@ -213,7 +286,7 @@ Status GemmRunner::run(const GemmProblem &p, const void *a, const void *b,
     return plan.status();
   const Plan &q = **plan;
   float alpha = 1.0f, beta = 0.0f;
-  return lt(cublasLtMatmul(handle_, q.desc, &alpha, b, q.a, a, q.b, &beta, c,
+  return lt(MP_LT(cublasLtMatmul)(handle_, q.desc, &alpha, b, q.a, a, q.b, &beta, c,
                            q.c, c, q.c, &q.algo, workspace_, workspaceBytes_,
                            stream_),
             "matmul");
