@@ -264,6 +264,26 @@ class GqaRotary(nn.Module):
         return self.head(x.mean(dim=1))
 
 
+class ExpandedMask(nn.Module):
+    """A causal mask built as Hugging Face builds it, from arange
+    comparisons, as floats and expanded over the batch ([B, 1, T, T]: more
+    elements than a folded constant may hold, one [T, T] repeated)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc, self.head = nn.Linear(4, 4), nn.Linear(4, 4)
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        pos = torch.arange(t)
+        mask = (pos[:, None] >= pos[None, :]).float()
+        bias = ((1.0 - mask) * -1e4).expand(b, 1, t, t)
+        h = self.fc(x)
+        scores = (h @ h.transpose(1, 2)).view(b, 1, t, t) / 2.0 + bias
+        att = scores.softmax(dim=-1).view(b, t, t)
+        return self.head((att @ h).mean(dim=1))
+
+
 class Mha(nn.Module):
     """nn.MultiheadAttention with a key padding mask."""
 
@@ -479,6 +499,8 @@ CASES = {
                          None, None),
     "gqa_rotary_rmsnorm": (GqaRotary, lambda b: torch.randn(b, 5, 8),
                            lambda p: torch.optim.AdamW(p, lr=0.01), None, None, None),
+    "expanded_mask": (ExpandedMask, lambda b: torch.randn(b, 96, 4), sgd, None, None,
+                      None),
     "multihead_attention": (Mha, lambda b: torch.randn(b, 5, 8), sgd, None, None, None),
     "lstm": (LstmClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),
     "gru": (GruClassifier, lambda b: torch.randn(b, 5, 6), sgd, None, None, None),

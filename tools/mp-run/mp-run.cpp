@@ -58,6 +58,22 @@ void check(const rt::Status &status) {
     die(status.message());
 }
 
+/// This process's resident-memory high-water mark in bytes (Linux's
+/// VmHWM: the address space since exec, unlike getrusage's maxrss, which
+/// also counts the process it was forked from), or 0 where unknown.
+uint64_t peakResidentBytes() {
+  FILE *status = std::fopen("/proc/self/status", "r");
+  if (!status)
+    return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof(line), status))
+    if (std::sscanf(line, "VmHWM: %llu kB", &kib) == 1)
+      break;
+  std::fclose(status);
+  return static_cast<uint64_t>(kib) * 1024;
+}
+
 template <typename T> T take(rt::StatusOr<T> value) {
   if (!value.isOk())
     die(value.status().message());
@@ -883,6 +899,9 @@ static int runMain(int argc, char **argv) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout))
     die(std::string("cannot write the summary to stdout: ") +
         std::strerror(errno));
+  if (opt.verbose)
+    std::fprintf(stderr, "mp-run: peak resident memory %.1f MiB\n",
+                 static_cast<double>(peakResidentBytes()) / (1 << 20));
   return 0;
 }
 
