@@ -23,6 +23,8 @@ bool runTranspose(const KernelDesc &kernel, const std::vector<TensorView> &in,
                   const std::vector<TensorView> &out);
 bool runBroadcast(const KernelDesc &kernel, const std::vector<TensorView> &in,
                   const std::vector<TensorView> &out);
+bool runPad(const KernelDesc &kernel, const std::vector<TensorView> &in,
+            const std::vector<TensorView> &out);
 bool runSlice(const KernelDesc &kernel, const std::vector<TensorView> &in,
               const std::vector<TensorView> &out);
 

@@ -422,6 +422,10 @@ std::vector<Case> build() {
   t.push_back(make("select", "train.select",
                    {pred({4, 23}), data({4, 23}), data({4, 23})},
                    {data({4, 23})}));
+  // A conjunction of masks (Keras' ReLU6 gradient): i1 data.
+  t.push_back(make("select_i1", "train.select",
+                   {pred({4, 23}), pred({4, 23}), pred({4, 23})},
+                   {pred({4, 23})}));
   t.push_back(activationGrad("relu_grad", [](auto &x) {
     return x[0] * (x[1] > 0 ? 1.0 : 0.0);
   }, 0));
@@ -788,6 +792,12 @@ std::vector<Case> build() {
   t.push_back(make("pad", "train.pad", {data({3, 5})}, {data({4, 8})},
                    {{"low", ints({1, 2})}, {"high", ints({0, 1})},
                     {"value", floats({-0.5})}}));
+  // Rows of the constant before, between and after x's along every
+  // dimension.
+  t.push_back(make("pad_3d", "train.pad", {data({2, 3, 4})},
+                   {data({3, 4, 7})},
+                   {{"low", ints({0, 1, 2})}, {"high", ints({1, 0, 1})},
+                    {"value", floats({0.1})}}));
   t.push_back(make("one_hot", "train.one_hot", {index({4, 3}, 6)},
                    {data({4, 3, 6})}));
   t.push_back(make("gradient", "train.gradient", {data({7, 13})},
