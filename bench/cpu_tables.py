@@ -7,7 +7,7 @@
         (mp, and mp-codegen: the plan with --codegen=cpu) over the fastest
         peer's (below 1: mp is faster), the fastest peer marked; with the
         run's limits, the GEMM-bound time (mp-bench-limit) and mp's time
-        over it
+        over it; for a run with peak RSS, a second table of memory
 """
 
 import json
@@ -65,9 +65,54 @@ def peers(path):
         print("| %s | %s | %s |" % (model, policy, " | ".join(row)))
 
 
+def peers_memory(run):
+    """The memory table of a run whose rows carry peak_rss_mib: every
+    contender's peak RSS over the steps, mp's over PyTorch eager's and over
+    the smallest peer's, and mp's own breakdown (MiB)."""
+    rows = [r for r in run["rows"] if "peak_rss_mib" in r]
+    if not rows:
+        return
+    names, ours = [], []
+    for r in rows:
+        group = ours if r["contender"] in MP_CONTENDERS else names
+        if r["contender"] not in group:
+            group.append(r["contender"])
+    print()
+    print("| model | policy | " + " | ".join("%s MiB" % n for n in ours + names) +
+          " | mp / torch-eager | mp / smallest peer | mp: parameters | optimizer "
+          "state | buffers | arena (saved activations) | second slots |")
+    print("|---|---|" + "---:|" * (len(ours) + len(names) + 7))
+    cells, breakdown = {}, {}
+    for r in rows:
+        cells.setdefault((r["model"], r["policy"]), {})[r["contender"]] = r["peak_rss_mib"]
+        if r["contender"] == "mp" and r.get("mp_memory"):
+            breakdown[(r["model"], r["policy"])] = r["mp_memory"]
+    mib = 1024.0 * 1024.0
+    for key, got in cells.items():
+        peers_got = {n: got[n] for n in names if n in got}
+        smallest = min(peers_got, key=peers_got.get) if peers_got else None
+        row = ["%.0f" % got[n] if n in got else "-" for n in ours + names]
+        mp = got.get("mp")
+        eager = got.get("torch-eager")
+        row.append("%.2f" % (mp / eager) if mp and eager else "-")
+        row.append("%.2f (%s)" % (mp / peers_got[smallest], smallest)
+                   if mp and smallest else "-")
+        m = breakdown.get(key)
+        if m:
+            row += ["%.1f" % (m["parameters"] / mib), "%.1f" % (m["optimizer_state"] / mib),
+                    "%.1f" % (m["buffers"] / mib),
+                    "%.1f (%.1f)" % (m["arena"] / mib, m["saved_activations"] / mib),
+                    "%.1f" % (m["second_slots"] / mib)]
+        else:
+            row += ["-"] * 5
+        print("| %s | %s | %s |" % (key[0], key[1], " | ".join(row)))
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--peers":
-        return peers(argv[2])
+        peers(argv[2])
+        with open(argv[2]) as f:
+            return peers_memory(json.load(f))
     if len(argv) != 2:
         sys.exit(__doc__)
     out = argv[1]

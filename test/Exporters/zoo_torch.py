@@ -448,9 +448,11 @@ def _torch_state(model):
     return out
 
 
-def torch_reference(case, model, x, y, double=False):
+def torch_reference(case, model, x, y, double=False, autocast=False):
     """The framework's own loop on the batch for STEPS steps: the losses, and
-    the model's state before and after the first step."""
+    the model's state before and after the first step. autocast: each step
+    under torch.autocast("cpu", bfloat16), PyTorch's own mixed precision."""
+    import contextlib
     torch = _torch()
     model = copy.deepcopy(model)
     if double:
@@ -461,7 +463,9 @@ def torch_reference(case, model, x, y, double=False):
     torch.manual_seed(0)
     before, losses, after = _torch_state(model), [], []
     for i in range(STEPS):
-        losses.append(float(train_step(x, y).detach()))
+        with (torch.autocast("cpu", dtype=torch.bfloat16) if autocast
+              else contextlib.nullcontext()):
+            losses.append(float(train_step(x, y).detach()))
         if i < 2:
             after.append(_torch_state(model))
     return losses, before, after

@@ -208,15 +208,6 @@ static int compile(int argc, char **argv) {
     codegenOptions.llvmIrPath = emitLlvm;
     if (failed(mp::generateFusedCode(*plan, codegenOptions, step.getLoc())))
       return 1;
-    // The library's size and checksum go into the plan: mp-run checks
-    // them before it loads the library.
-    if (!plan->code.empty())
-      if (mp::rt::Status stamped =
-              mp::rt::stampCodeLibrary(*plan, codegenOptions.libraryPath);
-          !stamped.isOk()) {
-        llvm::errs() << "mp-compile: " << stamped.message() << "\n";
-        return 1;
-      }
   }
   mp::rt::Status written = mp::rt::writePlanFile(*plan, outputFile);
   if (!written.isOk()) {

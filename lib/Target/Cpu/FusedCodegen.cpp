@@ -866,6 +866,11 @@ LogicalResult mp::generateFusedCode(rt::Plan &plan,
   plan.code.library = llvm::sys::path::filename(options.libraryPath).str();
   plan.code.id = id;
   plan.code.regions = std::move(regions);
+  // The library's size and checksum go into the plan: the runtime checks
+  // them before it loads the library.
+  if (rt::Status stamped = rt::stampCodeLibrary(plan, options.libraryPath);
+      !stamped.isOk())
+    return emitError(loc) << "generated code: " << stamped.message();
   rt::planMemory(plan);
   return success();
 }
