@@ -9,11 +9,31 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 using namespace mp::rt;
 using namespace mp::rt::cpu;
 
 namespace {
+
+/// The index of row `row` of `shape` (all dimensions but the last).
+std::vector<int64_t> rowIndex(int64_t row, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> index(shape.size() - 1, 0);
+  for (size_t d = index.size(); d-- > 0;) {
+    index[d] = row % shape[d];
+    row /= shape[d];
+  }
+  return index;
+}
+
+/// Steps a rowIndex() to the next row of `shape`.
+void nextRow(std::vector<int64_t> &index, const std::vector<int64_t> &shape) {
+  for (size_t d = index.size(); d-- > 0;) {
+    if (++index[d] < shape[d])
+      return;
+    index[d] = 0;
+  }
+}
 
 /// train.transpose that keeps the last dimension in place (splitting and
 /// merging attention heads: [B, S, H, D] <-> [B, H, S, D]): whole rows of
@@ -52,24 +72,14 @@ bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
   char *dst = static_cast<char *>(out[0].data);
   parallelFor(rows, std::max<int64_t>(1, kGrain / rowLength),
               [&](int64_t begin, int64_t end) {
-                // The result index of row `begin`, digit by digit.
-                std::vector<int64_t> index(rank - 1, 0);
-                int64_t r = begin;
-                for (size_t d = rank - 1; d-- > 0;) {
-                  index[d] = r % expected[d];
-                  r /= expected[d];
-                }
+                std::vector<int64_t> index = rowIndex(begin, expected);
                 for (int64_t row = begin; row < end; ++row) {
                   int64_t offset = 0;
                   for (size_t d = 0; d + 1 < rank; ++d)
                     offset += index[d] * strides[(*perm)[d]];
                   std::memcpy(dst + row * rowBytes,
                               src + offset * dtypeSize(in[0].dtype), rowBytes);
-                  for (size_t d = rank - 1; d-- > 0;) {
-                    if (++index[d] < expected[d])
-                      break;
-                    index[d] = 0;
-                  }
+                  nextRow(index, expected);
                 }
               });
   return true;
@@ -313,13 +323,7 @@ bool padRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
   };
   parallelFor(rows, std::max<int64_t>(1, kGrain / row),
               [&](int64_t begin, int64_t end) {
-    // The result index of row `begin`, all dimensions but the last.
-    std::vector<int64_t> index(rank - 1, 0);
-    int64_t r = begin;
-    for (size_t d = rank - 1; d-- > 0;) {
-      index[d] = r % ys[d];
-      r /= ys[d];
-    }
+    std::vector<int64_t> index = rowIndex(begin, ys);
     for (int64_t i = begin; i < end; ++i) {
       char *to = dst + i * row * bytes;
       // The x row this result row holds, if any.
@@ -338,11 +342,7 @@ bool padRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
                     xRow * bytes);
         fillBytes(to + (before + xRow) * bytes, row - before - xRow);
       }
-      for (size_t d = rank - 1; d-- > 0;) {
-        if (++index[d] < ys[d])
-          break;
-        index[d] = 0;
-      }
+      nextRow(index, ys);
     }
   });
   return true;
