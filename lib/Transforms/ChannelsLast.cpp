@@ -312,6 +312,37 @@ public:
     return true;
   }
 
+  /// A transpose of a transpose reads the first one's operand with the
+  /// two permutations composed, or is that operand when they cancel: the
+  /// model's own permute to channels-last (ConvNeXt's
+  /// `x.permute(0, 2, 3, 1)` before its LayerNorm) of a chain value the
+  /// pass transposed back to NCHW is the NHWC value itself. Returns
+  /// whether it changed `t`.
+  bool transposeOfTranspose(train::TransposeOp t) {
+    auto inner = t.getX().getDefiningOp<train::TransposeOp>();
+    if (!inner)
+      return false;
+    ArrayRef<int64_t> first = inner.getPermutation(),
+                      second = t.getPermutation();
+    if (first.size() != second.size())
+      return false;
+    SmallVector<int64_t> composed;
+    bool identity = true;
+    for (auto [i, p] : llvm::enumerate(second)) {
+      if (p < 0 || p >= static_cast<int64_t>(first.size()))
+        return false;
+      composed.push_back(first[p]);
+      identity &= first[p] == static_cast<int64_t>(i);
+    }
+    if (identity) {
+      t.getResult().replaceAllUsesWith(inner.getX());
+      return true;
+    }
+    t.getXMutable().assign(inner.getX());
+    t.setPermutation(composed);
+    return true;
+  }
+
   /// The ops hoist() copied in NHWC, erased by eraseDead() if nothing
   /// reads them any more.
   void eraseDead() {
@@ -368,6 +399,8 @@ struct ChannelsLast : mp::impl::ChannelsLastBase<ChannelsLast> {
         else if (isa<train::ReduceSumOp, train::ReduceMeanOp,
                      train::ReduceMaxOp>(op))
           rewriter.reduction(op);
+        else if (auto t = dyn_cast<train::TransposeOp>(op))
+          rewriter.transposeOfTranspose(t);
       }
       // Transposes nobody reads any more (each was made for readers that
       // now read its source), last made first.

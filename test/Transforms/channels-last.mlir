@@ -150,6 +150,26 @@ func.func @nhwc(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x
   return %c : tensor<1x4x4x2xf32>
 }
 
+// -----
+
+// The model's own permute to channels-last of a chain value (ConvNeXt's
+// x.permute(0, 2, 3, 1) before its LayerNorm) is the NHWC value itself,
+// and a transpose of a transpose that does not cancel reads the first one's
+// operand with the permutations composed.
+// CHECK-LABEL: func.func @own_permute
+// CHECK: %[[C:.*]] = train.conv2d NHWC filter OIHW
+// CHECK: %[[T:.*]] = train.transpose %[[C]] {permutation = array<i64: 0, 3, 2, 1>} : tensor<2x5x6x4xf32> -> tensor<2x4x6x5xf32>
+// CHECK-NOT: train.transpose
+// CHECK: return %[[C]], %[[T]]
+func.func @own_permute(%x: tensor<2x3x5x6xf32>, %w: tensor<4x3x1x1xf32>) -> (tensor<2x5x6x4xf32>, tensor<2x4x6x5xf32>) {
+  %c = train.conv2d NCHW %x, %w : tensor<2x3x5x6xf32>, tensor<4x3x1x1xf32> -> tensor<2x4x5x6xf32>
+  %p = train.transpose %c {permutation = array<i64: 0, 2, 3, 1>} : tensor<2x4x5x6xf32> -> tensor<2x5x6x4xf32>
+  %q = train.transpose %c {permutation = array<i64: 0, 1, 3, 2>} : tensor<2x4x5x6xf32> -> tensor<2x4x6x5xf32>
+  return %p, %q : tensor<2x5x6x4xf32>, tensor<2x4x6x5xf32>
+}
+
+// -----
+
 // The examples: the CNN's three convolutions and the separable CNN's
 // grouped ones run in NHWC; the only transpose is the input's (the
 // filters and their gradients stay OIHW).
