@@ -203,6 +203,8 @@ def ChannelsLast : Pass<"mp-channels-last", "::mlir::ModuleOp"> {
     other layout is looked through; a reduction of a chain value whose
     kept dimensions stay in order reduces the NHWC value; fills, broadcasts
     and single-use elementwise ops of them wanted in NHWC are made in NHWC;
+    a transpose of a transpose composes, or cancels (a model's own permute
+    to channels-last of a chain value is the NHWC value itself);
     the transposes nobody reads are erased, so
     transposes remain where a value enters or leaves the chain (the input
     image, ops without an NHWC form). Types, precisions and
