@@ -471,11 +471,11 @@ bool compareElements(const KernelDesc &kernel,
       in[0].shape != out[0].shape || in[1].shape != out[0].shape ||
       out[0].numElements() == 0)
     return false;
-  static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  // The predicate's index in the ODS enum (eq, ne, lt, le, gt, ge).
   const std::string *name = kernel.getString(AttrName::predicate);
   int predicate = -1;
   for (int i = 0; name && i < 6; ++i)
-    if (*name == names[i])
+    if (*name == op_table::kEnumComparePredicate[i])
       predicate = i;
   if (predicate < 0)
     return false; // the reference kernel names the attribute
