@@ -45,7 +45,24 @@ static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                             llvm::cl::init("-"));
 static llvm::cl::opt<std::string>
     outputFile("o", llvm::cl::desc("plan file to write"),
-               llvm::cl::value_desc("file"), llvm::cl::Required);
+               llvm::cl::value_desc("file"), llvm::cl::init(""));
+static llvm::cl::opt<bool> checkOnly(
+    "check-only",
+    llvm::cl::desc("compile the step and write nothing: exit 0 when the "
+                   "step and the options compile (what mp-run --auto-fix "
+                   "checks before training)"),
+    llvm::cl::init(false));
+static llvm::cl::list<std::string> fixDeny(
+    "fix-deny",
+    llvm::cl::desc("ops to keep in float32, merged into --mixed-precision: "
+                   "put on the deny list and taken off the user's allow, "
+                   "infer and clear additions (mp-run --auto-fix)"),
+    llvm::cl::CommaSeparated);
+static llvm::cl::opt<double> fixInitScale(
+    "fix-init-scale",
+    llvm::cl::desc("the initial loss scale, replacing --mixed-precision's "
+                   "(mp-run --auto-fix)"),
+    llvm::cl::init(0));
 static llvm::cl::opt<std::string> mixedPrecision(
     "mixed-precision",
     llvm::cl::desc("run the mixed-precision pipeline first, with these "
@@ -140,6 +157,21 @@ static int compile(int argc, char **argv) {
     return 1;
   }
 
+  if (outputFile.empty() && !checkOnly) {
+    llvm::errs() << "mp-compile: no output: give -o PLAN (or --check-only)\n";
+    return 1;
+  }
+  bool fixes = !fixDeny.empty() || fixInitScale != 0;
+  if (fixes && mixedPrecision.empty()) {
+    llvm::errs() << "mp-compile: --fix-deny and --fix-init-scale change "
+                    "--mixed-precision's options; give them\n";
+    return 1;
+  }
+  if (fixInitScale < 0) {
+    llvm::errs() << "mp-compile: --fix-init-scale must be positive\n";
+    return 1;
+  }
+
   std::string error;
   auto input = openInputFile(inputFile, &error);
   if (!input) {
@@ -153,6 +185,7 @@ static int compile(int argc, char **argv) {
   if (!module)
     return 1;
 
+  std::string compiledWith;
   if (runPipeline || !mixedPrecision.empty()) {
     PassManager pm(&context);
     auto options = mp::MixedPrecisionOptions::createFromString(mixedPrecision);
@@ -160,6 +193,36 @@ static int compile(int argc, char **argv) {
       llvm::errs() << "mp-compile: bad --mixed-precision options '"
                    << mixedPrecision << "'\n";
       return 1;
+    }
+    // The fix mp-run --auto-fix asks for, merged into the typed options:
+    // an op kept in float32 leaves the user's other lists.
+    if (!fixDeny.empty()) {
+      for (auto *list : {&options->allowAdd, &options->inferAdd,
+                         &options->clearAdd}) {
+        std::vector<std::string> kept;
+        for (const std::string &name : *list)
+          if (!llvm::is_contained(fixDeny, name))
+            kept.push_back(name);
+        *list = kept;
+      }
+      for (const std::string &name : fixDeny)
+        if (!llvm::is_contained(options->denyAdd, name))
+          options->denyAdd.push_back(name);
+    }
+    if (fixInitScale != 0)
+      options->initScale = fixInitScale;
+    // The plan records the options it was compiled with (its own recompile
+    // starts from them): as given, or printed from the merged ones.
+    if (fixes) {
+      std::string printed;
+      llvm::raw_string_ostream os(printed);
+      options->print(os);
+      llvm::StringRef inner = llvm::StringRef(printed).trim();
+      inner.consume_front("{");
+      inner.consume_back("}");
+      compiledWith = inner.trim().str();
+    } else {
+      compiledWith = mixedPrecision;
     }
     // Each kernel of the plan records its op's decision (KernelDesc::
     // precision, for mp-run's non-finite diagnosis).
@@ -197,6 +260,9 @@ static int compile(int argc, char **argv) {
   FailureOr<mp::rt::Plan> plan = mp::buildPlan(step, options);
   if (failed(plan))
     return 1;
+  plan->compileOptions = compiledWith;
+  if (checkOnly)
+    return 0;
   if (targetCpu == "native") {
     std::string warning = mp::rt::policySpeedWarning(plan->policy);
     if (!warning.empty())

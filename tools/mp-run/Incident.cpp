@@ -49,65 +49,9 @@ rt::Status setScale(rt::Session &session, float scale) {
                            sizeof(scale));
 }
 
-/// The non-empty pieces of `text` between `separator`s.
-std::vector<std::string> splitOn(const std::string &text, char separator) {
-  std::vector<std::string> pieces;
-  size_t begin = 0;
-  while (begin <= text.size()) {
-    size_t end = text.find(separator, begin);
-    if (end == std::string::npos)
-      end = text.size();
-    if (end > begin)
-      pieces.push_back(text.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return pieces;
-}
-
-/// `list` ("a,b,c") without the names in `names` (also "x,y").
-std::string withoutNames(const std::string &list, const std::string &names) {
-  std::vector<std::string> drop = splitOn(names, ',');
-  std::string out;
-  for (const std::string &name : splitOn(list, ','))
-    if (std::find(drop.begin(), drop.end(), name) == drop.end())
-      out += (out.empty() ? "" : ",") + name;
-  return out;
-}
-
-/// `options` (space-separated key=value) with `option` added: a scalar
-/// option given already is replaced, a list option (…-add=) extended; ops
-/// put on the deny list leave the other lists' additions (the user's
-/// allow-add that made them 16-bit).
-std::string mergeOption(const std::string &options, const std::string &option) {
-  std::string key = option.substr(0, option.find('=') + 1);
-  std::string value = option.substr(key.size());
-  bool list = key.size() > 5 && key.compare(key.size() - 5, 5, "-add=") == 0;
-  std::string out;
-  bool merged = false;
-  for (std::string token : splitOn(options, ' ')) {
-    if (key == "deny-add=")
-      for (const char *other : {"allow-add=", "infer-add=", "clear-add="})
-        if (token.rfind(other, 0) == 0) {
-          std::string kept =
-              withoutNames(token.substr(std::strlen(other)), value);
-          token = kept.empty() ? "" : other + kept;
-        }
-    if (token.empty())
-      continue;
-    if (token.rfind(key, 0) == 0 && !merged) {
-      token = list ? token + "," + value : option;
-      merged = true;
-    }
-    out += (out.empty() ? "" : " ") + token;
-  }
-  if (!merged)
-    out += (out.empty() ? "" : " ") + option;
-  return out;
-}
-
 } // namespace
 
-rt::StatusOr<std::string>
+rt::StatusOr<rt::Diagnosis>
 mp::run::diagnoseIncident(rt::Session &session, const std::string &backend,
                           double scaleBefore, const std::string &planPath) {
   std::unique_ptr<rt::Session> other;
@@ -132,14 +76,13 @@ mp::run::diagnoseIncident(rt::Session &session, const std::string &backend,
   double scale = session.scalerStats().enabled ? scaleBefore : 0;
   rt::Diagnosis diagnosis = rt::diagnose(*replay, *finding, scale);
   std::fprintf(stderr, "mp-run: %s", diagnosis.text.c_str());
-  if (!diagnosis.proposal.empty() &&
-      diagnosis.proposal.rfind("mp.force", 0) != 0)
+  if (diagnosis.isOptionFix())
     std::fprintf(stderr,
                  "mp-run: recompile the step with it: mp-compile STEP.mlir "
                  "--mixed-precision=\"policy=%s ... %s\" -o %s\n",
                  session.plan().policy.c_str(), diagnosis.proposal.c_str(),
                  planPath.c_str());
-  return diagnosis.proposal;
+  return diagnosis;
 }
 
 std::string mp::run::findCompiler() {
@@ -159,36 +102,59 @@ std::string mp::run::findCompiler() {
   return exists(sibling) ? sibling : "";
 }
 
-bool mp::run::isOptionProposal(const std::string &proposal) {
-  return proposal.rfind("deny-add=", 0) == 0 ||
-         proposal.rfind("init-scale=", 0) == 0;
-}
-
-rt::StatusOr<std::unique_ptr<rt::Session>>
-mp::run::applyFix(const rt::Session &session, const AutoFix &fix,
-                  const std::string &proposal, const std::string &backend) {
-  std::string options = mergeOption(fix.compileOptions, proposal);
-  std::vector<std::string> args = {fix.compiler, fix.source,
-                                   "--mixed-precision=" + options, "-o",
-                                   fix.fixedPlan};
-  std::fprintf(stderr, "mp-run: --auto-fix: %s %s \"--mixed-precision=%s\" -o %s\n",
-               fix.compiler.c_str(), fix.source.c_str(), options.c_str(),
-               fix.fixedPlan.c_str());
+/// Runs `args` (args[0] the program) and waits: ok when it exits 0.
+static rt::Status runProgram(std::vector<std::string> args,
+                             const std::string &what) {
   std::vector<char *> argv;
   for (std::string &arg : args)
     argv.push_back(arg.data());
   argv.push_back(nullptr);
   pid_t pid;
-  if (int error = posix_spawn(&pid, fix.compiler.c_str(), nullptr, nullptr,
+  if (int error = posix_spawn(&pid, args[0].c_str(), nullptr, nullptr,
                               argv.data(), environ))
-    return rt::invalidArgument("--auto-fix: cannot run " + fix.compiler +
-                               ": " + std::strerror(error));
+    return rt::invalidArgument("--auto-fix: cannot run " + args[0] + ": " +
+                               std::strerror(error));
   int status = 0;
   if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
       WEXITSTATUS(status) != 0)
-    return rt::invalidArgument(
-        "--auto-fix: mp-compile failed on " + fix.source +
-        " (its error is above); the plan stays as it was");
+    return rt::invalidArgument("--auto-fix: mp-compile failed on " + what +
+                               " (its error is above)");
+  return rt::Status::ok();
+}
+
+rt::Status mp::run::checkAutoFix(const AutoFix &fix) {
+  return runProgram({fix.compiler, fix.source,
+                     "--mixed-precision=" + fix.compileOptions, "--check-only"},
+                    fix.source + " with --mixed-precision=\"" +
+                        fix.compileOptions + "\"");
+}
+
+rt::StatusOr<std::unique_ptr<rt::Session>>
+mp::run::applyFix(const rt::Session &session, const AutoFix &fix,
+                  const rt::Diagnosis &diagnosis, const std::string &backend) {
+  // The fix goes to mp-compile as data: it merges it into the options.
+  std::vector<std::string> args = {fix.compiler, fix.source,
+                                   "--mixed-precision=" + fix.compileOptions};
+  if (diagnosis.fix == rt::Diagnosis::Fix::DenyOps) {
+    std::string ops;
+    for (const std::string &op : diagnosis.denyOps)
+      ops += (ops.empty() ? "" : ",") + op;
+    args.push_back("--fix-deny=" + ops);
+  } else if (diagnosis.fix == rt::Diagnosis::Fix::InitScale) {
+    char scale[40];
+    std::snprintf(scale, sizeof(scale), "%.17g", diagnosis.initScale);
+    args.push_back(std::string("--fix-init-scale=") + scale);
+  } else {
+    return rt::invalidArgument("--auto-fix: the proposal is not a pipeline "
+                               "option");
+  }
+  args.insert(args.end(), {"-o", fix.fixedPlan});
+  std::string shown;
+  for (const std::string &arg : args)
+    shown += (shown.empty() ? "" : " ") +
+             (arg.find(' ') != std::string::npos ? "\"" + arg + "\"" : arg);
+  std::fprintf(stderr, "mp-run: --auto-fix: %s\n", shown.c_str());
+  MP_RETURN_IF_ERROR(runProgram(args, fix.source + "; the plan stays as it was"));
 
   auto plan = rt::readPlanFile(fix.fixedPlan);
   if (!plan.isOk())
@@ -197,9 +163,12 @@ mp::run::applyFix(const rt::Session &session, const AutoFix &fix,
   if (!created.isOk())
     return created.status();
   std::unique_ptr<rt::Session> fixed = std::move(*created);
+  // The loss scaler goes on from where it is, as a resumed run would;
+  // only a fix of the initial scale starts it there.
+  bool freshScaler = diagnosis.fix == rt::Diagnosis::Fix::InitScale;
   for (const rt::TensorInfo &info : fixed->tensors()) {
     if (!rt::isPersistent(info.kind) ||
-        info.kind == rt::TensorKind::ScalerState)
+        (info.kind == rt::TensorKind::ScalerState && freshScaler))
       continue;
     const rt::TensorInfo *old = session.findTensor(info.name);
     if (!old || old->kind != info.kind || old->dtype != info.dtype ||

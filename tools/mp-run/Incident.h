@@ -9,6 +9,7 @@
 #ifndef MP_TOOLS_MPRUN_INCIDENT_H
 #define MP_TOOLS_MPRUN_INCIDENT_H
 
+#include "mp/runtime/Replay.h"
 #include "mp/runtime/Session.h"
 
 #include <memory>
@@ -22,9 +23,9 @@ namespace mp::run {
 /// `scaleBefore` (> 0; the dynamic scale the step ran with) for the replay
 /// and restored. `backend` is "same" (this session) or "reference" (a new
 /// session on the reference backend with a copy of the state). Prints the
-/// diagnosis and the proposed recompile to stderr; returns the proposal
-/// ("" when there is none), or an error when the replay could not run.
-rt::StatusOr<std::string> diagnoseIncident(rt::Session &session,
+/// diagnosis and the proposed recompile to stderr; returns the diagnosis
+/// (its fix as data), or an error when the replay could not run.
+rt::StatusOr<rt::Diagnosis> diagnoseIncident(rt::Session &session,
                                            const std::string &backend,
                                            double scaleBefore,
                                            const std::string &planPath);
@@ -41,19 +42,21 @@ struct AutoFix {
 /// neither exists.
 std::string findCompiler();
 
-/// Whether `proposal` is a pipeline option that --auto-fix can add (not an
-/// edit of the step such as an mp.force).
-bool isOptionProposal(const std::string &proposal);
+/// Checks, before the first step, that mp-compile takes fix.source with
+/// fix.compileOptions (`mp-compile --check-only`): a wrong source or option
+/// is found before training, not when a fix is needed.
+rt::Status checkAutoFix(const AutoFix &fix);
 
-/// Recompiles fix.source with fix.compileOptions plus `proposal` into
-/// fix.fixedPlan, creates a session of it on `backend`, and moves
-/// `session`'s state into it: params, optimizer state and buffers by name
-/// (each must exist in both with one dtype and shape); the loss-scaler
-/// state starts from the new plan's initial values (a proposal may change
-/// them); the step counters carry over.
+/// Recompiles fix.source with fix.compileOptions plus the diagnosis' fix
+/// (mp-compile --fix-deny / --fix-init-scale, which merge it into the
+/// options) into fix.fixedPlan, creates a session of it on `backend`, and
+/// moves `session`'s state into it: params, optimizer state, buffers and
+/// the loss-scaler state by name (each must exist in both with one dtype
+/// and shape; a fix of the initial scale starts the scaler there instead);
+/// the step counters carry over.
 rt::StatusOr<std::unique_ptr<rt::Session>>
 applyFix(const rt::Session &session, const AutoFix &fix,
-         const std::string &proposal, const std::string &backend);
+         const rt::Diagnosis &diagnosis, const std::string &backend);
 
 } // namespace mp::run
 

@@ -106,6 +106,7 @@ static int64_t parseInt(const std::string &option, const std::string &value,
 
 Options mp::run::parseOptions(int argc, char **argv) {
   Options o;
+  bool rangesOutGiven = false;
   using Setter = std::function<void(const std::string &)>;
   std::map<std::string, Setter> withValue = {
       {"--data", [&](auto &v) { o.data.push_back(v); }},
@@ -139,7 +140,11 @@ Options mp::run::parseOptions(int argc, char **argv) {
       {"--compile-options", [&](auto &v) { o.compileOptions = v; }},
       {"--ranges",
        [&](auto &v) { o.rangesEvery = parseInt("--ranges", v, 1); }},
-      {"--ranges-out", [&](auto &v) { o.rangesOut = v; }},
+      {"--ranges-out",
+       [&](auto &v) {
+         o.rangesOut = v;
+         rangesOutGiven = true;
+       }},
       {"--max-skipped",
        [&](auto &v) { o.maxSkipped = parseInt("--max-skipped", v, 1); }},
       {"--replay",
@@ -223,5 +228,18 @@ Options mp::run::parseOptions(int argc, char **argv) {
                "one (--resume continues a run, --init-params starts one)");
   if (o.resumeOtherPlan && o.resume.empty())
     usageError("--resume-other-plan needs --resume");
+  // An option that would do nothing is an error, not ignored: the user
+  // meant something by it.
+  if (!o.autoFix && !o.source.empty())
+    usageError("--source is read by --auto-fix only; add --auto-fix or drop "
+               "it");
+  if (!o.autoFix && !o.compileOptions.empty())
+    usageError("--compile-options is read by --auto-fix only; add "
+               "--auto-fix or drop it");
+  if (rangesOutGiven && o.rangesEvery == 0)
+    usageError("--ranges-out needs --ranges N (how often to record)");
+  if (o.autoFix && o.replay == "off")
+    usageError("--auto-fix applies the replay's proposal; it cannot run "
+               "with --replay off");
   return o;
 }

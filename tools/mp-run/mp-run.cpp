@@ -555,7 +555,8 @@ static int runMain(int argc, char **argv) {
   int64_t orderEpoch = -1;
   float loss = 0;
   int64_t skippedAtFloor = 0, skippedInARow = 0,
-          lastSkipped = session->scalerStats().stepsSkipped;
+          lastSkipped = session->scalerStats().stepsSkipped,
+          skippedAtStart = lastSkipped;
 
   // A run that ends early (an error, a signal) saves what it has: the
   // state after the last completed step.
@@ -623,13 +624,18 @@ static int runMain(int argc, char **argv) {
     if (autoFix.compiler.empty())
       die("--auto-fix needs mp-compile: not next to mp-run and MP_COMPILE "
           "is not set to it");
-    autoFix.compileOptions = opt.compileOptions.empty()
-                                 ? "policy=" + session->plan().policy
-                                 : opt.compileOptions;
+    // The options the plan records it was compiled with (format 8; an
+    // older plan: its policy alone), unless the user gives them.
+    autoFix.compileOptions = !opt.compileOptions.empty()
+                                 ? opt.compileOptions
+                             : !session->plan().compileOptions.empty()
+                                 ? session->plan().compileOptions
+                                 : "policy=" + session->plan().policy;
     std::string stem = opt.plan;
     if (stem.size() > 7 && stem.compare(stem.size() - 7, 7, ".mpplan") == 0)
       stem.resize(stem.size() - 7);
     autoFix.fixedPlan = stem + ".fixed.mpplan";
+    check(checkAutoFix(autoFix));
   }
   std::unique_ptr<RangeRecorder> ranges;
   if (opt.rangesEvery > 0)
@@ -656,7 +662,7 @@ static int runMain(int argc, char **argv) {
     auto stopNonFinite = [&](const std::string &message) -> bool {
       if (terminal)
         std::fprintf(stderr, "\n");
-      std::string proposal;
+      rt::Diagnosis diagnosis;
       // A plan with neither loss scaling nor a gradient check (compiled
       // with check-finite=false) applied the failing step: the replay
       // starts from the state after it.
@@ -667,24 +673,24 @@ static int runMain(int argc, char **argv) {
                      "checks its gradients, so the failing step was applied; "
                      "the replay runs from the state after it\n");
       if (opt.replay != "off") {
-        rt::StatusOr<std::string> proposed =
+        rt::StatusOr<rt::Diagnosis> diagnosed =
             diagnoseIncident(*session, opt.replay, scaleBefore, opt.plan);
-        if (!proposed.isOk())
+        if (!diagnosed.isOk())
           std::fprintf(stderr, "mp-run: the replay failed: %s\n",
-                       proposed.status().message().c_str());
+                       diagnosed.status().message().c_str());
         else
-          proposal = *proposed;
+          diagnosis = std::move(*diagnosed);
       }
       if (opt.autoFix && !fixApplied) {
-        if (!isOptionProposal(proposal)) {
+        if (!diagnosis.isOptionFix()) {
           std::fprintf(stderr,
                        "mp-run: --auto-fix: %s\n",
-                       proposal.empty()
+                       diagnosis.fix == rt::Diagnosis::Fix::None
                            ? "no proposal to apply"
                            : "the proposal edits the step; not applied");
         } else {
           rt::StatusOr<std::unique_ptr<rt::Session>> fixed =
-              applyFix(*session, autoFix, proposal, opt.backend);
+              applyFix(*session, autoFix, diagnosis, opt.backend);
           if (!fixed.isOk()) {
             std::fprintf(stderr, "mp-run: %s\n",
                          fixed.status().message().c_str());
@@ -707,7 +713,7 @@ static int runMain(int argc, char **argv) {
             lastSkipped = session->scalerStats().stepsSkipped;
             scaleBefore = session->scalerStats().scale;
             fixApplied = true;
-            recordOrStop(metrics.recordChange(step + 1, proposal,
+            recordOrStop(metrics.recordChange(step + 1, diagnosis.proposal,
                                               autoFix.fixedPlan));
             std::fprintf(stderr,
                          "mp-run: --auto-fix: training goes on with %s from "
@@ -853,6 +859,26 @@ static int runMain(int argc, char **argv) {
 
   if (!opt.checkpoint.empty())
     check(rt::saveCheckpoint(*session, opt.checkpoint));
+  // A run whose every step was skipped trained nothing: it does not end 0,
+  // however few steps it had (the stops above need a run of them).
+  rt::ScalerStats ended = session->scalerStats();
+  if (totalSteps > start && ended.stepsSkipped - skippedAtStart ==
+                                totalSteps - start) {
+    std::string scale = ended.enabled
+                            ? "; the loss scale is " + shortNumber(ended.scale)
+                            : "";
+    std::fprintf(stderr,
+                 "mp-run: error: all %lld steps were skipped (non-finite "
+                 "gradients%s): no step changed the model\n",
+                 static_cast<long long>(totalSteps - start), scale.c_str());
+    return 1;
+  }
+  if (skippedInARow > 0)
+    std::fprintf(stderr,
+                 "mp-run: warning: the last %lld steps were skipped "
+                 "(non-finite gradients; loss scale %s)\n",
+                 static_cast<long long>(skippedInARow),
+                 shortNumber(ended.scale).c_str());
   if (eval)
     runEval(totalSteps);
 

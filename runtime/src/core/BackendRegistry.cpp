@@ -87,6 +87,8 @@ static Status unknownBackend(const std::string &name) {
 
 StatusOr<std::unique_ptr<Backend>>
 mp::rt::createBackend(const std::string &name) {
+  if (StatusOr<int> threads = threadsFromEnvironment(); !threads.isOk())
+    return threads.status();
   if (name.empty() || name == "default") {
     for (const BackendEntry &entry : backendRegistry()) {
       if (std::string(entry.name) == "cuda" || !entry.available().isOk())

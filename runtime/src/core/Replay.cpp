@@ -270,6 +270,8 @@ Diagnosis mp::rt::diagnose(const Session &session,
            "backs off by itself; a static one does not)\n";
     char exact[40];
     std::snprintf(exact, sizeof(exact), "%.17g", lower);
+    d.fix = Diagnosis::Fix::InitScale;
+    d.initScale = lower;
     d.proposal = std::string("init-scale=") + exact;
     out += "proposal: --mixed-precision=\"... init-scale=" + std::string(exact) +
            "\" (or keep " + (list.empty() ? kernel.op : list) +
@@ -293,9 +295,12 @@ Diagnosis mp::rt::diagnose(const Session &session,
            " by mp.force = \"low\"" +
            (kernel.location.empty() ? "" : " at " + kernel.location) +
            ": make it mp.force = \"fp32\" (no list option overrides a pin)\n";
+    d.fix = Diagnosis::Fix::ForceOp;
     d.proposal = "mp.force=\"fp32\"";
     return d;
   }
+  d.fix = Diagnosis::Fix::DenyOps;
+  d.denyOps.assign(ops.begin(), ops.end());
   d.proposal = "deny-add=" + list;
   out += "proposal: --mixed-precision=\"... deny-add=" + list + "\"";
   if (!kernel.location.empty() && kernel.opId() != OpId::MpCast)

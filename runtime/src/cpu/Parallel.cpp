@@ -9,7 +9,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <cerrno>
 #include <cstdlib>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -19,13 +21,26 @@ using namespace mp::rt;
 /// 0 = not set: MP_NUM_THREADS, else every hardware thread.
 static std::atomic<int> requestedThreads{0};
 
+StatusOr<int> mp::rt::threadsFromEnvironment() {
+  const char *env = std::getenv("MP_NUM_THREADS");
+  if (!env)
+    return 0;
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(env, &end, 10);
+  if (end == env || *end != '\0' || errno == ERANGE || value < 1 ||
+      value > 4096)
+    return invalidArgument(std::string("MP_NUM_THREADS is '") + env +
+                           "'; it takes a thread count from 1 to 4096 (or "
+                           "unset it for every hardware thread)");
+  return static_cast<int>(value);
+}
+
 static int defaultThreads() {
-  if (const char *env = std::getenv("MP_NUM_THREADS")) {
-    char *end = nullptr;
-    long value = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && value > 0 && value <= 1024)
-      return static_cast<int>(value);
-  }
+  // createBackend refused a bad MP_NUM_THREADS before any kernel ran.
+  StatusOr<int> fromEnvironment = threadsFromEnvironment();
+  if (fromEnvironment.isOk() && *fromEnvironment > 0)
+    return *fromEnvironment;
   unsigned hardware = std::thread::hardware_concurrency();
   return hardware ? static_cast<int>(hardware) : 1;
 }

@@ -103,6 +103,7 @@ static std::vector<uint8_t> serializePayload(const Plan &plan) {
       w.str(k.location);
       w.str(k.precision);
     }
+  w.str(plan.compileOptions); // version 8
   w.u64(plan.constants.size());
   w.bytes(plan.constants.data(), plan.constants.size());
   return out;
@@ -131,10 +132,11 @@ uint64_t mp::rt::planHash(const Plan &plan) {
         return !k.location.empty() || !k.precision.empty();
       });
   std::vector<uint8_t> bytes;
-  if (sources) {
+  if (sources || !plan.compileOptions.empty()) {
     Plan bare = plan;
     for (KernelDesc &k : bare.kernels)
       k.location.clear(), k.precision.clear();
+    bare.compileOptions.clear();
     bytes = serializePlan(bare);
   } else {
     bytes = serializePlan(plan);
@@ -195,6 +197,8 @@ public:
             !r.str(plan.kernels[i].precision))
           return "kernel source #" + std::to_string(i) + ": truncated";
     }
+    if (version >= 8 && !r.str(plan.compileOptions))
+      return "truncated compile options";
     uint64_t constants;
     if (!r.u64(constants) || constants != r.remaining())
       return "the constants blob does not end the payload";

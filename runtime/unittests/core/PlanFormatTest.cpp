@@ -204,31 +204,48 @@ TEST(PlanFormatTest, CodeSectionRoundTrips) {
               r2.offset + r2.byteSize() <= y.offset);
 }
 
-/// `plan` (without code or kernel sources) as the given older version
-/// writes it: version 6 ends with a kernel-source count (4 zero bytes)
-/// before the constants, version 5 is the same file without it, version 4
-/// without the empty code section (a library name, an id and a region
-/// count, 16 zero bytes) either.
-/// `plan` (without code or sources) in an older format: the payload ends
-/// [code: library 4, id 8, size 8, hash 8, regions 4][sources 4][constants];
-/// version 6 has no size and hash, 5 no sources either, 4 no code section.
+/// `plan` (without code, sources or options) in an older format: the
+/// payload ends [code: library 4, id 8, size 8, hash 8, regions 4]
+/// [sources 4][options 4][constants]; version 7 has no options, 6 no size
+/// and hash either, 5 no sources, 4 no code section.
 static std::vector<uint8_t> olderVersion(const Plan &plan, uint32_t version) {
   std::vector<uint8_t> bytes = serializePlan(plan);
   size_t constants = bytes.size() - 8 - plan.constants.size();
-  size_t sources = constants - 4, code = sources - 32;
+  size_t options = constants - 4, sources = options - 4, code = sources - 32;
   for (size_t i = code; i < constants; ++i)
     EXPECT_EQ(bytes[i], 0) << i;
+  bytes.erase(bytes.begin() + options, bytes.begin() + constants);
   if (version <= 5)
-    bytes.erase(bytes.begin() + sources, bytes.begin() + constants);
+    bytes.erase(bytes.begin() + sources, bytes.begin() + options);
   if (version == 4)
     bytes.erase(bytes.begin() + code, bytes.begin() + sources);
-  else // the checksum's 16 bytes after the library name and the id
+  else if (version <= 6) // the checksum's 16 bytes after the name and id
     bytes.erase(bytes.begin() + code + 12, bytes.begin() + code + 28);
   uint64_t payload = bytes.size() - 32;
   std::memcpy(bytes.data() + 8, &version, 4);
   std::memcpy(bytes.data() + 16, &payload, 8);
   fixChecksum(bytes);
   return bytes;
+}
+
+TEST(PlanFormatTest, VersionSevenIsReadAsAPlanWithoutCompileOptions) {
+  StatusOr<Plan> v7 =
+      parsePlan(olderVersion(makeLeastSquaresPlan(), 7), "v7.plan");
+  ASSERT_TRUE(v7.isOk()) << v7.status().message();
+  EXPECT_EQ(v7->compileOptions, "");
+  EXPECT_EQ(serializePlan(*v7), serializePlan(makeLeastSquaresPlan()));
+}
+
+TEST(PlanFormatTest, CompileOptionsRoundTripAndLeaveTheHash) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.compileOptions = "policy=mixed_float16 deny-add=train.exp";
+  StatusOr<Plan> parsed = parsePlan(serializePlan(plan), "options.plan");
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_EQ(parsed->compileOptions, plan.compileOptions);
+  EXPECT_EQ(serializePlan(*parsed), serializePlan(plan));
+  // A record, not the plan's identity: checkpoints of the same step
+  // compiled with options spelled otherwise resume.
+  EXPECT_EQ(planHash(plan), planHash(makeLeastSquaresPlan()));
 }
 
 TEST(PlanFormatTest, VersionSixIsReadAsAPlanWithoutLibraryChecksum) {

@@ -15,7 +15,7 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %a : tensor<4xf32>
 }
 // NOSTEP: error: no function is marked 'train.step'
-// NOOUT: for the -o option: must be specified at least once
+// NOOUT: mp-compile: no output: give -o PLAN (or --check-only)
 
 //--- no-kernel.mlir
 func.func @step(%w: tensor<4xf32> {train.role = "param", train.name = "w"})

@@ -45,3 +45,13 @@
 // OK: step 1/2 loss {{[0-9.]+}}
 // OK: step 2/2 loss {{[0-9.]+}}
 // OK: trained 2 steps
+
+// An option that would do nothing is refused, not ignored.
+// RUN: not mp-run %t/mlp.plan --synthetic --steps 1 --source %t/step.mlir 2>&1 | FileCheck %s --check-prefix=SOURCEALONE
+// RUN: not mp-run %t/mlp.plan --synthetic --steps 1 --compile-options policy=float32 2>&1 | FileCheck %s --check-prefix=OPTIONSALONE
+// RUN: not mp-run %t/mlp.plan --synthetic --steps 1 --ranges-out %t/r.jsonl 2>&1 | FileCheck %s --check-prefix=RANGESOUT
+// RUN: not mp-run %t/mlp.plan --synthetic --steps 1 --auto-fix --replay off 2>&1 | FileCheck %s --check-prefix=FIXNOREPLAY
+// SOURCEALONE: mp-run: error: --source is read by --auto-fix only; add --auto-fix or drop it
+// OPTIONSALONE: mp-run: error: --compile-options is read by --auto-fix only
+// RANGESOUT: mp-run: error: --ranges-out needs --ranges N
+// FIXNOREPLAY: mp-run: error: --auto-fix applies the replay's proposal; it cannot run with --replay off

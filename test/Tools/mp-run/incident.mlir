@@ -77,20 +77,23 @@
 
 // --auto-fix: the exponential made 16-bit by the user's allow-add instead
 // of a pin. At the scale's floor the replay proposes deny-add=train.exp;
-// mp-run recompiles the source with it (the op taken off allow-add), moves
-// the state over and trains on; the metrics record the change. After it no
-// step is skipped once the new dynamic scale has backed off.
+// mp-run recompiles the source with the options the plan records (format
+// 8) and the fix as data (--fix-deny: mp-compile takes the op off
+// allow-add), moves the state over, the loss scaler's included, and
+// trains on; the metrics record the change. After it no step is skipped:
+// the scale goes on from where the skipped steps left it.
 // RUN: sed -e 's/ {mp.force = "low"}//' %S/Inputs/exp_overflow.mlir > %t/exp_list.mlir
 // RUN: mp-compile %t/exp_list.mlir --mixed-precision="policy=mixed_float16 allow-add=train.exp" -o %t/list.mpplan
-// RUN: mp-run %t/list.mpplan --synthetic --synthetic-samples 64 --no-shuffle --plain --steps 40 --log-every 10 --max-skipped-at-floor 2 --auto-fix --source %t/exp_list.mlir --compile-options "policy=mixed_float16 allow-add=train.exp" --metrics %t/fix.jsonl > %t/fix.log 2>&1
+// RUN: mp-run %t/list.mpplan --synthetic --synthetic-samples 64 --no-shuffle --plain --steps 40 --log-every 10 --max-skipped-at-floor 2 --auto-fix --source %t/exp_list.mlir --metrics %t/fix.jsonl > %t/fix.log 2>&1
 // RUN: FileCheck %s --check-prefix=AUTOFIX < %t/fix.log
 // RUN: FileCheck %s --check-prefix=AUTOFIX-METRICS < %t/fix.jsonl
 // AUTOFIX: proposal: --mixed-precision="... deny-add=train.exp"
-// AUTOFIX: mp-run: --auto-fix: {{.*}}mp-compile {{.*}}exp_list.mlir "--mixed-precision=policy=mixed_float16 deny-add=train.exp" -o {{.*}}list.fixed.mpplan
+// AUTOFIX: mp-run: --auto-fix: {{.*}}mp-compile {{.*}}exp_list.mlir "--mixed-precision=policy=mixed_float16 allow-add=train.exp" --fix-deny=train.exp -o {{.*}}list.fixed.mpplan
 // AUTOFIX-NEXT: mp-run: --auto-fix: training goes on with {{.*}}list.fixed.mpplan from the state before step [[STEP:[0-9]+]]
-// AUTOFIX: step 30/40 loss {{[0-9.]+}} scale {{[0-9]+}} skipped [[SKIPPED:[0-9]+]]
-// AUTOFIX: step 40/40 loss {{[0-9.]+}} scale {{[0-9]+}} skipped [[SKIPPED]]
+// AUTOFIX: step 30/40 loss {{[0-9.]+}} scale [[SCALE:[0-9]+]] skipped [[SKIPPED:[0-9]+]]
+// AUTOFIX: step 40/40 loss {{[0-9.]+}} scale [[SCALE]] skipped [[SKIPPED]]
 // AUTOFIX: trained 40 steps
+// AUTOFIX-NOT: warning
 // AUTOFIX-METRICS: {"event": "auto_fix", "step": [[STEP:[0-9]+]], "change": "deny-add=train.exp", "plan": "{{.*}}list.fixed.mpplan"}
 
 // A pin is an edit of the step: --auto-fix says so and the run stops.
@@ -99,3 +102,26 @@
 // PINNED: mp-run: error: 3 consecutive steps
 // RUN: not mp-run %t/exp.plan --synthetic --plain --steps 4 --auto-fix 2>&1 | FileCheck %s --check-prefix=NOSOURCE
 // NOSOURCE: mp-run: error: --auto-fix needs --source STEP.mlir
+
+// Everything --auto-fix needs is checked before the first step: a source
+// or options mp-compile refuses stop the run before it trains.
+// RUN: not mp-run %t/list.mpplan --synthetic --plain --steps 4 --auto-fix --source %t/exp_list.mlir --compile-options "policy=mixed_float16 no-such-option=1" 2>&1 | FileCheck %s --check-prefix=BADOPTIONS
+// BADOPTIONS-NOT: step 1/4
+// BADOPTIONS: mp-run: error: --auto-fix: mp-compile failed on {{.*}}exp_list.mlir with --mixed-precision="policy=mixed_float16 no-such-option=1"
+// RUN: not mp-run %t/list.mpplan --synthetic --plain --steps 4 --auto-fix --source %t/exp_list.mlir --compile-options "policy=mixed_float17" 2>&1 | FileCheck %s --check-prefix=BADPOLICY
+// BADPOLICY-NOT: step 1/4
+// BADPOLICY: mp-run: error: --auto-fix: mp-compile failed
+
+// A run whose every step is skipped never ends 0, however short: here 5
+// steps, too few for --max-skipped's stop.
+// RUN: not mp-run %t/exp.plan --synthetic --synthetic-samples 64 --no-shuffle --plain --steps 5 2>&1 | FileCheck %s --check-prefix=ALLSKIPPED
+// ALLSKIPPED: mp-run: error: all 5 steps were skipped (non-finite gradients; the loss scale is {{[0-9]+}}): no step changed the model
+// ALLSKIPPED-NOT: trained 5 steps
+
+// mp-compile --fix-deny / --fix-init-scale merge the fix into the options;
+// the plan records what it was compiled with.
+// RUN: mp-compile %t/exp_list.mlir --mixed-precision="policy=mixed_float16 allow-add=train.exp" --fix-deny=train.exp --fix-init-scale=64 -o %t/merged.mpplan
+// RUN: mp-run %t/merged.mpplan --synthetic --synthetic-samples 64 --no-shuffle --plain --steps 3 --log-every 1 2>&1 | FileCheck %s --check-prefix=MERGED
+// MERGED: step 1/3 loss {{[0-9.]+}} scale 64 skipped 0
+// RUN: not mp-compile %t/exp_list.mlir --fix-deny=train.exp -o %t/nope.mpplan 2>&1 | FileCheck %s --check-prefix=FIXNEEDS
+// FIXNEEDS: mp-compile: --fix-deny and --fix-init-scale change --mixed-precision's options; give them

@@ -179,6 +179,10 @@ Status cpuBackendStatus();
 /// (docs/runtime-cpu.md).
 void setCpuThreads(int threads);
 int cpuThreads();
+/// MP_NUM_THREADS: 0 when unset, the count when it is one (1 to 4096), an
+/// error naming the value otherwise. createBackend refuses a bad value, so
+/// that no front door ignores it.
+StatusOr<int> threadsFromEnvironment();
 
 /// What the CUDA backend may do beyond the defaults.
 struct CudaBackendOptions {

@@ -243,12 +243,17 @@ struct Plan {
   /// casts, double-buffered state) and executed as written. 5: the plan
   /// may name generated code for runs of its kernels (PlanCode). 6: each
   /// kernel records its source location and precision decision. 7: the
-  /// code library's size and checksum. Versions 4 to 6 are read too
-  /// (without code, sources or checksum); another version is rejected by
-  /// version: recompile it.
-  static constexpr uint32_t kVersion = 7;
+  /// code library's size and checksum. 8: the compile options the plan
+  /// was built with. Versions 4 to 7 are read too (without code, sources,
+  /// checksum or options); another version is rejected by version:
+  /// recompile it.
+  static constexpr uint32_t kVersion = 8;
   static constexpr uint32_t kOldestVersion = 4;
   std::string policy; ///< float32, mixed_bfloat16, mixed_float16
+  /// The --mixed-precision options the plan was compiled with, as given
+  /// ("" when none were, or for plans before format 8). A record for tools
+  /// that recompile the step (mp-run --auto-fix); not part of planHash.
+  std::string compileOptions;
   std::vector<TensorDesc> tensors;
   std::vector<KernelDesc> kernels;
   std::vector<ResultDesc> results;

@@ -61,10 +61,24 @@ StatusOr<ReplayFinding> replayStep(Session &session);
 /// problem" when f32 overflows too or the data is already non-finite.
 /// `lossScale` is the scale the failing step ran with (0: none).
 struct Diagnosis {
-  std::string text;     ///< several lines, for a terminal
-  std::string proposal; ///< one line: the option to add ("" when none)
+  std::string text; ///< several lines, for a terminal
+  /// What the diagnosis proposes, as data: a tool applies it without
+  /// reading `proposal` back.
+  enum class Fix {
+    None,      ///< nothing to propose
+    DenyOps,   ///< keep `denyOps` in float32 (the deny-add option)
+    InitScale, ///< start the loss scale at `initScale` (init-scale option)
+    ForceOp,   ///< an edit of the step: the op's mp.force pin to "fp32"
+  } fix = Fix::None;
+  std::vector<std::string> denyOps;
+  double initScale = 0;
+  std::string proposal; ///< the fix as one line of text ("" when none)
   std::string op;       ///< the culprit kernel's op ("" when none)
   bool precisionProblem = false;
+  /// Whether the fix is a pipeline option (a recompile applies it).
+  bool isOptionFix() const {
+    return fix == Fix::DenyOps || fix == Fix::InitScale;
+  }
 };
 Diagnosis diagnose(const Session &session, const ReplayFinding &finding,
                    double lossScale);
