@@ -16,7 +16,6 @@ Usage: get_digits.py OUT_DIR [--cache DIR]
 import argparse
 import glob
 import gzip
-import io
 import os
 import random
 import struct

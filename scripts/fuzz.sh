@@ -49,6 +49,10 @@ case $cmd in
     runs=$build/runs/$target
     mkdir -p "$runs"
     rm -rf "$runs/corpus" && cp -r "$root/fuzz/corpus/$target" "$runs/corpus"
+    # The plan seeds of the current format, written by the build.
+    if [[ -d $build/fuzz-seeds/$target ]]; then
+      cp "$build/fuzz-seeds/$target"/* "$runs/corpus/"
+    fi
     cd "$runs"
     # -fork / -ignore_crashes: go on past a crash (MLIR's own parsers crash
     # on some malformed IR, docs/reliability.md); each lands in $runs.

@@ -69,6 +69,13 @@ else
   "$venv/bin/python" -c "import torch, tensorflow, keras, matplotlib" >/dev/null
 fi
 
+# The Python linter CI runs (scripts/lint.sh, pyproject.toml's settings).
+ruff_version=0.17.6
+if [[ "$("$venv/bin/ruff" --version 2>/dev/null)" != "ruff $ruff_version" ]]; then
+  echo "setup: installing ruff $ruff_version into $venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ruff==$ruff_version"
+fi
+
 # The model libraries the zoo corpus builds its models from (test/Exporters/
 # zoo_corpus.py) and the exporters' Hugging Face schedules: versions that
 # accept this torch (torchvision pins its torch exactly), installed with torch

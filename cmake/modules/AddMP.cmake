@@ -43,7 +43,7 @@ endfunction()
 # is a checked-in copy of GENERATED, which TARGET builds (the runtime builds
 # without MLIR, and the docs are read on the web). The ctest generated/NAME
 # fails while the two differ; `cmake --build build --target
-# mp-update-generated` rewrites every copy (README, "Add an op").
+# mp-update-generated` rewrites every copy (CONTRIBUTING.md, "Add an op").
 function(mp_checked_in name generated source target)
   add_test(NAME generated/${name}
            COMMAND ${CMAKE_COMMAND} -E compare_files ${generated} ${source})

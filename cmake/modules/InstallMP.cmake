@@ -38,7 +38,7 @@ if(NOT MP_ENABLE_COMPILER)
   return()
 endif()
 
-set(mpCompilerLibraries MPInterfaces MPAnalysis MPMPDialect MPTrainDialect
+set(mpCompilerLibraries MPVocabulary MPInterfaces MPAnalysis MPMPDialect MPTrainDialect
     MPTransforms MPExternalModels MPInitAll MPTargetPlan MPTargetCpu)
 install(TARGETS ${mpCompilerLibraries} EXPORT mpCompilerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -13,7 +13,7 @@ Needs the .venv of scripts/setup.sh (torch, keras on tensorflow, matplotlib).
 import argparse
 import json
 import os
-import re
+
 import subprocess
 import sys
 

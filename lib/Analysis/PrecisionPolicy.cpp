@@ -12,32 +12,12 @@
 using namespace mlir;
 using namespace mp;
 
-std::optional<PolicyKind> PrecisionPolicy::parseKind(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<PolicyKind>>(name)
-      .Case("float32", PolicyKind::Float32)
-      .Case("mixed_bfloat16", PolicyKind::MixedBFloat16)
-      .Case("mixed_float16", PolicyKind::MixedFloat16)
-      .Default(std::nullopt);
-}
-
 std::optional<PrecisionTarget>
 PrecisionPolicy::parseTarget(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<PrecisionTarget>>(name)
       .Case("cpu", PrecisionTarget::CPU)
       .Case("cuda", PrecisionTarget::CUDA)
       .Default(std::nullopt);
-}
-
-llvm::StringRef PrecisionPolicy::stringifyKind(PolicyKind kind) {
-  switch (kind) {
-  case PolicyKind::Float32:
-    return "float32";
-  case PolicyKind::MixedBFloat16:
-    return "mixed_bfloat16";
-  case PolicyKind::MixedFloat16:
-    return "mixed_float16";
-  }
-  llvm_unreachable("unknown policy");
 }
 
 Type PrecisionPolicy::getComputeType(MLIRContext *context) const {

@@ -118,9 +118,8 @@ struct AssignPrecisionPass
     std::string kindName = policy, targetName = target;
     std::optional<PolicyKind> kind = PrecisionPolicy::parseKind(kindName);
     if (!kind) {
-      module.emitError() << "unknown policy '" << kindName
-                         << "' (expected float32, mixed_bfloat16 or "
-                            "mixed_float16)";
+      module.emitError() << "unknown policy '" << kindName << "' (expected "
+                         << policySpellings() << ")";
       return failure();
     }
     std::optional<PrecisionTarget> tgt =

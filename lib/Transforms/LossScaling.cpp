@@ -228,8 +228,9 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
   static DictionaryAttr scalerStateAttrs(Builder &b, StringRef name,
                                          Attribute initial = {}) {
     SmallVector<NamedAttribute> attrs = {
-        b.getNamedAttr(train::TrainDialect::kRoleAttrName,
-                       b.getStringAttr("scaler_state")),
+        b.getNamedAttr(
+            train::TrainDialect::kRoleAttrName,
+            b.getStringAttr(train::stringifyRole(train::Role::ScalerState))),
         b.getNamedAttr(train::TrainDialect::kNameAttrName,
                        b.getStringAttr(name))};
     if (initial)
@@ -296,8 +297,11 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     // The scale: scaler state threaded through the step, or a constant.
     Value scale, growthCount;
     if (failed(addScale(
-            fn, scalerStateAttrs(b, "loss_scale", b.getF64FloatAttr(initScale)),
-            scalerStateAttrs(b, "loss_scale.growth_count",
+            fn,
+            scalerStateAttrs(b, stringifyScalerTensor(ScalerTensor::LossScale),
+                             b.getF64FloatAttr(initScale)),
+            scalerStateAttrs(b,
+                             stringifyScalerTensor(ScalerTensor::GrowthCount),
                              b.getI64IntegerAttr(0)),
             [](OpBuilder &ob, Location l, DenseElementsAttr value) -> Value {
               return train::ConstantOp::create(ob, l, value);
@@ -419,8 +423,10 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
       unsigned n = fn.getNumResults();
       if (failed(fn.insertResults(
               {n, n}, {scalarF32, scalarI64},
-              {scalerStateAttrs(b, "loss_scale"),
-               scalerStateAttrs(b, "loss_scale.growth_count")})))
+              {scalerStateAttrs(b,
+                                stringifyScalerTensor(ScalerTensor::LossScale)),
+               scalerStateAttrs(
+                   b, stringifyScalerTensor(ScalerTensor::GrowthCount))})))
         return fn.emitOpError() << "cannot add the loss-scaler results";
       terminator->insertOperands(terminator->getNumOperands(),
                                  {update.getNewScale(),

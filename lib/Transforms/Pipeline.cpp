@@ -1,4 +1,5 @@
 //===- Pipeline.cpp - the --mp-mixed-precision pipeline -------------------===//
+#include "mp/IR/Vocabulary.h"
 #include "mp/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -19,14 +20,15 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
   pm.addPass(createAssignPrecision(assign));
   // float32 changes nothing: no casts, and no canonicalization that would
   // reorder the user's IR.
-  bool float32 = options.policy == "float32";
+  std::optional<PolicyKind> policy = symbolizePolicyKind(options.policy);
+  bool float32 = policy == PolicyKind::Float32;
   if (!float32)
     pm.addPass(createInsertCasts());
 
   std::string mode = options.lossScale;
   bool automatic = mode == "auto";
   if (automatic)
-    mode = options.policy == "mixed_float16" ? "dynamic" : "none";
+    mode = policy == PolicyKind::MixedFloat16 ? "dynamic" : "none";
   if (mode != "none") {
     LossScalingOptions scaling;
     options.copyTo(scaling);

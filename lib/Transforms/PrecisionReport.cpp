@@ -1,6 +1,7 @@
 //===- PrecisionReport.cpp - say what the precision passes did ------------===//
-#include "mp/Transforms/Passes.h"
+#include "mp/IR/Vocabulary.h"
 #include "mp/Transforms/Functions.h"
+#include "mp/Transforms/Passes.h"
 
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "mp/Transforms/Annotations.h"
@@ -146,13 +147,14 @@ struct PrecisionReportPass
   std::string summaryLine(const FunctionReport &r) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    if (r.policy == "float32") {
+    std::optional<PolicyKind> policy = symbolizePolicyKind(r.policy);
+    if (policy == PolicyKind::Float32) {
       os << "float32 policy: nothing converted";
       return text;
     }
     std::string low = r.computeType ? typeString(r.computeType)
-                      : r.policy == "mixed_float16" ? "f16"
-                                                    : "bf16";
+                      : policy == PolicyKind::MixedFloat16 ? "f16"
+                                                           : "bf16";
     os << "converted " << r.converted << "/" << r.painted << " ops to " << low
        << " with " << (r.castsToLow + r.castsToF32 + r.castsOther)
        << " casts (" << r.castsToLow << " to " << low << ", " << r.castsToF32

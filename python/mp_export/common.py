@@ -14,6 +14,14 @@ import struct
 
 import numpy as np
 
+from .vocabulary import DecayShape, Layout, Role, WarmupShape
+
+# The roles of a step's arguments and results (train.role), spelled by the
+# ODS (include/mp/IR/Vocabulary.td).
+PARAM, OPT_STATE, BUFFER = Role.Param.spelling, Role.OptState.spelling, Role.Buffer.spelling
+INPUT, LABEL = Role.Input.spelling, Role.Label.spelling
+LOSS, OUTPUT = Role.Loss.spelling, Role.Output.spelling
+
 
 class ExportError(Exception):
     """An op or construct the exporter cannot map, with where and what to do."""
@@ -116,8 +124,8 @@ def dense_constant(builder, array, elem):
                       {"value": Attr("dense<%s> : %s" % (nested(array), ty))})
 
 
-NCHW = Attr("0 : i64")
-NHWC = Attr("1 : i64")
+NCHW = Attr("%d : i64" % Layout.NCHW)
+NHWC = Attr("%d : i64" % Layout.NHWC)
 
 
 class _Op:
@@ -323,7 +331,7 @@ def step_counter(builder):
     state) and its incremented value, made once per step: schedules and
     dropout read the same one."""
     if getattr(builder, "step_counter", None) is None:
-        counter = builder.arg((), "i64", "opt_state", "step")
+        counter = builder.arg((), "i64", OPT_STATE, "step")
         one = builder.op("train.fill", [], [((), "i64")], {"value": 1.0})
         builder.step_counter = (counter, builder.op("train.add", [counter, one],
                                                     [((), "i64")]))
@@ -334,13 +342,11 @@ def dropout_state(builder):
     """The Philox key of the step's dropout masks (a frozen buffer,
     `dropout.key`, made once) and the step counter."""
     if getattr(builder, "dropout_key", None) is None:
-        builder.dropout_key = builder.arg((), "i64", "buffer", "dropout.key")
+        builder.dropout_key = builder.arg((), "i64", BUFFER, "dropout.key")
         builder.freeze(builder.dropout_key)
     return builder.dropout_key, step_counter(builder)[0]
 
 
-_WARMUPS = {"linear": 0, "cosine": 1}
-_DECAYS = {"constant": 0, "linear": 1, "cosine": 2, "step": 3, "exponential": 4}
 
 
 def lr_schedule(builder, base, shape, comment):
@@ -355,7 +361,7 @@ def lr_schedule(builder, base, shape, comment):
         if key in shape:
             props[key] = float(shape[key])
     if "warmup" in shape:
-        props["warmup"] = Attr("%d : i64" % _WARMUPS[shape["warmup"]])
-    props["decay"] = Attr("%d : i64" % _DECAYS[shape.get("decay", "constant")])
+        props["warmup"] = Attr("%d : i64" % WarmupShape.parse(shape["warmup"]))
+    props["decay"] = Attr("%d : i64" % DecayShape.parse(shape.get("decay", "constant")))
     counter, _ = step_counter(builder)
     return builder.op("train.lr_schedule", [counter], [((), "f32")], props, comment=comment)

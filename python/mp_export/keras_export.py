@@ -29,6 +29,7 @@ import tensorflow as tf
 import keras
 
 from . import keras_training as training
+from .common import BUFFER, INPUT, LABEL, LOSS, OPT_STATE, PARAM
 from .common import (ExportError, StepBuilder, read_safetensors, step_counter as _step_counter,
                      write_export)
 from .keras_mapper import Mapper, _Resource
@@ -96,8 +97,9 @@ def _check_model(model, spec_loss, trains_one_output=False):
                               "a custom compute_loss", "Use the compiled loss.")
     policy = keras.config.dtype_policy().name
     for layer in model._flatten_layers():
+        # Keras' own dtype policy names (its float32 is the same word as ours).
         name = getattr(layer.dtype_policy, "name", "float32")
-        if name != "float32":
+        if getattr(layer.dtype_policy, "name", "float32") != "float32":
             raise ExportError("Keras", type(layer).__name__, "layer '%s'" % layer.name,
                               "dtype policy '%s' (global '%s')" % (name, policy),
                               "Export the float32 model: mp-compile's --mixed-precision "
@@ -235,18 +237,18 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     mapper = Mapper(builder, locate)
     captured = {internal.name: external for external, internal in graph.captures}
     inputs = [t for t in graph.inputs if t.name not in captured]
-    x_arg = builder.arg(tuple(x_np.shape), _elem(x_dtype, "input"), "input")
-    y_arg = builder.arg(tuple(y_np.shape), _elem(y_dtype, "label"), "label")
+    x_arg = builder.arg(tuple(x_np.shape), _elem(x_dtype, "input"), INPUT)
+    y_arg = builder.arg(tuple(y_np.shape), _elem(y_dtype, "label"), LABEL)
     mapper.env[inputs[0].name] = x_arg
 
-    roles = {id(v.value.handle): ("param", v) for v in trainable}
+    roles = {id(v.value.handle): (PARAM, v) for v in trainable}
     seeds = _seed_states(model)
     for v in model.non_trainable_variables:
         h = id(v.value.handle)
         if h in seeds:
             roles[h] = ("seed", v)
         elif h not in roles:
-            roles[h] = ("buffer", v)
+            roles[h] = (BUFFER, v)
     init, buffers, params = {}, [], []
     for op in graph.get_operations():
         if op.type != "Placeholder" or op.outputs[0].name not in captured:
@@ -268,7 +270,7 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
         value = builder.arg(tuple(var.shape), "f32", kind, var.path)
         mapper.state[var.path] = value
         init[var.path] = keras.ops.convert_to_numpy(var).astype(np.float32)
-        (params if kind == "param" else buffers).append(var)
+        (params if kind == PARAM else buffers).append(var)
     # The params in the order of the gradients (the trainable variables').
     captured_paths = {v.path for v in params}
     params = [v for v in trainable if v.path in captured_paths]
@@ -330,25 +332,25 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
         g.rows = mapper.sparse.get(g.dense.name)
     state = loss_and_seed()
     builder.loc = None
-    builder.result(state["loss"], "loss")
+    builder.result(state["loss"], LOSS)
     grads = training.mark(builder, grads, [v.path for v in params])
     grads, outputs = training.clip(builder, optimizer, grads)
     updates = training.update(builder, optimizer, [by_path[v.path] for v in params],
                               [mapper.state[v.path] for v in params], grads, slot_name)
     # Keras' iterations, always: a checkpoint resumes Keras' optimizer.
-    updates.append((_step_counter(builder)[1], "opt_state", "step"))
+    updates.append((_step_counter(builder)[1], OPT_STATE, "step"))
     for value, role, name in outputs:
         builder.result(value, role, name)
     for value, role, name in updates:
-        if role == "param":
+        if role == PARAM:
             builder.result(value, role, name)
     for var in buffers:
         if var.path in mapper.updated:
-            builder.result(mapper.updated[var.path], "buffer", var.path)
+            builder.result(mapper.updated[var.path], BUFFER, var.path)
         else:
             builder.freeze(mapper.state[var.path])
     for value, role, name in updates:
-        if role == "opt_state":
+        if role == OPT_STATE:
             builder.result(value, role, name)
     if getattr(builder, "dropout_key", None) is not None:
         # The Philox key of the step's dropout masks: from the first Keras

@@ -16,6 +16,8 @@ them (the wrap's select, dropout's random stream) accept them.
 import numpy as np
 import tensorflow as tf
 
+from .vocabulary import ComparePredicate
+from .common import BUFFER
 from .common import Attr, ExportError, dense_constant
 from .keras_common import _Pending
 from .keras_fold import FOLD as _FOLD
@@ -28,8 +30,9 @@ class _Resource:
 
 
 _ELEM = {tf.float32: "f32", tf.int64: "i64", tf.int32: "i32", tf.bool: "i1"}
-_COMPARE = {"Equal": 0, "NotEqual": 1, "Less": 2, "LessEqual": 3, "Greater": 4,
-            "GreaterEqual": 5}
+_COMPARE = {"Equal": ComparePredicate.eq, "NotEqual": ComparePredicate.ne,
+            "Less": ComparePredicate.lt, "LessEqual": ComparePredicate.le,
+            "Greater": ComparePredicate.gt, "GreaterEqual": ComparePredicate.ge}
 
 
 def _scope(op_name):
@@ -211,7 +214,7 @@ class Mapper(LayerHandlers):
         res = self.get(ins[0])
         if res.kind == "seed":
             return  # mp's dropout runs on the step counter instead
-        if res.kind != "buffer" or self.op.type != "AssignVariableOp":
+        if res.kind != BUFFER or self.op.type != "AssignVariableOp":
             raise self.err("the step assigns to '%s' (a %s)" % (res.name, res.kind),
                            "Only non-trainable state (batch-norm moving statistics) may "
                            "be assigned in the forward pass; the optimizer is exported "
@@ -237,7 +240,7 @@ class Mapper(LayerHandlers):
         elif t == "DivNoNan":
             zero = self.fill(0.0, shape)
             is_zero = self.b.op("train.compare", [b, zero], [(shape, "i1")],
-                                {"predicate": Attr("0 : i64")})
+                                {"predicate": Attr("%d : i64" % ComparePredicate.eq)})
             q = self.b.op("train.div", [a, b], [(shape, elem)])
             put(self.b.op("train.select", [is_zero, zero, q], [(shape, elem)]))
         elif t == "LogicalAnd":
@@ -366,9 +369,9 @@ class Mapper(LayerHandlers):
         shape = self.out()
         zero = self.fill(0.0, x.shape)
         above = self.b.op("train.compare", [x, zero], [(x.shape, "i1")],
-                          {"predicate": Attr("4 : i64")})
+                          {"predicate": Attr("%d : i64" % ComparePredicate.gt)})
         below = self.b.op("train.compare", [x, self.fill(6.0, x.shape)], [(x.shape, "i1")],
-                          {"predicate": Attr("2 : i64")})
+                          {"predicate": Attr("%d : i64" % ComparePredicate.lt)})
         inside = self.b.op("train.select", [above, below,
                                             self.const_value(np.zeros(x.shape, bool), "i1")],
                            [(x.shape, "i1")])
@@ -387,7 +390,7 @@ class Mapper(LayerHandlers):
         g, y = self.val(ins[0]), self.val(ins[1])
         shape = self.out()
         pos = self.b.op("train.compare", [y, self.fill(0.0, y.shape)], [(y.shape, "i1")],
-                        {"predicate": Attr("4 : i64")})
+                        {"predicate": Attr("%d : i64" % ComparePredicate.gt)})
         neg = self.b.op("train.mul", [g, self.b.op("train.add", [y, self.fill(1.0, y.shape)],
                                                    [shape])], [shape])
         put(self.b.op("train.select", [pos, g, neg], [shape]))

@@ -11,6 +11,8 @@ counter (Keras' `iterations`, the steps done before this one).
 """
 import keras
 
+from .vocabulary import DecayShape
+from .common import OPT_STATE, OUTPUT, PARAM
 from .common import Attr, ExportError, lr_schedule, step_counter as _step_counter
 
 
@@ -258,7 +260,7 @@ def _power_of_step(b, beta):
     """beta ^ (iterations + 1) in double, rounded to f32 once."""
     counter, _ = _step_counter(b)
     return b.op("train.lr_schedule", [counter], [((), "f32")],
-                {"base_lr": float(beta), "gamma": float(beta), "decay": Attr("4 : i64")},
+                {"base_lr": float(beta), "gamma": float(beta), "decay": Attr("%d : i64" % DecayShape.exponential)},
                 comment="%g ^ (step + 1)" % beta)
 
 
@@ -409,7 +411,7 @@ def clip(b, optimizer, grads):
         scale = b.op("train.add", [scale, b.op("train.sub", [norm, norm], [((), "f32")])],
                      [((), "f32")])
         return [g.densified(lambda v: _times(b, v, scale)) for g in grads], \
-            [(norm, "output", "grad_norm")]
+            [(norm, OUTPUT, "grad_norm")]
     limit = limit_of("clipvalue")
     if limit is not None:
         return [g.map_rows(lambda v: b.op("train.clip_grad_value", [v], [(v.shape, v.elem)],
@@ -438,21 +440,21 @@ def update(b, optimizer, variables, params, grads, slot_name):
             return b.op("train.broadcast", [s], [(shape, elem)], {"dims": []}) if shape else s
 
         def state(key):
-            return b.arg(shape, elem, "opt_state", slot_name(var, key))
+            return b.arg(shape, elem, OPT_STATE, slot_name(var, key))
         g2 = grad.square()
         rate = wide(lr)
         if c.get("weight_decay") and optimizer._use_weight_decay(var):
             p = op("sub", p, op("mul", op("mul", p, const(c["weight_decay"])), rate))
         if name == "SGD" and float(c["momentum"]) == 0.0:
-            results.append((op("sub", p, op("mul", g, rate)), "param", var.path))
+            results.append((op("sub", p, op("mul", g, rate)), PARAM, var.path))
         elif name == "SGD":
             m = state("momentum")
             mu = const(c["momentum"])
             new_m = op("sub", op("mul", m, mu), op("mul", g, rate))
             step = op("sub", op("mul", new_m, mu), op("mul", g, rate)) if c["nesterov"] \
                 else new_m
-            results += [(op("add", p, step), "param", var.path),
-                        (new_m, "opt_state", slot_name(var, "momentum"))]
+            results += [(op("add", p, step), PARAM, var.path),
+                        (new_m, OPT_STATE, slot_name(var, "momentum"))]
         elif name in ("Adam", "AdamW"):
             m, v = state("momentum"), state("velocity")
             b1, b2 = float(c["beta_1"]), float(c["beta_2"])
@@ -468,9 +470,9 @@ def update(b, optimizer, variables, params, grads, slot_name):
             new_v = op("add", v, op("mul", op("sub", g2, v), const(1 - b2)))
             delta = op("div", op("mul", new_m, wide(alpha)),
                        op("add", op("sqrt", new_v), const(c["epsilon"])))
-            results += [(op("sub", p, delta), "param", var.path),
-                        (new_m, "opt_state", slot_name(var, "momentum")),
-                        (new_v, "opt_state", slot_name(var, "velocity"))]
+            results += [(op("sub", p, delta), PARAM, var.path),
+                        (new_m, OPT_STATE, slot_name(var, "momentum")),
+                        (new_v, OPT_STATE, slot_name(var, "velocity"))]
         elif name == "RMSprop":
             v = state("velocity")
             rho = float(c["rho"])
@@ -479,11 +481,11 @@ def update(b, optimizer, variables, params, grads, slot_name):
             if float(c["momentum"]) > 0:
                 mom = state("momentum")
                 new_mom = op("add", op("mul", const(c["momentum"]), mom), inc)
-                results += [(op("sub", p, new_mom), "param", var.path),
-                            (new_mom, "opt_state", slot_name(var, "momentum"))]
+                results += [(op("sub", p, new_mom), PARAM, var.path),
+                            (new_mom, OPT_STATE, slot_name(var, "momentum"))]
             else:
-                results.append((op("sub", p, inc), "param", var.path))
-            results.append((new_v, "opt_state", slot_name(var, "velocity")))
+                results.append((op("sub", p, inc), PARAM, var.path))
+            results.append((new_v, OPT_STATE, slot_name(var, "velocity")))
         else:  # Adagrad
             # The state starts at zero (mp-run's optimizer state does): it
             # holds Keras' accumulator less initial_accumulator_value.
@@ -492,8 +494,8 @@ def update(b, optimizer, variables, params, grads, slot_name):
             full = op("add", new_acc, const(c["initial_accumulator_value"]))
             delta = op("div", op("mul", rate, g), op("sqrt", op("add", full,
                                                                const(c["epsilon"]))))
-            results += [(op("sub", p, delta), "param", var.path),
-                        (new_acc, "opt_state", slot_name(var, "accumulator"))]
+            results += [(op("sub", p, delta), PARAM, var.path),
+                        (new_acc, OPT_STATE, slot_name(var, "accumulator"))]
     return results
 
 

@@ -9,6 +9,7 @@ import sys
 
 import torch
 
+from .vocabulary import ComparePredicate
 from .common import Attr, ExportError
 
 aten = torch.ops.aten
@@ -110,7 +111,7 @@ _MUL, _DIV = _binary("train.mul"), _binary("train.div")
 def _compare(predicate):
     """eq/ne/lt/le/gt/ge of a tensor and a tensor or scalar: train.compare
     (i1) on the operands broadcast to the result's shape."""
-    code = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}[predicate]
+    code = ComparePredicate.parse(predicate)
 
     def handler(self, node, a, shape, elem):
         lhs = self.broadcast_to(self.v(a[0]), shape)

@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch.fx.experimental.proxy_tensor import make_fx
 
+from .common import BUFFER, INPUT, LABEL, LOSS, OPT_STATE, OUTPUT, PARAM
 from .common import ExportError, StepBuilder, write_export
 from .torch_common import (_decomposed_from, _elem, _is_dropout_mask, _user_frame,
                            library_tracing)
@@ -398,13 +399,13 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     mapper.label_smoothing = label_smoothing
     mapper.layouts = rec.layouts
     xs, ys = placeholders[-2], placeholders[-1]
-    mapper.env[xs] = builder.arg(tuple(example_x.shape), _elem(example_x.dtype, "input"), "input")
-    mapper.env[ys] = builder.arg(tuple(example_y.shape), _elem(example_y.dtype, "label"), "label")
+    mapper.env[xs] = builder.arg(tuple(example_x.shape), _elem(example_x.dtype, "input"), INPUT)
+    mapper.env[ys] = builder.arg(tuple(example_y.shape), _elem(example_y.dtype, "label"), LABEL)
     pvals = []
     mapper.param_nodes = set(placeholders[:np_])
     for node, (n, p) in zip(placeholders[:np_], params):
         names[node] = n
-        mapper.env[node] = builder.arg(tuple(p.shape), _elem(p.dtype, n), "param", n)
+        mapper.env[node] = builder.arg(tuple(p.shape), _elem(p.dtype, n), PARAM, n)
         pvals.append(mapper.env[node])
     bnodes = []
     for node, (n, buf) in zip(placeholders[np_:np_ + nb], buffers):
@@ -412,7 +413,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
         if n.endswith("num_batches_tracked"):
             mapper.env[node] = _Pending("num_batches_tracked")
             continue
-        mapper.env[node] = builder.arg(tuple(buf.shape), _elem(buf.dtype, n), "buffer", n)
+        mapper.env[node] = builder.arg(tuple(buf.shape), _elem(buf.dtype, n), BUFFER, n)
         bnodes.append((node, n))
 
     output = next(n for n in gm.graph.nodes if n.op == "output")
@@ -471,7 +472,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     outs = output.args[0]
     loss = mapper.v(outs[0])
     grads = [mapper.v(o) for o in outs[1:1 + np_]]
-    builder.result(loss, "loss")
+    builder.result(loss, LOSS)
     grads, outputs = _clip(builder, grads, step_source.clips)
     schedule = _schedule(builder, scheduler, optimizer, step_source.schedule_steps,
                          getattr(step_source, "schedule_update", None))
@@ -480,13 +481,13 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     if schedule:
         # The first group's rate is the step's "lr"; the others "lr.<group>".
         for index, lr in enumerate(schedule[0]):
-            outputs.append((lr, "output", "lr" if index == 0 else "lr.%d" % index))
+            outputs.append((lr, OUTPUT, "lr" if index == 0 else "lr.%d" % index))
     if getattr(builder, "step_counter", None) is not None:
-        updates.append((builder.step_counter[1], "opt_state", "step"))
+        updates.append((builder.step_counter[1], OPT_STATE, "step"))
     for value, role, name in outputs:
         builder.result(value, role, name)
     for value, role, name in updates:
-        if role == "param":
+        if role == PARAM:
             builder.result(value, role, name)
     for node, n in bnodes:
         new = mapper.buffer_updates.get(node)
@@ -495,9 +496,9 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
             # state, kept in checkpoints.
             builder.freeze(mapper.env[node])
             continue
-        builder.result(new, "buffer", n)
+        builder.result(new, BUFFER, n)
     for value, role, name in updates:
-        if role == "opt_state":
+        if role == OPT_STATE:
             builder.result(value, role, name)
 
     init = {n: p.detach().cpu().numpy().astype(np.float32) for n, p in params}

@@ -13,6 +13,7 @@ scatter of a value writes where any of the K names the element. The
 memory is K x N per row: K is 1 for a label pick."""
 import torch
 
+from .vocabulary import ComparePredicate
 from .common import Attr
 from .torch_common import _Like
 
@@ -72,7 +73,7 @@ class IndexHandlers:
         hot = self.b.op("train.one_hot", [index], [(hot_shape, "f32")])
         zero = self.b.op("train.fill", [], [(hot_shape, "f32")], {"value": 0.0})
         mask = self.b.op("train.compare", [hot, zero], [(hot_shape, "i1")],
-                         {"predicate": Attr("1 : i64")})
+                         {"predicate": Attr("%d : i64" % ComparePredicate.ne)})
         return x, index, back, mask
 
     def _spread(self, x, at, shape):
@@ -146,7 +147,7 @@ class IndexHandlers:
                         [(mask.shape, "f32")])
         hit = self.reduce("train.reduce_max", hot, [-2], False, tuple(x.shape))
         any_hit = self.b.op("train.compare", [hit, self.fill(0.0, _Like(x.shape, "f32"))],
-                            [(tuple(x.shape), "i1")], {"predicate": Attr("1 : i64")})
+                            [(tuple(x.shape), "i1")], {"predicate": Attr("%d : i64" % ComparePredicate.ne)})
         out = self.b.op("train.select", [any_hit, self.fill(float(a[3]), x), x],
                         [(tuple(x.shape), x.elem)])
         return self.transpose(out, back)

@@ -1,6 +1,7 @@
 """The handlers of the layers: losses, convolutions, normalization,
 pooling, embeddings, attention and dropout (the _Mapper's half that maps
 one layer's ops; torch_mapper.py has the shape and elementwise half)."""
+from .vocabulary import ComparePredicate
 from .common import NCHW, Attr
 from .common import dropout_state
 from .torch_common import _DIV, _MUL, _Pending, _is_dropout_mask
@@ -330,7 +331,7 @@ class LayerHandlers:
             pad = self.b.op("train.fill", [], [(idx.shape, idx.elem)],
                             {"value": float(padding_idx)})
             keep = self.b.op("train.compare", [idx, pad], [(idx.shape, "i1")],
-                             {"predicate": Attr("1 : i64")})  # ne
+                             {"predicate": Attr("%d : i64" % ComparePredicate.ne)})
             keep = self.broadcast_to(self.b.op("train.reshape", [keep], [(
                 idx.shape + (1,), "i1")]), g.shape)
             g = self.b.op("train.select", [keep, g, self.fill(0.0, g)], [(g.shape, g.elem)])

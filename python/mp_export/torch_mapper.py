@@ -4,6 +4,7 @@ the layers'), the tables of which aten op maps how (_ATEN, _IDENTITY, the
 views) and the decomposition table the trace uses."""
 import operator
 
+from .vocabulary import ComparePredicate
 from .common import Attr, ExportError
 from .torch_common import (_Like, _Pending, _binary, _compare, _elem, _elementwise, _reduce,
                            _user_frame, aten)
@@ -347,7 +348,7 @@ class _Mapper(LayerHandlers, ViewHandlers, IndexHandlers):
         peak = self.reduce("train.reduce_max", ones, dims, keep, shape)
         zero = self.fill(0.0, _Like(shape, "f32"))
         return self.b.op("train.compare", [peak, zero], [(shape, "i1")],
-                         {"predicate": Attr("4 : i64")})
+                         {"predicate": Attr("%d : i64" % ComparePredicate.gt)})
 
     def map_scalar_tensor(self, node, a, shape, elem):
         return self.b.op("train.fill", [], [(shape, elem)], {"value": float(a[0])})

@@ -3,9 +3,11 @@ train.gradient markers, timm's formulas, where its recipes use them:
 RMSpropTF (EfficientNet, MobileNet) and Lamb (ResNet strikes back)."""
 import math
 
+from .vocabulary import ComparePredicate
+from .common import OPT_STATE, PARAM
 from .common import Attr, ExportError
 
-_GT = Attr("4 : i64")  # train.compare's gt
+_GT = Attr("%d : i64" % ComparePredicate.gt)
 
 
 def _check_keys(group, keys, kind, where):
@@ -40,30 +42,30 @@ def rmsprop_tf(builder, group, name, where, p, grad, rate, op, const):
     elif wd:
         grad = op("add", grad, op("mul", const(wd), p))
     keep = const(1.0 - float(group["alpha"]))
-    sq = builder.arg(shape, elem, "opt_state", name + ".square_avg")
+    sq = builder.arg(shape, elem, OPT_STATE, name + ".square_avg")
     builder.state_fill = getattr(builder, "state_fill", {})
     builder.state_fill[name + ".square_avg"] = (tuple(shape), 1.0)
     new_sq = op("add", sq, op("mul", keep, op("sub", op("mul", grad, grad), sq)))
-    out = [(new_sq, "opt_state", name + ".square_avg")]
+    out = [(new_sq, OPT_STATE, name + ".square_avg")]
     variance = new_sq
     if group["centered"]:
-        avg = builder.arg(shape, elem, "opt_state", name + ".grad_avg")
+        avg = builder.arg(shape, elem, OPT_STATE, name + ".grad_avg")
         new_avg = op("add", avg, op("mul", keep, op("sub", grad, avg)))
         variance = op("sub", new_sq, op("mul", new_avg, new_avg))
-        out.append((new_avg, "opt_state", name + ".grad_avg"))
+        out.append((new_avg, OPT_STATE, name + ".grad_avg"))
     denom = op("sqrt", op("add", variance, const(group["eps"])))
     step = op("div", grad, denom)
     momentum = float(group["momentum"])
     if momentum > 0:
-        buf = builder.arg(shape, elem, "opt_state", name + ".momentum_buffer")
+        buf = builder.arg(shape, elem, OPT_STATE, name + ".momentum_buffer")
         in_momentum = bool(group["lr_in_momentum"])
         new_buf = op("add", op("mul", const(momentum), buf),
                      op("mul", rate, step) if in_momentum else step)
-        out.append((new_buf, "opt_state", name + ".momentum_buffer"))
+        out.append((new_buf, OPT_STATE, name + ".momentum_buffer"))
         new_p = op("sub", base, new_buf if in_momentum else op("mul", rate, new_buf))
     else:
         new_p = op("sub", base, op("mul", rate, step))
-    return [(new_p, "param", name)] + out
+    return [(new_p, PARAM, name)] + out
 
 
 class Lamb:
@@ -132,9 +134,9 @@ class Lamb:
         grad = self.markers[g.name]
         if self.scale is not None:
             grad = op("div", grad, spread(self.scale))
-        m = b.arg(shape, elem, "opt_state", name + ".exp_avg")
-        v = b.arg(shape, elem, "opt_state", name + ".exp_avg_sq")
-        step = b.arg((), "f32", "opt_state", name + ".step")
+        m = b.arg(shape, elem, OPT_STATE, name + ".exp_avg")
+        v = b.arg(shape, elem, OPT_STATE, name + ".exp_avg_sq")
+        step = b.arg((), "f32", OPT_STATE, name + ".step")
         t = self.scalar("add", step, self.fill(1.0))
         new_m = op("add", op("mul", const(beta1), m), op("mul", const(beta3), grad))
         new_v = op("add", op("mul", const(beta2), v),
@@ -171,5 +173,5 @@ class Lamb:
                 ratio = self.scalar("minimum", ratio, one)
             upd = op("mul", upd, spread(ratio))
         new_p = op("sub", base, op("mul", spread(rate), upd))
-        return [(new_p, "param", name), (new_m, "opt_state", name + ".exp_avg"),
-                (new_v, "opt_state", name + ".exp_avg_sq"), (t, "opt_state", name + ".step")]
+        return [(new_p, PARAM, name), (new_m, OPT_STATE, name + ".exp_avg"),
+                (new_v, OPT_STATE, name + ".exp_avg_sq"), (t, OPT_STATE, name + ".step")]

@@ -7,6 +7,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .common import OPT_STATE, OUTPUT, PARAM
 from .common import ExportError, dense_constant, lr_schedule
 from .common import step_counter as _step_counter
 from . import torch_timm_optim
@@ -330,7 +331,7 @@ def _clip(builder, grads, clips):
                              [(g.shape, g.elem) for g in grads] + [((), "f32")],
                              {"max_norm": float(value), "norm_type": float(norm_type)})
             grads, total = res[:-1], res[-1]
-            outputs.append((total, "output", "grad_norm"))
+            outputs.append((total, OUTPUT, "grad_norm"))
     return grads, outputs
 
 
@@ -366,23 +367,23 @@ def _optimizer_update(builder, optimizer, param_names, params, grads, lrs=None):
         if kind == "SGD" and group["momentum"] == 0:
             new = builder.op("train.sgd", [p, g] + rate, [(p.shape, p.elem)],
                              dict(fixed, weight_decay=wd))
-            results.append((new, "param", name))
+            results.append((new, PARAM, name))
         elif kind == "SGD":
-            buf = builder.arg(p.shape, p.elem, "opt_state", name + ".momentum_buffer")
+            buf = builder.arg(p.shape, p.elem, OPT_STATE, name + ".momentum_buffer")
             props = dict(fixed, momentum=float(group["momentum"]),
                          dampening=float(group["dampening"]), weight_decay=wd)
             if group["nesterov"]:
                 props["nesterov"] = True
             new = builder.op("train.sgd_momentum", [p, g, buf] + rate,
                              [(p.shape, p.elem)] * 2, props)
-            results.append((new[0], "param", name))
-            results.append((new[1], "opt_state", name + ".momentum_buffer"))
+            results.append((new[0], PARAM, name))
+            results.append((new[1], OPT_STATE, name + ".momentum_buffer"))
         elif kind in ("Adam", "AdamW"):
             if group.get("amsgrad"):
                 raise ExportError("torch.optim", kind, where, "amsgrad", "Use amsgrad=False.")
-            m = builder.arg(p.shape, p.elem, "opt_state", name + ".exp_avg")
-            v = builder.arg(p.shape, p.elem, "opt_state", name + ".exp_avg_sq")
-            step = builder.arg((), "f32", "opt_state", name + ".step")
+            m = builder.arg(p.shape, p.elem, OPT_STATE, name + ".exp_avg")
+            v = builder.arg(p.shape, p.elem, OPT_STATE, name + ".exp_avg_sq")
+            step = builder.arg((), "f32", OPT_STATE, name + ".step")
             one = builder.op("train.fill", [], [((), "f32")], {"value": 1.0})
             t = builder.op("train.add", [step, one], [((), "f32")])
             beta1, beta2 = group["betas"]
@@ -390,9 +391,9 @@ def _optimizer_update(builder, optimizer, param_names, params, grads, lrs=None):
                              [p, g, m, v, t] + rate, [(p.shape, p.elem)] * 3,
                              dict(fixed, beta1=float(beta1), beta2=float(beta2),
                                   epsilon=float(group["eps"]), weight_decay=wd))
-            results += [(new[0], "param", name), (new[1], "opt_state", name + ".exp_avg"),
-                        (new[2], "opt_state", name + ".exp_avg_sq"),
-                        (t, "opt_state", name + ".step")]
+            results += [(new[0], PARAM, name), (new[1], OPT_STATE, name + ".exp_avg"),
+                        (new[2], OPT_STATE, name + ".exp_avg_sq"),
+                        (t, OPT_STATE, name + ".step")]
         elif kind in ("RMSprop", "Adagrad") or (kind == "RMSpropTF" and timm):
             results += _elementwise_update(builder, kind, group, name, where, p, g, lr)
         elif kind == "Lamb" and timm:
@@ -435,7 +436,7 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
     if group["weight_decay"]:
         grad = op("add", grad, op("mul", const(group["weight_decay"]), p))
     key = "square_avg" if kind == "RMSprop" else "sum"
-    state = builder.arg(shape, elem, "opt_state", "%s.%s" % (name, key))
+    state = builder.arg(shape, elem, OPT_STATE, "%s.%s" % (name, key))
     square = op("mul", grad, grad)
     if kind == "RMSprop":
         alpha = float(group["alpha"])
@@ -443,21 +444,21 @@ def _elementwise_update(builder, kind, group, name, where, p, g, lr):
                        op("mul", const(1 - alpha), square))
     else:
         new_state = op("add", state, square)
-    out = [(new_state, "opt_state", "%s.%s" % (name, key))]
+    out = [(new_state, OPT_STATE, "%s.%s" % (name, key))]
     variance = new_state
     if kind == "RMSprop" and group["centered"]:
         # The mean gradient's square taken off: v - avg^2.
-        avg = builder.arg(shape, elem, "opt_state", name + ".grad_avg")
+        avg = builder.arg(shape, elem, OPT_STATE, name + ".grad_avg")
         new_avg = op("add", op("mul", const(alpha), avg), op("mul", const(1 - alpha), grad))
         variance = op("sub", new_state, op("mul", new_avg, new_avg))
-        out.append((new_avg, "opt_state", name + ".grad_avg"))
+        out.append((new_avg, OPT_STATE, name + ".grad_avg"))
     denom = op("add", op("sqrt", variance), const(group["eps"]))
     step = op("div", grad, denom)
     if kind == "RMSprop" and group["momentum"] != 0:
         # buf = momentum buf + g / denom; p -= lr buf (PyTorch's order).
-        buf = builder.arg(shape, elem, "opt_state", name + ".momentum_buffer")
+        buf = builder.arg(shape, elem, OPT_STATE, name + ".momentum_buffer")
         step = op("add", op("mul", const(group["momentum"]), buf), step)
-        out.append((step, "opt_state", name + ".momentum_buffer"))
+        out.append((step, OPT_STATE, name + ".momentum_buffer"))
     new_p = op("sub", p, op("mul", rate, step))
-    return [(new_p, "param", name)] + out
+    return [(new_p, PARAM, name)] + out
 

@@ -40,65 +40,69 @@
 
 using namespace mlir;
 
+// --help lists these, not LLVM's internal options (every target's, which
+// libMLIR.so registers).
+static llvm::cl::OptionCategory mpCompileCategory("mp-compile options");
+
 static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                             llvm::cl::desc("<input .mlir>"),
-                                            llvm::cl::init("-"));
+                                            llvm::cl::init("-"), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<std::string>
     outputFile("o", llvm::cl::desc("plan file to write"),
-               llvm::cl::value_desc("file"), llvm::cl::init(""));
+               llvm::cl::value_desc("file"), llvm::cl::init(""), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<bool> checkOnly(
     "check-only",
     llvm::cl::desc("compile the step and write nothing: exit 0 when the "
                    "step and the options compile (what mp-run --auto-fix "
                    "checks before training)"),
-    llvm::cl::init(false));
+    llvm::cl::init(false), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::list<std::string> fixDeny(
     "fix-deny",
     llvm::cl::desc("ops to keep in float32, merged into --mixed-precision: "
                    "put on the deny list and taken off the user's allow, "
                    "infer and clear additions (mp-run --auto-fix)"),
-    llvm::cl::CommaSeparated);
+    llvm::cl::CommaSeparated, llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<double> fixInitScale(
     "fix-init-scale",
     llvm::cl::desc("the initial loss scale, replacing --mixed-precision's "
                    "(mp-run --auto-fix)"),
-    llvm::cl::init(0));
+    llvm::cl::init(0), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<std::string> mixedPrecision(
     "mixed-precision",
     llvm::cl::desc("run the mixed-precision pipeline first, with these "
                    "options (as --mp-mixed-precision takes them)"),
-    llvm::cl::init(""));
+    llvm::cl::init(""), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<bool> runPipeline(
     "pipeline", llvm::cl::desc("run the mixed-precision pipeline first"),
-    llvm::cl::init(false));
+    llvm::cl::init(false), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<bool>
     evaluation("eval", llvm::cl::desc("write the forward-only plan"),
-               llvm::cl::init(false));
+               llvm::cl::init(false), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<std::string> targetCpu(
     "target-cpu",
     llvm::cl::desc("the CPU the plan will train on: 'native' (this one: warn "
                    "when the plan's 16-bit policy cannot be faster than "
                    "float32 on it) or 'generic' (no assumption, the default)"),
-    llvm::cl::init("generic"));
+    llvm::cl::init("generic"), llvm::cl::cat(mpCompileCategory));
 
 static llvm::cl::opt<std::string> imageLayout(
     "image-layout",
     llvm::cl::desc("the layout of a convolution chain's images in the plan: "
                    "'nhwc' (NCHW chains are rewritten, the default) or "
                    "'keep' (as the step is written)"),
-    llvm::cl::init("nhwc"));
+    llvm::cl::init("nhwc"), llvm::cl::cat(mpCompileCategory));
 
 static llvm::cl::opt<std::string> codegen(
     "codegen",
     llvm::cl::desc("native code for fused runs of elementwise kernels: 'cpu' "
                    "(x86-64, AVX-512 and AVX2 variants, in <plan>.code.so "
                    "next to the plan) or 'none' (the default)"),
-    llvm::cl::init("none"));
+    llvm::cl::init("none"), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<std::string> emitLlvm(
     "emit-llvm",
     llvm::cl::desc("with --codegen=cpu: also write the optimized LLVM IR of "
                    "the generated code to this file"),
-    llvm::cl::value_desc("file"), llvm::cl::init(""));
+    llvm::cl::value_desc("file"), llvm::cl::init(""), llvm::cl::cat(mpCompileCategory));
 
 /// The library next to `plan`: "step.mpplan" -> "step.code.so".
 static std::string libraryPathFor(llvm::StringRef plan) {
@@ -133,6 +137,7 @@ int main(int argc, char **argv) {
 }
 
 static int compile(int argc, char **argv) {
+  llvm::cl::HideUnrelatedOptions(mpCompileCategory);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "mp-compile: training step -> plan\n");
 
@@ -197,8 +202,8 @@ static int compile(int argc, char **argv) {
     // The fix mp-run --auto-fix asks for, merged into the typed options:
     // an op kept in float32 leaves the user's other lists.
     if (!fixDeny.empty()) {
-      for (auto *list : {&options->allowAdd, &options->inferAdd,
-                         &options->clearAdd}) {
+      for (auto *list :
+           {&options->allowAdd, &options->inferAdd, &options->clearAdd}) {
         std::vector<std::string> kept;
         for (const std::string &name : *list)
           if (!llvm::is_contained(fixDeny, name))

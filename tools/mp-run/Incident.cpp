@@ -154,7 +154,8 @@ mp::run::applyFix(const rt::Session &session, const AutoFix &fix,
     shown += (shown.empty() ? "" : " ") +
              (arg.find(' ') != std::string::npos ? "\"" + arg + "\"" : arg);
   std::fprintf(stderr, "mp-run: --auto-fix: %s\n", shown.c_str());
-  MP_RETURN_IF_ERROR(runProgram(args, fix.source + "; the plan stays as it was"));
+  MP_RETURN_IF_ERROR(
+      runProgram(args, fix.source + "; the plan stays as it was"));
 
   auto plan = rt::readPlanFile(fix.fixedPlan);
   if (!plan.isOk())

@@ -26,9 +26,9 @@ namespace mp::run {
 /// diagnosis and the proposed recompile to stderr; returns the diagnosis
 /// (its fix as data), or an error when the replay could not run.
 rt::StatusOr<rt::Diagnosis> diagnoseIncident(rt::Session &session,
-                                           const std::string &backend,
-                                           double scaleBefore,
-                                           const std::string &planPath);
+                                             const std::string &backend,
+                                             double scaleBefore,
+                                             const std::string &planPath);
 
 /// --auto-fix: what recompiles the step.
 struct AutoFix {

@@ -626,8 +626,7 @@ static int runMain(int argc, char **argv) {
           "is not set to it");
     // The options the plan records it was compiled with (format 8; an
     // older plan: its policy alone), unless the user gives them.
-    autoFix.compileOptions = !opt.compileOptions.empty()
-                                 ? opt.compileOptions
+    autoFix.compileOptions = !opt.compileOptions.empty() ? opt.compileOptions
                              : !session->plan().compileOptions.empty()
                                  ? session->plan().compileOptions
                                  : "policy=" + session->plan().policy;
@@ -683,8 +682,7 @@ static int runMain(int argc, char **argv) {
       }
       if (opt.autoFix && !fixApplied) {
         if (!diagnosis.isOptionFix()) {
-          std::fprintf(stderr,
-                       "mp-run: --auto-fix: %s\n",
+          std::fprintf(stderr, "mp-run: --auto-fix: %s\n",
                        diagnosis.fix == rt::Diagnosis::Fix::None
                            ? "no proposal to apply"
                            : "the proposal edits the step; not applied");
@@ -862,11 +860,10 @@ static int runMain(int argc, char **argv) {
   // A run whose every step was skipped trained nothing: it does not end 0,
   // however few steps it had (the stops above need a run of them).
   rt::ScalerStats ended = session->scalerStats();
-  if (totalSteps > start && ended.stepsSkipped - skippedAtStart ==
-                                totalSteps - start) {
-    std::string scale = ended.enabled
-                            ? "; the loss scale is " + shortNumber(ended.scale)
-                            : "";
+  if (totalSteps > start &&
+      ended.stepsSkipped - skippedAtStart == totalSteps - start) {
+    std::string scale =
+        ended.enabled ? "; the loss scale is " + shortNumber(ended.scale) : "";
     std::fprintf(stderr,
                  "mp-run: error: all %lld steps were skipped (non-finite "
                  "gradients%s): no step changed the model\n",

@@ -7,10 +7,12 @@
 // and its attributes (name, kind, required or default, enum spellings).
 // The runtime builds without MLIR, so the header is checked in; the ctest
 // `generated/op-table` fails when it differs from what this tool writes,
-// and the build target `mp-update-generated` rewrites it (README "Add an
-// op").
+// and the build target `mp-update-generated` rewrites it
+// (CONTRIBUTING.md, "Add an op").
 //
 //===----------------------------------------------------------------------===//
+#include "Emitters.h"
+
 #include "mlir/TableGen/Attribute.h"
 #include "mlir/TableGen/EnumInfo.h"
 #include "mlir/TableGen/Operator.h"
@@ -408,7 +410,13 @@ bool emitPipelineOptions(raw_ostream &os, const RecordKeeper &records) {
   return false;
 }
 
-enum class Generator { OpTable, PrecisionTable, PipelineOptions };
+enum class Generator {
+  OpTable,
+  PrecisionTable,
+  PipelineOptions,
+  VocabularyHeader,
+  VocabularyPython
+};
 cl::opt<Generator> generator(
     cl::desc("what to write"), cl::init(Generator::OpTable),
     cl::values(clEnumValN(Generator::OpTable, "gen-op-table",
@@ -418,7 +426,13 @@ cl::opt<Generator> generator(
                           "their reasons (markdown)"),
                clEnumValN(Generator::PipelineOptions, "gen-pipeline-options",
                           "pass pipelines' options, from the passes' own "
-                          "option records")));
+                          "option records"),
+               clEnumValN(Generator::VocabularyHeader, "gen-vocabulary-header",
+                          "the shared vocabulary for the runtime "
+                          "(Vocabulary.h)"),
+               clEnumValN(Generator::VocabularyPython, "gen-vocabulary-python",
+                          "the shared vocabulary and the dialects' enums "
+                          "for Python (vocabulary.py)")));
 
 bool emit(raw_ostream &os, const RecordKeeper &records) {
   switch (generator) {
@@ -428,6 +442,10 @@ bool emit(raw_ostream &os, const RecordKeeper &records) {
     return emitPrecisionTable(os, records);
   case Generator::PipelineOptions:
     return emitPipelineOptions(os, records);
+  case Generator::VocabularyHeader:
+    return mp::tblgen::emitVocabularyHeader(os, records);
+  case Generator::VocabularyPython:
+    return mp::tblgen::emitVocabularyPython(os, records);
   }
   return true;
 }

@@ -22,7 +22,8 @@
 
 namespace mp {
 
-enum class PolicyKind { Float32, MixedBFloat16, MixedFloat16 };
+// PolicyKind (float32, mixed_bfloat16, mixed_float16) is in the shared
+// vocabulary (mp/IR/Vocabulary.td).
 
 /// Whose default lists apply where they differ (TensorFlow keeps one list
 /// for CUDA and one for oneDNN).
@@ -40,9 +41,13 @@ struct ListEdit {
 class PrecisionPolicy {
 public:
   /// Parses "float32", "mixed_bfloat16" or "mixed_float16".
-  static std::optional<PolicyKind> parseKind(llvm::StringRef name);
+  static std::optional<PolicyKind> parseKind(llvm::StringRef name) {
+    return symbolizePolicyKind(name);
+  }
   static std::optional<PrecisionTarget> parseTarget(llvm::StringRef name);
-  static llvm::StringRef stringifyKind(PolicyKind kind);
+  static llvm::StringRef stringifyKind(PolicyKind kind) {
+    return stringifyPolicyKind(kind);
+  }
 
   PrecisionPolicy(PolicyKind kind, PrecisionTarget target)
       : kind(kind), target(target) {}

@@ -100,7 +100,7 @@ public:
     if (auto policy = step->getAttrOfType<StringAttr>(kPolicyAttrName))
       plan.policy = policy.getValue().str();
     else
-      plan.policy = "float32";
+      plan.policy = stringifyPolicyKind(PolicyKind::Float32).str();
 
     Block &body = step.getFunctionBody().front();
     Operation *terminator = body.getTerminator();
@@ -434,7 +434,7 @@ private:
       if (result.role == rt::ResultRole::Output ||
           result.role == rt::ResultRole::Loss) {
         if (!names.insert(result.name).second ||
-            result.name == "all_finite" ||
+            result.name == stringifyScalerTensor(ScalerTensor::AllFinite) ||
             (options.evaluation && result.name == "logits" &&
              &result != &plan.results.back()))
           return terminator->emitOpError()
@@ -445,9 +445,9 @@ private:
     // The loss scaler's verdict, for the session's statistics.
     for (auto check : step.getFunctionBody().getOps<mpd::UnscaleAndCheckOp>())
       if (ids.count(check.getAllFinite()))
-        plan.results.push_back({rt::ResultRole::Output,
-                                ids[check.getAllFinite()], UINT32_MAX,
-                                "all_finite"});
+        plan.results.push_back(
+            {rt::ResultRole::Output, ids[check.getAllFinite()], UINT32_MAX,
+             stringifyScalerTensor(ScalerTensor::AllFinite).str()});
     return success();
   }
 

@@ -1,5 +1,6 @@
 //===- Checkpoint.cpp - save and restore a session's state ----------------===//
 #include "mp/runtime/Checkpoint.h"
+#include "mp/runtime/Vocabulary.h"
 
 #include "plan/FileIO.h"
 #include "core/Hash.h"
@@ -15,7 +16,8 @@ using namespace mp::rt;
 static constexpr const char *kFormat = "mp.checkpoint";
 /// Metadata naming the scaler-state tensors (a JSON array of strings), which
 /// belong to the plan's policy rather than to the model.
-static constexpr const char *kScalerStateKey = "scaler_state";
+static constexpr const char *kScalerStateKey =
+    vocab::stringify(vocab::Role::ScalerState);
 
 Status mp::rt::saveCheckpoint(const Session &session, const std::string &path) {
   std::vector<SafetensorsTensor> tensors;

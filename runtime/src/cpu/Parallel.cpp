@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <cerrno>
-#include <cstdlib>
 #include <string>
 #include <system_error>
 #include <thread>

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/CpuFeatures.h"
+#include "mp/runtime/Vocabulary.h"
 
 #include <algorithm>
 #include <cctype>
@@ -215,15 +216,18 @@ std::string mp::rt::cpuIsaCapForOneDnn() {
 std::string mp::rt::policySpeedWarning(const std::string &policy) {
   const CpuFeatureSet &f = cpuFeatureSet();
   std::string cpu = "this CPU (" + cpuFeatures() + ")";
-  if (policy == "mixed_float16" && !f.fastFp16())
+  std::optional<vocab::PolicyKind> kind = vocab::symbolizePolicyKind(policy);
+  if (kind == vocab::PolicyKind::MixedFloat16 && !f.fastFp16())
     return policy + " cannot be faster than float32 on " + cpu +
            ": it has no fp16 matrix instructions (AVX512-FP16 or AMX-FP16), "
            "so f16 matmuls and convolutions run as f32 ones on widened "
            "operands; " +
-           (f.fastBf16() ? "mixed_bfloat16 is faster here"
+           (f.fastBf16() ? std::string(vocab::stringify(
+                               vocab::PolicyKind::MixedBFloat16)) +
+                               " is faster here"
                          : "float32 is at least as fast here and needs no "
                            "loss scaling");
-  if (policy == "mixed_bfloat16" && !f.fastBf16())
+  if (kind == vocab::PolicyKind::MixedBFloat16 && !f.fastBf16())
     return policy + " cannot be faster than float32 on " + cpu +
            ": it has no bf16 matrix instructions (AVX512-BF16 or AMX-BF16), "
            "so bf16 matmuls and convolutions run as f32 ones on widened "

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Plan.h"
 #include "core/Sizes.h"
+#include "mp/runtime/Vocabulary.h"
 
 using namespace mp::rt;
 
@@ -59,17 +60,17 @@ const char *mp::rt::tensorKindName(TensorKind kind) {
   case TensorKind::Scratch:
     return "scratch";
   case TensorKind::Param:
-    return "param";
+    return vocab::stringify(vocab::Role::Param);
   case TensorKind::OptState:
-    return "opt_state";
+    return vocab::stringify(vocab::Role::OptState);
   case TensorKind::Buffer:
-    return "buffer";
+    return vocab::stringify(vocab::Role::Buffer);
   case TensorKind::ScalerState:
-    return "scaler_state";
+    return vocab::stringify(vocab::Role::ScalerState);
   case TensorKind::Input:
-    return "input";
+    return vocab::stringify(vocab::Role::Input);
   case TensorKind::Label:
-    return "label";
+    return vocab::stringify(vocab::Role::Label);
   case TensorKind::Constant:
     return "constant";
   }
@@ -79,19 +80,19 @@ const char *mp::rt::tensorKindName(TensorKind kind) {
 const char *mp::rt::resultRoleName(ResultRole role) {
   switch (role) {
   case ResultRole::Loss:
-    return "loss";
+    return vocab::stringify(vocab::Role::Loss);
   case ResultRole::Param:
-    return "param";
+    return vocab::stringify(vocab::Role::Param);
   case ResultRole::OptState:
-    return "opt_state";
+    return vocab::stringify(vocab::Role::OptState);
   case ResultRole::Buffer:
-    return "buffer";
+    return vocab::stringify(vocab::Role::Buffer);
   case ResultRole::ScalerState:
-    return "scaler_state";
+    return vocab::stringify(vocab::Role::ScalerState);
   case ResultRole::Output:
-    return "output";
+    return vocab::stringify(vocab::Role::Output);
   case ResultRole::Check:
-    return "check";
+    return vocab::stringify(vocab::Role::Check);
   }
   return "<unknown role>";
 }

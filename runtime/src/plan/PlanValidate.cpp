@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "core/Sizes.h"
 #include "mp/runtime/Plan.h"
+#include "mp/runtime/Vocabulary.h"
 #include "plan/RegionLifetimes.h"
 
 #include <algorithm>
@@ -27,6 +28,11 @@ public:
     if (plan.tensors.size() >= UINT32_MAX)
       return invalidArgument("plan has " + std::to_string(plan.tensors.size()) +
                              " tensors; ids are 32-bit");
+    // The one place a plan's policy is checked: the tools and the C API
+    // read a validated plan.
+    if (!vocab::symbolizePolicyKind(plan.policy))
+      return invalidArgument("plan policy '" + plan.policy + "' is not " +
+                             vocab::kPolicyKindList);
     // From the flags alone (ids out of range are ignored): checkLayout
     // checks that each flag holds.
     outside = outsideArena(plan);

@@ -8,6 +8,7 @@
 //                         -> [new_scale, new_growth_count]
 //
 //===----------------------------------------------------------------------===//
+#include "mp/runtime/Vocabulary.h"
 #include "reference/KernelSupport.h"
 
 #include <algorithm>
@@ -81,7 +82,8 @@ static Status checkUnscale(const KernelDesc &k, const Views &in,
     MP_RETURN_IF_ERROR(
         checkShape(k, out[i - 1], in[i].shape, "unscaled results"));
   }
-  return checkScalar(k, out.back(), DType::I1, "all_finite");
+  return checkScalar(k, out.back(), DType::I1,
+                     vocab::stringify(vocab::ScalerTensor::AllFinite));
 }
 
 /// u = f32(g) * f32(1 / scale), the reciprocal in double (GradScaler).
@@ -185,7 +187,8 @@ static Status checkUpdateScale(const KernelDesc &k, const Views &in,
   MP_RETURN_IF_ERROR(checkScalar(k, in[0], DType::F32, "scale"));
   MP_RETURN_IF_ERROR(checkIndex(k, in[1], "growth_count"));
   MP_RETURN_IF_ERROR(checkShape(k, in[1], {}, "growth_count"));
-  MP_RETURN_IF_ERROR(checkScalar(k, in[2], DType::I1, "all_finite"));
+  MP_RETURN_IF_ERROR(checkScalar(
+      k, in[2], DType::I1, vocab::stringify(vocab::ScalerTensor::AllFinite)));
   MP_RETURN_IF_ERROR(checkScalar(k, out[0], DType::F32, "new_scale"));
   MP_RETURN_IF_ERROR(
       checkSameType(k, in[1], "growth_count", out[1], "new_growth_count"));

@@ -886,12 +886,14 @@ TEST_F(CpuBackendTest, WatchedStepRunsFusedActivationsInTheirPlace) {
   std::vector<size_t> watched;
   Status status = session.runStepWatched([&](size_t kernel) {
     watched.push_back(kernel);
-    if (kernel == 0)
+    if (kernel == 0) {
       EXPECT_TRUE(session.readTensor(y, yValues.data(), yValues.size() * 4)
                       .isOk());
-    if (kernel == 1)
+    }
+    if (kernel == 1) {
       EXPECT_TRUE(session.readTensor(r, rValues.data(), rValues.size() * 4)
                       .isOk());
+    }
     return true;
   });
   ASSERT_TRUE(status.isOk()) << status.message();

@@ -1052,8 +1052,8 @@ TEST(CudaCoverage, RunsOpsOfTheReferenceOnly) {
   std::set<std::string> reference(referenceBackendOps().begin(),
                                   referenceBackendOps().end());
   // A subset of the reference's ops: an op added without a CUDA kernel (the
-  // reference kernel is what an op needs; README "Add an op") makes the
-  // cuda backend reject plans that use it at session creation, by name.
+  // reference kernel is what an op needs; CONTRIBUTING.md, "Add an op") makes
+  // the cuda backend reject plans that use it at session creation, by name.
   for (const std::string &op : cudaBackendOps())
     EXPECT_TRUE(reference.count(op)) << op;
   for (const std::string &op : referenceBackendOps())

@@ -5,5 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 
+include "mp/IR/Vocabulary.td"
 include "mp/Dialect/Train/IR/TrainOps.td"
 include "mp/Dialect/MP/IR/MPOps.td"

@@ -1,6 +1,7 @@
 //===- MPDialect.cpp - mp dialect -----------------------------------------===//
 #include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/IR/Vocabulary.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -28,10 +29,7 @@ LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == "mp.policy") {
     auto value = dyn_cast<StringAttr>(attr.getValue());
-    if (!value || !llvm::is_contained({StringRef("float32"),
-                                       StringRef("mixed_bfloat16"),
-                                       StringRef("mixed_float16")},
-                                      value.getValue()))
+    if (!value || !symbolizePolicyKind(value.getValue()))
       return op->emitError() << "'mp.policy' must name a policy, got "
                              << attr.getValue();
     return success();

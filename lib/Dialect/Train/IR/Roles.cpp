@@ -5,49 +5,10 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
 namespace mp::train {
-
-std::optional<Role> parseRole(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<Role>>(name)
-      .Case("param", Role::Param)
-      .Case("opt_state", Role::OptState)
-      .Case("buffer", Role::Buffer)
-      .Case("scaler_state", Role::ScalerState)
-      .Case("input", Role::Input)
-      .Case("label", Role::Label)
-      .Case("loss", Role::Loss)
-      .Case("output", Role::Output)
-      .Case("check", Role::Check)
-      .Default(std::nullopt);
-}
-
-llvm::StringRef stringifyRole(Role role) {
-  switch (role) {
-  case Role::Param:
-    return "param";
-  case Role::OptState:
-    return "opt_state";
-  case Role::Buffer:
-    return "buffer";
-  case Role::ScalerState:
-    return "scaler_state";
-  case Role::Input:
-    return "input";
-  case Role::Label:
-    return "label";
-  case Role::Loss:
-    return "loss";
-  case Role::Output:
-    return "output";
-  case Role::Check:
-    return "check";
-  }
-  llvm_unreachable("unknown role");
-}
 
 bool isPersistent(Role role) {
   return role == Role::Param || role == Role::OptState ||
@@ -139,10 +100,10 @@ static InFlightDiagnostic missingRole(FunctionOpInterface fn, DictionaryAttr att
                                       const char *what, unsigned index) {
   Attribute role = attrs ? attrs.get(TrainDialect::kRoleAttrName) : nullptr;
   if (role)
-    return fn.emitOpError() << what << index << " has unknown role " << role
-                            << " (expected one of param, opt_state, buffer, "
-                               "scaler_state, input, label, loss, output, "
-                               "check)";
+    return fn.emitOpError()
+           << what << index << " has unknown role " << role
+           << " (expected one of "
+           << spellingsOf<Role>(getMaxEnumValForRole(), stringifyRole) << ")";
   return fn.emitOpError() << "training step " << what << index
                           << " has no 'train.role'";
 }

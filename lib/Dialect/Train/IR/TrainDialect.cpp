@@ -74,9 +74,10 @@ static LogicalResult verifyRoleAttr(Operation *op, NamedAttribute attr,
   std::optional<Role> role = str ? parseRole(str.getValue()) : std::nullopt;
   if (!role)
     return op->emitError() << what << index << ": unknown role "
-                           << attr.getValue()
-                           << " (expected one of param, opt_state, "
-                              "buffer, scaler_state, input, label, loss, output)";
+                           << attr.getValue() << " (expected one of "
+                           << mp::spellingsOf<Role>(getMaxEnumValForRole(),
+                                                    stringifyRole)
+                           << ")";
   if (isArg && !isValidArgRole(*role))
     return op->emitError() << what << index << ": role '"
                            << str.getValue()

@@ -12,6 +12,7 @@
 
 #include "mp/runtime/OpTable.h"
 #include "mp/runtime/Status.h"
+#include "mp/runtime/Vocabulary.h"
 
 #include <cstdint>
 #include <map>
@@ -249,7 +250,10 @@ struct Plan {
   /// recompile it.
   static constexpr uint32_t kVersion = 8;
   static constexpr uint32_t kOldestVersion = 4;
-  std::string policy; ///< float32, mixed_bfloat16, mixed_float16
+  /// float32, mixed_bfloat16 or mixed_float16 (vocab::PolicyKind; a plan
+  /// built in code without one is a float32 plan, as a step without
+  /// mp.policy is); validate() refuses any other.
+  std::string policy = vocab::stringify(vocab::PolicyKind::Float32);
   /// The --mixed-precision options the plan was compiled with, as given
   /// ("" when none were, or for plans before format 8). A record for tools
   /// that recompile the step (mp-run --auto-fix); not part of planHash.

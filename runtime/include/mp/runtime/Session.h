@@ -13,6 +13,7 @@
 
 #include "mp/runtime/Backend.h"
 #include "mp/runtime/Plan.h"
+#include "mp/runtime/Vocabulary.h"
 
 #include <functional>
 #include <memory>
@@ -53,8 +54,10 @@ class Session {
 public:
   /// The result name the session watches for skipped steps, and the
   /// scaler-state tensor it reports as the scale.
-  static constexpr const char *kAllFiniteName = "all_finite";
-  static constexpr const char *kLossScaleName = "loss_scale";
+  static constexpr const char *kAllFiniteName =
+      vocab::stringify(vocab::ScalerTensor::AllFinite);
+  static constexpr const char *kLossScaleName =
+      vocab::stringify(vocab::ScalerTensor::LossScale);
 
   /// Validates `plan`, creates the backend named `backend` ("cpu", "cuda",
   /// "reference"; "" or "default" mean cpu where oneDNN loads, else

@@ -8,6 +8,8 @@
 #ifndef MP_DIALECT_TRAIN_IR_ROLES_H
 #define MP_DIALECT_TRAIN_IR_ROLES_H
 
+#include "mp/IR/Vocabulary.h"
+
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -15,25 +17,13 @@
 
 namespace mp::train {
 
-enum class Role {
-  Param,       ///< trainable parameter (fp32 master weight), persistent
-  OptState,    ///< optimizer state (momentum, Adam moments, step), persistent
-  Buffer,      ///< non-trainable state (batch-norm running stats), persistent
-  ScalerState, ///< loss-scaler state (scale, growth counter), persistent
-  Input,       ///< batch input, fed every step
-  Label,       ///< batch label, fed every step
-  Loss,        ///< result: the scalar training loss
-  Output,      ///< result: any other value the step reports (logits, metric)
-  /// result: a 0-d i1 the step must return true for its state to be kept
-  /// (the finiteness guard of mp-guard-finite); false fails the step and
-  /// the runtime keeps the state it had before it.
-  Check,
-};
+// Role (`train.role`: param, opt_state, ...) and its stringifyRole /
+// symbolizeRole are in the shared vocabulary (mp/IR/Vocabulary.td).
 
 /// Parses a role name ("param", "opt_state", ...).
-std::optional<Role> parseRole(llvm::StringRef name);
-llvm::StringRef stringifyRole(Role role);
-/// Persistent roles pair an argument with a result of the same name.
+inline std::optional<Role> parseRole(llvm::StringRef name) {
+  return symbolizeRole(name);
+}
 bool isPersistent(Role role);
 bool isValidArgRole(Role role);
 bool isValidResultRole(Role role);
