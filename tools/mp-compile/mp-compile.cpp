@@ -46,10 +46,12 @@ static llvm::cl::OptionCategory mpCompileCategory("mp-compile options");
 
 static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                             llvm::cl::desc("<input .mlir>"),
-                                            llvm::cl::init("-"), llvm::cl::cat(mpCompileCategory));
+                                            llvm::cl::init("-"),
+                                            llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<std::string>
     outputFile("o", llvm::cl::desc("plan file to write"),
-               llvm::cl::value_desc("file"), llvm::cl::init(""), llvm::cl::cat(mpCompileCategory));
+               llvm::cl::value_desc("file"), llvm::cl::init(""),
+               llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<bool> checkOnly(
     "check-only",
     llvm::cl::desc("compile the step and write nothing: exit 0 when the "
@@ -72,9 +74,10 @@ static llvm::cl::opt<std::string> mixedPrecision(
     llvm::cl::desc("run the mixed-precision pipeline first, with these "
                    "options (as --mp-mixed-precision takes them)"),
     llvm::cl::init(""), llvm::cl::cat(mpCompileCategory));
-static llvm::cl::opt<bool> runPipeline(
-    "pipeline", llvm::cl::desc("run the mixed-precision pipeline first"),
-    llvm::cl::init(false), llvm::cl::cat(mpCompileCategory));
+static llvm::cl::opt<bool>
+    runPipeline("pipeline",
+                llvm::cl::desc("run the mixed-precision pipeline first"),
+                llvm::cl::init(false), llvm::cl::cat(mpCompileCategory));
 static llvm::cl::opt<bool>
     evaluation("eval", llvm::cl::desc("write the forward-only plan"),
                llvm::cl::init(false), llvm::cl::cat(mpCompileCategory));
@@ -102,7 +105,8 @@ static llvm::cl::opt<std::string> emitLlvm(
     "emit-llvm",
     llvm::cl::desc("with --codegen=cpu: also write the optimized LLVM IR of "
                    "the generated code to this file"),
-    llvm::cl::value_desc("file"), llvm::cl::init(""), llvm::cl::cat(mpCompileCategory));
+    llvm::cl::value_desc("file"), llvm::cl::init(""),
+    llvm::cl::cat(mpCompileCategory));
 
 /// The library next to `plan`: "step.mpplan" -> "step.code.so".
 static std::string libraryPathFor(llvm::StringRef plan) {
