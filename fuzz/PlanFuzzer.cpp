@@ -17,7 +17,7 @@
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Session.h"
 
-#include "core/Hash.h"
+#include "support/Hash.h"
 
 #include <cstring>
 #include <vector>

@@ -3,17 +3,14 @@
 // One table of the backends this runtime knows, built in or not: a session
 // (and mp-run) finds a backend here by name, the default is the first
 // available one in the table's order, and a backend that is not built in
-// or cannot run here says why. The backends' own files define what they
-// are; this file is the only one that knows which exist.
+// or cannot run here says why. The backends' own files define their
+// factories (declared in Backend.h); this file is the only one that knows
+// which exist, and it includes no backend's header.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Backend.h"
 
 using namespace mp::rt;
-
-#ifdef MP_HAVE_ONEDNN
-#include "cpu/OneDnn.h"
-#endif
 
 namespace {
 
@@ -22,21 +19,8 @@ StatusOr<std::unique_ptr<Backend>> makeReference() {
   return createReferenceBackend();
 }
 
-Status cpuAvailable() {
-#ifdef MP_HAVE_ONEDNN
-  return cpu::oneDnnStatus();
-#else
-  return unimplemented("the cpu backend needs oneDNN and this runtime was "
-                       "built without it (MP_ENABLE_ONEDNN)");
-#endif
-}
-StatusOr<std::unique_ptr<Backend>> makeCpu() {
-#ifdef MP_HAVE_ONEDNN
-  return cpu::makeCpuBackend();
-#else
-  return cpuAvailable();
-#endif
-}
+Status cpuAvailable() { return cpuBackendStatus(); }
+StatusOr<std::unique_ptr<Backend>> makeCpu() { return createCpuBackend(); }
 
 StatusOr<std::unique_ptr<Backend>> makeCuda() { return createCudaBackend(); }
 
@@ -107,8 +91,3 @@ Status mp::rt::backendStatus(const std::string &name) {
   const BackendEntry *entry = findBackend(name);
   return entry ? entry->available() : unknownBackend(name);
 }
-
-StatusOr<std::unique_ptr<Backend>> mp::rt::createCpuBackend() {
-  return makeCpu();
-}
-Status mp::rt::cpuBackendStatus() { return cpuAvailable(); }

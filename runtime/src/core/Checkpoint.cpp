@@ -2,10 +2,10 @@
 #include "mp/runtime/Checkpoint.h"
 #include "mp/runtime/Vocabulary.h"
 
-#include "plan/FileIO.h"
-#include "core/Hash.h"
 #include "core/Json.h"
 #include "mp/runtime/Safetensors.h"
+#include "plan/FileIO.h"
+#include "support/Hash.h"
 
 #include <cerrno>
 #include <cstdlib>

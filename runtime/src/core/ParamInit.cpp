@@ -16,9 +16,9 @@
 // so that adding a parameter to a model does not change the others.
 //
 //===----------------------------------------------------------------------===//
-#include "core/Hash.h"
 #include "mp/runtime/Session.h"
 #include "mp/runtime/Tensor.h"
+#include "support/Hash.h"
 
 #include <cmath>
 

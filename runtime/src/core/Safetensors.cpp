@@ -1,10 +1,10 @@
 //===- Safetensors.cpp - the checkpoint file format -----------------------===//
 #include "mp/runtime/Safetensors.h"
 
-#include "plan/FileIO.h"
-#include "core/Hash.h"
 #include "core/Json.h"
-#include "core/Sizes.h"
+#include "plan/FileIO.h"
+#include "plan/Sizes.h"
+#include "support/Hash.h"
 
 #include <algorithm>
 #include <cstring>

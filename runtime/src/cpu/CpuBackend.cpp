@@ -382,3 +382,23 @@ StatusOr<std::unique_ptr<Backend>> mp::rt::cpu::makeCpuBackend() {
 }
 
 #endif // MP_HAVE_ONEDNN
+
+// The backend's factory and availability (Backend.h), defined by the
+// backend itself: the registry (core/BackendRegistry.cpp) names them and
+// includes nothing of the cpu backend.
+Status mp::rt::cpuBackendStatus() {
+#ifdef MP_HAVE_ONEDNN
+  return cpu::oneDnnStatus();
+#else
+  return unimplemented("the cpu backend needs oneDNN and this runtime was "
+                       "built without it (MP_ENABLE_ONEDNN)");
+#endif
+}
+
+StatusOr<std::unique_ptr<Backend>> mp::rt::createCpuBackend() {
+#ifdef MP_HAVE_ONEDNN
+  return cpu::makeCpuBackend();
+#else
+  return cpuBackendStatus();
+#endif
+}

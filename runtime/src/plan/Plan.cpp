@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Plan.h"
-#include "core/Sizes.h"
 #include "mp/runtime/Vocabulary.h"
+#include "plan/Sizes.h"
 
 using namespace mp::rt;
 

@@ -8,10 +8,10 @@
 // parsed plan serializes to the same bytes.
 //
 //===----------------------------------------------------------------------===//
-#include "core/ByteIO.h"
-#include "plan/FileIO.h"
-#include "core/Hash.h"
 #include "mp/runtime/Plan.h"
+#include "plan/FileIO.h"
+#include "support/ByteIO.h"
+#include "support/Hash.h"
 
 #include <algorithm>
 #include <cstring>

@@ -6,10 +6,10 @@
 // crash or a silent wrong result, and names the kernel or tensor at fault.
 //
 //===----------------------------------------------------------------------===//
-#include "core/Sizes.h"
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Vocabulary.h"
 #include "plan/RegionLifetimes.h"
+#include "plan/Sizes.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 //===- CheckpointTest.cpp - saving, restoring and resuming ----------------===//
 #include "mp/runtime/Checkpoint.h"
 #include "TestPlans.h"
-#include "plan/FileIO.h"
-#include "core/Hash.h"
 #include "mp/runtime/Safetensors.h"
+#include "plan/FileIO.h"
+#include "support/Hash.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestPlans.h"
-#include "core/Hash.h"
+#include "support/Hash.h"
 
 #include <gtest/gtest.h>
 

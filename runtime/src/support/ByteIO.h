@@ -5,8 +5,8 @@
 // every later read fails too, so a parser can check once per record.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MP_RUNTIME_CORE_BYTEIO_H
-#define MP_RUNTIME_CORE_BYTEIO_H
+#ifndef MP_RUNTIME_SUPPORT_BYTEIO_H
+#define MP_RUNTIME_SUPPORT_BYTEIO_H
 
 #include <cstdint>
 #include <cstring>
@@ -107,4 +107,4 @@ private:
 
 } // namespace mp::rt
 
-#endif // MP_RUNTIME_CORE_BYTEIO_H
+#endif // MP_RUNTIME_SUPPORT_BYTEIO_H

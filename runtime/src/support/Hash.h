@@ -5,8 +5,8 @@
 // bounds-check everything anyway.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MP_RUNTIME_CORE_HASH_H
-#define MP_RUNTIME_CORE_HASH_H
+#ifndef MP_RUNTIME_SUPPORT_HASH_H
+#define MP_RUNTIME_SUPPORT_HASH_H
 
 #include <cstddef>
 #include <cstdint>
@@ -39,4 +39,4 @@ inline std::string hex64(uint64_t value) {
 
 } // namespace mp::rt
 
-#endif // MP_RUNTIME_CORE_HASH_H
+#endif // MP_RUNTIME_SUPPORT_HASH_H

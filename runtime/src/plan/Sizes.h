@@ -5,8 +5,8 @@
 // arithmetic after them cannot wrap.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MP_RUNTIME_CORE_SIZES_H
-#define MP_RUNTIME_CORE_SIZES_H
+#ifndef MP_RUNTIME_PLAN_SIZES_H
+#define MP_RUNTIME_PLAN_SIZES_H
 
 #include "mp/runtime/Plan.h"
 
@@ -25,4 +25,4 @@ std::optional<uint64_t> checkedByteSize(const std::vector<int64_t> &shape,
 
 } // namespace mp::rt
 
-#endif // MP_RUNTIME_CORE_SIZES_H
+#endif // MP_RUNTIME_PLAN_SIZES_H
