@@ -23,18 +23,9 @@
 using namespace llvm;
 using mlir::tblgen::EnumCase;
 using mlir::tblgen::EnumInfo;
+using mp::tblgen::quoted;
 
 namespace {
-
-std::string quoted(StringRef s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
 
 /// The enums to write, in name order; false (with an error printed) when
 /// one is not numbered 0, 1, 2, ... (the generated tables index by value).

@@ -36,6 +36,7 @@
 
 using namespace llvm;
 using mlir::tblgen::Operator;
+using mp::tblgen::quoted;
 
 namespace {
 
@@ -52,16 +53,6 @@ std::string idName(StringRef opName) {
     upper = false;
   }
   return out;
-}
-
-std::string quoted(StringRef s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "\"";
 }
 
 struct AttrRow {
