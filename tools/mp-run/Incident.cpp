@@ -3,7 +3,6 @@
 
 #include "mp/runtime/Replay.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
