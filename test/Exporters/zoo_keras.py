@@ -300,6 +300,20 @@ def keras_reference(case, x, y, floatx="float32", weights=None):
         keras.config.set_floatx("float32")
 
 
+def keras_perturbed_weights(weights, trainable, seed):
+    """The weights with each trainable floating tensor's elements moved by
+    at most one float32 ulp (down, kept or up, at random from `seed`)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for w, t in zip(weights, trainable):
+        if t and w.dtype.kind == "f":
+            u = rng.integers(-1, 2, w.shape)
+            w = np.where(u > 0, np.nextafter(w, np.inf), np.where(u < 0, np.nextafter(
+                w, -np.inf), w)).astype(w.dtype)
+        out.append(w)
+    return out
+
+
 def keras_export_run(build, name, case, drop, work):
     from mp_export import keras_export
     x, y = case.batch()

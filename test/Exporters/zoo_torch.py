@@ -471,6 +471,23 @@ def torch_reference(case, model, x, y, double=False, autocast=False):
     return losses, before, after
 
 
+def torch_perturbed(model, seed):
+    """A copy of the model whose parameters are each moved by at most one
+    float32 ulp (down, kept or up, at random from `seed`): the same model
+    up to the rounding of its initialisation."""
+    torch = _torch()
+    model = copy.deepcopy(model)
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.is_floating_point():
+                u = torch.randint(-1, 2, p.shape, generator=g)
+                up = torch.nextafter(p, torch.full_like(p, float("inf")))
+                down = torch.nextafter(p, torch.full_like(p, float("-inf")))
+                p.copy_(torch.where(u > 0, up, torch.where(u < 0, down, p)))
+    return model
+
+
 def torch_export_run(build, name, case, drop, work):
     """Exports the model (drop: its drop rates as written) and compiles it;
     returns (model before training, x, y, stem)."""
