@@ -73,13 +73,43 @@ static void fill(const TensorView &view, double value) {
 Status Session::initialize() {
   MP_RETURN_IF_ERROR(plan_.validate());
   resolveOpIds(plan_);
+  // Every kernel the backend declines, named at once (supports() is pure),
+  // before anything is prepared or allocated.
+  constexpr size_t kNamed = 8;
+  std::vector<std::string> declined;
+  StatusCode code = StatusCode::Unimplemented;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    Status checked = backend_->prepare(plan_.kernels[k], plan_);
-    if (!checked.isOk())
-      return Status(checked.code(),
+    Status supported = backend_->supports(plan_.kernels[k], plan_);
+    if (supported.isOk())
+      continue;
+    if (declined.empty())
+      code = supported.code();
+    if (declined.size() < kNamed)
+      declined.push_back("kernel #" + std::to_string(k) + " (" +
+                         plan_.kernels[k].op + "): " + supported.message());
+    else
+      declined.emplace_back();
+  }
+  if (declined.size() == 1)
+    return Status(code, std::string("backend '") + backend_->name() +
+                            "' cannot run " + declined[0]);
+  if (!declined.empty()) {
+    std::string message = std::string("backend '") + backend_->name() +
+                          "' cannot run " + std::to_string(declined.size()) +
+                          " kernels of the plan: ";
+    for (size_t i = 0; i < std::min(declined.size(), kNamed); ++i)
+      message += (i ? "; " : "") + declined[i];
+    if (declined.size() > kNamed)
+      message += "; and " + std::to_string(declined.size() - kNamed) + " more";
+    return Status(code, message);
+  }
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    Status prepared = backend_->prepare(plan_.kernels[k], plan_);
+    if (!prepared.isOk())
+      return Status(prepared.code(),
                     std::string("backend '") + backend_->name() +
                         "' cannot run kernel #" + std::to_string(k) + " (" +
-                        plan_.kernels[k].op + "): " + checked.message());
+                        plan_.kernels[k].op + "): " + prepared.message());
   }
   planHash_ = mp::rt::planHash(plan_);
   device_ = backend_->deviceMemory();

@@ -6,10 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/Cast.h"
-#include "cpu/Probe.h"
 #include "cpu/Parallel.h"
-
-
+#include "cpu/PathMode.h"
 
 using namespace mp::rt;
 
@@ -17,11 +15,12 @@ using namespace mp::rt;
 /// a bias.
 static constexpr int64_t kCastGrain = 1 << 18;
 
-bool mp::rt::cpu::castFast(const TensorView &input, const TensorView &output) {
+bool mp::rt::cpu::castFast(PathMode mode, const TensorView &input,
+                           const TensorView &output) {
   int64_t n = output.numElements();
   if (input.numElements() != n || input.dtype == output.dtype)
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return (input.dtype == DType::F32 && isFloat(output.dtype)) ||
            (output.dtype == DType::F32 && isFloat(input.dtype));
   // Same dtype: the reference stores loadFloat(x), which is the value

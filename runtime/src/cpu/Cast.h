@@ -4,6 +4,8 @@
 
 #include "mp/runtime/Tensor.h"
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// mp.cast for the conversions mixed-precision steps are full of (f32 <->
@@ -12,7 +14,7 @@ namespace mp::rt::cpu {
 /// nearest even, NaN kept and made quiet, subnormals kept). False, with
 /// nothing written, for other conversions (bf16 <-> f16, same-dtype
 /// copies): the reference kernel runs those.
-bool castFast(const TensorView &input, const TensorView &output);
+bool castFast(PathMode mode, const TensorView &input, const TensorView &output);
 
 } // namespace mp::rt::cpu
 

@@ -25,18 +25,18 @@
 #ifdef MP_HAVE_ONEDNN
 #include "cpu/Cast.h"
 #include "cpu/Elementwise.h"
-#include "cpu/Optimizer.h"
 #include "cpu/Loss.h"
 #include "cpu/LossScaling.h"
-#include "cpu/OneDnn.h"
 #include "cpu/Normalization.h"
+#include "cpu/OneDnn.h"
+#include "cpu/Optimizer.h"
 #include "cpu/Parallel.h"
-#include "cpu/Probe.h"
+#include "cpu/PathMode.h"
 #include "cpu/Pooling.h"
 #include "cpu/RowParallel.h"
-#include "reference/Normalization.h"
 #include "cpu/Softmax.h"
 #include "cpu/VectorMath.h"
+#include "reference/Normalization.h"
 #endif
 
 using namespace mp::rt;
@@ -108,12 +108,17 @@ public:
            " threads; what runs each op: mp-run --verbose)";
   }
 
-  /// The reference check is the contract (dtypes, shapes and attributes of
-  /// every op); then the first path of the op's list that takes the
-  /// kernel's dtypes and shapes, asked without data (cpu/Probe.h), oneDNN
+  /// Every kernel the reference runs (its check is the contract: dtypes,
+  /// shapes and attributes of every op): what no fast path takes runs on it.
+  Status supports(const KernelDesc &kernel, const Plan &plan) const override {
+    return reference_->supports(kernel, plan);
+  }
+
+  /// supports(); then the first path of the op's list that takes the
+  /// kernel's dtypes and shapes, asked without data (cpu/PathMode.h), oneDNN
   /// primitives made here.
   Status prepare(const KernelDesc &kernel, const Plan &plan) override {
-    MP_RETURN_IF_ERROR(reference_->prepare(kernel, plan));
+    MP_RETURN_IF_ERROR(supports(kernel, plan));
     Views in, out;
     for (uint32_t id : kernel.inputs)
       in.push_back(describe(plan.tensors[id]));
@@ -134,8 +139,8 @@ public:
       it = chosen_.find(&kernel);
     }
     bool handled = false;
-    MP_RETURN_IF_ERROR(runPath(it->second.path, kernel, inputs, outputs,
-                               handled));
+    MP_RETURN_IF_ERROR(runPath(cpu::PathMode::Run, it->second.path, kernel,
+                               inputs, outputs, handled));
     if (handled)
       return Status::ok();
     // A fast path that took the kernel's shapes declines only for data it
@@ -164,16 +169,16 @@ public:
     bool handled = false;
     OpId op = kernel.opId();
     if (isOptimizerUpdate(op)) {
-      MP_RETURN_IF_ERROR(cpu::runOptimizer(
-          kernel, inputs, outputs, handled,
-          extras.cast ? extras.castOut : nullptr, extras.castOutput,
-          extras.allFinite));
+      MP_RETURN_IF_ERROR(
+          cpu::runOptimizer(cpu::PathMode::Run, kernel, inputs, outputs,
+                            handled, extras.cast ? extras.castOut : nullptr,
+                            extras.castOutput, extras.allFinite));
     } else if ((extras.relu || extras.reluGrad) && !extras.cast &&
                !extras.allFinite && chosen_[&kernel].path == Path::BatchNorm) {
-      MP_RETURN_IF_ERROR(cpu::runBatchNorm(
-          kernel, inputs, outputs, handled,
-          extras.relu ? extras.reluOut : nullptr,
-          extras.reluGrad ? extras.reluGradIn : nullptr));
+      MP_RETURN_IF_ERROR(
+          cpu::runBatchNorm(cpu::PathMode::Run, kernel, inputs, outputs,
+                            handled, extras.relu ? extras.reluOut : nullptr,
+                            extras.reluGrad ? extras.reluGradIn : nullptr));
     }
     if (handled) {
       // What runs them from now on (the session asks for the same extras
@@ -245,12 +250,12 @@ private:
   }
 
   static TensorView describe(const TensorDesc &desc) {
-    return {desc.dtype, desc.shape, cpu::probeData()};
+    return {desc.dtype, desc.shape, cpu::placeholderData()};
   }
   static Views withoutData(const Views &views) {
     Views out = views;
     for (TensorView &v : out)
-      v.data = cpu::probeData();
+      v.data = cpu::placeholderData();
     return out;
   }
 
@@ -283,9 +288,9 @@ private:
         what = "oneDNN " + implementation;
       return takes;
     }
-    cpu::ProbeScope probing;
     bool handled = false;
-    MP_RETURN_IF_ERROR(runPath(path, kernel, in, out, handled));
+    MP_RETURN_IF_ERROR(
+        runPath(cpu::PathMode::Check, path, kernel, in, out, handled));
     if (handled)
       what = describePath(path);
     return handled;
@@ -318,9 +323,10 @@ private:
     return "reference kernel";
   }
 
-  /// Runs (or, probing, asks) one path; `handled` false when it declines.
-  Status runPath(Path path, const KernelDesc &kernel, const Views &inputs,
-                 const Views &outputs, bool &handled) {
+  /// Runs (or, with PathMode::Check, asks) one path; `handled` false when
+  /// it declines.
+  Status runPath(cpu::PathMode mode, Path path, const KernelDesc &kernel,
+                 const Views &inputs, const Views &outputs, bool &handled) {
     handled = false;
     switch (path) {
     case Path::Matmul:
@@ -328,10 +334,10 @@ private:
     case Path::Conv:
       return convs_.run(kernel, inputs, outputs, handled);
     case Path::BatchNorm:
-      return cpu::runBatchNorm(kernel, inputs, outputs, handled);
+      return cpu::runBatchNorm(mode, kernel, inputs, outputs, handled);
     case Path::BatchNormRef:
       handled = true;
-      if (cpu::probing())
+      if (mode == cpu::PathMode::Check)
         return Status::ok();
       return kernel.opId() == OpId::TrainBatchNorm
                  ? ref::runBatchNormWith(kernel, inputs, outputs,
@@ -340,29 +346,30 @@ private:
                                              cpu::parallelFor);
     case Path::Cast:
       handled = inputs.size() == 1 && outputs.size() == 1 &&
-                cpu::castFast(inputs[0], outputs[0]);
+                cpu::castFast(mode, inputs[0], outputs[0]);
       return Status::ok();
     case Path::Own:
-      return cpu::runOwnKernel(kernel, inputs, outputs, handled);
+      return cpu::runOwnKernel(mode, kernel, inputs, outputs, handled);
     case Path::SoftmaxRows:
-      cpu::runSoftmaxLastAxis(kernel, inputs, outputs, handled);
+      cpu::runSoftmaxLastAxis(mode, kernel, inputs, outputs, handled);
       return Status::ok();
     case Path::CrossEntropy:
-      cpu::runCrossEntropy(kernel, inputs, outputs, handled);
+      cpu::runCrossEntropy(mode, kernel, inputs, outputs, handled);
       return Status::ok();
     case Path::LayerNormGrad:
-      cpu::runLayerNormGrad(kernel, inputs, outputs, handled);
+      cpu::runLayerNormGrad(mode, kernel, inputs, outputs, handled);
       return Status::ok();
     case Path::Pooling:
-      cpu::runPooling(kernel, inputs, outputs, handled);
+      cpu::runPooling(mode, kernel, inputs, outputs, handled);
       return Status::ok();
     case Path::RowParallel:
-      return cpu::runRowParallel(*reference_, kernel, inputs, outputs,
+      return cpu::runRowParallel(mode, *reference_, kernel, inputs, outputs,
                                  handled);
     case Path::Reference:
       handled = true;
-      return cpu::probing() ? Status::ok()
-                            : reference_->run(kernel, inputs, outputs);
+      return mode == cpu::PathMode::Check
+                 ? Status::ok()
+                 : reference_->run(kernel, inputs, outputs);
     }
     return Status::ok();
   }

@@ -7,7 +7,7 @@
 #include "cpu/Chunks.h"
 #include "cpu/LossScaling.h"
 #include "cpu/Optimizer.h"
-#include "cpu/Probe.h"
+#include "cpu/PathMode.h"
 #include "cpu/ShapeOps.h"
 #include "cpu/Sums.h"
 #include "cpu/VectorMath.h"
@@ -27,10 +27,10 @@ using Views = std::vector<TensorView>;
 
 /// y = f(x), one dtype, one shape.
 template <typename Fn>
-bool mapUnary(const Views &in, const Views &out, const Fn &f) {
+bool mapUnary(PathMode mode, const Views &in, const Views &out, const Fn &f) {
   if (!sameFloat(in, out, 1, 1) || in[0].shape != out[0].shape)
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
                     [&f](const float *const *x, float *const *y, int64_t len) {
@@ -46,11 +46,11 @@ MP_IVDEP
 
 /// r = f(a, b): a, b, r of one dtype and shape.
 template <typename Fn>
-bool mapBinary(const Views &in, const Views &out, const Fn &f) {
+bool mapBinary(PathMode mode, const Views &in, const Views &out, const Fn &f) {
   if (!sameFloat(in, out, 2, 1) || in[0].shape != out[0].shape ||
       in[1].shape != out[0].shape)
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(),
                     [&f](const float *const *x, float *const *y, int64_t len) {
@@ -63,23 +63,24 @@ MP_IVDEP
   return true;
 }
 
-template <float (*F)(float)> bool unary(const Views &in, const Views &out) {
-  return mapUnary(in, out, [](float a) { return F(a); });
+template <float (*F)(float)>
+bool unary(PathMode mode, const Views &in, const Views &out) {
+  return mapUnary(mode, in, out, [](float a) { return F(a); });
 }
 /// The float binary ops and the activation gradients F(grad, saved).
 template <float (*F)(float, float)>
-bool binary(const Views &in, const Views &out) {
-  return mapBinary(in, out, [](float a, float b) { return F(a, b); });
+bool binary(PathMode mode, const Views &in, const Views &out) {
+  return mapBinary(mode, in, out, [](float a, float b) { return F(a, b); });
 }
 /// The activations with a parameter (leaky_relu's negative_slope), p as
 /// the reference reads it: F(x, p) and F(grad, saved, p).
 template <float (*F)(float, float)>
-bool paramUnary(float p, const Views &in, const Views &out) {
-  return mapUnary(in, out, [p](float a) { return F(a, p); });
+bool paramUnary(PathMode mode, float p, const Views &in, const Views &out) {
+  return mapUnary(mode, in, out, [p](float a) { return F(a, p); });
 }
 template <float (*F)(float, float, float)>
-bool paramBinary(float p, const Views &in, const Views &out) {
-  return mapBinary(in, out, [p](float a, float b) { return F(a, b, p); });
+bool paramBinary(PathMode mode, float p, const Views &in, const Views &out) {
+  return mapBinary(mode, in, out, [p](float a, float b) { return F(a, b, p); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -89,19 +90,21 @@ bool paramBinary(float p, const Views &in, const Views &out) {
 
 using ChunkFn = void (*)(const float *const *x, float *const *y, int64_t n);
 
-template <ChunkFn F> bool unaryChunks(const Views &in, const Views &out) {
+template <ChunkFn F>
+bool unaryChunks(PathMode mode, const Views &in, const Views &out) {
   if (!sameFloat(in, out, 1, 1) || in[0].shape != out[0].shape)
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(), F);
   return true;
 }
-template <ChunkFn F> bool binaryChunks(const Views &in, const Views &out) {
+template <ChunkFn F>
+bool binaryChunks(PathMode mode, const Views &in, const Views &out) {
   if (!sameFloat(in, out, 2, 1) || in[0].shape != out[0].shape ||
       in[1].shape != out[0].shape)
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   mapElements<2, 1>({&in[0], &in[1]}, {&out[0]}, out[0].numElements(), F);
   return true;
@@ -175,7 +178,7 @@ void geluGradTanhChunk(const float *const *x, float *const *y, int64_t n) {
 #pragma GCC diagnostic pop
 #endif
 
-using ElementwiseFn = bool (*)(const Views &, const Views &);
+using ElementwiseFn = bool (*)(PathMode, const Views &, const Views &);
 
 /// The elementwise ops by id; gelu and gelu_grad pick their form from
 /// `tanh_approx`.
@@ -223,7 +226,8 @@ ElementwiseFn elementwiseKernel(const KernelDesc &kernel) {
 }
 
 /// x [outer, channels, inner] + bias[channels], `dim` the channel axis.
-bool biasAdd(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool biasAdd(PathMode mode, const KernelDesc &kernel,
+             const std::vector<TensorView> &in,
              const std::vector<TensorView> &out) {
   if (in.size() != 2 || out.size() != 1 || !isFloat(in[0].dtype) ||
       in[1].dtype != in[0].dtype || out[0].dtype != in[0].dtype ||
@@ -236,7 +240,7 @@ bool biasAdd(const KernelDesc &kernel, const std::vector<TensorView> &in,
     dim += rank;
   if (dim < 0 || dim >= rank || in[1].shape[0] != shape[dim])
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   int64_t outer = 1, inner = 1, channels = shape[dim];
   for (int64_t d = 0; d < dim; ++d)
@@ -290,7 +294,7 @@ bool biasAdd(const KernelDesc &kernel, const std::vector<TensorView> &in,
 /// its `mid` values in memory order in f64, as the reference walks them
 /// (bitwise its result). The columns of an (outer, block of inner) item sit
 /// side by side in vector registers (cpu/Sums.h: addColumns).
-bool reduceRun(const KernelDesc &kernel, bool mean,
+bool reduceRun(PathMode mode, const KernelDesc &kernel, bool mean,
                const std::vector<TensorView> &in,
                const std::vector<TensorView> &out) {
   if (in.size() != 1 || out.size() != 1 || !isFloat(in[0].dtype) ||
@@ -322,7 +326,7 @@ bool reduceRun(const KernelDesc &kernel, bool mean,
   if (out[0].shape != expected || in[0].numElements() == 0 || !in[0].data ||
       !out[0].data)
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   double count = mean ? static_cast<double>(mid) : 1.0;
   DType inType = in[0].dtype, outType = out[0].dtype;
@@ -388,14 +392,15 @@ bool reduceRun(const KernelDesc &kernel, bool mean,
 
 /// train.fill of a float tensor: the reference encodes the value (f32 or
 /// round-to-odd for 16 bits) into element 0; the rest are copies of it.
-bool fill(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool fill(PathMode mode, const KernelDesc &kernel,
+          const std::vector<TensorView> &in,
           const std::vector<TensorView> &out) {
   if (!in.empty() || out.size() != 1 || !isFloat(out[0].dtype))
     return false;
   int64_t n = out[0].numElements();
   if (n < kGrain) // small fills: the reference kernel is as fast
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   TensorView first = out[0];
   first.shape = {1};
@@ -420,7 +425,7 @@ bool fill(const KernelDesc &kernel, const std::vector<TensorView> &in,
 
 /// train.select(cond, a, b) on tensors of one shape: own typed loop,
 /// elements over the threads (the reference copies element by element).
-bool selectElements(const std::vector<TensorView> &in,
+bool selectElements(PathMode mode, const std::vector<TensorView> &in,
                     const std::vector<TensorView> &out) {
   if (in.size() != 3 || out.size() != 1 || in[0].dtype != DType::I1 ||
       in[1].dtype != out[0].dtype || in[2].dtype != out[0].dtype ||
@@ -432,7 +437,7 @@ bool selectElements(const std::vector<TensorView> &in,
   size_t bytes = dtypeSize(out[0].dtype);
   if (bytes != 1 && bytes != 2 && bytes != 4)
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   const uint8_t *cond = in[0].as<const uint8_t>();
   auto run = [&](auto *tag) {
@@ -462,7 +467,7 @@ bool selectElements(const std::vector<TensorView> &in,
 /// (IEEE-754: NaN compares false but for `ne`), own vectorizable loop: the
 /// reference's element loop was 7% of Keras' MobileNetV2 step (ReLU6's
 /// gradient masks).
-bool compareElements(const KernelDesc &kernel,
+bool compareElements(PathMode mode, const KernelDesc &kernel,
                      const std::vector<TensorView> &in,
                      const std::vector<TensorView> &out) {
   if (in.size() != 2 || out.size() != 1 || out[0].dtype != DType::I1 ||
@@ -479,7 +484,7 @@ bool compareElements(const KernelDesc &kernel,
       predicate = i;
   if (predicate < 0)
     return false; // the reference kernel names the attribute
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   bool bf16 = in[0].dtype == DType::BF16;
   uint8_t *r = out[0].as<uint8_t>();
@@ -523,47 +528,50 @@ bool compareElements(const KernelDesc &kernel,
 
 } // namespace
 
-Status cpu::runOwnKernel(const KernelDesc &kernel,
+Status cpu::runOwnKernel(PathMode mode, const KernelDesc &kernel,
                          const std::vector<TensorView> &inputs,
                          const std::vector<TensorView> &outputs,
                          bool &handled) {
   handled = false;
   OpId op = kernel.opId();
   if (ElementwiseFn fn = elementwiseKernel(kernel))
-    handled = fn(inputs, outputs);
+    handled = fn(mode, inputs, outputs);
   else if (op == OpId::TrainLeakyRelu)
     handled = paramUnary<ref::leakyReluF>(
+        mode,
         static_cast<float>(kernel.getFloat(AttrName::negative_slope, 0.0)),
         inputs, outputs);
   else if (op == OpId::TrainLeakyReluGrad)
     handled = paramBinary<ref::leakyReluGradF>(
+        mode,
         static_cast<float>(kernel.getFloat(AttrName::negative_slope, 0.0)),
         inputs, outputs);
   else if (op == OpId::MpScale)
-    handled = runScale(inputs, outputs);
+    handled = runScale(mode, inputs, outputs);
   else if (op == OpId::MpUnscaleAndCheck || op == OpId::MpAllFinite)
-    handled =
-        runUnscaleAndCheck(inputs, outputs, op == OpId::MpUnscaleAndCheck);
+    handled = runUnscaleAndCheck(mode, inputs, outputs,
+                                 op == OpId::MpUnscaleAndCheck);
   else if (op == OpId::TrainFill)
-    handled = fill(kernel, inputs, outputs);
+    handled = fill(mode, kernel, inputs, outputs);
   else if (op == OpId::TrainTranspose)
-    handled = runTranspose(kernel, inputs, outputs);
+    handled = runTranspose(mode, kernel, inputs, outputs);
   else if (op == OpId::TrainBiasAdd)
-    handled = biasAdd(kernel, inputs, outputs);
+    handled = biasAdd(mode, kernel, inputs, outputs);
   else if (op == OpId::TrainBroadcast)
-    handled = runBroadcast(kernel, inputs, outputs);
+    handled = runBroadcast(mode, kernel, inputs, outputs);
   else if (op == OpId::TrainSlice)
-    handled = runSlice(kernel, inputs, outputs);
+    handled = runSlice(mode, kernel, inputs, outputs);
   else if (op == OpId::TrainPad)
-    handled = runPad(kernel, inputs, outputs);
+    handled = runPad(mode, kernel, inputs, outputs);
   else if (op == OpId::TrainSelect)
-    handled = selectElements(inputs, outputs);
+    handled = selectElements(mode, inputs, outputs);
   else if (op == OpId::TrainCompare)
-    handled = compareElements(kernel, inputs, outputs);
+    handled = compareElements(mode, kernel, inputs, outputs);
   else if (op == OpId::TrainReduceSum || op == OpId::TrainReduceMean)
-    handled = reduceRun(kernel, op == OpId::TrainReduceMean, inputs, outputs);
+    handled =
+        reduceRun(mode, kernel, op == OpId::TrainReduceMean, inputs, outputs);
   else if (op == OpId::TrainSgd || op == OpId::TrainSgdMomentum ||
            op == OpId::TrainAdam || op == OpId::TrainAdamw)
-    return runOptimizer(kernel, inputs, outputs, handled);
+    return runOptimizer(mode, kernel, inputs, outputs, handled);
   return Status::ok();
 }

@@ -20,13 +20,15 @@
 
 #include <vector>
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// Runs `kernel` when it is one of the ops above and the views make a
 /// valid problem (`handled` = true); otherwise leaves everything untouched
 /// for the reference kernel, which also reports invalid views. A bad
 /// hyper-parameter is reported as the reference reports it.
-Status runOwnKernel(const KernelDesc &kernel,
+Status runOwnKernel(PathMode mode, const KernelDesc &kernel,
                     const std::vector<TensorView> &inputs,
                     const std::vector<TensorView> &outputs, bool &handled);
 

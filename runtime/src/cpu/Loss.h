@@ -21,12 +21,14 @@
 
 #include <vector>
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// Runs the two cross-entropy ops (`handled` = true) when the views are
 /// what the reference check admits and every label is in range; leaves
 /// anything else untouched.
-void runCrossEntropy(const KernelDesc &kernel,
+void runCrossEntropy(PathMode mode, const KernelDesc &kernel,
                      const std::vector<TensorView> &inputs,
                      const std::vector<TensorView> &outputs, bool &handled);
 

@@ -2,7 +2,7 @@
 #include "cpu/LossScaling.h"
 
 #include "cpu/Chunks.h"
-#include "cpu/Probe.h"
+#include "cpu/PathMode.h"
 
 #include <atomic>
 #include <cstring>
@@ -15,13 +15,13 @@ static bool isScalar(const TensorView &v, DType dtype) {
 }
 
 /// mp.scale: value * scale (an f32 scalar), one dtype in and out.
-bool cpu::runScale(const std::vector<TensorView> &in,
+bool cpu::runScale(PathMode mode, const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) {
   if (in.size() != 2 || out.size() != 1 || !isScalar(in[1], DType::F32) ||
       !isFloat(in[0].dtype) || out[0].dtype != in[0].dtype ||
       out[0].shape != in[0].shape || (in[0].numElements() && !in[0].data))
     return false;
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   float factor = *in[1].as<const float>();
   mapElements<1, 1>({&in[0]}, {&out[0]}, out[0].numElements(),
@@ -65,9 +65,8 @@ finiteRange(const TensorView &g, int64_t begin, int64_t end) {
 /// reference's rule: u = f32(g) * f32(1 / scale) (reciprocal in double),
 /// finiteness judged on the inputs. mp.all_finite [v...] -> [i1] when
 /// `unscale` is false. The verdict is an AND: the same for any split.
-bool cpu::runUnscaleAndCheck(const std::vector<TensorView> &in,
-                             const std::vector<TensorView> &out,
-                             bool unscale) {
+bool cpu::runUnscaleAndCheck(PathMode mode, const std::vector<TensorView> &in,
+                             const std::vector<TensorView> &out, bool unscale) {
   size_t first = unscale ? 1 : 0;
   size_t count = in.size() - first;
   if (in.size() <= first || out.size() != (unscale ? count + 1 : 1) ||
@@ -82,7 +81,7 @@ bool cpu::runUnscaleAndCheck(const std::vector<TensorView> &in,
                     (g.numElements() && !out[i].data)))
       return false;
   }
-  if (probing())
+  if (mode == PathMode::Check)
     return true;
   float inverse =
       unscale ? static_cast<float>(1.0 / *in[0].as<const float>()) : 1.0f;

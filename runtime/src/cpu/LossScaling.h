@@ -12,15 +12,17 @@
 
 #include <vector>
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// mp.scale: value * scale (an f32 scalar), one dtype in and out.
-bool runScale(const std::vector<TensorView> &in,
+bool runScale(PathMode mode, const std::vector<TensorView> &in,
               const std::vector<TensorView> &out);
 
 /// mp.unscale_and_check [scale, g...] -> [u..., all_finite] (`unscale`), or
 /// mp.all_finite [v...] -> [i1].
-bool runUnscaleAndCheck(const std::vector<TensorView> &in,
+bool runUnscaleAndCheck(PathMode mode, const std::vector<TensorView> &in,
                         const std::vector<TensorView> &out, bool unscale);
 
 /// Whether every element of float tensor `v` is finite (read in place,

@@ -1,7 +1,7 @@
 //===- Normalization.cpp - batch norm and layer_norm_grad, threaded -------===//
 #include "cpu/Normalization.h"
 #include "cpu/ChannelStats.h"
-#include "cpu/Probe.h"
+#include "cpu/PathMode.h"
 
 #include "cpu/Parallel.h"
 #include "mp/runtime/Backend.h"
@@ -79,10 +79,9 @@ columnGradSums(const typename E::T *__restrict dy,
 }
 } // namespace
 
-void cpu::runLayerNormGrad(const KernelDesc &kernel,
+void cpu::runLayerNormGrad(PathMode mode, const KernelDesc &kernel,
                            const std::vector<TensorView> &in,
-                           const std::vector<TensorView> &out,
-                           bool &handled) {
+                           const std::vector<TensorView> &out, bool &handled) {
   handled = false;
   if (kernel.opId() != OpId::TrainLayerNormGrad || in.size() != 5 ||
       out.size() != 3)
@@ -112,7 +111,7 @@ void cpu::runLayerNormGrad(const KernelDesc &kernel,
       mean.numElements() != rows || invStd.numElements() != rows ||
       invStd.dtype != mean.dtype || rows == 0 || d == 0)
     return;
-  if (probing()) {
+  if (mode == PathMode::Check) {
     handled = true;
     return;
   }
@@ -324,7 +323,7 @@ bool sameAs(const TensorView &v, const TensorView &like) {
 }
 } // namespace
 
-Status cpu::runBatchNorm(const KernelDesc &kernel,
+Status cpu::runBatchNorm(PathMode mode, const KernelDesc &kernel,
                          const std::vector<TensorView> &in,
                          const std::vector<TensorView> &out, bool &handled,
                          const TensorView *reluOut,
@@ -356,7 +355,7 @@ Status cpu::runBatchNorm(const KernelDesc &kernel,
   for (const TensorView &v : out)
     if (v.numElements() && !v.data)
       return Status::ok();
-  if (probing()) {
+  if (mode == PathMode::Check) {
     handled = true;
     return Status::ok();
   }

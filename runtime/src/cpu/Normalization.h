@@ -17,11 +17,13 @@
 
 #include <vector>
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// Runs train.layer_norm_grad when the views make a valid problem
 /// (`handled` = true); otherwise leaves it to the reference kernel.
-void runLayerNormGrad(const KernelDesc &kernel,
+void runLayerNormGrad(PathMode mode, const KernelDesc &kernel,
                       const std::vector<TensorView> &inputs,
                       const std::vector<TensorView> &outputs, bool &handled);
 
@@ -39,7 +41,7 @@ void runLayerNormGrad(const KernelDesc &kernel,
 /// (batch_norm_grad: the gradient and the ReLU's output), grad_y is read as
 /// relu_grad of them and input #0 is not read: the fused activations of
 /// Backend::Extras, taken with the features last only.
-Status runBatchNorm(const KernelDesc &kernel,
+Status runBatchNorm(PathMode mode, const KernelDesc &kernel,
                     const std::vector<TensorView> &inputs,
                     const std::vector<TensorView> &outputs, bool &handled,
                     const TensorView *reluOut = nullptr,

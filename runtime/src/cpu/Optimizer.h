@@ -13,6 +13,8 @@
 
 #include <vector>
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// Runs the update (`handled` = true) when the views make one; with
@@ -24,11 +26,11 @@ namespace mp::rt::cpu {
 /// narrowed to castOut's dtype in the same pass (the session's hoisted
 /// weight cast); with `allFinite`, *allFinite becomes 0 when the gradient
 /// (input #1) holds an inf or NaN (a fused mp.all_finite).
-Status runOptimizer(const KernelDesc &kernel,
+Status runOptimizer(PathMode mode, const KernelDesc &kernel,
                     const std::vector<TensorView> &in,
                     const std::vector<TensorView> &out, bool &handled,
-                    const TensorView *castOut = nullptr,
-                    size_t castOutput = 0, uint8_t *allFinite = nullptr);
+                    const TensorView *castOut = nullptr, size_t castOutput = 0,
+                    uint8_t *allFinite = nullptr);
 
 } // namespace mp::rt::cpu
 

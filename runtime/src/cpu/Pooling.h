@@ -29,11 +29,14 @@
 
 #include <vector>
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// max_pool2d(_grad) and NHWC global_avg_pool2d(_grad); `handled` false
 /// for every other op or anything these loops do not take.
-void runPooling(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
+void runPooling(PathMode mode, const KernelDesc &kernel,
+                const std::vector<TensorView> &inputs,
                 const std::vector<TensorView> &outputs, bool &handled);
 
 } // namespace mp::rt::cpu

@@ -1,6 +1,6 @@
 //===- RowParallel.cpp - reference kernels split over batch rows ----------===//
 #include "cpu/RowParallel.h"
-#include "cpu/Probe.h"
+#include "cpu/PathMode.h"
 
 #include "cpu/Parallel.h"
 
@@ -73,7 +73,8 @@ static TensorView slice(const TensorView &view, bool split, int64_t begin,
   return part;
 }
 
-Status cpu::runRowParallel(Backend &reference, const KernelDesc &kernel,
+Status cpu::runRowParallel(PathMode mode, Backend &reference,
+                           const KernelDesc &kernel,
                            const std::vector<TensorView> &inputs,
                            const std::vector<TensorView> &outputs,
                            bool &handled) {
@@ -94,7 +95,7 @@ Status cpu::runRowParallel(Backend &reference, const KernelDesc &kernel,
   int64_t rowElements = rows ? inputs[0].numElements() / rows : 0;
   if (rows < 2 || rowElements == 0)
     return Status::ok();
-  if (probing()) {
+  if (mode == PathMode::Check) {
     handled = true;
     return Status::ok();
   }

@@ -15,12 +15,15 @@
 
 #include "mp/runtime/Backend.h"
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// Runs `kernel` on `reference` in row slices when it is one of the ops
 /// above and has more than one row (`handled` = true); otherwise does
 /// nothing. Errors are the reference kernel's (the first slice's to fail).
-Status runRowParallel(Backend &reference, const KernelDesc &kernel,
+Status runRowParallel(PathMode mode, Backend &reference,
+                      const KernelDesc &kernel,
                       const std::vector<TensorView> &inputs,
                       const std::vector<TensorView> &outputs, bool &handled);
 

@@ -3,7 +3,7 @@
 
 #include "cpu/Chunks.h"
 #include "cpu/Parallel.h"
-#include "cpu/Probe.h"
+#include "cpu/PathMode.h"
 #include "mp/runtime/Tensor.h"
 #include "reference/ElementRules.h"
 
@@ -38,7 +38,8 @@ void nextRow(std::vector<int64_t> &index, const std::vector<int64_t> &shape) {
 /// train.transpose that keeps the last dimension in place (splitting and
 /// merging attention heads: [B, S, H, D] <-> [B, H, S, D]): whole rows of
 /// the last dimension are copied, rows split over the threads.
-bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool transposeRows(cpu::PathMode mode, const KernelDesc &kernel,
+                   const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) {
   if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
     return false;
@@ -58,7 +59,7 @@ bool transposeRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
   }
   if (out[0].shape != expected || in[0].numElements() == 0)
     return false;
-  if (probing())
+  if (mode == cpu::PathMode::Check)
     return true;
   // Element strides of the input, and for each result row (all dims but the
   // last, in result order) the input offset of its first element.
@@ -153,7 +154,8 @@ bool gatherable(const std::vector<TensorView> &in,
 
 /// train.broadcast as gatherRows: x's dimension i steps with result
 /// dimension dims[i] (not at all where x has size 1).
-bool broadcastRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool broadcastRows(cpu::PathMode mode, const KernelDesc &kernel,
+                   const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) {
   if (!gatherable(in, out))
     return false;
@@ -172,7 +174,7 @@ bool broadcastRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
     steps[d] = xs[i] == 1 ? 0 : stride;
     stride *= xs[i];
   }
-  if (probing())
+  if (mode == cpu::PathMode::Check)
     return true;
   gatherRows(in[0], out[0], 0, steps);
   return true;
@@ -180,7 +182,8 @@ bool broadcastRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
 
 /// train.slice as gatherRows: result dimension d starts at offsets[d] and
 /// steps strides[d] (default 1) through x.
-bool sliceRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool sliceRows(cpu::PathMode mode, const KernelDesc &kernel,
+               const std::vector<TensorView> &in,
                const std::vector<TensorView> &out) {
   if (!gatherable(in, out))
     return false;
@@ -203,7 +206,7 @@ bool sliceRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
     steps[d] = by * stride;
     stride *= xs[d];
   }
-  if (probing())
+  if (mode == cpu::PathMode::Check)
     return true;
   gatherRows(in[0], out[0], base, steps);
   return true;
@@ -228,7 +231,7 @@ void transposeTiles(const T *src, T *dst, int64_t m, int64_t n, int64_t rowBegin
 /// some leading ones kept in place: [B.., M.., N..] -> [B.., N.., M..]
 /// (NCHW <-> NHWC images: [N, C, HW] <-> [N, HW, C]), as batched 2-D
 /// transposes in tiles, the rows of the [M, N] matrices over the threads.
-bool transposeBlocks(const KernelDesc &kernel,
+bool transposeBlocks(cpu::PathMode mode, const KernelDesc &kernel,
                      const std::vector<TensorView> &in,
                      const std::vector<TensorView> &out) {
   if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype)
@@ -259,7 +262,7 @@ bool transposeBlocks(const KernelDesc &kernel,
     expected.push_back(shape[p]);
   if (out[0].shape != expected)
     return false;
-  if (probing())
+  if (mode == cpu::PathMode::Check)
     return true;
   int64_t batch = 1, m = 1, n = 1;
   for (int64_t d = 0; d < rank; ++d)
@@ -287,7 +290,8 @@ bool transposeBlocks(const KernelDesc &kernel,
 /// (round to odd, then to the 16-bit type). Was the reference's element
 /// loop: 19% of a LLaMA step (rotate_half's gradient pads), 11% of Keras'
 /// MobileNetV2 (ZeroPadding2D).
-bool padRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool padRows(cpu::PathMode mode, const KernelDesc &kernel,
+             const std::vector<TensorView> &in,
              const std::vector<TensorView> &out) {
   if (in.size() != 1 || out.size() != 1 || in[0].dtype != out[0].dtype ||
       !isFloat(in[0].dtype) || in[0].shape.empty() ||
@@ -304,7 +308,7 @@ bool padRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
     if ((*low)[d] < 0 || (*high)[d] < 0 ||
         ys[d] != (*low)[d] + xs[d] + (*high)[d])
       return false;
-  if (probing())
+  if (mode == cpu::PathMode::Check)
     return true;
   size_t bytes = dtypeSize(out[0].dtype);
   double value = kernel.getFloat(AttrName::value, 0);
@@ -350,21 +354,24 @@ bool padRows(const KernelDesc &kernel, const std::vector<TensorView> &in,
 
 } // namespace
 
-bool cpu::runTranspose(const KernelDesc &kernel,
+bool cpu::runTranspose(PathMode mode, const KernelDesc &kernel,
                        const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) {
-  return transposeRows(kernel, in, out) || transposeBlocks(kernel, in, out);
+  return transposeRows(mode, kernel, in, out) ||
+         transposeBlocks(mode, kernel, in, out);
 }
-bool cpu::runBroadcast(const KernelDesc &kernel,
+bool cpu::runBroadcast(PathMode mode, const KernelDesc &kernel,
                        const std::vector<TensorView> &in,
                        const std::vector<TensorView> &out) {
-  return broadcastRows(kernel, in, out);
+  return broadcastRows(mode, kernel, in, out);
 }
-bool cpu::runPad(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool cpu::runPad(PathMode mode, const KernelDesc &kernel,
+                 const std::vector<TensorView> &in,
                  const std::vector<TensorView> &out) {
-  return padRows(kernel, in, out);
+  return padRows(mode, kernel, in, out);
 }
-bool cpu::runSlice(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool cpu::runSlice(PathMode mode, const KernelDesc &kernel,
+                   const std::vector<TensorView> &in,
                    const std::vector<TensorView> &out) {
-  return sliceRows(kernel, in, out);
+  return sliceRows(mode, kernel, in, out);
 }

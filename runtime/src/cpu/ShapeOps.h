@@ -17,15 +17,21 @@
 
 #include <vector>
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
-bool runTranspose(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool runTranspose(PathMode mode, const KernelDesc &kernel,
+                  const std::vector<TensorView> &in,
                   const std::vector<TensorView> &out);
-bool runBroadcast(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool runBroadcast(PathMode mode, const KernelDesc &kernel,
+                  const std::vector<TensorView> &in,
                   const std::vector<TensorView> &out);
-bool runPad(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool runPad(PathMode mode, const KernelDesc &kernel,
+            const std::vector<TensorView> &in,
             const std::vector<TensorView> &out);
-bool runSlice(const KernelDesc &kernel, const std::vector<TensorView> &in,
+bool runSlice(PathMode mode, const KernelDesc &kernel,
+              const std::vector<TensorView> &in,
               const std::vector<TensorView> &out);
 
 } // namespace mp::rt::cpu

@@ -1,6 +1,6 @@
 //===- Softmax.cpp - softmax / log_softmax on the vector math library -----===//
 #include "cpu/Softmax.h"
-#include "cpu/Probe.h"
+#include "cpu/PathMode.h"
 
 #include "cpu/Parallel.h"
 #include "cpu/VectorMath.h"
@@ -55,7 +55,7 @@ float cpu::expRow(DType dtype, const void *row, int64_t length, float *x,
   return max;
 }
 
-void cpu::runSoftmaxLastAxis(const KernelDesc &kernel,
+void cpu::runSoftmaxLastAxis(PathMode mode, const KernelDesc &kernel,
                              const std::vector<TensorView> &inputs,
                              const std::vector<TensorView> &outputs,
                              bool &handled) {
@@ -76,7 +76,7 @@ void cpu::runSoftmaxLastAxis(const KernelDesc &kernel,
   int64_t rows = length ? x.numElements() / length : 0;
   if (rows == 0 || length == 0 || (x.numElements() && !x.data))
     return;
-  if (probing()) {
+  if (mode == PathMode::Check) {
     handled = true;
     return;
   }

@@ -16,6 +16,8 @@
 
 #include <vector>
 
+#include "cpu/PathMode.h"
+
 namespace mp::rt::cpu {
 
 /// One row of `length` values of `dtype` at `row`: widened into `x`, and
@@ -27,7 +29,7 @@ float expRow(DType dtype, const void *row, int64_t length, float *x, float *e,
 
 /// Runs train.softmax / train.log_softmax along the last axis
 /// (`handled` = true); leaves anything else untouched.
-void runSoftmaxLastAxis(const KernelDesc &kernel,
+void runSoftmaxLastAxis(PathMode mode, const KernelDesc &kernel,
                         const std::vector<TensorView> &inputs,
                         const std::vector<TensorView> &outputs, bool &handled);
 

@@ -316,8 +316,8 @@ Status CudaBackend::ensureWorkspace(uint64_t bytes) {
 // check and run
 //===----------------------------------------------------------------------===//
 
-Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
-  MP_RETURN_IF_ERROR(reference_->prepare(kernel, plan));
+Status CudaBackend::supports(const KernelDesc &kernel, const Plan &plan) const {
+  MP_RETURN_IF_ERROR(reference_->supports(kernel, plan));
   if (!entryOf(kernel.opId()))
     return unimplemented("the cuda backend does not run '" + kernel.op +
                          "' (docs/runtime-cuda.md lists the ops it runs; "
@@ -356,6 +356,14 @@ Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
   if (largest > kMaxBlocks && kernel.opId() != OpId::TrainReshape)
     return unimplemented(kernel.op + " on the cuda backend takes tensors of "
                                      "at most 2^31 - 1 elements");
+  return Status::ok();
+}
+
+Status CudaBackend::prepare(const KernelDesc &kernel, const Plan &plan) {
+  MP_RETURN_IF_ERROR(supports(kernel, plan));
+  auto shapeOf = [&](uint32_t id) -> const std::vector<int64_t> & {
+    return plan.tensors[id].shape;
+  };
   // A 16-bit epilogue result: the product is first stored in f32.
   if (kernel.opId() == OpId::MpMatmulEpilogue &&
       plan.tensors[kernel.outputs[0]].dtype != DType::F32)

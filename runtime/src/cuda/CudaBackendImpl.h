@@ -97,6 +97,9 @@ public:
                ? "cuBLASLt"
                : "own CUDA kernel";
   }
+  Status supports(const KernelDesc &kernel, const Plan &plan) const override;
+  /// supports(), then the workspace the kernel needs (grown at the next
+  /// run).
   Status prepare(const KernelDesc &kernel, const Plan &plan) override;
   Status run(const KernelDesc &kernel, const Views &inputs,
              const Views &outputs) override;
@@ -191,7 +194,7 @@ private:
   Status runGruCellGrad(const KernelDesc &, const Views &, const Views &);
 
   CudaBackendOptions options_;
-  std::unique_ptr<Backend> reference_; ///< its prepare() is the contract
+  std::unique_ptr<Backend> reference_; ///< its supports() is the contract
   cudaStream_t stream_ = nullptr;
   DeviceError *error_ = nullptr;     ///< device
   DeviceError *hostError_ = nullptr; ///< pinned host copy

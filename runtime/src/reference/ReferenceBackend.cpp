@@ -65,7 +65,7 @@ public:
     return "reference kernel";
   }
 
-  Status prepare(const KernelDesc &kernel, const Plan &plan) override {
+  Status supports(const KernelDesc &kernel, const Plan &plan) const override {
     const KernelEntry *entry = Registry::get().find(kernel.opId());
     if (!entry)
       return unimplemented("the reference backend has no kernel for '" +

@@ -15,7 +15,7 @@ namespace {
 class NullBackend : public Backend {
 public:
   const char *name() const override { return "null"; }
-  Status prepare(const KernelDesc &, const Plan &) override {
+  Status supports(const KernelDesc &, const Plan &) const override {
     return Status::ok();
   }
   Status run(const KernelDesc &, const std::vector<TensorView> &,

@@ -293,6 +293,21 @@ TEST(SessionCreateTest, ChecksEveryKernelWithTheBackend) {
             "backend has no kernel for 'train.pow'");
 }
 
+TEST(SessionCreateTest, NamesEveryKernelTheBackendDeclinesAtOnce) {
+  Plan plan = makeLeastSquaresPlan();
+  plan.kernels[1].op = "train.pow";
+  plan.kernels[2].op = "train.maximum";
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(std::move(plan), std::make_unique<FakeBackend>());
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::Unimplemented);
+  EXPECT_EQ(session.status().message(),
+            "backend 'fake' cannot run 2 kernels of the plan: kernel #1 "
+            "(train.pow): the fake backend has no kernel for 'train.pow'; "
+            "kernel #2 (train.maximum): the fake backend has no kernel for "
+            "'train.maximum'");
+}
+
 TEST(SessionCreateTest, OpsOutsideTheOpTableAreRejectedByName) {
   Plan plan = makeLeastSquaresPlan();
   plan.kernels[2].op = "train.frobnicate";

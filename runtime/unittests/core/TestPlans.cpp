@@ -356,7 +356,7 @@ const std::map<std::string, Kernel> &fakeKernels() {
 }
 } // namespace
 
-Status FakeBackend::prepare(const KernelDesc &kernel, const Plan &) {
+Status FakeBackend::supports(const KernelDesc &kernel, const Plan &) const {
   if (!fakeKernels().count(kernel.op))
     return unimplemented("the fake backend has no kernel for '" + kernel.op +
                          "'");

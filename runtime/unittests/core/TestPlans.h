@@ -97,7 +97,7 @@ std::vector<float> leastSquaresT(int step);
 class FakeBackend : public Backend {
 public:
   const char *name() const override { return "fake"; }
-  Status prepare(const KernelDesc &kernel, const Plan &plan) override;
+  Status supports(const KernelDesc &kernel, const Plan &plan) const override;
   Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs) override;
 

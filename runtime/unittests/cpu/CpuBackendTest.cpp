@@ -513,6 +513,40 @@ TEST_F(CpuBackendTest, ReportsWhatRanEachKernel) {
   EXPECT_EQ(cpu.implementationOf(relu), "own loop");
 }
 
+/// supports() is a question: it answers from the plan and records nothing;
+/// prepare() asks it and then chooses what runs the kernel. A kernel the
+/// contract refuses is refused by both with the reference's words.
+TEST_F(CpuBackendTest, SupportsAnswersWithoutChoosing) {
+  using mp::rt::testing::TestPlanBuilder;
+  TestPlanBuilder b;
+  const DType f32 = DType::F32;
+  uint32_t x = b.tensor(TensorKind::Input, f32, {4096}, "x");
+  uint32_t y = b.scratch(f32, {4096}), loss = b.scratch(f32, {});
+  uint32_t bad = b.scratch(f32, {7});
+  b.kernel("train.relu", {x}, {y});
+  b.kernel("train.reduce_sum", {y}, {loss},
+           {{"dims", mp::rt::testing::ints({0})}});
+  // relu of a 4096-element tensor into 7 elements: outside the contract.
+  b.kernel("train.relu", {x}, {bad});
+  b.result(ResultRole::Loss, loss, "loss");
+  Plan plan = b.finishLaidOut();
+  StatusOr<std::unique_ptr<Backend>> made = createCpuBackend();
+  ASSERT_TRUE(made.isOk()) << made.status().message();
+  Backend &cpu = **made;
+  const KernelDesc &relu = plan.kernels[0];
+  ASSERT_TRUE(cpu.supports(relu, plan).isOk());
+  EXPECT_EQ(cpu.implementationOf(relu), "") << "supports() chose a path";
+  ASSERT_TRUE(cpu.prepare(relu, plan).isOk());
+  EXPECT_EQ(cpu.implementationOf(relu), "own loop");
+  std::unique_ptr<Backend> reference = createReferenceBackend();
+  Status declined = cpu.supports(plan.kernels[2], plan);
+  Status referenceSays = reference->supports(plan.kernels[2], plan);
+  ASSERT_FALSE(declined.isOk());
+  EXPECT_EQ(declined.message(), referenceSays.message());
+  EXPECT_FALSE(cpu.prepare(plan.kernels[2], plan).isOk());
+  EXPECT_EQ(cpu.implementationOf(plan.kernels[2]), "");
+}
+
 /// mp.cast f32 <-> bf16 / f16 on the cpu backend is bitwise the reference's: on
 /// random bit patterns (every class: normals, subnormals, inf, NaN with
 /// payloads, signalling NaN) and the edges of rounding.
@@ -588,7 +622,7 @@ TEST_F(CpuBackendTest, CastIsBitwiseTheReference) {
     EXPECT_EQ(backRef.bytes, backCpu.bytes) << dtypeName(to);
   }
   // bf16 <-> f16 is not on the fast path: the reference kernel runs it.
-  EXPECT_FALSE(cpu::castFast(bf16All.view, f16All.view));
+  EXPECT_FALSE(cpu::castFast(cpu::PathMode::Run, bf16All.view, f16All.view));
 }
 
 /// train.conv2d and its two backward ops in both layouts, several windows,

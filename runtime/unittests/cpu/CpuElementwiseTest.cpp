@@ -481,12 +481,13 @@ TEST_F(CpuElementwiseTest, CrossEntropyIgnoresRowsOnItsOwnLoop) {
         // On the own loop, not the reference's fallback.
         bool handled = false;
         Tensor out(DType::F32, {}), gout(dtype, shape);
-        cpu::runCrossEntropy(loss, {logits.view, labels.view}, {out.view},
-                             handled);
+        cpu::runCrossEntropy(cpu::PathMode::Run, loss,
+                             {logits.view, labels.view}, {out.view}, handled);
         EXPECT_TRUE(handled) << what;
         handled = false;
-        cpu::runCrossEntropy(grad, {logits.view, labels.view, seed.view},
-                             {gout.view}, handled);
+        cpu::runCrossEntropy(cpu::PathMode::Run, grad,
+                             {logits.view, labels.view, seed.view}, {gout.view},
+                             handled);
         EXPECT_TRUE(handled) << what;
         if (every == 1)
           EXPECT_TRUE(std::isnan(loadFloat(out.view, 0))) << what;

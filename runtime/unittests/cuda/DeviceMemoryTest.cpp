@@ -33,8 +33,8 @@ public:
   ~GuardedBackend() override { EXPECT_TRUE(regions_.empty()); }
 
   const char *name() const override { return "guarded"; }
-  Status prepare(const KernelDesc &kernel, const Plan &plan) override {
-    return reference_->prepare(kernel, plan);
+  Status supports(const KernelDesc &kernel, const Plan &plan) const override {
+    return reference_->supports(kernel, plan);
   }
   Status run(const KernelDesc &kernel, const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs) override {

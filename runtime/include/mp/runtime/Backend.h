@@ -31,14 +31,23 @@ public:
   /// what the backend runs on (the cpu backend: oneDNN version and ISA).
   virtual std::string describe() const { return name(); }
 
+  /// Whether this backend runs `kernel` with the dtypes, shapes and
+  /// attributes of `plan`: Ok, or why not (the message names the op and
+  /// why). Pure: it creates, records and changes nothing, so any caller may
+  /// ask it of any plan (a session asks it of every kernel before it
+  /// prepares one, and names every kernel the backend declines at once).
+  virtual Status supports(const KernelDesc &kernel, const Plan &plan) const = 0;
+
   /// Once per kernel of a plan, when a session is created (before any
-  /// step): checks that this backend can run `kernel` with the dtypes and
-  /// shapes of `plan` (the message names the op and why), decides what runs
+  /// step): supports() first, then decides what runs
   /// it (the backend's table, indexed by the kernel's OpId: a fast path or
   /// the reference kernel, chosen here, not at run time; implementationOf
   /// reports the choice) and makes what it needs (oneDNN primitives, device
   /// workspace). `kernel` stays where it is while the backend runs it.
-  virtual Status prepare(const KernelDesc &kernel, const Plan &plan) = 0;
+  /// The default, for a backend with nothing to decide or make: supports().
+  virtual Status prepare(const KernelDesc &kernel, const Plan &plan) {
+    return supports(kernel, plan);
+  }
 
   /// Runs one kernel, as prepare() decided (a backend prepares a kernel it
   /// has not seen from the views, for callers that run kernels by hand).
