@@ -7,6 +7,7 @@
 // printed one after the other.
 //
 //===----------------------------------------------------------------------===//
+#include "common/HelpOptions.h"
 #include "mp/InitAll.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -69,6 +70,9 @@ int main(int argc, char **argv) {
 }
 
 static int runOpt(int argc, char **argv) {
+  // LLVM's own options out of --help; mlir-opt's, registered by
+  // MlirOptMain below, stay (common/HelpOptions.h).
+  mp::tools::hideLibraryOptions({"color"});
   mlir::DialectRegistry registry;
   mp::registerAllDialects(registry);
   mp::registerAllPasses();

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Emitters.h"
+#include "common/HelpOptions.h"
 
 #include "mlir/TableGen/Attribute.h"
 #include "mlir/TableGen/EnumInfo.h"
@@ -408,8 +409,10 @@ enum class Generator {
   VocabularyHeader,
   VocabularyPython
 };
+cl::OptionCategory tblgenCategory("mp-tblgen options");
 cl::opt<Generator> generator(
     cl::desc("what to write"), cl::init(Generator::OpTable),
+    cl::cat(tblgenCategory),
     cl::values(clEnumValN(Generator::OpTable, "gen-op-table",
                           "the runtime's op table (OpTable.h)"),
                clEnumValN(Generator::PrecisionTable, "gen-precision-table",
@@ -445,6 +448,10 @@ bool emit(raw_ostream &os, const RecordKeeper &records) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // TableGen's own options (include paths, output, dependency file) and
+  // this tool's generators; LLVM's other options out of --help.
+  mp::tools::hideLibraryOptions({"I", "D", "o", "d", "write-if-changed"},
+                                {&tblgenCategory});
   cl::ParseCommandLineOptions(argc, argv, "mp's TableGen backends\n");
   return TableGenMain(argv[0], &emit);
 }
