@@ -32,9 +32,9 @@ import sys
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from step_ir import (  # noqa: E402
-    LayerNorm, Linear, TrainStep, adam_state, adam_update, merge_heads,
-    split_heads)
+from step_ir import TrainStep  # noqa: E402
+from step_layers import (  # noqa: E402
+    LayerNorm, Linear, adam_state, adam_update, merge_heads, split_heads)
 
 VOCAB = 96  # "\n" and chr(32) .. chr(126)
 SEQ = 32

@@ -27,10 +27,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from step_ir import *  # noqa: E402,F401,F403  (bench/ imports it from here)
-from step_ir import (  # noqa: E402,F401  (re-exported to bench/)
-    ConvBnRelu, LayerNorm, Linear, TrainStep, _check, adam_state,
-    adam_update, loss_and_seed, merge_heads, param_name, split_heads,
-    tensor_type)
+from step_ir import TrainStep, _check, tensor_type  # noqa: E402,F401
+from step_layers import *  # noqa: E402,F401,F403  (bench/ imports it from here)
+from step_layers import (  # noqa: E402,F401  (re-exported to bench/)
+    ConvBnRelu, LayerNorm, Linear, adam_state, adam_update, loss_and_seed,
+    merge_heads, param_name, split_heads)
 
 # ===----------------------------------------------------------------------===
 # Model 1: MLP 784-256-10, plain SGD

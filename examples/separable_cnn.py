@@ -21,8 +21,9 @@ import sys
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from step_ir import (  # noqa: E402
-    ConvBnRelu, Linear, TrainStep, adam_state, adam_update, loss_and_seed)
+from step_ir import TrainStep  # noqa: E402
+from step_layers import (  # noqa: E402
+    ConvBnRelu, Linear, adam_state, adam_update, loss_and_seed)
 
 SIDE = 16
 CLASSES = 4

@@ -182,7 +182,7 @@ def export_torch(model_name, work):
     sys.path.insert(0, HERE)
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from models import torch_model
-    from mp_export import torch_export
+    import mp_export.torch as torch_export
     torch.manual_seed(0)
     model, opt, x, y, loss_fn = torch_model(model_name)
     torch_export.export(model, opt, x, y, work, model_name, loss_fn=loss_fn)
@@ -203,11 +203,11 @@ def export_zoo(model_name, work):
     import zoo
     stem = os.path.join(work, model_name)
     if model_name in zoo.KERAS:
-        from mp_export import keras_export
+        import mp_export.keras as keras_export
         model, x, y = zoo.keras_zoo(model_name)
         keras_export.export(model, x, y, work, model_name)
     else:
-        from mp_export import torch_export
+        import mp_export.torch as torch_export
         model, opt, x, y, compute_loss = zoo.torch_zoo(model_name)
 
         def train_step(x, y):

@@ -23,7 +23,7 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "..", "python"))
 
 import digits_driver  # noqa: E402
-from mp_export import keras_export  # noqa: E402
+import mp_export.keras as keras_export  # noqa: E402
 from keras_models import MODELS  # noqa: E402
 
 

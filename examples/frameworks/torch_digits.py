@@ -22,7 +22,7 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "..", "python"))
 
 import digits_driver  # noqa: E402
-from mp_export import torch_export  # noqa: E402
+import mp_export.torch as torch_export  # noqa: E402
 from torch_models import MODELS  # noqa: E402
 
 

@@ -36,7 +36,7 @@ def main(argv=None):
     built = getattr(module, function)()
     try:
         if args.framework == "torch":
-            from . import torch_export
+            from . import torch as torch_export
             import torch
             if callable(built[0]) and not isinstance(built[0], torch.nn.Module):
                 train_step, model, optimizer, x, y = built[:5]
@@ -48,7 +48,7 @@ def main(argv=None):
                 paths = torch_export.export(model, optimizer, x, y, args.out, args.stem,
                                             loss_fn=loss_fn)
         else:
-            from . import keras_export
+            from . import keras as keras_export
             model, x, y = built[:3]
             paths = keras_export.export(model, x, y, args.out, args.stem)
     except ExportError as e:

@@ -55,7 +55,7 @@ def torch_cases():
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
-    from mp_export import torch_export
+    import mp_export.torch as torch_export
 
     class Dropout(nn.Module):
         def __init__(self):
@@ -364,7 +364,7 @@ def keras_cases():
     error naming it, never dropped. (Regularizers are carried: the corpus
     trains them against Keras.)"""
     import keras
-    from mp_export import keras_export
+    import mp_export.keras as keras_export
     L = keras.layers
     x = np.random.rand(4, 8).astype(np.float32)
     y = np.array([0, 1, 2, 3], dtype=np.int64)

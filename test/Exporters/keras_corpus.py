@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keras  # noqa: E402
 from keras import layers as L  # noqa: E402
 
-from mp_export import keras_export  # noqa: E402
+import mp_export.keras as keras_export  # noqa: E402
 import zoo_keras  # noqa: E402  (beside this file)
 
 STEPS, BATCH = 20, 8

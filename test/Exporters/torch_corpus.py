@@ -38,7 +38,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from mp_export import torch_export  # noqa: E402
+import mp_export.torch as torch_export  # noqa: E402
 
 STEPS, LR, BATCH = 20, 0.1, 8
 

@@ -274,7 +274,7 @@ def keras_build(case, drop, x, seed=3, compile_=True):
 
 
 def _keras_state(model):
-    from mp_export import keras_export
+    import mp_export.keras as keras_export
     return {n: v.astype(np.float64) for n, v in keras_export.state_tensors(model).items()
             if v.dtype.kind == "f"}
 
@@ -315,7 +315,7 @@ def keras_perturbed_weights(weights, trainable, seed):
 
 
 def keras_export_run(build, name, case, drop, work):
-    from mp_export import keras_export
+    import mp_export.keras as keras_export
     x, y = case.batch()
     np.save(os.path.join(work, "x.npy"), x)
     np.save(os.path.join(work, "y.npy"), y)

@@ -492,7 +492,7 @@ def torch_export_run(build, name, case, drop, work):
     """Exports the model (drop: its drop rates as written) and compiles it;
     returns (model before training, x, y, stem)."""
     torch = _torch()
-    from mp_export import torch_export
+    import mp_export.torch as torch_export
     def build_model():
         torch.manual_seed(0)
         model = case.build(drop)

@@ -13,9 +13,9 @@ scatter of a value writes where any of the K names the element. The
 memory is K x N per row: K is 1 for a label pick."""
 import torch
 
-from .vocabulary import ComparePredicate
-from .common import Attr
-from .torch_common import _Like
+from ..vocabulary import ComparePredicate
+from ..common import Attr
+from .common import _Like
 
 aten = torch.ops.aten
 
@@ -51,7 +51,7 @@ def _one_index(handler, indices):
 
 
 class IndexHandlers:
-    """Mixed into torch_mapper._Mapper (self.v, self.b, self.err,
+    """Mixed into mapper._Mapper (self.v, self.b, self.err,
     self.transpose, self.broadcast_to, self.fill, self.reduce)."""
 
     def _along_last(self, x, index, dim):

@@ -11,9 +11,9 @@ counter (Keras' `iterations`, the steps done before this one).
 """
 import keras
 
-from .vocabulary import DecayShape
-from .common import OPT_STATE, OUTPUT, PARAM
-from .common import Attr, ExportError, lr_schedule, step_counter as _step_counter
+from ..vocabulary import DecayShape
+from ..common import OPT_STATE, OUTPUT, PARAM
+from ..common import Attr, ExportError, lr_schedule, step_counter as _step_counter
 
 
 def _refuse(kind, what, why, todo):

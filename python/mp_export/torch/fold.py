@@ -23,9 +23,9 @@ of plain arange / full the mapper already maps stays as ops, keeping the
 step's text small. A folded value has at most MAX_ELEMENTS elements."""
 import torch
 
-from .common import dense_constant
-from .torch_common import _elem
-from .torch_indexing import float_only
+from ..common import dense_constant
+from .common import _elem
+from .indexing import float_only
 
 aten = torch.ops.aten
 
@@ -124,7 +124,7 @@ class ValueRecorder:
 
 def constant(builder, node, value, where):
     """The train.constant of a folded node's value."""
-    from .common import ExportError
+    from ..common import ExportError
     if value is None:
         raise ExportError("torch", str(node.target), where,
                           "a constant part of the step that is not one tensor",

@@ -7,7 +7,7 @@ indexing give."""
 
 
 class ViewHandlers:
-    """Mixed into torch_mapper._Mapper (self.v, self.b, self.err, and
+    """Mixed into mapper._Mapper (self.v, self.b, self.err, and
     self.layouts: node -> (contiguous, storage offset) of its traced
     tensor)."""
 

@@ -9,8 +9,8 @@ import sys
 
 import torch
 
-from .vocabulary import ComparePredicate
-from .common import Attr, ExportError
+from ..vocabulary import ComparePredicate
+from ..common import Attr, ExportError
 
 aten = torch.ops.aten
 
@@ -33,8 +33,7 @@ def _user_frame(trace):
     pass's nodes carry no trace)."""
     if not trace:
         return None
-    skip = (os.path.dirname(torch.__file__) + os.sep,
-            os.path.dirname(os.path.abspath(__file__)) + os.sep)
+    skip = (os.path.dirname(torch.__file__) + os.sep, _PACKAGE)
     lines = trace.splitlines()
     found = None
     for i, line in enumerate(lines):
@@ -66,6 +65,10 @@ def _decomposed_from(trace):
                      lines[frames[-1] + 1])
     return call.group(1) if call else None
 
+
+# The exporter's own files (all of mp_export, not only this package): a
+# frame inside them is not the user's.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 

@@ -12,7 +12,7 @@ transpose.
 """
 import numpy as np
 
-from .common import ExportError
+from ..common import ExportError
 
 
 def _parse(eq, n):

@@ -10,10 +10,10 @@ and update with its learning-rate schedule.
   model under a GradientTape and asks for the gradient of the predictions
   (and of each `model.losses` term) with respect to the trainable
   variables, given as placeholders; its concrete graph is mapped op by op
-  (keras_mapper.py). Keras' own assignments in the forward pass (batch-norm
+  (keras/mapper.py). Keras' own assignments in the forward pass (batch-norm
   moving statistics) become updated buffers; RNN layers are traced unrolled.
 - The loss and the optimizer are read from their Keras objects
-  (keras_training.py): the loss becomes the train loss op on the model's
+  (keras/training.py): the loss becomes the train loss op on the model's
   predictions (the logits before a final softmax / sigmoid, as Keras takes
   them), and its gradient the placeholder's value.
 
@@ -28,13 +28,15 @@ import numpy as np
 import tensorflow as tf
 import keras
 
-from . import keras_training as training
-from .common import BUFFER, INPUT, LABEL, LOSS, OPT_STATE, PARAM
-from .common import (ExportError, StepBuilder, read_safetensors, step_counter as _step_counter,
+from . import training
+from ..common import BUFFER, INPUT, LABEL, LOSS, OPT_STATE, PARAM
+from ..common import (ExportError, StepBuilder, read_safetensors, step_counter as _step_counter,
                      write_export)
-from .keras_mapper import Mapper, _Resource
+from .mapper import Mapper, _Resource
 
-_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# The exporter's own files (all of mp_export): a frame inside them is
+# not the user's.
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _FRAMEWORK_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (tf, keras)) + (_HERE,)
 
 

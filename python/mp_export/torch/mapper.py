@@ -1,16 +1,16 @@
 """Maps the nodes of one make_fx graph to train ops: the _Mapper (its
-helpers, map_node, the shape and elementwise handlers; torch_layers.py has
+helpers, map_node, the shape and elementwise handlers; torch/layers.py has
 the layers'), the tables of which aten op maps how (_ATEN, _IDENTITY, the
 views) and the decomposition table the trace uses."""
 import operator
 
-from .vocabulary import ComparePredicate
-from .common import Attr, ExportError
-from .torch_common import (_Like, _Pending, _binary, _compare, _elem, _elementwise, _reduce,
+from ..vocabulary import ComparePredicate
+from ..common import Attr, ExportError
+from .common import (_Like, _Pending, _binary, _compare, _elem, _elementwise, _reduce,
                            _user_frame, aten)
-from .torch_layers import LayerHandlers
-from .torch_views import ViewHandlers
-from .torch_indexing import IndexHandlers
+from .layers import LayerHandlers
+from .views import ViewHandlers
+from .indexing import IndexHandlers
 
 
 class _Mapper(LayerHandlers, ViewHandlers, IndexHandlers):
@@ -239,7 +239,7 @@ class _Mapper(LayerHandlers, ViewHandlers, IndexHandlers):
         return self.err(str(t), "no mapping to the train dialect",
                         "Rewrite that part of the model with supported layers "
                         "(docs/exporters.md lists them) or add a mapping in "
-                        "python/mp_export/torch_mapper.py.")
+                        "python/mp_export/torch/mapper.py.")
 
     # --- handlers, _ATEN's values: (node, node.args, the result's shape and
     # elem, both None for a node with several results) -> the node's value

@@ -3,14 +3,14 @@
 The step is `torch.func.grad_and_value` of the forward pass and the loss,
 traced by `make_fx` under `torch.func.functionalize` (aot_autograd's order:
 autograd above functionalization) with PyTorch's Core ATen decompositions
-(torch_mapper._decompositions) into one functional joint graph of aten ops:
+(mapper._decompositions) into one functional joint graph of aten ops:
 the model's in-place ops arrive as functional ones, a buffer's update as a
-copy_ into it at the end. torch_mapper.py (with torch_layers.py and
-torch_views.py) maps each aten op to train ops by its entry in _ATEN
+copy_ into it at the end. torch/mapper.py (with torch/layers.py and
+torch/views.py) maps each aten op to train ops by its entry in _ATEN
 (docs/exporters.md and docs/generated/CoreAtenOps.md sum them up). The
 `ones_like(loss)` that starts the backward pass becomes `train.grad_seed`.
 The optimizer update, the learning-rate schedule and clipping are read from
-the torch.optim objects and export()'s arguments (torch_training.py):
+the torch.optim objects and export()'s arguments (torch/training.py):
 tracing PyTorch's in-place, foreach-vectorized optimizer code would give a
 graph of mutations that only pattern matching could turn back into the
 update it already names.
@@ -28,13 +28,13 @@ import torch
 import torch.nn.functional as F
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from .common import BUFFER, INPUT, LABEL, LOSS, OPT_STATE, OUTPUT, PARAM
-from .common import ExportError, StepBuilder, write_export
-from .torch_common import (_decomposed_from, _elem, _is_dropout_mask, _user_frame,
+from ..common import BUFFER, INPUT, LABEL, LOSS, OPT_STATE, OUTPUT, PARAM
+from ..common import ExportError, StepBuilder, write_export
+from .common import (_decomposed_from, _elem, _is_dropout_mask, _user_frame,
                            library_tracing)
-from .torch_mapper import _Mapper, _Pending, _decompositions
-from . import torch_fold, torch_loop
-from .torch_training import _clip, _cross_entropy_options, _optimizer_update, _schedule
+from .mapper import _Mapper, _Pending, _decompositions
+from . import fold as torch_fold, loop as torch_loop
+from .training import _clip, _cross_entropy_options, _optimizer_update, _schedule
 
 
 def _functional_call(module, tensors, args):
@@ -279,7 +279,7 @@ def export_step(train_step, model, optimizer, example_x, example_y, out_dir, ste
     it: zero_grad(), the forward pass and the loss, loss.backward(), any
     torch.nn.utils.clip_grad_norm_ / clip_grad_value_, optimizer.step(), a
     scheduler's step() and a GradScaler's calls, read from the function
-    (torch_loop.py): it runs once eagerly on the examples (the state is
+    (torch/loop.py): it runs once eagerly on the examples (the state is
     restored after), and what it does that the step cannot carry is
     refused. `model` and `optimizer` are the objects the function uses.
     Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
@@ -356,7 +356,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
         # The step function's zero_grad() ran on the model while tracing.
         for (_, p), g in zip(params, grads0):
             p.grad = g
-    # The step's constant parts (torch_fold.py): what depends only on the
+    # The step's constant parts (torch/fold.py): what depends only on the
     # export's shapes, constants and non-persistent buffers.
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     persistent = set(model.state_dict())
@@ -369,7 +369,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     with torch.no_grad(), _without_onednn_rnn():
         rec.run([p.detach().clone() for _, p in params],
                 [b.detach().clone() for _, b in buffers], example_x, example_y)
-    from .torch_mapper import _ATEN, _IDENTITY
+    from .mapper import _ATEN, _IDENTITY
     fold, unmapped = torch_fold.plan(gm, foldable, _ATEN, _IDENTITY, rec.shapes)
 
     for node in gm.graph.nodes:
@@ -562,7 +562,7 @@ def load_checkpoint(model, path, optimizer=None):
     names) into `model`; returns the names it did not find in the file (e.g.
     num_batches_tracked, which the export leaves out). With `optimizer`
     (torch.optim.SGD with momentum), also loads the momentum buffers."""
-    from .common import read_safetensors
+    from ..common import read_safetensors
     tensors, _ = read_safetensors(path)
     state = model.state_dict()
     missing = []

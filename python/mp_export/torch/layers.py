@@ -1,10 +1,10 @@
 """The handlers of the layers: losses, convolutions, normalization,
 pooling, embeddings, attention and dropout (the _Mapper's half that maps
-one layer's ops; torch_mapper.py has the shape and elementwise half)."""
-from .vocabulary import ComparePredicate
-from .common import NCHW, Attr
-from .common import dropout_state
-from .torch_common import _DIV, _MUL, _Pending, _is_dropout_mask
+one layer's ops; torch/mapper.py has the shape and elementwise half)."""
+from ..vocabulary import ComparePredicate
+from ..common import NCHW, Attr
+from ..common import dropout_state
+from .common import _DIV, _MUL, _Pending, _is_dropout_mask
 
 
 class LayerHandlers:

@@ -3,9 +3,9 @@ train.gradient markers, timm's formulas, where its recipes use them:
 RMSpropTF (EfficientNet, MobileNet) and Lamb (ResNet strikes back)."""
 import math
 
-from .vocabulary import ComparePredicate
-from .common import OPT_STATE, PARAM
-from .common import Attr, ExportError
+from ..vocabulary import ComparePredicate
+from ..common import OPT_STATE, PARAM
+from ..common import Attr, ExportError
 
 _GT = Attr("%d : i64" % ComparePredicate.gt)
 
@@ -28,7 +28,7 @@ def rmsprop_tf(builder, group, name, where, p, grad, rate, op, const):
     lr g / avg (lr_in_momentum, the default) or g / avg; weight decay is
     added to g, or decoupled (p *= 1 - lr wd). `grad` is the gradient's
     train.gradient marker, `rate` the lr spread to p's shape
-    (torch_training._elementwise_update makes both)."""
+    (training._elementwise_update makes both)."""
     kind = "RMSpropTF"
     shape, elem = p.shape, p.elem
     _check_keys(group, ("alpha", "eps", "weight_decay", "momentum", "centered",

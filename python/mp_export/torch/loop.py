@@ -16,7 +16,7 @@ GradScaler. export_step() takes the loop's body as a function and
 2. traces its forward part: the function runs again under make_fx with
    loss.backward() raising, so the traced graph ends at the tensor the user
    calls backward() on; clipping and the scheduler become the step's own
-   ops (torch_training.py) from what was recorded.
+   ops (torch/training.py) from what was recorded.
 
 A GradScaler's scale(), unscale_(), step() and update() are recognized as
 hand-written loss scaling and left to mp: the exported step is the unscaled
@@ -34,8 +34,8 @@ import torch.optim.lr_scheduler as lr_scheduler
 from torch.optim.optimizer import (register_optimizer_step_post_hook,
                                    register_optimizer_step_pre_hook)
 
-from .common import ExportError
-from .torch_common import _user_frame
+from ..common import ExportError
+from .common import _user_frame
 
 
 def _here():
@@ -75,7 +75,7 @@ class Loop:
         return [e for e in self.events if e[0] == kind]
 
     def clips(self):
-        """The clipping calls in order, as torch_training._clip takes them."""
+        """The clipping calls in order, as training._clip takes them."""
         out = []
         for kind, _, info in self.events:
             if kind == "clip_value":

@@ -7,10 +7,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .common import OPT_STATE, OUTPUT, PARAM
-from .common import ExportError, dense_constant, lr_schedule
-from .common import step_counter as _step_counter
-from . import torch_timm_optim
+from ..common import OPT_STATE, OUTPUT, PARAM
+from ..common import ExportError, dense_constant, lr_schedule
+from ..common import step_counter as _step_counter
+from . import timm_optim as torch_timm_optim
 
 
 def _cross_entropy_options(loss_fn):

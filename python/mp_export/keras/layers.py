@@ -1,12 +1,12 @@
-"""The Keras mapper's layer handlers (a mixin of keras_mapper.Mapper):
+"""The Keras mapper's layer handlers (a mixin of mapper.Mapper):
 the pending patterns (integer index arithmetic, dropout's random stream,
 dilated convolutions' space-to-batch), calls of nested tf.functions,
 gathers and embeddings, einsum, convolutions and pooling."""
 import numpy as np
 import tensorflow as tf
 
-from .common import NCHW, NHWC, dense_constant, dropout_state
-from .keras_common import _Pending, same_pad
+from ..common import NCHW, NHWC, dense_constant, dropout_state
+from .common import _Pending, same_pad
 
 
 class LayerHandlers:
@@ -289,7 +289,7 @@ class LayerHandlers:
         put(self.b.op("train.one_hot", [indices], [self.out()]))  # C: the type's last dim
 
     def map_einsum(self, ins, put):
-        from .keras_einsum import einsum
+        from .einsum import einsum
         eq = self.attr("equation")
         put(einsum(self, eq, [self.val(x) for x in ins], self.out()))
 

@@ -1,0 +1,14 @@
+"""The Keras 3 exporter: a compiled model's train_step (its optimizer,
+loss, metrics) written as one training step in the train dialect
+(docs/exporters.md).
+
+    import mp_export.keras
+    mp_export.keras.export(model, x, y, out_dir, stem)
+
+Modules: exporter (the trace and the step), mapper / layers / einsum
+(TensorFlow ops to train ops), fold (constant parts), training (optimizers,
+schedules), common (helpers they share).
+"""
+from .exporter import export, load_checkpoint, state_tensors
+
+__all__ = ["export", "load_checkpoint", "state_tensors"]
