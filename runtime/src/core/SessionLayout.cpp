@@ -73,8 +73,42 @@ static void fill(const TensorView &view, double value) {
 Status Session::initialize() {
   MP_RETURN_IF_ERROR(plan_.validate());
   resolveOpIds(plan_);
-  // Every kernel the backend declines, named at once (supports() is pure),
-  // before anything is prepared or allocated.
+  MP_RETURN_IF_ERROR(prepareKernels());
+  planHash_ = mp::rt::planHash(plan_);
+  device_ = backend_->deviceMemory();
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+
+  // Persistent updates: double-buffered where the plan says so (the
+  // value's kernels write the state's second slot and the step ends with
+  // a flip instead of a copy); the rest is copied, and a value that is
+  // itself the state another result replaces is staged first, so that the
+  // copies' order does not matter.
+  std::vector<bool> replaced(tensors.size(), false);
+  for (const ResultDesc &result : plan_.results)
+    if (result.role != ResultRole::Loss && result.role != ResultRole::Output &&
+        result.role != ResultRole::Check)
+      replaced[result.state] = true;
+  std::vector<const ResultDesc *> flipped, copied;
+  for (const ResultDesc &result : plan_.results)
+    if (isStateUpdate(result))
+      (result.isDoubleBuffered() ? flipped : copied).push_back(&result);
+  collectHoistedCasts(flipped);
+  collectFusedKernels();
+
+  MP_RETURN_IF_ERROR(placeTensors(flipped));
+  MP_RETURN_IF_ERROR(placeHoistedCasts());
+  followViews();
+  bindKernelViews();
+  MP_RETURN_IF_ERROR(useGeneratedCode());
+  for (const HoistedCast &cast : hoisted_)
+    MP_RETURN_IF_ERROR(refreshCasts(cast.state));
+  MP_RETURN_IF_ERROR(stageCopies(copied, replaced));
+  return nameTensors();
+}
+
+/// Every kernel the backend declines, named at once (supports() is pure),
+/// before anything is prepared or allocated; then each prepared.
+Status Session::prepareKernels() {
   constexpr size_t kNamed = 8;
   std::vector<std::string> declined;
   StatusCode code = StatusCode::Unimplemented;
@@ -111,29 +145,14 @@ Status Session::initialize() {
                         "' cannot run kernel #" + std::to_string(k) + " (" +
                         plan_.kernels[k].op + "): " + prepared.message());
   }
-  planHash_ = mp::rt::planHash(plan_);
-  device_ = backend_->deviceMemory();
+  return Status::ok();
+}
+
+/// Persistent tensors, inputs and labels share one block; scratch tensors
+/// live in the arena at the plan's offsets; constants in the plan's blob;
+/// the double-buffered states' second slots in a block of their own.
+Status Session::placeTensors(const std::vector<const ResultDesc *> &flipped) {
   const std::vector<TensorDesc> &tensors = plan_.tensors;
-
-  // Persistent updates: double-buffered where the plan says so (the
-  // value's kernels write the state's second slot and the step ends with
-  // a flip instead of a copy); the rest is copied, and a value that is
-  // itself the state another result replaces is staged first, so that the
-  // copies' order does not matter.
-  std::vector<bool> replaced(tensors.size(), false);
-  for (const ResultDesc &result : plan_.results)
-    if (result.role != ResultRole::Loss && result.role != ResultRole::Output &&
-        result.role != ResultRole::Check)
-      replaced[result.state] = true;
-  std::vector<const ResultDesc *> flipped, copied;
-  for (const ResultDesc &result : plan_.results)
-    if (isStateUpdate(result))
-      (result.isDoubleBuffered() ? flipped : copied).push_back(&result);
-  collectHoistedCasts(flipped);
-  collectFusedKernels();
-
-  // Persistent tensors, inputs and labels share one block; scratch tensors
-  // live in the arena at the plan's offsets; constants in the plan's blob.
   std::vector<uint64_t> stateOffsets(tensors.size());
   uint64_t stateSize = 0;
   for (uint32_t t = 0; t < tensors.size(); ++t) {
@@ -207,9 +226,11 @@ Status Session::initialize() {
     views_[1][result->value].data = own;
   }
 
-  MP_RETURN_IF_ERROR(placeHoistedCasts());
-  followViews();
+  return Status::ok();
+}
 
+/// Each kernel's input and output views, for both parities.
+void Session::bindKernelViews() {
   for (int parity : {0, 1})
     for (const KernelDesc &kernel : plan_.kernels) {
       std::vector<TensorView> inputs, outputs;
@@ -220,12 +241,13 @@ Status Session::initialize() {
       kernelInputs_[parity].push_back(std::move(inputs));
       kernelOutputs_[parity].push_back(std::move(outputs));
     }
+}
 
-  MP_RETURN_IF_ERROR(useGeneratedCode());
-
-  for (const HoistedCast &cast : hoisted_)
-    MP_RETURN_IF_ERROR(refreshCasts(cast.state));
-
+/// The copies of the results that are not double-buffered, staged where
+/// the value is itself a state another result replaces.
+Status Session::stageCopies(const std::vector<const ResultDesc *> &copied,
+                            const std::vector<bool> &replaced) {
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
   uint64_t stagingSize = 0;
   for (const ResultDesc *result : copied)
     if (replaced[result->value])
@@ -235,7 +257,7 @@ Status Session::initialize() {
     return staging.status();
   staging_ = std::move(*staging);
   for (int parity : {0, 1}) {
-    offset = 0;
+    uint64_t offset = 0;
     for (const ResultDesc *result : copied) {
       size_t bytes = tensors[result->state].byteSize();
       uint8_t *stage = nullptr;
@@ -249,7 +271,14 @@ Status Session::initialize() {
     }
   }
 
-  // Names: settable tensors first, then the step's results.
+  return Status::ok();
+}
+
+/// The tensors a user sets and reads by name, settable ones first, then
+/// the step's results; the names the session gives a meaning to (the loss
+/// scale, the all-finite verdict) must look the part.
+Status Session::nameTensors() {
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
   for (uint32_t t = 0; t < tensors.size(); ++t) {
     const TensorDesc &desc = tensors[t];
     if (isPersistent(desc.kind) || desc.kind == TensorKind::Input ||
@@ -280,7 +309,6 @@ Status Session::initialize() {
   for (size_t i = 0; i < infos_.size(); ++i)
     byName_.emplace(infos_[i].name, i);
 
-  // The names the session gives a meaning to must look the part.
   auto isScalar = [&](int64_t t, bool wantFloat) {
     return tensors[t].numElements() == 1 &&
            (wantFloat ? isFloat(tensors[t].dtype)

@@ -168,6 +168,13 @@ public:
 private:
   Session(Plan plan, std::unique_ptr<Backend> backend);
   Status initialize();
+  /// The parts of initialize(), in its order (SessionLayout.cpp).
+  Status prepareKernels();
+  Status placeTensors(const std::vector<const ResultDesc *> &flipped);
+  void bindKernelViews();
+  Status stageCopies(const std::vector<const ResultDesc *> &copied,
+                     const std::vector<bool> &replaced);
+  Status nameTensors();
   /// An error naming the inputs and labels never set, if any.
   Status checkBound() const;
   /// The failed step's error for a Check result that came out false: which
