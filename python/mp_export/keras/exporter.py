@@ -182,6 +182,82 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     pred_shape = tuple(trained_output(model(tf.constant(x_np, dtype=x_dtype),
                                             training=False)).shape)
 
+    cf = _trace_step(model, spec, trained_output, trainable, x_np, x_dtype, pred_shape)
+    graph = cf.graph
+    n_regs = len(cf.outputs) - 1 - len(trainable)
+
+    builder = StepBuilder()
+
+    def locate(op):
+        if op.graph is not graph:
+            return builder.loc  # inside a called function: the call's line
+        frame = _user_frame(_forward_op(graph, op))
+        return frame[:2] if frame else None
+    mapper = Mapper(builder, locate)
+    captured = {internal.name: external for external, internal in graph.captures}
+    inputs = [t for t in graph.inputs if t.name not in captured]
+    x_arg = builder.arg(tuple(x_np.shape), _elem(x_dtype, "input"), INPUT)
+    y_arg = builder.arg(tuple(y_np.shape), _elem(y_dtype, "label"), LABEL)
+    mapper.env[inputs[0].name] = x_arg
+
+    init, buffers, params = _bind_state(builder, mapper, graph, captured, model, trainable)
+    by_path = {v.path: v for v in trainable}
+    outs = []
+    for t in cf.outputs:
+        while t.op.type == "Identity":
+            t = t.op.inputs[0]
+        outs.append(t)
+    pred_t, reg_ts, grad_ts = outs[0], outs[1:1 + n_regs], outs[1 + n_regs:]
+    total = {}
+
+    def loss_and_seed():
+        if not total:
+            pred = mapper.get(pred_t)
+            builder.loc = None
+            value, grad_of = training.emit_loss(builder, spec, pred, y_arg)
+            for r in reg_ts:
+                reg = mapper.val(r)
+                value = builder.op("train.add", [value, reg], [((), "f32")],
+                                   comment="plus model.losses (regularizers)")
+            seed = builder.op("train.grad_seed", [value], [((), "f32")],
+                              comment="backward: d loss / d loss")
+            total.update(loss=value, seed=seed, d_pred=grad_of(seed))
+        return total
+    mapper.lazy[inputs[1].name] = lambda: loss_and_seed()["d_pred"]
+    mapper.lazy[inputs[2].name] = lambda: loss_and_seed()["seed"]
+
+    _map_graph(mapper, graph, [o.op for o in outs], model)
+    grads = [training.Grad(builder, mapper.val(g)) for g in grad_ts]
+    for g in grads:
+        g.rows = mapper.sparse.get(g.dense.name)
+    state = loss_and_seed()
+    builder.loc = None
+    builder.result(state["loss"], LOSS)
+    grads = training.mark(builder, grads, [v.path for v in params])
+    grads, outputs = training.clip(builder, optimizer, grads)
+    updates = training.update(builder, optimizer, [by_path[v.path] for v in params],
+                              [mapper.state[v.path] for v in params], grads, slot_name)
+    # Keras' iterations, always: a checkpoint resumes Keras' optimizer.
+    updates.append((_step_counter(builder)[1], OPT_STATE, "step"))
+    _emit_results(builder, mapper, outputs, updates, buffers)
+    if getattr(builder, "dropout_key", None) is not None:
+        # The Philox key of the step's dropout masks: from the first Keras
+        # seed generator's state, so a seeded export is reproducible.
+        states = list(_seed_states(model).values())
+        seed = int(keras.ops.convert_to_numpy(states[0]).ravel()[0]) if states else 0
+        init["dropout.key"] = np.array(seed & (2**63 - 1), dtype=np.int64)
+
+    manifest, header = _manifest(model, optimizer, spec, x_np, description)
+    return write_export(out_dir, stem, builder, header, init, manifest)
+
+
+def _trace_step(model, spec, trained_output, trainable, x_np, x_dtype, pred_shape):
+    """The step's forward and backward passes traced once as a tf.function's
+    concrete graph: inputs x, the predictions' gradient and the
+    regularizers' seed; outputs the predictions (the loss's input: its
+    logits where the loss applies an activation), the regularizers and the
+    gradients. A failure in the user's or Keras' code is an ExportError at
+    the user's line."""
     def predictions(out):
         if spec.activation is None:
             return out
@@ -226,23 +302,13 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
             raise ExportError("Keras", "trace", where, "tracing the step failed (%s: %s)" % (
                 type(e).__name__, str(e).splitlines()[0] if str(e) else ""),
                 "Make the model run under tf.function with static shapes.") from e
-    graph = cf.graph
-    n_regs = len(cf.outputs) - 1 - len(trainable)
+    return cf
 
-    builder = StepBuilder()
 
-    def locate(op):
-        if op.graph is not graph:
-            return builder.loc  # inside a called function: the call's line
-        frame = _user_frame(_forward_op(graph, op))
-        return frame[:2] if frame else None
-    mapper = Mapper(builder, locate)
-    captured = {internal.name: external for external, internal in graph.captures}
-    inputs = [t for t in graph.inputs if t.name not in captured]
-    x_arg = builder.arg(tuple(x_np.shape), _elem(x_dtype, "input"), INPUT)
-    y_arg = builder.arg(tuple(y_np.shape), _elem(y_dtype, "label"), LABEL)
-    mapper.env[inputs[0].name] = x_arg
-
+def _bind_state(builder, mapper, graph, captured, model, trainable):
+    """The graph's captured variables as the step's params and buffers (the
+    seed generators' states as seeds): (initial values, buffers, params in
+    the gradients' order)."""
     roles = {id(v.value.handle): (PARAM, v) for v in trainable}
     seeds = _seed_states(model)
     for v in model.non_trainable_variables:
@@ -276,34 +342,14 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     # The params in the order of the gradients (the trainable variables').
     captured_paths = {v.path for v in params}
     params = [v for v in trainable if v.path in captured_paths]
-    by_path = {v.path: v for v in trainable}
+    return init, buffers, params
 
-    outs = []
-    for t in cf.outputs:
-        while t.op.type == "Identity":
-            t = t.op.inputs[0]
-        outs.append(t)
-    pred_t, reg_ts, grad_ts = outs[0], outs[1:1 + n_regs], outs[1 + n_regs:]
-    total = {}
 
-    def loss_and_seed():
-        if not total:
-            pred = mapper.get(pred_t)
-            builder.loc = None
-            value, grad_of = training.emit_loss(builder, spec, pred, y_arg)
-            for r in reg_ts:
-                reg = mapper.val(r)
-                value = builder.op("train.add", [value, reg], [((), "f32")],
-                                   comment="plus model.losses (regularizers)")
-            seed = builder.op("train.grad_seed", [value], [((), "f32")],
-                              comment="backward: d loss / d loss")
-            total.update(loss=value, seed=seed, d_pred=grad_of(seed))
-        return total
-    mapper.lazy[inputs[1].name] = lambda: loss_and_seed()["d_pred"]
-    mapper.lazy[inputs[2].name] = lambda: loss_and_seed()["seed"]
 
-    sinks = [o.op for o in outs] + [op for op in graph.get_operations()
-                                    if op.type.startswith("Assign")]
+def _map_graph(mapper, graph, sinks, model):
+    """Maps every op the step's outputs and Keras' assignments need, in
+    graph order; an op the mapper refuses is named at the user's line."""
+    sinks = sinks + [op for op in graph.get_operations() if op.type.startswith("Assign")]
     needed, stack = set(), list(sinks)
     while stack:
         op = stack.pop()
@@ -329,18 +375,12 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
                 raise ExportError("TensorFlow", op.type, "node '%s'" % op.name,
                                   "the exporter failed on it (%s: %s)" % (type(e).__name__, e),
                                   "Report this model; it is not exported.") from e
-    grads = [training.Grad(builder, mapper.val(g)) for g in grad_ts]
-    for g in grads:
-        g.rows = mapper.sparse.get(g.dense.name)
-    state = loss_and_seed()
-    builder.loc = None
-    builder.result(state["loss"], LOSS)
-    grads = training.mark(builder, grads, [v.path for v in params])
-    grads, outputs = training.clip(builder, optimizer, grads)
-    updates = training.update(builder, optimizer, [by_path[v.path] for v in params],
-                              [mapper.state[v.path] for v in params], grads, slot_name)
-    # Keras' iterations, always: a checkpoint resumes Keras' optimizer.
-    updates.append((_step_counter(builder)[1], OPT_STATE, "step"))
+
+
+def _emit_results(builder, mapper, outputs, updates, buffers):
+    """The step's results in the plan's order: the clipping's outputs, the
+    params' updates, the buffers (updated, or frozen where the step only
+    reads them), the optimizer's state."""
     for value, role, name in outputs:
         builder.result(value, role, name)
     for value, role, name in updates:
@@ -354,13 +394,10 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     for value, role, name in updates:
         if role == OPT_STATE:
             builder.result(value, role, name)
-    if getattr(builder, "dropout_key", None) is not None:
-        # The Philox key of the step's dropout masks: from the first Keras
-        # seed generator's state, so a seeded export is reproducible.
-        states = list(_seed_states(model).values())
-        seed = int(keras.ops.convert_to_numpy(states[0]).ravel()[0]) if states else 0
-        init["dropout.key"] = np.array(seed & (2**63 - 1), dtype=np.int64)
 
+
+def _manifest(model, optimizer, spec, x_np, description):
+    """The export's manifest and the MLIR file's header."""
     c = optimizer.get_config()
     manifest = {"framework": "keras", "framework_version": keras.__version__,
                 "tensorflow_version": tf.__version__, "model": model.name,
@@ -378,7 +415,7 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
               "model %s, optimizer %s, loss %s, batch %d" % (
                   keras.__version__, tf.__version__, description, model.name,
                   type(optimizer).__name__, spec.kind, x_np.shape[0]))
-    return write_export(out_dir, stem, builder, header, init, manifest)
+    return manifest, header
 
 
 def _slots(model, optimizer):
