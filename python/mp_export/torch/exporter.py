@@ -323,39 +323,11 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
         grads, loss = torch.func.grad_and_value(forward)(param_list, buffer_list, x, y)
         return [loss] + list(grads)
 
-    for n, t in params + buffers:
-        if t.is_floating_point() and t.dtype != torch.float32:
-            raise ExportError("torch", str(t.dtype), "'%s'" % n, "a %s tensor" % t.dtype,
-                              "Export the float32 model: mp's passes choose the "
-                              "precision (docs/precision.md).")
-    if example_x.is_floating_point() and example_x.dtype != torch.float32:
-        raise ExportError("torch", str(example_x.dtype), "the input", "a non-float32 input",
-                          "Feed float32 inputs.")
-
+    _check_dtypes(params + buffers, example_x)
     step_source = source(params)
     scheduler = step_source.scheduler
     _check_loop(model, optimizer, params, scheduler)
-    p0 = [p.detach().clone() for _, p in params]
-    b0 = [b.detach().clone() for _, b in buffers]
-    grads0 = [p.grad for _, p in params]
-    # oneDNN's fused RNN kernels (mkldnn_rnn_layer) are off while tracing:
-    # nn.LSTM / nn.GRU then run as PyTorch's per-step ops, which map.
-    try:
-        with _without_onednn_rnn(), library_tracing(), step_source.tracing() as found:
-            gm = make_fx(torch.func.functionalize(step), decomposition_table=_decompositions(),
-                         record_stack_traces=True)(p0, b0, example_x, example_y)
-        label_smoothing = found["label_smoothing"] or 0.0
-    except (RuntimeError, NotImplementedError) as e:
-        frame = _user_frame("".join(traceback.format_tb(e.__traceback__)))
-        raise ExportError("make_fx", type(e).__name__, "tracing the step" + (
-                              " at %s:%d (%s)" % frame if frame else ""),
-                          "PyTorch could not trace it: %s" % str(e).splitlines()[0],
-                          "Rewrite the failing part without in-place updates of views; "
-                          "if the model runs eagerly, report this model.") from e
-    finally:
-        # The step function's zero_grad() ran on the model while tracing.
-        for (_, p), g in zip(params, grads0):
-            p.grad = g
+    gm, label_smoothing = _trace(step, step_source, params, buffers, example_x, example_y)
     # The step's constant parts (torch/fold.py): what depends only on the
     # export's shapes, constants and non-persistent buffers.
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -372,20 +344,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     from .mapper import _ATEN, _IDENTITY
     fold, unmapped = torch_fold.plan(gm, foldable, _ATEN, _IDENTITY, rec.shapes)
 
-    for node in gm.graph.nodes:
-        target = str(node.target)
-        if node.op == "call_function" and any(
-                k in target for k in ("bernoulli", "dropout", "rand", "normal", "uniform_")) \
-                and not _is_dropout_mask(node):
-            frame = _user_frame(node.meta.get("stack_trace"))
-            where = "node '%s'" % node.name + (
-                " at %s:%d (%s)" % frame if frame else "")
-            raise ExportError("aten", target, where,
-                              "random numbers other than F.dropout's mask (which maps to "
-                              "train.dropout) have no train-dialect op and would be "
-                              "frozen into the graph",
-                              "Draw the noise outside the step (an input), or use "
-                              "nn.Dropout.")
+    _refuse_random(gm)
 
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     np_, nb = len(params), len(buffers)
@@ -444,31 +403,10 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
                                   "the exporter failed on it (%s: %s)" % (type(e).__name__, e),
                                   "Report this graph; it is not exported.") from e
         except ExportError as e:
-            if e.framework != "aten":
+            attributed = _attributed(e, node, model, params, buffers, example_x)
+            if attributed is e:
                 raise
-            tensors = dict(params)
-            tensors.update(buffers)
-            # An op of PyTorch's decomposition of a function the model
-            # calls (F.softplus -> log1p): the modules calling that function.
-            origin = _decomposed_from(node.meta.get("stack_trace"))
-            lookup = "aten.%s" % origin if origin else str(node.target)
-            modules = _modules_calling(model, tensors, example_x, lookup)
-            if origin and not modules:
-                # A composite (conv_transpose2d) the dispatcher has already
-                # decomposed on the way to the mode: the op itself.
-                modules = _modules_calling(model, tensors, example_x, str(node.target))
-            if modules is None:
-                raise
-            modules = _on_line(modules, _user_frame(node.meta.get("stack_trace")))
-            where = e.where
-            if origin:
-                where += ", from PyTorch's decomposition of %s" % origin
-            if modules:
-                where += ", called by %s" % ", ".join(modules)
-            elif not origin and not _user_frame(node.meta.get("stack_trace")):
-                where += ", in the backward pass or the loss"
-            raise ExportError("aten", e.op, where, e.why, e.todo) from None
-
+            raise attributed from None
     outs = output.args[0]
     loss = mapper.v(outs[0])
     grads = [mapper.v(o) for o in outs[1:1 + np_]]
@@ -484,6 +422,110 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
             outputs.append((lr, OUTPUT, "lr" if index == 0 else "lr.%d" % index))
     if getattr(builder, "step_counter", None) is not None:
         updates.append((builder.step_counter[1], OPT_STATE, "step"))
+    _emit_results(builder, mapper, outputs, updates, bnodes)
+
+    init = _initial_values(builder, params, buffers)
+    manifest, header = _manifest(model, optimizer, scheduler, step_source, example_x, bnames,
+                                 frozen, evaluating, description)
+    return write_export(out_dir, stem, builder, header, init, manifest)
+
+
+def _check_dtypes(tensors, example_x):
+    """Refuses a model or input that is not float32: mp's passes choose the
+    precision."""
+    for n, t in tensors:
+        if t.is_floating_point() and t.dtype != torch.float32:
+            raise ExportError("torch", str(t.dtype), "'%s'" % n, "a %s tensor" % t.dtype,
+                              "Export the float32 model: mp's passes choose the "
+                              "precision (docs/precision.md).")
+    if example_x.is_floating_point() and example_x.dtype != torch.float32:
+        raise ExportError("torch", str(example_x.dtype), "the input", "a non-float32 input",
+                          "Feed float32 inputs.")
+
+
+
+def _trace(step, step_source, params, buffers, example_x, example_y):
+    """The step traced by make_fx under functionalization with PyTorch's
+    Core ATen decompositions: (the graph module, the loss's label
+    smoothing). A failure is an ExportError at the user's line; the
+    parameters' .grad are put back either way."""
+    p0 = [p.detach().clone() for _, p in params]
+    b0 = [b.detach().clone() for _, b in buffers]
+    grads0 = [p.grad for _, p in params]
+    # oneDNN's fused RNN kernels (mkldnn_rnn_layer) are off while tracing:
+    # nn.LSTM / nn.GRU then run as PyTorch's per-step ops, which map.
+    try:
+        with _without_onednn_rnn(), library_tracing(), step_source.tracing() as found:
+            gm = make_fx(torch.func.functionalize(step), decomposition_table=_decompositions(),
+                         record_stack_traces=True)(p0, b0, example_x, example_y)
+        label_smoothing = found["label_smoothing"] or 0.0
+    except (RuntimeError, NotImplementedError) as e:
+        frame = _user_frame("".join(traceback.format_tb(e.__traceback__)))
+        raise ExportError("make_fx", type(e).__name__, "tracing the step" + (
+                              " at %s:%d (%s)" % frame if frame else ""),
+                          "PyTorch could not trace it: %s" % str(e).splitlines()[0],
+                          "Rewrite the failing part without in-place updates of views; "
+                          "if the model runs eagerly, report this model.") from e
+    finally:
+        # The step function's zero_grad() ran on the model while tracing.
+        for (_, p), g in zip(params, grads0):
+            p.grad = g
+    return gm, label_smoothing
+
+
+def _refuse_random(gm):
+    """Random numbers other than dropout's mask would be frozen into the
+    graph: refused at the user's line."""
+    for node in gm.graph.nodes:
+        target = str(node.target)
+        if node.op == "call_function" and any(
+                k in target for k in ("bernoulli", "dropout", "rand", "normal", "uniform_")) \
+                and not _is_dropout_mask(node):
+            frame = _user_frame(node.meta.get("stack_trace"))
+            where = "node '%s'" % node.name + (
+                " at %s:%d (%s)" % frame if frame else "")
+            raise ExportError("aten", target, where,
+                              "random numbers other than F.dropout's mask (which maps to "
+                              "train.dropout) have no train-dialect op and would be "
+                              "frozen into the graph",
+                              "Draw the noise outside the step (an input), or use "
+                              "nn.Dropout.")
+
+
+def _attributed(e, node, model, params, buffers, example_x):
+    """An aten op the mapper refuses, named by the modules that call it
+    (and by the function PyTorch decomposed it from); `e` itself where it
+    is not an aten op's or no module calls it."""
+    if e.framework != "aten":
+        return e
+    tensors = dict(params)
+    tensors.update(buffers)
+    # An op of PyTorch's decomposition of a function the model
+    # calls (F.softplus -> log1p): the modules calling that function.
+    origin = _decomposed_from(node.meta.get("stack_trace"))
+    lookup = "aten.%s" % origin if origin else str(node.target)
+    modules = _modules_calling(model, tensors, example_x, lookup)
+    if origin and not modules:
+        # A composite (conv_transpose2d) the dispatcher has already
+        # decomposed on the way to the mode: the op itself.
+        modules = _modules_calling(model, tensors, example_x, str(node.target))
+    if modules is None:
+        return e
+    modules = _on_line(modules, _user_frame(node.meta.get("stack_trace")))
+    where = e.where
+    if origin:
+        where += ", from PyTorch's decomposition of %s" % origin
+    if modules:
+        where += ", called by %s" % ", ".join(modules)
+    elif not origin and not _user_frame(node.meta.get("stack_trace")):
+        where += ", in the backward pass or the loss"
+    return ExportError("aten", e.op, where, e.why, e.todo)
+
+
+def _emit_results(builder, mapper, outputs, updates, bnodes):
+    """The step's results in the plan's order: the clipping's and the
+    schedule's outputs, the params' updates, the buffers (updated, or
+    frozen where the step only reads them), the optimizer's state."""
     for value, role, name in outputs:
         builder.result(value, role, name)
     for value, role, name in updates:
@@ -501,6 +543,10 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
         if role == OPT_STATE:
             builder.result(value, role, name)
 
+
+def _initial_values(builder, params, buffers):
+    """The step's initial state: params f32, buffers in their dtype,
+    optimizer state that does not start at zero, the dropout key."""
     init = {n: p.detach().cpu().numpy().astype(np.float32) for n, p in params}
     # Buffers keep their dtype: an integer one (an index table) is i64 in the
     # step as in the model.
@@ -515,6 +561,13 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
         # The Philox key of the step's dropout masks: from PyTorch's seed, so
         # a seeded export is reproducible.
         init["dropout.key"] = np.array(torch.initial_seed() & (2**63 - 1), dtype=np.int64)
+    return init
+
+
+def _manifest(model, optimizer, scheduler, step_source, example_x, bnames, frozen,
+              evaluating, description):
+    """The export's manifest and the MLIR file's header (with the notes on
+    frozen parameters, eval modules and autocast, also warned)."""
     manifest = {"framework": "pytorch", "framework_version": torch.__version__,
                 "model": type(model).__name__,
                 "optimizer": {"class": type(optimizer).__name__,
@@ -536,7 +589,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     for line in _state_notes(frozen, evaluating, step_source.autocasts):
         header += "\n" + line
         warnings.warn("mp_export: " + line, stacklevel=3)
-    return write_export(out_dir, stem, builder, header, init, manifest)
+    return manifest, header
 
 
 def state_tensors(model, optimizer=None):
