@@ -50,6 +50,9 @@ class ElementBuilder {
 public:
   ElementBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
 
+  OpBuilder &builder() const { return b; }
+  Location location() const { return loc; }
+
   Value c(float value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }

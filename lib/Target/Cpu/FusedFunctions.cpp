@@ -195,22 +195,31 @@ struct RowBuilder {
     return elements;
   }
 
+  /// A linalg.generic over the row: `ins` into `out` with `maps`, the
+  /// second dimension `along`, its payload `payload` of the f32 input
+  /// elements and the output element.
+  void
+  generic(ValueRange ins, Value out, ArrayRef<AffineMap> maps,
+          utils::IteratorType along,
+          function_ref<Value(ElementBuilder &, ValueRange, Value)> payload) {
+    linalg::GenericOp::create(
+        b, loc, ins, ValueRange{out}, maps,
+        {utils::IteratorType::parallel, along},
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          ElementBuilder eb(nb, l);
+          SmallVector<Value> elements = widenInputs(nb, l, args);
+          linalg::YieldOp::create(nb, l, payload(eb, elements, args.back()));
+        });
+  }
+
   /// acc = combine(acc, f32 elements of `views`) over the row.
   Value
   reduce(ArrayRef<Value> views, Value accBuffer, Value init,
          function_ref<Value(ElementBuilder &, ValueRange, Value)> combine) {
     memref::StoreOp::create(b, loc, init, accBuffer, ValueRange{zeroIndex});
-    AffineMap full = b.getMultiDimIdentityMap(2);
-    SmallVector<AffineMap> maps(views.size(), full);
+    SmallVector<AffineMap> maps(views.size(), b.getMultiDimIdentityMap(2));
     maps.push_back(AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, context));
-    linalg::GenericOp::create(
-        b, loc, views, ValueRange{accBuffer}, maps,
-        {utils::IteratorType::parallel, utils::IteratorType::reduction},
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          ElementBuilder eb(nb, l);
-          SmallVector<Value> elements = widenInputs(nb, l, args);
-          linalg::YieldOp::create(nb, l, combine(eb, elements, args.back()));
-        });
+    generic(views, accBuffer, maps, utils::IteratorType::reduction, combine);
     return memref::LoadOp::create(b, loc, accBuffer, ValueRange{zeroIndex});
   }
 
@@ -227,15 +236,11 @@ struct RowBuilder {
     maps.push_back(full);
     Value target = rowOf(out);
     Type outType = cast<MemRefType>(target.getType()).getElementType();
-    linalg::GenericOp::create(
-        b, loc, ins, ValueRange{target}, maps,
-        {utils::IteratorType::parallel, utils::IteratorType::parallel},
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          ElementBuilder eb(nb, l);
-          SmallVector<Value> elements = widenInputs(nb, l, args);
-          linalg::YieldOp::create(nb, l,
-                                  narrow(nb, l, rule(eb, elements), outType));
-        });
+    generic(ins, target, maps, utils::IteratorType::parallel,
+            [&](ElementBuilder &eb, ValueRange elements, Value) {
+              return narrow(eb.builder(), eb.location(), rule(eb, elements),
+                            outType);
+            });
   }
 
   /// Stores `value` as row r's element of the per-row output `out`.
