@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #ifdef MP_HAVE_ONEDNN
+#include "common/OpMap.h"
 #include "cpu/Cast.h"
 #include "cpu/Elementwise.h"
 #include "cpu/Loss.h"
@@ -77,21 +78,22 @@ const std::vector<Path> &pathsOf(OpId id) {
   static const std::vector<Path> general = {
       Path::Own,     Path::SoftmaxRows, Path::CrossEntropy, Path::LayerNormGrad,
       Path::Pooling, Path::RowParallel, Path::Reference};
-  static const std::array<const std::vector<Path> *, kNumOps> table = [] {
-    std::array<const std::vector<Path> *, kNumOps> t;
+  static const OpMap<std::vector<Path>> table = [] {
+    OpMap<std::vector<Path>> t;
     t.fill(&general);
-    t[static_cast<size_t>(OpId::TrainMatmul)] = &matmul;
-    t[static_cast<size_t>(OpId::MpMatmulEpilogue)] = &matmul;
+    t.set(OpId::TrainMatmul, &matmul);
+    t.set(OpId::MpMatmulEpilogue, &matmul);
     for (OpId op : {OpId::TrainConv2d, OpId::TrainConv2dBackwardData,
                     OpId::TrainConv2dBackwardFilter})
-      t[static_cast<size_t>(op)] = &conv;
-    t[static_cast<size_t>(OpId::TrainBatchNorm)] = &batchNorm;
-    t[static_cast<size_t>(OpId::TrainBatchNormGrad)] = &batchNorm;
-    t[static_cast<size_t>(OpId::MpCast)] = &cast;
+      t.set(op, &conv);
+    t.set(OpId::TrainBatchNorm, &batchNorm);
+    t.set(OpId::TrainBatchNormGrad, &batchNorm);
+    t.set(OpId::MpCast, &cast);
     return t;
   }();
   static const std::vector<Path> reference = {Path::Reference};
-  return id == OpId::Unknown ? reference : *table[static_cast<size_t>(id)];
+  const std::vector<Path> *paths = table.find(id);
+  return paths ? *paths : reference;
 }
 
 class CpuBackend final : public Backend {

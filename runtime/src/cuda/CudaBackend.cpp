@@ -16,6 +16,7 @@
 // Built without CUDA, core/BackendRegistry.cpp says why the backend is
 // missing.
 #ifdef MP_HAVE_CUDA
+#include "common/OpMap.h"
 #include "cuda/CudaBackendImpl.h"
 
 using namespace mp::rt;
@@ -132,13 +133,13 @@ const OpEntry *CudaBackend::entryOf(OpId id) {
       {OpId::TrainGruCell, {&B::runGruCell, 3, 1}},
       {OpId::TrainGruCellGrad, {&B::runGruCellGrad, 4, 3}},
   };
-  static const std::array<const OpEntry *, kNumOps> byId = [] {
-    std::array<const OpEntry *, kNumOps> table{};
+  static const OpMap<OpEntry> byId = [] {
+    OpMap<OpEntry> table;
     for (const auto &[op, entry] : entries)
-      table[static_cast<size_t>(op)] = &entry;
+      table.set(op, &entry);
     return table;
   }();
-  return id == OpId::Unknown ? nullptr : byId[static_cast<size_t>(id)];
+  return byId.find(id);
 }
 
 //===----------------------------------------------------------------------===//

@@ -5,6 +5,7 @@
 // results define what the other backends must compute.
 //
 //===----------------------------------------------------------------------===//
+#include "common/OpMap.h"
 #include "mp/runtime/Backend.h"
 #include "reference/KernelSupport.h"
 
@@ -21,9 +22,7 @@ public:
     static const Registry registry;
     return registry;
   }
-  const KernelEntry *find(OpId id) const {
-    return id == OpId::Unknown ? nullptr : byId_[static_cast<size_t>(id)];
-  }
+  const KernelEntry *find(OpId id) const { return byId_.find(id); }
   const std::vector<std::string> &names() const { return names_; }
 
 private:
@@ -45,16 +44,15 @@ private:
     addOptimizerKernels(table_);
     addStepStateKernels(table_);
     addMixedPrecisionKernels(table_);
-    byId_.fill(nullptr);
     for (const KernelEntry &entry : table_)
-      byId_[static_cast<size_t>(entry.op)] = &entry;
-    for (const KernelEntry *entry : byId_)
-      if (entry)
+      byId_.set(entry.op, &entry);
+    for (size_t i = 0; i < kNumOps; ++i)
+      if (const KernelEntry *entry = byId_.find(static_cast<OpId>(i)))
         names_.push_back(opName(entry->op));
   }
 
   KernelTable table_;
-  std::array<const KernelEntry *, kNumOps> byId_;
+  OpMap<KernelEntry> byId_;
   std::vector<std::string> names_;
 };
 
