@@ -15,33 +15,22 @@
 #include "Evaluate.h"
 #include "Fail.h"
 #include "Incident.h"
-#include "Metrics.h"
-#include "Npy.h"
 #include "Options.h"
-#include "Progress.h"
-#include "Ranges.h"
 #include "Report.h"
 #include "Train.h"
 
 #include "mp/runtime/Checkpoint.h"
 #include "mp/runtime/Session.h"
-#include "mp/runtime/Tensor.h"
 
-#include <algorithm>
-#include <chrono>
-#include <climits>
-#include <cstdint>
-#include <cmath>
 #include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <csignal>
-#include <cstdlib>
 #include <exception>
-#include <map>
 #include <new>
-#include <tuple>
-#include <unistd.h>
+#include <string>
 
 using namespace mp;
 using namespace mp::run;
