@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../core/TestPlans.h"
+#include "CpuKernelTestSupport.h"
 #include "OwnedTensor.h"
 #include "cpu/Cast.h"
 #include "cpu/OneDnn.h"
@@ -205,14 +206,7 @@ void expectWithinMatmulBound(const Host &expected, const Host &got,
   }
 }
 
-class CpuBackendTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    Status status = cpuBackendStatus();
-    if (!status.isOk())
-      GTEST_SKIP() << "cpu backend unavailable: " << status.message();
-  }
-};
+class CpuBackendTest : public test::CpuBackendAvailable {};
 
 struct DTypePair {
   DType in, out;

@@ -59,12 +59,23 @@ inline Attr text(const char *value) {
   return a;
 }
 
-class CpuKernelTest : public ::testing::Test {
+/// Skips a test where the cpu backend cannot run here (oneDNN not
+/// loaded), with the reason.
+class CpuBackendAvailable : public ::testing::Test {
 protected:
   void SetUp() override {
     Status status = cpuBackendStatus();
     if (!status.isOk())
       GTEST_SKIP() << "cpu backend unavailable: " << status.message();
+  }
+};
+
+class CpuKernelTest : public CpuBackendAvailable {
+protected:
+  void SetUp() override {
+    CpuBackendAvailable::SetUp();
+    if (IsSkipped())
+      return;
     StatusOr<std::unique_ptr<Backend>> made = createCpuBackend();
     ASSERT_TRUE(made.isOk()) << made.status().message();
     cpu = std::move(made.value());

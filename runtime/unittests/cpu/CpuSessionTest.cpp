@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../core/TestPlans.h"
+#include "CpuKernelTestSupport.h"
 #include "mp/runtime/Backend.h"
 #include "mp/runtime/Session.h"
 
@@ -20,14 +21,7 @@ using namespace mp::rt;
 
 namespace {
 
-class CpuSessionTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    Status status = cpuBackendStatus();
-    if (!status.isOk())
-      GTEST_SKIP() << "cpu backend unavailable: " << status.message();
-  }
-};
+class CpuSessionTest : public test::CpuBackendAvailable {};
 
 TEST_F(CpuSessionTest, WholePlanMatchesReference) {
   for (bool lossScaling : {false, true}) {
