@@ -155,7 +155,7 @@ std::vector<std::string> Session::kernelImplementations() const {
     if (hoisted[k])
       out[k] = "after the optimizer writes the weight: " +
                backend_->implementationOf(kernel);
-    else if (kernel.isFusedActivation())
+    else if (runsWithHost_[k])
       out[k] = "with its batch norm: " +
                backend_->implementationOf(
                    plan_.kernels[fusedActivationHost(plan_, k)]);
@@ -170,6 +170,7 @@ std::vector<std::string> Session::kernelImplementations() const {
 }
 
 Status Session::runKernel(size_t k, bool fuseActivations) {
+  using FusedKernel = Backend::FusedKernel;
   const KernelDesc &kernel = plan_.kernels[k];
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
@@ -179,32 +180,30 @@ Status Session::runKernel(size_t k, bool fuseActivations) {
     return Status::ok();
   }
   const std::vector<size_t> &casts = castsAfter_[k];
-  int32_t check = checkOf_[k],
-          activation = fuseActivations ? activationAt_[k] : -1;
-  if (casts.empty() && check < 0 && activation < 0)
-    return backend_->run(kernel, in, out);
-  Backend::Extras extras;
-  if (check >= 0)
-    extras.allFinite = kernelOutputs_[parity_][check][0].as<uint8_t>();
-  if (activation >= 0) {
-    const KernelDesc &fused = plan_.kernels[activation];
-    if (fused.opId() == OpId::TrainRelu) {
-      extras.relu = &fused;
-      extras.reluOut = &kernelOutputs_[parity_][activation][0];
-    } else {
-      extras.reluGrad = &fused;
-      extras.reluGradIn = &kernelInputs_[parity_][activation];
+  int32_t at = fusedAt_[k];
+  uint32_t taken = at >= 0 ? fused_[at].taken : 0;
+  if (!fuseActivations)
+    taken &= ~(FusedKernel::kRelu | FusedKernel::kReluGrad);
+  size_t castsRun = 0;
+  if (taken == 0) {
+    MP_RETURN_IF_ERROR(backend_->run(kernel, in, out));
+  } else {
+    const Fused &fused = fused_[at];
+    Backend::FusedViews parts;
+    if (taken & FusedKernel::kCheck)
+      parts.allFinite = kernelOutputs_[parity_][fused.check][0].as<uint8_t>();
+    if (taken & FusedKernel::kRelu)
+      parts.reluOut = &kernelOutputs_[parity_][fused.activation][0];
+    if (taken & FusedKernel::kReluGrad)
+      parts.reluGradIn = &kernelInputs_[parity_][fused.activation];
+    // The hoisted casts write the slots the next step reads.
+    if (taken & FusedKernel::kCast) {
+      parts.castOut = &views_[parity_ ^ 1][hoisted_[casts[0]].copy];
+      castsRun = 1;
     }
+    MP_RETURN_IF_ERROR(backend_->runWith(fused.kernel, in, out, parts));
   }
-  // The hoisted casts write the slots the next step reads.
-  if (!casts.empty()) {
-    const HoistedCast &first = hoisted_[casts[0]];
-    extras.cast = &plan_.kernels[first.kernel];
-    extras.castOutput = first.output;
-    extras.castOut = &views_[parity_ ^ 1][first.copy];
-  }
-  MP_RETURN_IF_ERROR(backend_->runWith(kernel, in, out, extras));
-  for (size_t c = 1; c < casts.size(); ++c) {
+  for (size_t c = castsRun; c < casts.size(); ++c) {
     const HoistedCast &cast = hoisted_[casts[c]];
     MP_RETURN_IF_ERROR(backend_->run(plan_.kernels[cast.kernel],
                                      {out[cast.output]},
@@ -230,7 +229,7 @@ Status Session::runStepWatched(
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
     // Fused activations run in their place: a watcher reads every
     // kernel's outputs, and a fused batch norm writes no y.
-    if (skipped_[k] && !plan_.kernels[k].isFusedActivation())
+    if (skipped_[k] && !runsWithHost_[k])
       continue;
     Status status = runKernel(k, /*fuseActivations=*/false);
     if (status.isOk() && device_)
@@ -421,8 +420,9 @@ std::vector<Session::ProfileEntry> Session::profile() const {
     // A kernel that also makes the next step's 16-bit weight copies, or
     // runs a fused activation.
     std::string name = plan_.kernels[k].op;
-    if (activationAt_[k] >= 0)
-      name = plan_.kernels[activationAt_[k]].opId() == OpId::TrainRelu
+    int32_t activation = fusedAt_[k] >= 0 ? fused_[fusedAt_[k]].activation : -1;
+    if (activation >= 0)
+      name = plan_.kernels[activation].opId() == OpId::TrainRelu
                  ? name + "+train.relu"
                  : "train.relu_grad+" + name;
     if (!castsAfter_[k].empty())

@@ -93,12 +93,12 @@ Status Session::initialize() {
     if (isStateUpdate(result))
       (result.isDoubleBuffered() ? flipped : copied).push_back(&result);
   collectHoistedCasts(flipped);
-  collectFusedKernels();
 
   MP_RETURN_IF_ERROR(placeTensors(flipped));
   MP_RETURN_IF_ERROR(placeHoistedCasts());
   followViews();
   bindKernelViews();
+  collectFusedKernels();
   MP_RETURN_IF_ERROR(useGeneratedCode());
   for (const HoistedCast &cast : hoisted_)
     MP_RETURN_IF_ERROR(refreshCasts(cast.state));
@@ -359,25 +359,101 @@ void Session::collectHoistedCasts(
 }
 
 void Session::collectFusedKernels() {
-  setsVerdict_.assign(plan_.kernels.size(), false);
-  checkOf_.assign(plan_.kernels.size(), -1);
-  activationAt_.assign(plan_.kernels.size(), -1);
-  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    if (!plan_.kernels[k].isFusedActivation())
-      continue;
-    // validate(): the host holds; every backend runs the pair (runWith).
-    activationAt_[fusedActivationHost(plan_, k)] = static_cast<int32_t>(k);
-    skipped_[k] = true;
+  using FusedKernel = Backend::FusedKernel;
+  const std::vector<KernelDesc> &kernels = plan_.kernels;
+  size_t count = kernels.size();
+  fused_.clear();
+  fusedAt_.assign(count, -1);
+  setsVerdict_.assign(count, false);
+  runsWithHost_.assign(count, false);
+  auto entry = [&](size_t k) -> Fused & {
+    if (fusedAt_[k] < 0) {
+      fusedAt_[k] = static_cast<int32_t>(fused_.size());
+      fused_.emplace_back();
+      fused_.back().kernel.kernel = &kernels[k];
+    }
+    return fused_[fusedAt_[k]];
+  };
+  // The parts, as the plan's flags join them (validate() checked each).
+  for (size_t k = 0; k < count; ++k) {
+    if (!castsAfter_[k].empty()) {
+      const HoistedCast &cast = hoisted_[castsAfter_[k][0]];
+      Fused &fused = entry(k);
+      fused.kernel.cast = &kernels[cast.kernel];
+      fused.kernel.castOutput = cast.output;
+    }
+    if (kernels[k].isFusedActivation()) {
+      Fused &fused = entry(fusedActivationHost(plan_, k));
+      (kernels[k].opId() == OpId::TrainRelu ? fused.kernel.relu
+                                            : fused.kernel.reluGrad) =
+          &kernels[k];
+    }
   }
-  if (!backend_->checksGradients())
-    return;
-  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    if (!plan_.kernels[k].isFusedCheck())
+  std::vector<std::vector<uint32_t>> updatesOf(count);
+  for (size_t k = 0; k < count; ++k) {
+    if (!kernels[k].isFusedCheck())
       continue;
-    // validate(): every operand has its update.
-    setsVerdict_[k] = true;
-    for (uint32_t update : gradientCheckers(plan_, k))
-      checkOf_[update] = static_cast<int32_t>(k);
+    std::vector<uint32_t> updates = gradientCheckers(plan_, k);
+    // An update reads one gradient: a second check of it runs in place.
+    bool claimed = false;
+    for (uint32_t update : updates)
+      claimed |= fusedAt_[update] >= 0 && fused_[fusedAt_[update]].kernel.check;
+    if (claimed)
+      continue;
+    for (uint32_t update : updates)
+      entry(update).kernel.check = &kernels[k];
+    updatesOf[k] = std::move(updates);
+  }
+
+  // What the backend takes, asked once; the views' data is not read.
+  auto ask = [&](Fused &fused) {
+    size_t k = fused.kernel.kernel - kernels.data();
+    Backend::FusedViews parts;
+    uint8_t verdict = 1;
+    if (fused.kernel.cast)
+      parts.castOut = &views_[1][hoisted_[castsAfter_[k][0]].copy];
+    if (fused.kernel.check)
+      parts.allFinite = &verdict;
+    if (fused.kernel.relu)
+      parts.reluOut = &kernelOutputs_[0][fused.kernel.relu - kernels.data()][0];
+    if (fused.kernel.reluGrad)
+      parts.reluGradIn =
+          &kernelInputs_[0][fused.kernel.reluGrad - kernels.data()];
+    fused.taken = backend_->fuses(fused.kernel, kernelInputs_[0][k],
+                                  kernelOutputs_[0][k], parts) &
+                  fused.kernel.parts();
+  };
+  for (Fused &fused : fused_) {
+    ask(fused);
+    const KernelDesc *activation =
+        fused.kernel.relu ? fused.kernel.relu : fused.kernel.reluGrad;
+    if (fused.taken & (FusedKernel::kRelu | FusedKernel::kReluGrad)) {
+      fused.activation = static_cast<int32_t>(activation - kernels.data());
+      skipped_[fused.activation] = true;
+      runsWithHost_[fused.activation] = true;
+    }
+  }
+  // A check is fused where every update of it took it; else it runs in
+  // its place and no update clears its verdict.
+  for (size_t k = 0; k < count; ++k) {
+    if (updatesOf[k].empty())
+      continue;
+    bool everyUpdate = true;
+    for (uint32_t update : updatesOf[k])
+      everyUpdate &=
+          (fused_[fusedAt_[update]].taken & FusedKernel::kCheck) != 0;
+    setsVerdict_[k] = everyUpdate;
+    for (uint32_t update : updatesOf[k]) {
+      Fused &fused = fused_[fusedAt_[update]];
+      if (everyUpdate) {
+        fused.check = static_cast<int32_t>(k);
+      } else if (fused.kernel.check) {
+        // Asked again without it, so that what the backend records
+        // (implementationOf) is what runs (an update has no ReLU parts).
+        fused.kernel.check = nullptr;
+        ask(fused);
+      }
+    }
   }
 }
 

@@ -163,53 +163,58 @@ public:
   }
 
   /// The optimizers write the new weight's 16-bit copy and check their
-  /// gradient in the same pass; batch norm with the features last applies
-  /// a fused ReLU as it writes, or masks the gradient by it as it reads.
-  bool checksGradients() const override { return true; }
-  Status runWith(const KernelDesc &kernel, const Views &inputs,
-                 const Views &outputs, const Extras &extras) override {
+  /// gradient in the same pass; batch norm with the features last (its
+  /// own path) applies a fused ReLU as it writes, or masks the gradient by
+  /// it as it reads. Asked of the views without data (PathMode::Check),
+  /// as prepare() asks its paths.
+  uint32_t fuses(const FusedKernel &fused, const Views &inputs,
+                 const Views &outputs, const FusedViews &parts) override {
+    uint32_t asked = fused.parts();
+    FusedViews described = parts;
+    TensorView castOut, reluOut;
+    Views reluGradIn;
+    if (parts.castOut) {
+      castOut = withoutData({*parts.castOut})[0];
+      described.castOut = &castOut;
+    }
+    if (parts.reluOut) {
+      reluOut = withoutData({*parts.reluOut})[0];
+      described.reluOut = &reluOut;
+    }
+    if (parts.reluGradIn) {
+      reluGradIn = withoutData(*parts.reluGradIn);
+      described.reluGradIn = &reluGradIn;
+    }
     bool handled = false;
-    OpId op = kernel.opId();
-    if (isOptimizerUpdate(op)) {
-      MP_RETURN_IF_ERROR(
-          cpu::runOptimizer(cpu::PathMode::Run, kernel, inputs, outputs,
-                            handled, extras.cast ? extras.castOut : nullptr,
-                            extras.castOutput, extras.allFinite));
-    } else if ((extras.relu || extras.reluGrad) && !extras.cast &&
-               !extras.allFinite && chosen_[&kernel].path == Path::BatchNorm) {
-      MP_RETURN_IF_ERROR(
-          cpu::runBatchNorm(cpu::PathMode::Run, kernel, inputs, outputs,
-                            handled, extras.relu ? extras.reluOut : nullptr,
-                            extras.reluGrad ? extras.reluGradIn : nullptr));
+    Status status = runParts(cpu::PathMode::Check, fused, withoutData(inputs),
+                             withoutData(outputs), described, handled);
+    if (!status.isOk() || !handled)
+      return 0;
+    const KernelDesc &kernel = *fused.kernel;
+    std::string &what = chosen_[&kernel].what;
+    if (asked & (FusedKernel::kRelu | FusedKernel::kReluGrad)) {
+      what = std::string("own loop over channels, the ReLU") +
+             (fused.relu ? " applied as it writes"
+                         : "'s mask applied as it reads");
+    } else {
+      what = std::string("own loop") +
+             (fused.cast ? ", writing the weight's 16-bit copy" : "") +
+             (fused.check ? ", checking the gradient" : "") + " too";
+      if (fused.cast)
+        chosen_[fused.cast].what = "own loop, fused into the optimizer's pass";
     }
-    if (handled) {
-      // What runs them from now on (the session asks for the same extras
-      // every step): said once.
-      Choice &choice = chosen_[&kernel];
-      if (choice.saysExtras)
-        return Status::ok();
-      choice.saysExtras = true;
-      std::string &what = choice.what;
-      if (extras.relu || extras.reluGrad)
-        what = std::string("own loop over channels, the ReLU") +
-               (extras.relu ? " applied as it writes" : "'s mask applied as it reads");
-      else
-        what = std::string("own loop") +
-               (extras.cast ? ", writing the weight's 16-bit copy" : "") +
-               (extras.allFinite ? ", checking the gradient" : "") + " too";
-      if (extras.cast)
-        chosen_[extras.cast].what = "own loop, fused into the optimizer's pass";
-      return Status::ok();
-    }
-    // Unfused: the kernels one by one (Backend's default), then the
-    // gradient's check.
-    if (extras.allFinite && inputs.size() < 2)
-      return invalidArgument(kernel.op + " has no gradient (input #1) to check");
-    Extras unchecked = extras;
-    unchecked.allFinite = nullptr;
-    MP_RETURN_IF_ERROR(Backend::runWith(kernel, inputs, outputs, unchecked));
-    if (extras.allFinite && !cpu::allFinite(inputs[1]))
-      *extras.allFinite = 0;
+    return asked;
+  }
+
+  Status runWith(const FusedKernel &fused, const Views &inputs,
+                 const Views &outputs, const FusedViews &parts) override {
+    bool handled = false;
+    MP_RETURN_IF_ERROR(
+        runParts(cpu::PathMode::Run, fused, inputs, outputs, parts, handled));
+    if (!handled)
+      return invalidArgument("cpu: " + fused.kernel->op +
+                             " cannot run its fused parts on these views "
+                             "(fuses() did not take them)");
     return Status::ok();
   }
 
@@ -224,9 +229,26 @@ private:
     std::string what;
     /// A hash of the op, dtypes and shapes it was chosen for (signatureOf).
     uint64_t signature = 0;
-    /// `what` already says what runWith's extras add.
-    bool saysExtras = false;
   };
+
+  /// The fused passes: an optimizer update with its cast and check, a
+  /// batch norm on its own path with its ReLU; `handled` false otherwise.
+  Status runParts(cpu::PathMode mode, const FusedKernel &fused,
+                  const Views &inputs, const Views &outputs,
+                  const FusedViews &parts, bool &handled) {
+    const KernelDesc &kernel = *fused.kernel;
+    if (isOptimizerUpdate(kernel.opId()) && !parts.reluOut && !parts.reluGradIn)
+      return cpu::runOptimizer(mode, kernel, inputs, outputs, handled,
+                               parts.castOut, fused.castOutput,
+                               parts.allFinite);
+    auto it = chosen_.find(&kernel);
+    if ((parts.reluOut || parts.reluGradIn) && !parts.castOut &&
+        !parts.allFinite && it != chosen_.end() &&
+        it->second.path == Path::BatchNorm)
+      return cpu::runBatchNorm(mode, kernel, inputs, outputs, handled,
+                               parts.reluOut, parts.reluGradIn);
+    return Status::ok();
+  }
 
   /// FNV-1a of the kernel's op and its views' dtypes and shapes, without
   /// allocating (run() compares it on every call). A collision could only

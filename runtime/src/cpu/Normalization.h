@@ -40,7 +40,8 @@ void runLayerNormGrad(PathMode mode, const KernelDesc &kernel,
 /// result is relu(y) written there and y is not written; with `reluGradIn`
 /// (batch_norm_grad: the gradient and the ReLU's output), grad_y is read as
 /// relu_grad of them and input #0 is not read: the fused activations of
-/// Backend::Extras, taken with the features last only.
+/// Backend::FusedKernel (kRelu, kReluGrad), taken with the features last
+/// only.
 Status runBatchNorm(PathMode mode, const KernelDesc &kernel,
                     const std::vector<TensorView> &inputs,
                     const std::vector<TensorView> &outputs, bool &handled,

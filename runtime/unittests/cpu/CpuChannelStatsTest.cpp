@@ -167,8 +167,8 @@ TEST_F(CpuChannelStatsTest, BatchNormStatisticsSurviveALargeMean) {
   }
 }
 
-/// A fused activation (Backend::Extras::relu / reluGrad, the plan's
-/// kFusedActivationKernel): batch_norm writing relu(y) in its own pass,
+/// A fused activation (Backend::FusedKernel::kRelu / kReluGrad, the
+/// plan's kFusedActivationKernel): batch_norm writing relu(y) in its own pass,
 /// and batch_norm_grad reading relu_grad(g, r) as it reads its gradient,
 /// give what the kernels give one by one on the same backend: the same
 /// statistics and gradients bit for bit (the masked gradient is exact in
@@ -242,10 +242,15 @@ TEST_F(CpuChannelStatsTest, FusedReluIsTheKernelsOneByOne) {
         std::vector<TensorView> gotV = views(got);
         std::vector<uint8_t> untouched = got[0].bytes;
         Tensor gotR(dtype, shape);
-        Backend::Extras forward;
+        Backend::FusedKernel forward;
+        forward.kernel = &bn;
         forward.relu = &relu;
-        forward.reluOut = &gotR.view;
-        Status status = cpu->runWith(bn, inV, gotV, forward);
+        Backend::FusedViews forwardParts;
+        forwardParts.reluOut = &gotR.view;
+        ASSERT_EQ(cpu->fuses(forward, inV, gotV, forwardParts),
+                  Backend::FusedKernel::kRelu)
+            << at;
+        Status status = cpu->runWith(forward, inV, gotV, forwardParts);
         ASSERT_TRUE(status.isOk()) << at << ": " << status.message();
         // The fused pass, not the kernels one by one (which would pass too).
         EXPECT_EQ(cpu->implementationOf(bn),
@@ -264,10 +269,15 @@ TEST_F(CpuChannelStatsTest, FusedReluIsTheKernelsOneByOne) {
                                        Tensor(DType::F32, {features}),
                                        Tensor(DType::F32, {features})};
         std::vector<TensorView> gotGradV = views(gotGrad);
-        Backend::Extras backward;
+        Backend::FusedKernel backward;
+        backward.kernel = &grad;
         backward.reluGrad = &reluGrad;
-        backward.reluGradIn = &reluGradIn;
-        status = cpu->runWith(grad, fusedInV, gotGradV, backward);
+        Backend::FusedViews backwardParts;
+        backwardParts.reluGradIn = &reluGradIn;
+        ASSERT_EQ(cpu->fuses(backward, fusedInV, gotGradV, backwardParts),
+                  Backend::FusedKernel::kReluGrad)
+            << at;
+        status = cpu->runWith(backward, fusedInV, gotGradV, backwardParts);
         ASSERT_TRUE(status.isOk()) << at << ": " << status.message();
         EXPECT_EQ(cpu->implementationOf(grad), "own loop over channels, the "
                                                "ReLU's mask applied as it reads");

@@ -230,10 +230,11 @@ TEST_F(CpuElementwiseTest, OptimizersAreBitwiseTheReference) {
     }
 }
 
-/// runWith a cast: an f32 optimizer update and mp.cast of one of its outputs
-/// to bf16 / f16 in one pass (the session's hoisted weight cast) give the
-/// bytes of the reference's two kernels, for every thread count; an output
-/// that is not f32 takes the unfused path, with the same result.
+/// A fused cast (Backend::FusedKernel::kCast): an f32 optimizer update and
+/// mp.cast of one of its outputs to bf16 / f16 in one pass (the session's
+/// hoisted weight cast) give the bytes of the reference's two kernels, for
+/// every thread count; an output that is not f32 is not taken, and the two
+/// kernels give the same result.
 TEST_F(CpuElementwiseTest, OptimizerThenCastIsBitwiseTheTwoKernels) {
   auto check = [&](const KernelDesc &kernel, std::vector<Tensor> &inputs,
                    DType dtype, size_t numOut, size_t output, DType castType,
@@ -259,11 +260,21 @@ TEST_F(CpuElementwiseTest, OptimizerThenCastIsBitwiseTheTwoKernels) {
       for (Tensor &t : got)
         out.push_back(t.view);
       Tensor gotCast(castType, {n});
-      Backend::Extras extras;
-      extras.cast = &cast;
-      extras.castOutput = output;
-      extras.castOut = &gotCast.view;
-      Status status = cpu->runWith(kernel, in, out, extras);
+      Backend::FusedKernel fused;
+      fused.kernel = &kernel;
+      fused.cast = &cast;
+      fused.castOutput = output;
+      Backend::FusedViews parts;
+      parts.castOut = &gotCast.view;
+      // Taken where the output is f32; else the session runs the two
+      // kernels, as here.
+      uint32_t taken = cpu->fuses(fused, in, out, parts);
+      ASSERT_EQ(taken, dtype == DType::F32 ? Backend::FusedKernel::kCast : 0u)
+          << what;
+      Status status = taken ? cpu->runWith(fused, in, out, parts)
+                            : cpu->run(kernel, in, out);
+      if (status.isOk() && !taken)
+        status = cpu->run(cast, {out[output]}, {gotCast.view});
       ASSERT_TRUE(status.isOk()) << what << ": " << status.message();
       for (size_t o = 0; o < numOut; ++o)
         EXPECT_EQ(got[o].bytes, want[o].bytes)
@@ -296,8 +307,9 @@ TEST_F(CpuElementwiseTest, OptimizerThenCastIsBitwiseTheTwoKernels) {
       }
 }
 
-/// runWith a gradient check (a plan's fused mp.all_finite): the update's
-/// results are the reference's bytes whatever the gradient holds, and the
+/// A fused gradient check (Backend::FusedKernel::kCheck, a plan's fused
+/// mp.all_finite): the update's results are the reference's bytes whatever
+/// the gradient holds, and the
 /// verdict is cleared exactly when the gradient has an inf or NaN (at its
 /// start, middle or end, for every thread count), left alone otherwise; a
 /// 16-bit update with a cast takes the unfused path (kernel, cast, check)
@@ -353,8 +365,9 @@ TEST_F(CpuElementwiseTest, OptimizerChecksItsGradientInTheSamePass) {
             for (Tensor &t : want)
               wantViews.push_back(t.view);
             ASSERT_TRUE(reference->run(row.kernel, in, wantViews).isOk());
-            KernelDesc cast;
+            KernelDesc cast, check;
             cast.op = "mp.cast";
+            check.op = "mp.all_finite";
             for (int threads : {1, 2, 3})
               for (bool withCast : {false, true}) {
                 setCpuThreads(threads);
@@ -365,13 +378,24 @@ TEST_F(CpuElementwiseTest, OptimizerChecksItsGradientInTheSamePass) {
                 Tensor castOut(dtype == DType::F16 ? DType::BF16 : DType::F16,
                                {n});
                 uint8_t verdict = 1;
-                Backend::Extras extras;
-                extras.allFinite = &verdict;
+                Backend::FusedKernel fused;
+                fused.kernel = &row.kernel;
+                fused.check = &check;
+                Backend::FusedViews parts;
+                parts.allFinite = &verdict;
                 if (withCast) {
-                  extras.cast = &cast;
-                  extras.castOut = &castOut.view;
+                  fused.cast = &cast;
+                  parts.castOut = &castOut.view;
                 }
-                Status status = cpu->runWith(row.kernel, in, out, extras);
+                // A 16-bit update with a cast is not taken: the session
+                // runs the update, the cast and the check as kernels.
+                uint32_t taken = cpu->fuses(fused, in, out, parts);
+                if (withCast && dtype != DType::F32) {
+                  EXPECT_EQ(taken, 0u) << row.kernel.op << " " << what;
+                  continue;
+                }
+                ASSERT_EQ(taken, fused.parts()) << row.kernel.op << " " << what;
+                Status status = cpu->runWith(fused, in, out, parts);
                 ASSERT_TRUE(status.isOk()) << row.kernel.op << " " << what
                                            << ": " << status.message();
                 EXPECT_EQ(verdict, bad < 0 ? 1 : 0)
@@ -382,7 +406,7 @@ TEST_F(CpuElementwiseTest, OptimizerChecksItsGradientInTheSamePass) {
                       << row.kernel.op << " " << what << ", output " << o;
                 // The verdict is only ever cleared.
                 verdict = 0;
-                ASSERT_TRUE(cpu->runWith(row.kernel, in, out, extras).isOk());
+                ASSERT_TRUE(cpu->runWith(fused, in, out, parts).isOk());
                 EXPECT_EQ(verdict, 0);
               }
           }

@@ -58,61 +58,73 @@ public:
                      const std::vector<TensorView> &inputs,
                      const std::vector<TensorView> &outputs) = 0;
 
-  /// What the session asks of a kernel besides its results (runWith).
-  struct Extras {
-    /// The session's hoisted cast of an updated weight: `cast` (an
-    /// mp.cast) from the kernel's output #`castOutput` into `castOut`, the
-    /// 16-bit copy the next step reads, made as the kernel writes the
-    /// weight. Null: none.
+  /// A declared fused kernel: a kernel of the plan and the kernels the
+  /// plan's layout flags join to it (KernelDesc::kHoistedCastKernel,
+  /// kFusedCheckKernel, kFusedActivationKernel; docs/plan-format.md). Each
+  /// part keeps its own op's semantics: run together, the results are what
+  /// the kernels give one after the other. A session declares each one to
+  /// its backend once, when it is created (fuses()), and runs the parts the
+  /// backend takes in the kernel's pass (runWith()); it runs every other
+  /// part as a kernel of its own, so a backend that fuses nothing runs any
+  /// plan.
+  struct FusedKernel {
+    const KernelDesc *kernel = nullptr; ///< the kernel the parts join
+    /// kCast: an mp.cast of output #`castOutput`, the f32 weight an
+    /// optimizer update writes, into its 16-bit copy (the session's
+    /// hoisted cast, whose result goes to the slot the next step reads).
     const KernelDesc *cast = nullptr;
     size_t castOutput = 0;
-    const TensorView *castOut = nullptr;
-    /// A fused gradient check (KernelDesc::kFusedCheckKernel), asked only
-    /// of a backend that checksGradients() and only of an optimizer update
-    /// (isOptimizerUpdate): *allFinite, in host memory, becomes 0 when the
-    /// gradient (input #1) holds an inf or a NaN and is left alone
-    /// otherwise. Null: none.
-    uint8_t *allFinite = nullptr;
-    /// A fused activation (KernelDesc::kFusedActivationKernel) of a batch
-    /// norm kernel. `relu`: a train.relu of the batch_norm's y (output
-    /// #0, which nothing else reads) into `reluOut`; a backend may write
-    /// relu(y) there without writing y. `reluGrad`: a train.relu_grad of
-    /// `reluGradIn` (the gradient, the ReLU's output) whose result is the
-    /// batch_norm_grad's grad_y (input #0, which nothing else reads); a
-    /// backend may read the gradient masked by the ReLU instead of it.
+    /// kCheck: the mp.all_finite one of whose operands is this optimizer
+    /// update's gradient (input #1): the update clears the step's verdict
+    /// when the gradient holds an inf or a NaN, and leaves it otherwise.
+    const KernelDesc *check = nullptr;
+    /// kRelu: a train.relu of the batch_norm's y (output #0, read by
+    /// nothing else): relu(y) may be written without y.
     const KernelDesc *relu = nullptr;
-    const TensorView *reluOut = nullptr;
+    /// kReluGrad: a train.relu_grad whose result is the
+    /// batch_norm_grad's grad_y (input #0, read by nothing else): the
+    /// gradient masked by the ReLU may be read instead of it.
     const KernelDesc *reluGrad = nullptr;
+
+    static constexpr uint32_t kCast = 1u << 0, kCheck = 1u << 1,
+                              kRelu = 1u << 2, kReluGrad = 1u << 3;
+    /// The parts this kernel has (k* bits).
+    uint32_t parts() const {
+      return (cast ? kCast : 0) | (check ? kCheck : 0) | (relu ? kRelu : 0) |
+             (reluGrad ? kReluGrad : 0);
+    }
+  };
+  /// Where the parts of a FusedKernel read and write in one run; a part
+  /// whose field is null is not run with the kernel this time.
+  struct FusedViews {
+    const TensorView *castOut = nullptr; ///< kCast: the cast's result
+    uint8_t *allFinite = nullptr;        ///< kCheck: the verdict, host memory
+    const TensorView *reluOut = nullptr; ///< kRelu: the ReLU's result
+    /// kReluGrad: the relu_grad's inputs (the gradient, the ReLU's output).
     const std::vector<TensorView> *reluGradIn = nullptr;
   };
 
-  /// Runs `kernel` and what `extras` adds. A backend may fuse them into
-  /// one pass; the results must be what the kernels give one after the
-  /// other (a relu_grad before the kernel, a relu and a cast after it),
-  /// which is what this default does. The default has no gradient check.
-  virtual Status runWith(const KernelDesc &kernel,
+  /// Which parts of `fused` this backend runs in the kernel's own pass on
+  /// views like `inputs`, `outputs` and `parts` (their data is not read):
+  /// FusedKernel::k* bits, a subset of fused.parts(). Asked once per fused
+  /// kernel when a session is created, after prepare(); a backend records
+  /// its choice here (implementationOf). The default: none.
+  virtual uint32_t fuses(const FusedKernel &fused,
                          const std::vector<TensorView> &inputs,
                          const std::vector<TensorView> &outputs,
-                         const Extras &extras) {
-    if (extras.allFinite)
-      return unimplemented(std::string(name()) +
-                           " does not check gradients in an update");
-    Status status = Status::ok();
-    if (extras.reluGrad)
-      status = run(*extras.reluGrad, *extras.reluGradIn, {inputs[0]});
-    if (status.isOk())
-      status = run(kernel, inputs, outputs);
-    if (status.isOk() && extras.relu)
-      status = run(*extras.relu, {outputs[0]}, {*extras.reluOut});
-    if (!status.isOk() || !extras.cast)
-      return status;
-    return run(*extras.cast, {outputs[extras.castOutput]}, {*extras.castOut});
+                         const FusedViews &parts) {
+    return 0;
   }
 
-  /// Whether runWith takes Extras::allFinite: the session then folds a
-  /// plan's fused checks into the optimizer updates (one pass over each
-  /// gradient fewer); otherwise it runs them as kernels.
-  virtual bool checksGradients() const { return false; }
+  /// Runs fused.kernel and, in its pass, the parts `parts` names: only
+  /// parts fuses() took for views like these.
+  virtual Status runWith(const FusedKernel &fused,
+                         const std::vector<TensorView> &inputs,
+                         const std::vector<TensorView> &outputs,
+                         const FusedViews &parts) {
+    return unimplemented(std::string(name()) + " fuses no parts into " +
+                         fused.kernel->op);
+  }
 
   /// What runs `kernel`, in a few words ("oneDNN brg_matmul:avx2 on f32,
   /// bf16 widened", "own loop", "reference kernel"): the backend's record of

@@ -108,8 +108,8 @@ struct KernelDesc {
   /// An mp.all_finite whose result no kernel reads (the step's verdict,
   /// returned) and each of whose operands an optimizer update later in the
   /// schedule reads whole as its gradient (gradientCheckers): a backend
-  /// that checks gradients as it updates (Backend::checksGradients) sets
-  /// the verdict to true in the check's place and has those updates clear
+  /// that takes the check into those updates (Backend::FusedKernel::kCheck)
+  /// sets the verdict to true in the check's place and has those updates clear
   /// it, which saves a pass over every gradient; another backend runs the
   /// check where it is.
   static constexpr uint32_t kFusedCheckKernel = 1u << 2;
@@ -117,11 +117,12 @@ struct KernelDesc {
   /// reads, or a train.relu_grad right before the train.batch_norm_grad
   /// that reads its result as grad_y, the tensor between them read by no
   /// other kernel and no step result (fusedActivationHost): the session
-  /// runs it with its neighbour (Backend::Extras::relu / reluGrad), where a
-  /// backend may write relu(y) without y, or read the gradient masked by
-  /// the ReLU's output without the masked copy (one pass over the
-  /// activation each way fewer); every tensor of the pair lives through
-  /// both kernels (memory plan and validate()).
+  /// declares it a part of its neighbour's fused kernel
+  /// (Backend::FusedKernel::kRelu / kReluGrad): a backend that takes it
+  /// writes relu(y) without y, or reads the gradient masked by the ReLU's
+  /// output without the masked copy (one pass over the activation each way
+  /// fewer); another runs it in its place. Every tensor of the pair lives
+  /// through both kernels (memory plan and validate()).
   static constexpr uint32_t kFusedActivationKernel = 1u << 3;
   static constexpr uint32_t kKnownFlags = kViewKernel | kHoistedCastKernel |
                                           kFusedCheckKernel |

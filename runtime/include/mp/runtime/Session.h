@@ -231,10 +231,10 @@ private:
   /// A cast of a double-buffered weight (an mp.cast reading state S and
   /// writing scratch C, the 16-bit copy the forward pass uses) is hoisted:
   /// C gets two slots like S, and the cast runs right after the kernel
-  /// that writes S's new value (Backend::runWith, fused by the cpu
-  /// backend into the optimizer's pass), into the slot the next step
-  /// reads. Setting S from outside (init, setTensor, a checkpoint) makes
-  /// the copy again (refreshCasts).
+  /// that writes S's new value (a part of that kernel's Fused entry: the
+  /// cpu backend writes it in the optimizer's pass), into the slot the
+  /// next step reads. Setting S from outside (init, setTensor, a checkpoint)
+  /// makes the copy again (refreshCasts).
   struct HoistedCast {
     uint32_t kernel;      ///< the mp.cast, no longer run in its place
     uint32_t state, copy; ///< S and C
@@ -243,18 +243,25 @@ private:
   };
   std::vector<HoistedCast> hoisted_;
   std::vector<std::vector<size_t>> castsAfter_; ///< per kernel: hoisted_ ids
-  /// Fused gradient checks (KernelDesc::isFusedCheck), where the backend
-  /// checksGradients(): the check sets its verdict to true in its place
-  /// (setsVerdict_) and the optimizer updates that read its operands clear
-  /// it as they read them (checkOf_: per kernel, the check whose verdict
-  /// it clears, or -1).
-  std::vector<bool> setsVerdict_;
-  std::vector<int32_t> checkOf_;
-  /// Fused activations (KernelDesc::isFusedActivation): not run in their
-  /// place but with their batch norm (activationAt_: per kernel, the
-  /// relu / relu_grad kernel it runs with, or -1; Backend::Extras).
-  std::vector<int32_t> activationAt_;
-  /// Both kinds of fused kernels of the plan.
+  /// The plan's fused kernels (Backend::FusedKernel): one per kernel the
+  /// layout flags join parts to, with the parts its backend took
+  /// (Backend::fuses, asked once here). A part taken runs in the kernel's
+  /// pass; the others run as kernels of their own: a ReLU in its place, a
+  /// hoisted cast right after the kernel, a gradient check in its place
+  /// (a check is fused only where every update that reads one of its
+  /// operands takes it: the check then sets the verdict to true in its
+  /// place, setsVerdict_, and the updates clear it).
+  struct Fused {
+    Backend::FusedKernel kernel;
+    uint32_t taken = 0;      ///< Backend::FusedKernel::k* bits
+    int32_t check = -1;      ///< the fused check's kernel, when kCheck taken
+    int32_t activation = -1; ///< the ReLU's kernel, when kRelu/kReluGrad taken
+  };
+  std::vector<Fused> fused_;
+  std::vector<int32_t> fusedAt_;   ///< per kernel: its fused_ entry, or -1
+  std::vector<bool> setsVerdict_;  ///< per kernel: a fused check
+  std::vector<bool> runsWithHost_; ///< per kernel: a ReLU taken by its host
+  /// Declares the fused kernels to the backend (after bindKernelViews).
   void collectFusedKernels();
   /// Per kernel: not run in its place (a hoisted cast, an aliased reshape).
   std::vector<bool> skipped_;
@@ -264,8 +271,9 @@ private:
   /// of `flipped`, the double-buffered results.
   void collectHoistedCasts(const std::vector<const ResultDesc *> &flipped);
   Status placeHoistedCasts();
-  /// Runs kernel `k` with what the layout adds to it (hoisted casts, a
-  /// fused check); with `fuseActivations`, its fused activation too.
+  /// Runs kernel `k` with what the layout adds to it (its hoisted casts,
+  /// the parts its backend took); with `fuseActivations`, its fused ReLU
+  /// too (else the ReLU runs in its own place: runStepWatched).
   Status runKernel(size_t k, bool fuseActivations = true);
   /// Loads the plan's generated code where the backend runs it (else
   /// records why not in codeStatus_: a backend without generated host
