@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <memory>
+
 namespace mp {
 #define GEN_PASS_DEF_ASSIGNPRECISION
 #include "mp/Transforms/Passes.h.inc"
@@ -65,11 +67,20 @@ struct AssignPrecisionPass
     registerPrecisionExternalModels(registry);
   }
 
+  /// The options and the policy file, checked once before any op is
+  /// visited: an error names the option or the file entry, and not the
+  /// input's module (which a diagnostic on it would print whole).
+  LogicalResult initialize(MLIRContext *context) override {
+    FailureOr<PrecisionPolicy> built = buildPolicy(context);
+    if (failed(built))
+      return failure();
+    policy_ = std::make_shared<const PrecisionPolicy>(std::move(*built));
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<PrecisionPolicy> policy = buildPolicy(module);
-    if (failed(policy))
-      return signalPassFailure();
+    const PrecisionPolicy *policy = policy_.get();
 
     Type computeType = policy->getComputeType(&getContext());
     for (auto fn : functionsIn(module)) {
@@ -100,33 +111,34 @@ struct AssignPrecisionPass
 
   /// The policy from the options and the policy file; errors name the bad
   /// option or file entry.
-  FailureOr<PrecisionPolicy> buildPolicy(ModuleOp module) {
+  FailureOr<PrecisionPolicy> buildPolicy(MLIRContext *context) {
+    auto emitError = [&] { return mlir::emitError(UnknownLoc::get(context)); };
     std::vector<ListEdit> edits;
     if (!policyFile.empty()) {
       auto fromFile = PrecisionPolicy::readPolicyFile(policyFile);
       if (!fromFile) {
-        module.emitError() << llvm::toString(fromFile.takeError());
+        emitError() << llvm::toString(fromFile.takeError());
         return failure();
       }
       edits = std::move(*fromFile);
     }
     if (residual != "low" && residual != "f32") {
-      module.emitError() << "unknown residual mode '" << residual
-                         << "' (expected low or f32)";
+      emitError() << "unknown residual mode '" << residual
+                  << "' (expected low or f32)";
       return failure();
     }
     std::string kindName = policy, targetName = target;
     std::optional<PolicyKind> kind = PrecisionPolicy::parseKind(kindName);
     if (!kind) {
-      module.emitError() << "unknown policy '" << kindName << "' (expected "
-                         << policySpellings() << ")";
+      emitError() << "unknown policy '" << kindName << "' (expected "
+                  << policySpellings() << ")";
       return failure();
     }
     std::optional<PrecisionTarget> tgt =
         PrecisionPolicy::parseTarget(targetName);
     if (!tgt) {
-      module.emitError() << "unknown target '" << targetName
-                         << "' (expected cpu or cuda)";
+      emitError() << "unknown target '" << targetName
+                  << "' (expected cpu or cuda)";
       return failure();
     }
 
@@ -146,12 +158,14 @@ struct AssignPrecisionPass
     addEdits(clearRemove, PrecisionCategory::Clear, false, "clear-remove");
 
     PrecisionPolicy result(*kind, *tgt);
-    if (llvm::Error error = result.applyEdits(&getContext(), edits)) {
-      module.emitError() << llvm::toString(std::move(error));
+    if (llvm::Error error = result.applyEdits(context, edits)) {
+      emitError() << llvm::toString(std::move(error));
       return failure();
     }
     return result;
   }
+
+  std::shared_ptr<const PrecisionPolicy> policy_;
 };
 
 } // namespace
