@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "../core/TestPlans.h"
 #include "CpuKernelTestSupport.h"
+#include "GemmTestSupport.h"
 #include "OwnedTensor.h"
 #include "cpu/Cast.h"
 #include "cpu/OneDnn.h"
@@ -40,16 +41,7 @@ using namespace mp::rt;
 namespace {
 
 using Host = test::OwnedTensor;
-
-/// Uniform in [-1, 1), rounded to `dtype` so both backends see exact values.
-Host randomTensor(DType dtype, std::vector<int64_t> shape, uint32_t seed) {
-  Host h(dtype, std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int64_t i = 0; i < h.view.numElements(); ++i)
-    storeFloat(h.view, i, dist(rng));
-  return h;
-}
+using namespace test::gemm;
 
 struct MatmulForm {
   std::string name;
@@ -150,18 +142,6 @@ int64_t contractionLength(const MatmulForm &f) {
   return f.transposeLhs ? f.lhs[f.lhs.size() - 2] : f.lhs.back();
 }
 
-/// Whether this CPU (after MP_MAX_CPU_ISA) has matrix instructions for
-/// `dtype`: then oneDNN must run it natively, not widened to f32.
-bool fastOn(DType dtype) {
-  const CpuFeatureSet &f = cpuFeatureSet();
-  return dtype == DType::F32 || (dtype == DType::BF16 && f.fastBf16()) ||
-         (dtype == DType::F16 && f.fastFp16());
-}
-
-bool isWidened(const std::string &implementation) {
-  return implementation.find(" widened") != std::string::npos;
-}
-
 /// Runs `kernel` on the reference backend into `expected` and on `cache`
 /// into `got`, and expects the cache to have run it: natively where the CPU
 /// has instructions for the dtype (fastOn), else natively or on f32 with
@@ -207,16 +187,6 @@ void expectWithinMatmulBound(const Host &expected, const Host &got,
 }
 
 class CpuBackendTest : public test::CpuBackendAvailable {};
-
-struct DTypePair {
-  DType in, out;
-};
-
-const DTypePair kDTypes[] = {
-    {DType::F32, DType::F32},  {DType::BF16, DType::BF16},
-    {DType::BF16, DType::F32}, {DType::F16, DType::F16},
-    {DType::F16, DType::F32},
-};
 
 TEST_F(CpuBackendTest, MatmulMatchesReferenceInEveryFormAndDType) {
   std::unique_ptr<Backend> reference = createReferenceBackend();
@@ -618,151 +588,4 @@ TEST_F(CpuBackendTest, CastIsBitwiseTheReference) {
   EXPECT_FALSE(cpu::castFast(cpu::PathMode::Run, bf16All.view, f16All.view));
 }
 
-/// train.conv2d and its two backward ops in both layouts, several windows,
-/// every dtype pair, against the reference backend. Tolerance as for
-/// matmul, with K the length of the sums (forward: C * KH * KW; backward
-/// data: at most O * KH * KW; backward filter: N * OH * OW) and sum |a b|
-/// computed by the reference kernel on |operands|.
-TEST_F(CpuBackendTest, Conv2dMatchesReference) {
-  std::unique_ptr<Backend> reference = createReferenceBackend();
-  cpu::ConvCache cache;
-  struct ConvCase {
-    const char *name;
-    int64_t n, c, h, w, o, kh, kw;
-    std::vector<int64_t> strides, padding, dilations;
-  };
-  const ConvCase cases[] = {
-      {"3x3 pad 1", 2, 5, 9, 11, 7, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}},
-      {"3x3 stride 2 asym pad",
-       2,
-       4,
-       10,
-       9,
-       6,
-       3,
-       3,
-       {2, 2},
-       {0, 1, 1, 0},
-       {1, 1}},
-      {"1x1", 3, 16, 6, 6, 8, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}},
-      {"5x3 dilation 2", 1, 3, 12, 10, 4, 5, 3, {1, 2}, {2, 2, 1, 1}, {2, 1}},
-      {"cnn conv2", 4, 32, 14, 14, 64, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}},
-  };
-  uint32_t seed = 100;
-  size_t total = 0, handled = 0, handledBackward = 0, widened = 0;
-  for (cpu::ConvKind kind :
-       {cpu::ConvKind::Forward, cpu::ConvKind::BackwardData,
-        cpu::ConvKind::BackwardFilter})
-  for (const ConvCase &cc : cases)
-    for (bool nhwc : {false, true})
-      for (DTypePair dt : kDTypes) {
-        const char *op = kind == cpu::ConvKind::Forward ? "train.conv2d"
-                         : kind == cpu::ConvKind::BackwardData
-                             ? "train.conv2d_backward_data"
-                             : "train.conv2d_backward_filter";
-        SCOPED_TRACE(std::string(op) + " " + cc.name +
-                     (nhwc ? " NHWC " : " NCHW ") + dtypeName(dt.in) +
-                     " -> " + dtypeName(dt.out));
-        int64_t oh = (cc.h + cc.padding[0] + cc.padding[1] -
-                      cc.dilations[0] * (cc.kh - 1) - 1) /
-                         cc.strides[0] +
-                     1;
-        int64_t ow = (cc.w + cc.padding[2] + cc.padding[3] -
-                      cc.dilations[1] * (cc.kw - 1) - 1) /
-                         cc.strides[1] +
-                     1;
-        std::vector<int64_t> xs =
-            nhwc ? std::vector<int64_t>{cc.n, cc.h, cc.w, cc.c}
-                 : std::vector<int64_t>{cc.n, cc.c, cc.h, cc.w};
-        std::vector<int64_t> ws =
-            nhwc ? std::vector<int64_t>{cc.kh, cc.kw, cc.c, cc.o}
-                 : std::vector<int64_t>{cc.o, cc.c, cc.kh, cc.kw};
-        std::vector<int64_t> ys =
-            nhwc ? std::vector<int64_t>{cc.n, oh, ow, cc.o}
-                 : std::vector<int64_t>{cc.n, cc.o, oh, ow};
-        KernelDesc kernel;
-        kernel.op = op;
-        kernel.inputs = {0, 1};
-        kernel.outputs = {2};
-        Attr layout, strides, padding, dilations;
-        layout.kind = Attr::Kind::String;
-        layout.str = nhwc ? "NHWC" : "NCHW";
-        strides.ints = cc.strides;
-        padding.ints = cc.padding;
-        dilations.ints = cc.dilations;
-        kernel.attrs["layout"] = layout;
-        kernel.attrs["strides"] = strides;
-        kernel.attrs["padding"] = padding;
-        kernel.attrs["dilations"] = dilations;
-        // Operand and result shapes of this op.
-        std::vector<int64_t> as = kind == cpu::ConvKind::BackwardData ? ys : xs;
-        std::vector<int64_t> bs =
-            kind == cpu::ConvKind::BackwardFilter ? ys : ws;
-        std::vector<int64_t> rs = kind == cpu::ConvKind::Forward        ? ys
-                                  : kind == cpu::ConvKind::BackwardData ? xs
-                                                                        : ws;
-        Host x = randomTensor(dt.in, as, seed++);
-        Host w = randomTensor(dt.in, bs, seed++);
-        Host expected(dt.out, rs), got(dt.out, rs), bound(DType::F32, rs);
-        Status status =
-            reference->run(kernel, {x.view, w.view}, {expected.view});
-        ASSERT_TRUE(status.isOk()) << status.message();
-        bool ran = false;
-        status = cache.run(kernel, {x.view, w.view}, {got.view}, ran);
-        ASSERT_TRUE(status.isOk()) << status.message();
-        ++total;
-        if (!ran) {
-          // Only f32 problems oneDNN has just its naive loop nest for (most
-          // f32 NCHW windows on some CPUs) are left to the reference
-          // kernel; a 16-bit problem runs natively or on f32 (widened).
-          EXPECT_EQ(dt.in, DType::F32) << "left to the reference kernel";
-          continue;
-        }
-        // bf16 convolutions run natively on a CPU with bf16 instructions.
-        if (dt.in == DType::BF16 && fastOn(DType::BF16)) {
-          EXPECT_FALSE(isWidened(cache.lastImplementation()))
-              << cache.lastImplementation();
-        }
-        widened += isWidened(cache.lastImplementation());
-        ++handled;
-        handledBackward += kind != cpu::ConvKind::Forward;
-        Host absX(dt.in, as), absW(dt.in, bs);
-        for (int64_t i = 0; i < x.view.numElements(); ++i)
-          storeFloat(absX.view, i, std::fabs(loadFloat(x.view, i)));
-        for (int64_t i = 0; i < w.view.numElements(); ++i)
-          storeFloat(absW.view, i, std::fabs(loadFloat(w.view, i)));
-        ASSERT_TRUE(reference->run(kernel, {absX.view, absW.view}, {bound.view})
-                        .isOk());
-        int64_t k = kind == cpu::ConvKind::Forward ? cc.c * cc.kh * cc.kw
-                    : kind == cpu::ConvKind::BackwardData
-                        ? cc.o * cc.kh * cc.kw
-                        : cc.n * oh * ow;
-        double u = std::ldexp(1.0, -24);
-        // 1.01: the bound itself is an f32 sum (one gamma_K short).
-        double gamma = 2.02 * k * u / (1 - k * u);
-        double ulp = dt.out == DType::BF16  ? std::ldexp(1.0, -7)
-                     : dt.out == DType::F16 ? std::ldexp(1.0, -10)
-                                            : 0;
-        int failures = 0;
-        for (int64_t i = 0; i < got.view.numElements() && failures < 5; ++i) {
-          double e = loadFloat(expected.view, i), g = loadFloat(got.view, i);
-          double tol =
-              gamma * loadFloat(bound.view, i) + ulp * std::fabs(e) + 1e-30;
-          if (!(std::fabs(e - g) <= tol)) {
-            ADD_FAILURE() << "element " << i << ": cpu " << g << ", reference "
-                          << e << ", tolerance " << tol << " ("
-                          << cache.lastImplementation() << ")";
-            ++failures;
-          }
-        }
-      }
-  std::printf("cpu conv2d: %zu of %zu cases on oneDNN (%zu backward, %zu "
-              "widened to f32; CPU: %s), %zu primitives\n",
-              handled, total, handledBackward, widened, cpuFeatures().c_str(),
-              cache.primitivesCreated());
-}
-
-/// The least-squares model of the core tests (matmuls in both directions,
-/// loss scaling, momentum SGD) trained on both backends: the same losses,
-/// scales and weights, up to f32 summation order.
 } // namespace
