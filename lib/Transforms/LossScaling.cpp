@@ -26,16 +26,19 @@ namespace {
 struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
   using LossScalingBase::LossScalingBase;
 
+  /// The options, checked once before any op is visited: an error names
+  /// the option, and not the input's module (which a diagnostic on it
+  /// would print whole).
+  LogicalResult initialize(MLIRContext *context) override {
+    if (mode != "dynamic" && mode != "static")
+      return emitError(UnknownLoc::get(context))
+             << "unknown loss-scaling mode '" << mode
+             << "' (expected dynamic or static; the pipeline's loss-scale also "
+                "takes auto and none)";
+    return checkOptions(context);
+  }
+
   void runOnOperation() override {
-    if (mode != "dynamic" && mode != "static") {
-      getOperation().emitError()
-          << "unknown loss-scaling mode '" << mode
-          << "' (expected dynamic or static; the pipeline's loss-scale also "
-             "takes auto and none)";
-      return signalPassFailure();
-    }
-    if (failed(checkOptions()))
-      return signalPassFailure();
     bool anyStep = false;
     for (auto fn : functionsIn(getOperation())) {
       if (fn.isExternal())
@@ -201,10 +204,10 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
   }
 
   /// Every option checked up front, named as the user spelled it.
-  LogicalResult checkOptions() {
+  LogicalResult checkOptions(MLIRContext *context) {
     const double maxF32 = 3.4028234663852886e+38;
     auto fail = [&](const Twine &message) {
-      return getOperation().emitError() << message;
+      return emitError(UnknownLoc::get(context)) << message;
     };
     if (!(initScale > 0) || !std::isfinite(initScale))
       return fail("init-scale must be positive and finite");

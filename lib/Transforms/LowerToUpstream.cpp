@@ -200,13 +200,17 @@ struct LowerToUpstreamPass
     : public mp::impl::LowerToUpstreamBase<LowerToUpstreamPass> {
   using LowerToUpstreamBase::LowerToUpstreamBase;
 
+  /// The option, checked before any op is visited.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (castOp != "arith")
+      return emitError(UnknownLoc::get(context))
+             << "mp-lower-to-upstream: unknown cast-op '" << castOp
+             << "' (mp or arith)";
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (castOp != "arith") {
-      module.emitError() << "mp-lower-to-upstream: unknown cast-op '"
-                         << castOp << "' (mp or arith)";
-      return signalPassFailure();
-    }
     SmallVector<mpd::CastOp> casts;
     SmallVector<Operation *> scaling;
     bool failed = false;

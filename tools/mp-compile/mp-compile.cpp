@@ -149,6 +149,10 @@ static int compile(int argc, char **argv) {
   mp::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // An error names its op by location (for an exported model, the user's
+  // source line); the op itself is not printed after it, which for an
+  // error on the module would be the whole input.
+  context.printOpOnDiagnostic(false);
 
   if (imageLayout != "nhwc" && imageLayout != "keep") {
     llvm::errs() << "mp-compile: unknown --image-layout '" << imageLayout
