@@ -76,6 +76,18 @@ if [[ "$("$venv/bin/ruff" --version 2>/dev/null)" != "ruff $ruff_version" ]]; th
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ruff==$ruff_version"
 fi
 
+# The Python package's tests (test/Python, through ctest) and the
+# checkout's python/ on the venv's path, so that `import mp` (and
+# mp_export) works from $venv/bin/python right after this script and a
+# build (docs/python.md).
+pytest_version=9.2.0
+if [[ "$("$venv/bin/python" -m pytest --version 2>/dev/null)" != "pytest $pytest_version" ]]; then
+  echo "setup: installing pytest $pytest_version into $venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pytest==$pytest_version"
+fi
+site=$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+echo "$root/python" > "$site/mp-checkout.pth"
+
 # The model libraries the zoo corpus builds its models from (test/Exporters/
 # zoo_corpus.py) and the exporters' Hugging Face schedules: versions that
 # accept this torch (torchvision pins its torch exactly), installed with torch

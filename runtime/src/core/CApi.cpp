@@ -251,6 +251,10 @@ mp_status *mp_session_run_step(mp_session *session, float *out_loss) {
   });
 }
 
+int mp_session_last_step_failed_check(const mp_session *session) {
+  return session && session->session->lastStepFailedCheck() ? 1 : 0;
+}
+
 mp_status *mp_session_diagnose_step(mp_session *session, float loss_scale,
                                     char **out_text) {
   return guard(__func__, [&](const char *function) -> Status {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <memory>
 
 using namespace mp::rt;
@@ -258,6 +259,36 @@ TEST(CApiTest, DiagnoseAStepThatOverflows) {
   EXPECT_EQ(bad.code(), MP_STATUS_INVALID_ARGUMENT);
   StatusHolder null(mp_session_diagnose_step(session.get(), 0, nullptr));
   EXPECT_EQ(null.code(), MP_STATUS_INVALID_ARGUMENT);
+}
+
+/// mp_session_last_step_failed_check: 1 after a step that failed its
+/// gradient check (a plan that checks instead of skipping), 0 after a
+/// step that ran, after one that failed for another reason, and for NULL.
+TEST(CApiTest, SaysWhetherTheLastStepFailedACheck) {
+  LeastSquaresOptions options;
+  options.lossScaling = false;
+  options.checkFinite = true;
+  PlanPtr plan = loadPlan(makeLeastSquaresPlan(options));
+  SessionPtr session = createSession(plan.get());
+  EXPECT_EQ(mp_session_last_step_failed_check(nullptr), 0);
+  EXPECT_C_OK(mp_session_init_params(session.get(), 3));
+  bindBatch(session.get(), 0);
+  EXPECT_C_OK(mp_session_run_step(session.get(), nullptr));
+  EXPECT_EQ(mp_session_last_step_failed_check(session.get()), 0);
+
+  std::vector<float> x = leastSquaresX(1), t = leastSquaresT(1);
+  x[4] = std::numeric_limits<float>::infinity();
+  int64_t xs[] = {4, 3};
+  EXPECT_C_OK(mp_session_set_tensor(session.get(), "x", MP_DTYPE_F32, xs, 2,
+                                    x.data(), 48));
+  StatusHolder failed(mp_session_run_step(session.get(), nullptr));
+  EXPECT_NE(failed.code(), MP_STATUS_OK);
+  EXPECT_EQ(mp_session_last_step_failed_check(session.get()), 1)
+      << failed.message();
+
+  bindBatch(session.get(), 2);
+  EXPECT_C_OK(mp_session_run_step(session.get(), nullptr));
+  EXPECT_EQ(mp_session_last_step_failed_check(session.get()), 0);
 }
 
 } // namespace

@@ -147,6 +147,10 @@ mp_status *mp_session_load_params(mp_session *session, const char *path);
 /* Runs one training step; `out_loss` (may be NULL) receives the loss. On
  * failure no persistent tensor changes. */
 mp_status *mp_session_run_step(mp_session *session, float *out_loss);
+/* 1 when the last mp_session_run_step failed because a check of the step
+ * did not hold (a non-finite gradient where the plan checks instead of
+ * skipping: the status message names it), else 0 (also for NULL). */
+int mp_session_last_step_failed_check(const mp_session *session);
 
 /* Replays one step with a finiteness check after every kernel and writes
  * the diagnosis to `*out_text` (several lines: the first kernel that made

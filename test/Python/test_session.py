@@ -1,0 +1,198 @@
+"""mp.Session: a plan trained in this process gives mp-run's numbers bit for
+bit (one engine, two front doors); bad batches, a failed gradient check and
+bad files are Python exceptions that change no state; a checkpoint resumes
+bitwise."""
+import subprocess
+
+import numpy as np
+import pytest
+
+import mp
+from conftest import tool
+
+BATCH, FEATURES, CLASSES, STEPS = 32, 784, 10, 6
+
+
+def dataset(seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((BATCH * STEPS, FEATURES)).astype(np.float32)
+    y = rng.integers(0, CLASSES, BATCH * STEPS).astype(np.int64)
+    return x, y
+
+
+def params(session):
+    return {name: session.get(name) for name in session.params}
+
+
+def same(a, b):
+    assert a.keys() == b.keys()
+    for name in a:
+        assert a[name].tobytes() == b[name].tobytes(), name
+
+
+@pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16"])
+def test_same_numbers_as_mp_run(compile_plan, tmp_path, policy):
+    plan = compile_plan("mlp", policy)
+    x, y = dataset()
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    checkpoint = tmp_path / "mp-run.ckpt"
+    subprocess.run(
+        [tool("mp-run"), plan, "--data", "input0=%s" % (tmp_path / "x.npy"),
+         "--data", "label0=%s" % (tmp_path / "y.npy"), "--steps", str(STEPS),
+         "--no-shuffle", "--seed", "0", "--plain", "--replay", "off",
+         "--checkpoint", str(checkpoint)],
+        check=True, capture_output=True)
+
+    session = mp.Session(plan)
+    assert session.policy == policy
+    assert session.inputs == ["input0"] and session.labels == ["label0"]
+    session.init_params(seed=0)
+    losses = []
+    for step in range(STEPS):
+        rows = slice(step * BATCH, (step + 1) * BATCH)
+        losses.append(session.step(x[rows], y[rows]))
+    assert all(np.isfinite(losses))
+    assert session.scaler_stats()["steps_run"] == STEPS
+
+    from_mp_run = mp.Session(plan)
+    from_mp_run.load_checkpoint(checkpoint)
+    same(params(session), params(from_mp_run))
+
+
+def test_checkpoint_resumes_bitwise(compile_plan, tmp_path):
+    plan = compile_plan("mlp", "mixed_bfloat16")
+    x, y = dataset(1)
+    batches = [(x[i * BATCH:(i + 1) * BATCH], y[i * BATCH:(i + 1) * BATCH])
+               for i in range(STEPS)]
+    first = mp.Session(plan)
+    first.init_params(seed=5)
+    for batch in batches[:3]:
+        first.step(*batch)
+    first.save_checkpoint(tmp_path / "half.ckpt")
+    for batch in batches[3:]:
+        first.step(*batch)
+
+    resumed = mp.Session(plan)
+    resumed.load_checkpoint(tmp_path / "half.ckpt")
+    assert resumed.scaler_stats()["steps_run"] == 3
+    for batch in batches[3:]:
+        resumed.step(*batch)
+    same(params(first), params(resumed))
+    assert resumed.scaler_stats() == first.scaler_stats()
+
+
+def test_bad_batches_name_the_tensor_and_change_nothing(compile_plan):
+    session = mp.Session(compile_plan("mlp", "float32"))
+    session.init_params(seed=0)
+    x, y = dataset()
+    x, y = x[:BATCH], y[:BATCH]
+    before = params(session)
+
+    with pytest.raises(mp.DataError, match=r"'input0' takes f32\[32, 784\], "
+                       r"got float64\[32, 784\]"):
+        session.step(x.astype(np.float64), y)
+    with pytest.raises(mp.DataError, match=r"'input0' takes f32\[32, 784\], "
+                       r"got float32\[31, 784\]"):
+        session.step(x[:31], y)
+    with pytest.raises(mp.DataError, match="no tensor 'images'"):
+        session.step(images=x, label0=y)
+    with pytest.raises(mp.DataError, match="takes 2 tensors"):
+        session.step(x, y, y)
+    with pytest.raises(mp.DataError, match="'label0' takes i64"):
+        session.step(x, y.astype(np.float32))
+    # A label outside the classes: the runtime's error, as a DataError.
+    with pytest.raises(mp.DataError, match="label"):
+        session.step(x, np.full(BATCH, CLASSES, dtype=np.int64))
+    same(before, params(session))
+    assert session.scaler_stats()["steps_run"] == 0
+
+    # Narrower integers whose values fit are taken.
+    assert np.isfinite(session.step(x, y.astype(np.int32)))
+
+
+def test_failed_gradient_check_is_a_numerics_error(compile_plan):
+    session = mp.Session(compile_plan("mlp", "float32"))
+    session.init_params(seed=0)
+    x, y = dataset()
+    x, y = x[:BATCH].copy(), y[:BATCH]
+    session.step(x, y)
+    before = params(session)
+    x[3, 7] = np.nan
+    with pytest.raises(mp.NumericsError) as failed:
+        session.step(x, y)
+    assert "gradient" in str(failed.value)
+    assert failed.value.diagnosis  # the replay of the step
+    same(before, params(session))
+    x[3, 7] = 0.5
+    assert np.isfinite(session.step(x, y))
+
+
+def test_torch_tensors_and_the_bf16_rule(compile_plan):
+    torch = pytest.importorskip("torch")
+    session = mp.Session(compile_plan("mlp", "float32"))
+    session.init_params(seed=0)
+    x, y = dataset()
+    assert np.isfinite(session.step(torch.from_numpy(x[:BATCH]),
+                                    torch.from_numpy(y[:BATCH])))
+    # float32 -> bf16 rounds to nearest even, as torch does.
+    from mp.session import _from_bf16_bits, _to_bf16_bits
+    values = np.concatenate([
+        np.random.default_rng(2).standard_normal(4096).astype(np.float32),
+        np.array([0.0, -0.0, np.inf, -np.inf, 1 + 2 ** -8, 1 + 3 * 2 ** -8,
+                  3.3895314e38], dtype=np.float32)])
+    want = torch.from_numpy(values).to(torch.bfloat16).view(torch.int16)
+    got = _to_bf16_bits(values)
+    assert got.tobytes() == want.numpy().tobytes()
+    assert np.isnan(_from_bf16_bits(_to_bf16_bits(
+        np.array([np.nan], dtype=np.float32)))).all()
+
+
+def test_bad_files_and_backends():
+    with pytest.raises(mp.PlanError, match="no-such.mpplan"):
+        mp.Session("/nonexistent/no-such.mpplan")
+    with pytest.raises(mp.Error) as unknown:
+        mp.Session(__file__)
+    assert unknown.value.code in ("data_loss", "invalid_argument")
+
+
+def test_unknown_backend_is_named(compile_plan):
+    with pytest.raises(mp.Error, match="gpu9"):
+        mp.Session(compile_plan("mlp", "float32"), backend="gpu9")
+
+
+def test_ctrl_c_leaves_whole_steps(compile_plan):
+    """Ctrl-C (SIGINT) in the middle of training: the step running then is
+    applied whole or not at all, and the session goes on; its state is that
+    of exactly `steps_run` whole steps."""
+    import os
+    import signal
+    import threading
+
+    plan = compile_plan("mlp", "mixed_bfloat16")
+    x, y = dataset(3)
+    batches = [(x[i * BATCH:(i + 1) * BATCH], y[i * BATCH:(i + 1) * BATCH])
+               for i in range(STEPS)]
+    session = mp.Session(plan)
+    session.init_params(seed=0)
+    timer = threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGINT))
+    interrupted = False
+    timer.start()
+    try:
+        for _ in range(10000):
+            for batch in batches:
+                session.step(*batch)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        timer.cancel()
+    assert interrupted
+    done = session.scaler_stats()["steps_run"]
+    assert done > 0
+
+    replay = mp.Session(plan)
+    replay.init_params(seed=0)
+    for i in range(done):
+        replay.step(*batches[i % STEPS])
+    same(params(session), params(replay))
+    session.step(*batches[done % STEPS])  # still usable
