@@ -3,6 +3,8 @@ process (docs/python.md).
 
 - mp.Session: a compiled plan's training step, one step per call, on the
   runtime mp-run uses (same kernels, same numbers).
+- mp.torch.compile: a PyTorch model's training step exported, compiled and
+  loaded in one call (imported on first use: `import mp` needs no torch).
 - mp.Error and its subclasses: every failure, with the runtime's message.
 """
 from .errors import (BackendError, CompileError, DataError, Error,
@@ -13,3 +15,10 @@ __all__ = [
     "BackendError", "CompileError", "DataError", "Error", "ExportError",
     "NumericsError", "PlanError", "Session", "TensorInfo",
 ]
+
+
+def __getattr__(name):
+    if name == "torch":
+        import importlib
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError("module 'mp' has no attribute '%s'" % name)

@@ -1,0 +1,277 @@
+"""mp.torch.compile: a PyTorch model's training step, exported, compiled and
+trained in the user's own loop (docs/python.md).
+
+    step = mp.torch.compile(model, optimizer, example=(x, y),
+                            policy="mixed_bfloat16")
+    for x, y in loader:            # any DataLoader, augmentation, new data
+        loss = step(x, y)          # a float
+    step.sync_to(model)            # the trained weights, into the nn.Module
+
+The step is the one PyTorch would run (mp_export: the model's forward, the
+loss, backward, clipping, the optimizer and its schedule), traced once on
+`example`; mp trains its own copy of the state from then on. A model or
+optimizer changed after compile() (a parameter replaced or written in
+place, train()/eval() switched) would be trained differently, so step()
+refuses it, naming what changed; sync_to() and load_state_dict() are the
+ways state moves between the two.
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import torch
+
+from . import _native
+from .errors import CompileError, DataError, Error, ExportError
+from .session import Session
+
+_POLICIES = ("float32", "mixed_bfloat16", "mixed_float16")
+
+
+def _tool(name):
+    """BUILD/bin/NAME of the build the runtime library comes from, the
+    checkout's build, or NAME on PATH."""
+    candidates = []
+    if os.environ.get("MP_BUILD_DIR"):
+        candidates.append(os.path.join(os.environ["MP_BUILD_DIR"], "bin", name))
+    candidates.append(os.path.join(_native._REPO, "build", "bin", name))
+    for path in candidates:
+        if os.access(path, os.X_OK):
+            return path
+    found = shutil.which(name)
+    if found:
+        return found
+    raise Error("mp: %s not found (tried %s and PATH); build it with "
+                "scripts/build.sh or set MP_BUILD_DIR" % (
+                    name, ", ".join(candidates)))
+
+
+def _model_state(model):
+    """What step() checks has not changed since compile: each parameter
+    and buffer object with its in-place version counter, and every
+    module's train/eval mode."""
+    tensors = [(name, id(t), t._version)
+               for name, t in list(model.named_parameters()) +
+               list(model.named_buffers())]
+    modes = [(name, m.training) for name, m in model.named_modules()]
+    return tensors, modes
+
+
+def _hyperparameters(optimizer):
+    """The optimizer's param groups without their tensors: what the step
+    baked in."""
+    def plain(value):
+        return value.tolist() if torch.is_tensor(value) else value
+    return [{k: plain(v) for k, v in group.items() if k != "params"}
+            for group in optimizer.param_groups]
+
+
+def _changed(before, after):
+    """A sentence on the first difference of two _model_state()s, or ""."""
+    (tensors0, modes0), (tensors1, modes1) = before, after
+    names0 = {n: (i, v) for n, i, v in tensors0}
+    names1 = {n: (i, v) for n, i, v in tensors1}
+    for name in names0:
+        if name not in names1:
+            return "'%s' was removed" % name
+        if names0[name][0] != names1[name][0]:
+            return "'%s' was replaced by another tensor" % name
+        if names0[name][1] != names1[name][1]:
+            return "'%s' was written in place" % name
+    for name in names1:
+        if name not in names0:
+            return "'%s' was added" % name
+    for (name, mode0), (_, mode1) in zip(modes0, modes1):
+        if mode0 != mode1:
+            return "%s was switched to %s()" % (
+                "module '%s'" % name if name else "the model",
+                "train" if mode1 else "eval")
+    return ""
+
+
+class CompiledStep:
+    """A compiled training step (mp.torch.compile): call it with a batch."""
+
+    def __init__(self, model, optimizer, session, work_dir, remove_work_dir,
+                 names):
+        self.model, self.optimizer, self.session = model, optimizer, session
+        self.work_dir = work_dir
+        self._remove = remove_work_dir
+        self._names = names  # the model's state_dict keys the step holds
+        self._state = _model_state(model)
+        self._groups = _hyperparameters(optimizer)
+
+    # -- training ---------------------------------------------------------
+
+    def __call__(self, *batch):
+        """One training step on `batch` (the example's order: inputs, then
+        labels); returns the loss as a float. A batch of another shape (a
+        last partial batch) is refused: use DataLoader(drop_last=True)."""
+        changed = _changed(self._state, _model_state(self.model))
+        if changed:
+            raise Error(
+                "mp.torch: the model changed after compile(): %s; mp trains "
+                "its own copy of the state, so the change would not be "
+                "trained. Move state with step.load_state_dict() / "
+                "step.sync_to(model), or compile again" % changed)
+        groups = _hyperparameters(self.optimizer)
+        if groups != self._groups:
+            group = next(i for i, (a, b) in enumerate(zip(self._groups, groups))
+                         if a != b) if len(groups) == len(self._groups) else 0
+            keys = sorted(k for k in set(groups[group]) | set(self._groups[group])
+                          if groups[group].get(k) != self._groups[group].get(k))
+            raise Error(
+                "mp.torch: the optimizer changed after compile(): param group "
+                "%d's %s (a scheduler.step() or an assignment in the loop?); "
+                "the compiled step has its hyper-parameters and schedule "
+                "built in: pass the scheduler to compile() instead, or "
+                "compile again" % (group, ", ".join(keys)))
+        names = self.session.inputs + self.session.labels
+        for name, value in zip(names, batch):
+            info = self.session.tensors[name]
+            shape = tuple(getattr(value, "shape", ()))
+            if shape and info.shape and shape[1:] == info.shape[1:] and \
+                    shape[0] != info.shape[0]:
+                raise DataError(
+                    "'%s' holds a batch of %d, the step was compiled for %d "
+                    "(the example's): a last partial batch? Use "
+                    "DataLoader(..., drop_last=True)" % (name, shape[0],
+                                                        info.shape[0]))
+        return self.session.step(*batch)
+
+    def scaler_stats(self):
+        return self.session.scaler_stats()
+
+    # -- state ------------------------------------------------------------
+
+    def sync_to(self, model=None):
+        """Writes the trained parameters and buffers into `model` (default:
+        the compiled one), in place, under their state_dict keys, so that
+        torch.save(model.state_dict()) and PyTorch's own forward see them."""
+        model = model if model is not None else self.model
+        state = model.state_dict()
+        with torch.no_grad():
+            for name in self._names:
+                if name in state:
+                    value = torch.from_numpy(self.session.get(name))
+                    state[name].copy_(value.to(state[name].dtype))
+        if model is self.model:
+            self._state = _model_state(model)
+
+    def state_dict(self):
+        """{"model": the model's state_dict keys -> tensors, "optimizer":
+        '<param>.<state key>' -> tensors (momentum_buffer, exp_avg, ...),
+        "scaler": the loss scaler's state}: copies."""
+        model, optimizer, scaler = {}, {}, {}
+        for name, info in self.session.tensors.items():
+            if info.role in ("param", "buffer") and name in self._names:
+                model[name] = torch.from_numpy(self.session.get(name))
+            elif info.role == "optimizer_state":
+                optimizer[name] = torch.from_numpy(self.session.get(name))
+            elif info.role == "scaler_state":
+                scaler[name] = torch.from_numpy(self.session.get(name))
+        return {"model": model, "optimizer": optimizer, "scaler": scaler}
+
+    def load_state_dict(self, state):
+        """Sets the step's state from a state_dict() (or a model's own
+        state_dict under "model"); names it does not hold are an error."""
+        for part in ("model", "optimizer", "scaler"):
+            for name, value in state.get(part, {}).items():
+                if name not in self.session.tensors:
+                    raise DataError("the step holds no '%s' (%s)" % (name,
+                                                                     part))
+                self.session.set(name, value)
+
+    def save(self, path):
+        """A checkpoint of everything the step holds (mp-run's format); a
+        resume with load() is bitwise."""
+        self.session.save_checkpoint(path)
+
+    def load(self, path):
+        self.session.load_checkpoint(path)
+
+    def close(self):
+        self.session.close()
+        if self._remove and self.work_dir and os.path.isdir(self.work_dir):
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+            self.work_dir = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001  (interpreter shutdown)
+            pass
+
+
+def compile(model, optimizer=None, loss_fn=None, example=None, *,
+            train_step=None, policy="mixed_bfloat16", backend=None,
+            scheduler=None, clip_grad_norm=None, clip_grad_value=None,
+            norm_type=2.0, schedule_steps=None, compile_options="",
+            work_dir=None):
+    """Exports, compiles and loads one training step of `model`.
+
+    - `model`, `optimizer`, `loss_fn` (default F.cross_entropy): the step
+      PyTorch's loop would run; `scheduler`, `clip_grad_norm`,
+      `clip_grad_value` as mp_export.torch.export takes them.
+    - `train_step`: instead, the user's own loop body f(x, y) (zero_grad,
+      forward, loss, backward, clipping, optimizer.step, scheduler.step,
+      GradScaler), read from the function as mp_export.torch.export_step
+      does.
+    - `example`: (x, y), a batch of the shape every step gets.
+    - `policy`: float32, mixed_bfloat16 or mixed_float16;
+      `compile_options`: more --mixed-precision options ("deny-add=...").
+    - `backend`: as mp.Session's.
+
+    The step starts from the model's current state. Raises ExportError
+    (the exporter's message, naming the user's source line), CompileError
+    (mp-compile's) or the Session's errors."""
+    if example is None or len(example) != 2:
+        raise Error("mp.torch.compile needs example=(x, y): a batch of the "
+                    "shape every step gets")
+    if policy not in _POLICIES:
+        raise Error("mp.torch.compile: unknown policy '%s' (expected %s)" % (
+            policy, ", ".join(_POLICIES)))
+    if optimizer is None:
+        raise Error("mp.torch.compile needs the optimizer the step updates "
+                    "the model with")
+    from mp_export.common import ExportError as _ExporterError
+    import mp_export.torch as exporter
+
+    remove = work_dir is None
+    work_dir = work_dir or tempfile.mkdtemp(prefix="mp-torch-")
+    os.makedirs(work_dir, exist_ok=True)
+    x, y = example
+    try:
+        if train_step is not None:
+            exporter.export_step(train_step, model, optimizer, x, y, work_dir,
+                                 "step", schedule_steps=schedule_steps)
+        else:
+            exporter.export(model, optimizer, x, y, work_dir, "step",
+                            loss_fn=loss_fn, scheduler=scheduler,
+                            clip_grad_norm=clip_grad_norm,
+                            clip_grad_value=clip_grad_value,
+                            norm_type=norm_type,
+                            schedule_steps=schedule_steps)
+    except _ExporterError as error:
+        if remove:
+            shutil.rmtree(work_dir, ignore_errors=True)
+        raise ExportError(str(error)) from error
+
+    step_mlir = os.path.join(work_dir, "step.mlir")
+    plan = os.path.join(work_dir, "step.%s.mpplan" % policy)
+    options = "policy=" + policy + (" " + compile_options
+                                     if compile_options else "")
+    compiled = subprocess.run(
+        [_tool("mp-compile"), step_mlir, "--mixed-precision=" + options,
+         "-o", plan], capture_output=True, text=True)
+    if compiled.returncode != 0:
+        if remove:
+            shutil.rmtree(work_dir, ignore_errors=True)
+        raise CompileError((compiled.stderr or compiled.stdout).strip())
+
+    session = Session(plan, backend=backend)
+    session.load_params(os.path.join(work_dir, "step.init.safetensors"))
+    names = [n for n in model.state_dict() if n in session.tensors]
+    return CompiledStep(model, optimizer, session, work_dir, remove, names)
+

@@ -1,0 +1,261 @@
+"""mp.torch.compile in a plain PyTorch loop: a small CNN trained over a
+DataLoader with random augmentation reaches the accuracy of the same loop
+under torch.autocast; the batches it saw, fed to mp-run, give its
+parameters bit for bit (one engine, two front doors); what would train
+differently from the user's model is refused."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+import mp  # noqa: E402
+import mp.torch  # noqa: E402,F401
+from conftest import tool  # noqa: E402
+
+CLASSES, SIDE, BATCH, EPOCHS = 4, 12, 32, 4
+# float32 steps against PyTorch's own: the export corpus' tolerance
+# (docs/exporters.md), per-step losses within 1e-4 relative.
+FLOAT32_RTOL = 1e-4
+# The autocast run and mp's may end this far apart in test accuracy (both
+# train from the same initial weights on the same batches, with bf16
+# rounding in other places; 1 of the 256 test images is 0.004).
+ACCURACY_TOLERANCE = 0.06
+
+
+class Shapes(torch.utils.data.Dataset):
+    """Class c: a brighter c-th quadrant on strong noise; a random shift
+    and noise drawn anew on every read (each epoch's batches differ)."""
+
+    def __init__(self, count, seed, augment):
+        g = torch.Generator().manual_seed(seed)
+        self.labels = torch.randint(0, CLASSES, (count,), generator=g)
+        self.base = torch.randn(count, 1, SIDE, SIDE, generator=g) * 1.2
+        h = SIDE // 2
+        for i, c in enumerate(self.labels.tolist()):
+            r, col = divmod(c, 2)
+            self.base[i, 0, r * h:(r + 1) * h, col * h:(col + 1) * h] += 0.35
+        self.augment = augment
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        x = self.base[i]
+        if self.augment:
+            x = x + 0.1 * torch.randn_like(x)
+            # A shift of up to one pixel each way keeps the quadrant.
+            shift = torch.randint(-1, 2, (2,)).tolist()
+            x = torch.roll(x, shifts=shift, dims=(-2, -1))
+        return x, self.labels[i]
+
+
+def cnn():
+    return nn.Sequential(
+        # No bias before the batch norm: its gradient is 0 up to rounding,
+        # which Adam would blow up to steps of lr either way.
+        nn.Conv2d(1, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+        nn.MaxPool2d(2), nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(64, CLASSES))
+
+
+def accuracy(model, data):
+    model.eval()
+    with torch.no_grad():
+        x = torch.stack([data[i][0] for i in range(len(data))])
+        right = (model(x).argmax(1) == data.labels).float().mean().item()
+    model.train()
+    return right
+
+
+def loader(seed):
+    return torch.utils.data.DataLoader(
+        Shapes(512, 1, augment=True), batch_size=BATCH, shuffle=True,
+        drop_last=True, generator=torch.Generator().manual_seed(seed))
+
+
+def test_trains_like_autocast_and_like_mp_run(tmp_path):
+    torch.manual_seed(0)
+    test = Shapes(256, 2, augment=False)
+    model = cnn()
+    reference = cnn()
+    reference.load_state_dict(model.state_dict())
+
+    # The user's loop under autocast (bf16), PyTorch's own.
+    optimizer = torch.optim.SGD(reference.parameters(), lr=0.05, momentum=0.9)
+    torch.manual_seed(10)  # the same augmentations in both loops
+    for _ in range(EPOCHS):
+        for x, y in loader(3):
+            optimizer.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = nn.functional.cross_entropy(reference(x), y)
+            loss.backward()
+            optimizer.step()
+    autocast_accuracy = accuracy(reference, test)
+
+    # The same loop with mp.torch.compile.
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    x0, y0 = next(iter(loader(4)))
+    step = mp.torch.compile(model, optimizer, example=(x0, y0),
+                            policy="mixed_bfloat16",
+                            work_dir=str(tmp_path / "step"))
+    seen_x, seen_y, losses = [], [], []
+    torch.manual_seed(10)
+    for _ in range(EPOCHS):
+        for x, y in loader(3):
+            seen_x.append(x.numpy().copy())
+            seen_y.append(y.numpy().copy())
+            losses.append(step(x, y))
+    assert losses[-1] < losses[0]
+    step.sync_to(model)
+    mp_accuracy = accuracy(model, test)
+    print("test accuracy: autocast bf16 %.3f, mp mixed_bfloat16 %.3f"
+          % (autocast_accuracy, mp_accuracy))
+    assert autocast_accuracy > 0.6, autocast_accuracy  # chance: 0.25
+    assert abs(mp_accuracy - autocast_accuracy) <= ACCURACY_TOLERANCE, (
+        mp_accuracy, autocast_accuracy)
+
+    # sync_to wrote exactly the step's state into the nn.Module.
+    trained = step.state_dict()["model"]
+    for name, value in model.state_dict().items():
+        if name in trained:
+            assert torch.equal(value, trained[name]), name
+
+    # The same batches through mp-run: the same parameters, bit for bit.
+    np.save(tmp_path / "x.npy", np.concatenate(seen_x))
+    np.save(tmp_path / "y.npy", np.concatenate(seen_y))
+    checkpoint = tmp_path / "mp-run.ckpt"
+    work = str(tmp_path / "step")
+    subprocess.run(
+        [tool("mp-run"), os.path.join(work, "step.mixed_bfloat16.mpplan"),
+         "--train-x", str(tmp_path / "x.npy"), "--train-y",
+         str(tmp_path / "y.npy"), "--init-params",
+         os.path.join(work, "step.init.safetensors"), "--no-shuffle",
+         "--steps", str(len(seen_x)), "--plain", "--replay", "off",
+         "--checkpoint", str(checkpoint)],
+        check=True, capture_output=True)
+    from_mp_run = mp.Session(os.path.join(work, "step.mixed_bfloat16.mpplan"))
+    from_mp_run.load_checkpoint(checkpoint)
+    for name in step.session.params:
+        assert step.session.get(name).tobytes() == \
+            from_mp_run.get(name).tobytes(), name
+
+
+def test_float32_step_is_pytorchs_and_resumes_bitwise(tmp_path):
+    torch.manual_seed(1)
+    model = cnn()
+    reference = cnn()
+    reference.load_state_dict(model.state_dict())
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    batches = list(loader(5))[:6]
+    step = mp.torch.compile(model, optimizer, example=batches[0],
+                            policy="float32")
+    ref_optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3)
+    for i, (x, y) in enumerate(batches):
+        ref_optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(reference(x), y)
+        loss.backward()
+        ref_optimizer.step()
+        assert step(x, y) == pytest.approx(loss.item(), rel=FLOAT32_RTOL), i
+        if i == 2:
+            step.save(tmp_path / "half.ckpt")
+    other = cnn()
+    resumed = mp.torch.compile(other, torch.optim.Adam(other.parameters(),
+                                                       lr=1e-3),
+                               example=batches[0], policy="float32")
+    resumed.load(tmp_path / "half.ckpt")
+    for x, y in batches[3:]:
+        resumed(x, y)
+    for name in step.session.tensors:
+        info = step.session.tensors[name]
+        if info.role in ("param", "buffer", "optimizer_state"):
+            assert step.session.get(name).tobytes() == \
+                resumed.session.get(name).tobytes(), name
+    step.sync_to()
+    for name, value in reference.state_dict().items():
+        if value.is_floating_point():
+            torch.testing.assert_close(model.state_dict()[name], value,
+                                       rtol=1e-4, atol=1e-5, msg=name)
+
+
+def test_refuses_what_would_train_differently():
+    torch.manual_seed(2)
+    model = cnn()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = next(iter(loader(6)))
+    step = mp.torch.compile(model, optimizer, example=(x, y),
+                            policy="float32")
+    step(x, y)
+    with pytest.raises(mp.DataError, match="drop_last=True"):
+        step(x[:5], y[:5])
+    with pytest.raises(mp.DataError, match="got float64"):
+        step(x.double(), y)
+    for group in optimizer.param_groups:
+        group["lr"] = 0.01
+    with pytest.raises(mp.Error, match="optimizer changed after compile.*lr"):
+        step(x, y)
+    for group in optimizer.param_groups:
+        group["lr"] = 0.05
+    step(x, y)
+    with torch.no_grad():
+        model[0].weight.mul_(2)
+    with pytest.raises(mp.Error, match="'0.weight' was written in place"):
+        step(x, y)
+    step.sync_to()  # the step's weights back into the model: in step again
+    model[-1].weight = nn.Parameter(torch.zeros(CLASSES, 64))
+    with pytest.raises(mp.Error, match="'8.weight' was replaced"):
+        step(x, y)
+    model = cnn()
+    step = mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
+                            example=(x, y), policy="float32")
+    model.eval()
+    with pytest.raises(mp.Error, match="switched to eval"):
+        step(x, y)
+
+
+def test_export_and_compile_errors_are_exceptions():
+    model = cnn()
+    x, y = next(iter(loader(7)))
+    with pytest.raises(mp.ExportError):
+        mp.torch.compile(model, torch.optim.LBFGS(model.parameters()),
+                         example=(x, y), policy="float32")
+    with pytest.raises(mp.CompileError, match="deny-add|unknown"):
+        mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
+                         example=(x, y), policy="mixed_bfloat16",
+                         compile_options="deny-add=no.such_op")
+    with pytest.raises(mp.Error, match="unknown policy"):
+        mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
+                         example=(x, y), policy="bf16")
+
+
+def test_loop_body_form_trains_as_the_loop_does():
+    """train_step=: the user's own loop body (zero_grad, forward, loss,
+    backward, clip_grad_norm_, step), as PyTorch runs it."""
+    torch.manual_seed(3)
+    model = cnn()
+    reference = cnn()
+    reference.load_state_dict(model.state_dict())
+
+    def body(model, optimizer):
+        def train_step(x, y):
+            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            optimizer.step()
+            return loss
+        return train_step
+
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    batches = list(loader(8))[:5]
+    step = mp.torch.compile(model, optimizer, example=batches[0],
+                            train_step=body(model, optimizer),
+                            policy="float32")
+    ref_step = body(reference, torch.optim.SGD(reference.parameters(),
+                                               lr=0.1, momentum=0.9))
+    for i, (x, y) in enumerate(batches):
+        want = ref_step(x, y).item()
+        assert step(x, y) == pytest.approx(want, rel=FLOAT32_RTOL), i
