@@ -5,15 +5,16 @@ process (docs/python.md).
   runtime mp-run uses (same kernels, same numbers).
 - mp.torch.compile: a PyTorch model's training step exported, compiled and
   loaded in one call (imported on first use: `import mp` needs no torch).
+- mp.auto_policy(target): what policy="auto" picks on this machine, and why.
 - mp.Error and its subclasses: every failure, with the runtime's message.
 """
 from .errors import (BackendError, CompileError, DataError, Error,
                      ExportError, NumericsError, PlanError)
-from .session import Session, TensorInfo
+from .session import Session, TensorInfo, auto_policy
 
 __all__ = [
     "BackendError", "CompileError", "DataError", "Error", "ExportError",
-    "NumericsError", "PlanError", "Session", "TensorInfo",
+    "NumericsError", "PlanError", "Session", "TensorInfo", "auto_policy",
 ]
 
 

@@ -84,6 +84,9 @@ _SIGNATURES = {
     "mp_session_diagnose_step": (
         _STATUS, [_P, ctypes.c_float, ctypes.POINTER(ctypes.c_void_p)]),
     "mp_string_free": (None, [ctypes.c_void_p]),
+    "mp_auto_policy": (
+        _STATUS, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+                  ctypes.POINTER(ctypes.c_void_p)]),
     "mp_session_get_scaler_stats": (
         _STATUS, [_P, ctypes.POINTER(ScalerStats)]),
     "mp_session_save_checkpoint": (_STATUS, [_P, ctypes.c_char_p]),

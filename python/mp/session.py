@@ -92,6 +92,22 @@ def _as_array(value):
     return np.asarray(value), False
 
 
+def auto_policy(target="cpu"):
+    """(policy, reason): what policy="auto" picks for `target` ("cpu": this
+    machine's CPU; "cuda") and why: mixed_bfloat16 where bf16 matmuls are
+    native, mixed_float16 where only fp16 ones are, else float32."""
+    native = _native.lib()
+    policy, reason = ctypes.c_void_p(), ctypes.c_void_p()
+    code, message = _native.take_status(native.mp_auto_policy(
+        str(target).encode(), ctypes.byref(policy), ctypes.byref(reason)))
+    _raise(code, message)
+    out = (ctypes.string_at(policy.value).decode(),
+           ctypes.string_at(reason.value).decode())
+    native.mp_string_free(policy)
+    native.mp_string_free(reason)
+    return out
+
+
 class Session:
     """A plan's training step, run in this process. `backend`: "cpu",
     "reference", "cuda" or None (the default: cpu where oneDNN loads)."""

@@ -18,15 +18,17 @@ ways state moves between the two.
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import torch
 
 from . import _native
 from .errors import CompileError, DataError, Error, ExportError
-from .session import Session
+from .session import Session, auto_policy
 
-_POLICIES = ("float32", "mixed_bfloat16", "mixed_float16")
+_POLICIES = ("float32", "mixed_bfloat16", "mixed_float16", "auto")
+_SAID = set()  # the auto decisions already printed in this process
 
 
 def _tool(name):
@@ -205,7 +207,7 @@ class CompiledStep:
 
 
 def compile(model, optimizer=None, loss_fn=None, example=None, *,
-            train_step=None, policy="mixed_bfloat16", backend=None,
+            train_step=None, policy="auto", backend=None,
             scheduler=None, clip_grad_norm=None, clip_grad_value=None,
             norm_type=2.0, schedule_steps=None, compile_options="",
             work_dir=None):
@@ -219,8 +221,10 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
       GradScaler), read from the function as mp_export.torch.export_step
       does.
     - `example`: (x, y), a batch of the shape every step gets.
-    - `policy`: float32, mixed_bfloat16 or mixed_float16;
-      `compile_options`: more --mixed-precision options ("deny-add=...").
+    - `policy`: "auto" (the default: mp.auto_policy() for the backend's
+      target, said once per process with the reason), float32,
+      mixed_bfloat16 or mixed_float16; `compile_options`: more
+      --mixed-precision options ("deny-add=...").
     - `backend`: as mp.Session's.
 
     The step starts from the model's current state. Raises ExportError
@@ -235,6 +239,14 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
     if optimizer is None:
         raise Error("mp.torch.compile needs the optimizer the step updates "
                     "the model with")
+    reason = ""
+    if policy == "auto":
+        target = "cuda" if backend == "cuda" else "cpu"
+        policy, reason = auto_policy(target)
+        if (policy, reason) not in _SAID:
+            _SAID.add((policy, reason))
+            print("mp: policy auto: %s: %s" % (policy, reason),
+                  file=sys.stderr)
     from mp_export.common import ExportError as _ExporterError
     import mp_export.torch as exporter
 
@@ -260,8 +272,9 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
 
     step_mlir = os.path.join(work_dir, "step.mlir")
     plan = os.path.join(work_dir, "step.%s.mpplan" % policy)
-    options = "policy=" + policy + (" " + compile_options
-                                     if compile_options else "")
+    options = "policy=" + policy + \
+        (" target=cuda" if backend == "cuda" else "") + \
+        (" " + compile_options if compile_options else "")
     compiled = subprocess.run(
         [_tool("mp-compile"), step_mlir, "--mixed-precision=" + options,
          "-o", plan], capture_output=True, text=True)
@@ -273,5 +286,7 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
     session = Session(plan, backend=backend)
     session.load_params(os.path.join(work_dir, "step.init.safetensors"))
     names = [n for n in model.state_dict() if n in session.tensors]
-    return CompiledStep(model, optimizer, session, work_dir, remove, names)
+    step = CompiledStep(model, optimizer, session, work_dir, remove, names)
+    step.policy, step.policy_reason = policy, reason
+    return step
 

@@ -196,3 +196,12 @@ def test_ctrl_c_leaves_whole_steps(compile_plan):
         replay.step(*batches[i % STEPS])
     same(params(session), params(replay))
     session.step(*batches[done % STEPS])  # still usable
+
+
+def test_auto_policy_names_its_reason():
+    policy, reason = mp.auto_policy("cpu")
+    assert policy in ("float32", "mixed_bfloat16", "mixed_float16")
+    assert reason.startswith("this CPU (")
+    assert mp.auto_policy("cuda")[0] == "mixed_bfloat16"
+    with pytest.raises(mp.Error, match="unknown target 'tpu'"):
+        mp.auto_policy("tpu")

@@ -259,3 +259,14 @@ def test_loop_body_form_trains_as_the_loop_does():
     for i, (x, y) in enumerate(batches):
         want = ref_step(x, y).item()
         assert step(x, y) == pytest.approx(want, rel=FLOAT32_RTOL), i
+
+
+def test_policy_auto_is_the_machines():
+    model = cnn()
+    x, y = next(iter(loader(9)))
+    step = mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
+                            example=(x, y))
+    want, reason = mp.auto_policy("cpu")
+    assert step.policy == want == step.session.policy
+    assert step.policy_reason == reason
+    assert np.isfinite(step(x, y))

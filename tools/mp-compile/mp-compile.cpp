@@ -224,9 +224,25 @@ static int compile(int argc, char **argv) {
     }
     if (fixInitScale != 0)
       options->initScale = fixInitScale;
+    // policy=auto: chosen here, for this machine and the options' target
+    // (docs/python.md); said once, with the reason.
+    bool automatic = options->policy == "auto";
+    if (automatic) {
+      std::string reason;
+      std::string chosen = mp::rt::autoPolicy(options->target, reason);
+      if (chosen.empty()) {
+        llvm::errs() << "mp-compile: policy=auto: unknown target '"
+                     << options->target << "' (cpu or cuda)\n";
+        return 1;
+      }
+      llvm::errs() << "mp-compile: policy auto: " << chosen << ": " << reason
+                   << "\n";
+      options->policy = chosen;
+    }
     // The plan records the options it was compiled with (its own recompile
-    // starts from them): as given, or printed from the merged ones.
-    if (fixes) {
+    // starts from them): as given, or printed from the merged ones (the
+    // policy auto chose, not "auto").
+    if (fixes || automatic) {
       std::string printed;
       llvm::raw_string_ostream os(printed);
       options->print(os);

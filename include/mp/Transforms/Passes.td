@@ -9,7 +9,7 @@ include "mlir/Pass/PassBase.td"
 // these same records, with copyTo() into each pass's options).
 defvar PrecisionListOptions = [
     Option<"policy", "policy", "std::string", "\"mixed_bfloat16\"",
-           "float32, mixed_bfloat16 or mixed_float16">,
+           "float32, mixed_bfloat16 or mixed_float16 (mp-compile also takes auto: the fast and safe one for this machine)">,
     Option<"target", "target", "std::string", "\"cpu\"",
            "whose default lists apply where they differ: cpu (oneDNN) or cuda">,
     Option<"policyFile", "policy-file", "std::string", "\"\"",

@@ -9,6 +9,7 @@
 #include "mp/runtime/mp_runtime.h"
 
 #include "mp/runtime/Checkpoint.h"
+#include "mp/runtime/CpuFeatures.h"
 #include "mp/runtime/Replay.h"
 #include "mp/runtime/Session.h"
 
@@ -169,6 +170,17 @@ size_t mp_session_tensor_count(const mp_session *session) {
   return session ? session->session->tensors().size() : 0;
 }
 
+/// A malloc'ed copy of `text` in *out (freed with mp_string_free).
+static Status copyString(const char *function, const std::string &text,
+                         char **out) {
+  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+  if (!copy)
+    return internalError(std::string(function) + ": out of memory");
+  std::memcpy(copy, text.c_str(), text.size() + 1);
+  *out = copy;
+  return Status::ok();
+}
+
 static void fillInfo(const TensorInfo &info, mp_tensor_info_t *out) {
   out->name = info.name.c_str();
   out->role = info.isOutput ? MP_TENSOR_ROLE_OUTPUT
@@ -282,17 +294,33 @@ mp_status *mp_session_diagnose_step(mp_session *session, float loss_scale,
     double used = s.scalerStats().enabled
                       ? (loss_scale > 0 ? loss_scale : before)
                       : 0.0;
-    std::string text = diagnose(s, *finding, used).text;
-    char *copy = static_cast<char *>(std::malloc(text.size() + 1));
-    if (!copy)
-      return internalError(std::string(function) + ": out of memory");
-    std::memcpy(copy, text.c_str(), text.size() + 1);
-    *out_text = copy;
-    return Status::ok();
+    return copyString(function, diagnose(s, *finding, used).text, out_text);
   });
 }
 
 void mp_string_free(char *text) { std::free(text); }
+
+mp_status *mp_auto_policy(const char *target, char **out_policy,
+                          char **out_reason) {
+  return guard(__func__, [&](const char *function) -> Status {
+    MP_CHECK_ARG(target);
+    MP_CHECK_ARG(out_policy);
+    MP_CHECK_ARG(out_reason);
+    std::string reason, policy = autoPolicy(target, reason);
+    if (policy.empty())
+      return invalidArgument(std::string(function) + ": unknown target '" +
+                             target + "' (cpu or cuda)");
+    char *chosen = nullptr;
+    MP_RETURN_IF_ERROR(copyString(function, policy, &chosen));
+    Status copied = copyString(function, reason, out_reason);
+    if (!copied.isOk()) {
+      std::free(chosen);
+      return copied;
+    }
+    *out_policy = chosen;
+    return Status::ok();
+  });
+}
 
 mp_status *mp_session_get_scaler_stats(const mp_session *session,
                                        mp_scaler_stats_t *out_stats) {

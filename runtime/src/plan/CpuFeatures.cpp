@@ -234,3 +234,33 @@ std::string mp::rt::policySpeedWarning(const std::string &policy) {
            "operands; float32 is at least as fast here and more accurate";
   return "";
 }
+
+std::string mp::rt::autoPolicy(const std::string &target, std::string &reason) {
+  using vocab::PolicyKind;
+  if (target == "cuda") {
+    reason = "the cuda backend's GPUs (compute capability 8.0 and later) "
+             "compute bf16 on Tensor Cores, with float32's range: no loss "
+             "scaling";
+    return vocab::stringify(PolicyKind::MixedBFloat16);
+  }
+  if (target != "cpu")
+    return "";
+  const CpuFeatureSet &f = cpuFeatureSet();
+  std::string cpu = "this CPU (" + cpuFeatures() + ")";
+  if (f.fastBf16()) {
+    reason = cpu + " has bf16 matrix instructions: bf16 matmuls and "
+                   "convolutions run natively, with float32's range";
+    return vocab::stringify(PolicyKind::MixedBFloat16);
+  }
+  if (f.fastFp16()) {
+    reason = cpu + " has fp16 matrix instructions but no bf16 ones: f16 "
+                   "matmuls and convolutions run natively, with dynamic loss "
+                   "scaling";
+    return vocab::stringify(PolicyKind::MixedFloat16);
+  }
+  reason = cpu + " has no bf16 or fp16 matrix instructions (AVX512-BF16, "
+                 "AMX, AVX512-FP16): 16-bit matmuls would run as f32 ones on "
+                 "widened operands, so a 16-bit policy could only be slower "
+                 "and less accurate than float32";
+  return vocab::stringify(PolicyKind::Float32);
+}

@@ -1,5 +1,6 @@
 //===- CApiTest.cpp - the C API -------------------------------------------===//
 #include "TestPlans.h"
+#include "mp/runtime/CpuFeatures.h"
 #include "mp/runtime/mp_runtime.h"
 
 #include <gtest/gtest.h>
@@ -289,6 +290,31 @@ TEST(CApiTest, SaysWhetherTheLastStepFailedACheck) {
   bindBatch(session.get(), 2);
   EXPECT_C_OK(mp_session_run_step(session.get(), nullptr));
   EXPECT_EQ(mp_session_last_step_failed_check(session.get()), 0);
+}
+
+/// mp_auto_policy: for "cpu", the policy this CPU's features make fast
+/// (derived here from the detected features, so on any CPU); "cuda":
+/// mixed_bfloat16; another target is refused.
+TEST(CApiTest, AutoPolicyFollowsTheDetectedFeatures) {
+  char *policy = nullptr, *reason = nullptr;
+  EXPECT_C_OK(mp_auto_policy("cpu", &policy, &reason));
+  ASSERT_NE(policy, nullptr);
+  const CpuFeatureSet &f = cpuFeatureSet();
+  std::string want = f.fastBf16()   ? "mixed_bfloat16"
+                     : f.fastFp16() ? "mixed_float16"
+                                    : "float32";
+  EXPECT_EQ(std::string(policy), want);
+  EXPECT_NE(std::string(reason).find(cpuFeatures()), std::string::npos)
+      << reason;
+  mp_string_free(policy);
+  mp_string_free(reason);
+  EXPECT_C_OK(mp_auto_policy("cuda", &policy, &reason));
+  EXPECT_EQ(std::string(policy), "mixed_bfloat16");
+  mp_string_free(policy);
+  mp_string_free(reason);
+  StatusHolder unknown(mp_auto_policy("tpu", &policy, &reason));
+  EXPECT_EQ(unknown.code(), MP_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(unknown.message().find("'tpu'"), std::string::npos);
 }
 
 } // namespace

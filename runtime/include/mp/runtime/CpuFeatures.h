@@ -51,6 +51,14 @@ std::string cpuIsaCapForOneDnn();
 /// float32).
 std::string policySpeedWarning(const std::string &policy);
 
+/// policy=auto: the policy that is fast and safe for `target` on this
+/// machine, and why, in one sentence (`reason`). "cpu": mixed_bfloat16
+/// where the CPU has bf16 matrix instructions, else mixed_float16 where it
+/// has fp16 ones, else float32 (a 16-bit policy could only be slower).
+/// "cuda": mixed_bfloat16 (the cuda backend's GPUs compute bf16 on Tensor
+/// Cores and need no loss scaling for it). "" for another target.
+std::string autoPolicy(const std::string &target, std::string &reason);
+
 } // namespace mp::rt
 
 #endif // MP_RUNTIME_CPUFEATURES_H

@@ -168,6 +168,12 @@ mp_status *mp_session_diagnose_step(mp_session *session, float loss_scale,
                                     char **out_text);
 void mp_string_free(char *text);
 
+/* policy=auto: the precision policy that is fast and safe for `target`
+ * ("cpu": this machine's CPU; "cuda") and why, in one sentence; free both
+ * with mp_string_free. MP_STATUS_INVALID_ARGUMENT for another target. */
+mp_status *mp_auto_policy(const char *target, char **out_policy,
+                          char **out_reason);
+
 typedef struct mp_scaler_stats_t {
   int64_t steps_run;
   int64_t steps_skipped;      /* steps whose gradients were inf or NaN */
