@@ -92,15 +92,28 @@ def _changed(before, after):
     return ""
 
 
+def _run_compiler(step_mlir, options, plan, codegen):
+    """mp-compile STEP OPTIONS -o PLAN (with --codegen=cpu); CompileError
+    with its message when it refuses."""
+    command = [_tool("mp-compile"), step_mlir] + options + ["-o", plan]
+    if codegen:
+        command.append("--codegen=cpu")
+    compiled = subprocess.run(command, capture_output=True, text=True)
+    if compiled.returncode != 0:
+        raise CompileError((compiled.stderr or compiled.stdout).strip())
+
+
 class CompiledStep:
     """A compiled training step (mp.torch.compile): call it with a batch."""
 
     def __init__(self, model, optimizer, session, work_dir, remove_work_dir,
-                 names):
+                 names, loss_fn):
         self.model, self.optimizer, self.session = model, optimizer, session
         self.work_dir = work_dir
         self._remove = remove_work_dir
         self._names = names  # the model's state_dict keys the step holds
+        self._loss_fn = loss_fn or torch.nn.functional.cross_entropy
+        self._eval = None  # eval()'s copy of the model
         self._state = _model_state(model)
         self._groups = _hyperparameters(optimizer)
 
@@ -144,6 +157,25 @@ class CompiledStep:
 
     def scaler_stats(self):
         return self.session.scaler_stats()
+
+    def eval(self, x, y=None):
+        """The model's forward pass as PyTorch's eval() runs it (batch norm
+        on its running statistics, dropout off) on the current trained
+        state: (loss, logits) as torch tensors, the loss by the step's
+        loss_fn (None without labels `y`). It runs PyTorch's own forward on
+        a private copy of the model that gets the trained state first: mp's
+        forward-only plan normalizes batch norm with the batch's statistics
+        (the training form, docs/mp-run.md), which is not eval()."""
+        import copy
+        if self._eval is None:
+            self._eval = copy.deepcopy(self.model)
+        self.sync_to(self._eval)
+        self._eval.eval()
+        with torch.no_grad():
+            logits = self._eval(torch.as_tensor(x))
+            loss = None if y is None else self._loss_fn(logits,
+                                                        torch.as_tensor(y))
+        return loss, logits
 
     # -- state ------------------------------------------------------------
 
@@ -272,21 +304,24 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
 
     step_mlir = os.path.join(work_dir, "step.mlir")
     plan = os.path.join(work_dir, "step.%s.mpplan" % policy)
-    options = "policy=" + policy + \
-        (" target=cuda" if backend == "cuda" else "") + \
-        (" " + compile_options if compile_options else "")
-    compiled = subprocess.run(
-        [_tool("mp-compile"), step_mlir, "--mixed-precision=" + options,
-         "-o", plan], capture_output=True, text=True)
-    if compiled.returncode != 0:
+    options = ["--mixed-precision=policy=" + policy +
+               (" target=cuda" if backend == "cuda" else "") +
+               (" " + compile_options if compile_options else "")]
+    # The cpu backend runs generated code for the elementwise runs between
+    # the library kernels (docs/codegen.md): on where it runs.
+    codegen = backend in (None, "", "default", "cpu")
+    try:
+        _run_compiler(step_mlir, options, plan, codegen)
+    except CompileError:
         if remove:
             shutil.rmtree(work_dir, ignore_errors=True)
-        raise CompileError((compiled.stderr or compiled.stdout).strip())
+        raise
 
     session = Session(plan, backend=backend)
     session.load_params(os.path.join(work_dir, "step.init.safetensors"))
     names = [n for n in model.state_dict() if n in session.tensors]
-    step = CompiledStep(model, optimizer, session, work_dir, remove, names)
+    step = CompiledStep(model, optimizer, session, work_dir, remove, names,
+                        loss_fn)
     step.policy, step.policy_reason = policy, reason
     return step
 

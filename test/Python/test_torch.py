@@ -270,3 +270,36 @@ def test_policy_auto_is_the_machines():
     assert step.policy == want == step.session.policy
     assert step.policy_reason == reason
     assert np.isfinite(step(x, y))
+
+
+def test_eval_is_pytorchs_eval_forward():
+    """step.eval(x, y): the forward-only plan on the trained state is
+    PyTorch's eval() forward of a model loaded from step.state_dict()
+    (float32: the loss within 1e-4)."""
+    torch.manual_seed(4)
+    model = cnn()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    batches = list(loader(10))[:4]
+    step = mp.torch.compile(model, optimizer, example=batches[0],
+                            policy="float32")
+    for x, y in batches[:3]:
+        step(x, y)
+    x, y = batches[3]
+    loss, logits = step.eval(x, y)
+    assert logits.shape == (BATCH, CLASSES)
+
+    pytorch = cnn()
+    missing, unexpected = pytorch.load_state_dict(step.state_dict()["model"],
+                                                  strict=False)
+    assert not unexpected
+    assert all(name.endswith("num_batches_tracked") for name in missing)
+    pytorch.eval()
+    with torch.no_grad():
+        want = pytorch(x)
+        want_loss = nn.functional.cross_entropy(want, y)
+    assert loss.item() == pytest.approx(want_loss.item(), rel=FLOAT32_RTOL)
+    torch.testing.assert_close(logits, want, rtol=1e-4, atol=1e-5)
+    # Training goes on after an evaluation, and eval follows it.
+    step(*batches[0])
+    assert step.eval(x, y)[0].item() != loss.item()
+    assert step.eval(x)[0] is None
