@@ -11,6 +11,9 @@ in PyTorch and Keras 3) under float32 and bf16 mixed precision, in
                    elementwise kernels on generated code (docs/codegen.md)
   torch-eager      PyTorch eager, float32 / torch.autocast("cpu", bfloat16)
   torch-compile    torch.compile(model) (inductor), the same two
+  mp-python        the PyTorch loop with mp.torch.compile (docs/python.md):
+                   the model compiled once (policy float32 / mixed_bfloat16,
+                   generated code on), then step(x, y) from Python
   tf               Keras 3 on TensorFlow, train_on_batch, the float32 /
                    mixed_bfloat16 dtype policy
 
@@ -92,6 +95,27 @@ def torch_worker(model_name, policy, compiled, threads):
     return lambda n: timed(step, n, lambda: None)
 
 
+def mp_python_worker(model_name, policy, threads):
+    """The user's PyTorch loop with mp.torch.compile (docs/python.md): the
+    same model, optimizer, loss and batch as torch_worker's, compiled once,
+    then step(x, y) per step from Python."""
+    import torch
+    sys.path.insert(0, HERE)
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    os.environ.setdefault("MP_NUM_THREADS", str(threads))
+    import mp.torch
+    from models import torch_model
+    torch.manual_seed(0)
+    model, opt, x, y, loss_fn = torch_model(model_name)
+    model.train()
+    step = mp.torch.compile(model, opt, loss_fn=loss_fn, example=(x, y),
+                            policy="mixed_bfloat16" if policy == "bf16"
+                            else "float32")
+    for _ in range(3):  # first touch of the session's memory
+        step(x, y)
+    return lambda n: timed(lambda: step(x, y), n, lambda: None)
+
+
 def tf_worker(model_name, policy, threads):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow as tf
@@ -133,6 +157,8 @@ def worker_main(args):
     RSS over the timed steps so far (reset after the warm-up)."""
     if args.contender == "tf":
         run = tf_worker(args.model, args.policy, args.threads)
+    elif args.contender == "mp-python":
+        run = mp_python_worker(args.model, args.policy, args.threads)
     else:
         run = torch_worker(args.model, args.policy, args.contender == "torch-compile",
                            args.threads)
