@@ -20,6 +20,13 @@ def dataset(seed=0):
     return x, y
 
 
+def dataset_batches(seed):
+    """dataset(seed) as STEPS (x, y) batches."""
+    x, y = dataset(seed)
+    return [(x[i * BATCH:(i + 1) * BATCH], y[i * BATCH:(i + 1) * BATCH])
+            for i in range(STEPS)]
+
+
 def params(session):
     return {name: session.get(name) for name in session.params}
 
@@ -62,9 +69,7 @@ def test_same_numbers_as_mp_run(compile_plan, tmp_path, policy):
 
 def test_checkpoint_resumes_bitwise(compile_plan, tmp_path):
     plan = compile_plan("mlp", "mixed_bfloat16")
-    x, y = dataset(1)
-    batches = [(x[i * BATCH:(i + 1) * BATCH], y[i * BATCH:(i + 1) * BATCH])
-               for i in range(STEPS)]
+    batches = dataset_batches(1)
     first = mp.Session(plan)
     first.init_params(seed=5)
     for batch in batches[:3]:
@@ -170,9 +175,7 @@ def test_ctrl_c_leaves_whole_steps(compile_plan):
     import threading
 
     plan = compile_plan("mlp", "mixed_bfloat16")
-    x, y = dataset(3)
-    batches = [(x[i * BATCH:(i + 1) * BATCH], y[i * BATCH:(i + 1) * BATCH])
-               for i in range(STEPS)]
+    batches = dataset_batches(3)
     session = mp.Session(plan)
     session.init_params(seed=0)
     timer = threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGINT))
