@@ -143,6 +143,11 @@ class CompiledStep:
                 "built in: pass the scheduler to compile() instead, or "
                 "compile again" % (group, ", ".join(keys)))
         names = self.session.inputs + self.session.labels
+        if len(batch) != len(names):
+            # A tensor left out would keep the last step's value: a step on
+            # stale labels, without a word.
+            raise DataError("the step takes %d tensors (%s), got %d" % (
+                len(names), ", ".join(names), len(batch)))
         for name, value in zip(names, batch):
             info = self.session.tensors[name]
             shape = tuple(getattr(value, "shape", ()))
@@ -301,6 +306,14 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
         if remove:
             shutil.rmtree(work_dir, ignore_errors=True)
         raise ExportError(str(error)) from error
+    except Exception as error:  # noqa: BLE001  (named, never raw)
+        # Anything else the trace raised (the model's own forward failing
+        # on the example, a construct the exporter did not foresee): an
+        # ExportError that names it, with the original chained.
+        if remove:
+            shutil.rmtree(work_dir, ignore_errors=True)
+        raise ExportError("mp.torch.compile: exporting %s failed: %s: %s" % (
+            type(model).__name__, type(error).__name__, error)) from error
 
     step_mlir = os.path.join(work_dir, "step.mlir")
     plan = os.path.join(work_dir, "step.%s.mpplan" % policy)

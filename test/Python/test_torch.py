@@ -193,6 +193,9 @@ def test_refuses_what_would_train_differently():
         step(x[:5], y[:5])
     with pytest.raises(mp.DataError, match="got float64"):
         step(x.double(), y)
+    with pytest.raises(mp.DataError, match=r"takes 2 tensors \(input0, "
+                       r"label0\), got 1"):
+        step(x)
     for group in optimizer.param_groups:
         group["lr"] = 0.01
     with pytest.raises(mp.Error, match="optimizer changed after compile.*lr"):
@@ -222,6 +225,10 @@ def test_export_and_compile_errors_are_exceptions():
     with pytest.raises(mp.ExportError):
         mp.torch.compile(model, torch.optim.LBFGS(model.parameters()),
                          example=(x, y), policy="float32")
+    # The model's own forward failing on the example: named, not raw.
+    with pytest.raises(mp.ExportError):
+        mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
+                         example=(x.repeat(1, 3, 1, 1), y), policy="float32")
     with pytest.raises(mp.CompileError, match="deny-add|unknown"):
         mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
                          example=(x, y), policy="mixed_bfloat16",
