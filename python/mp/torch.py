@@ -198,29 +198,71 @@ class CompiledStep:
         if model is self.model:
             self._state = _model_state(model)
 
+    def _optimizer_names(self):
+        """Per index of torch's optimizer.state_dict() (the params in
+        param-group order): the parameter's name in the model."""
+        named = {id(p): n for n, p in self.model.named_parameters()}
+        return [named.get(id(p)) for group in self.optimizer.param_groups
+                for p in group["params"]]
+
     def state_dict(self):
-        """{"model": the model's state_dict keys -> tensors, "optimizer":
-        '<param>.<state key>' -> tensors (momentum_buffer, exp_avg, ...),
-        "scaler": the loss scaler's state}: copies."""
-        model, optimizer, scaler = {}, {}, {}
+        """{"model": the model's state_dict, "optimizer": the optimizer's
+        own state_dict layout ({"state": {index: {"momentum_buffer": ...,
+        "exp_avg": ..., "step": ...}}, "param_groups": [...]}, which
+        optimizer.load_state_dict takes), "scaler": the loss scaler's
+        tensors}: copies of the step's trained state."""
+        model, scaler, state = {}, {}, {}
         for name, info in self.session.tensors.items():
             if info.role in ("param", "buffer") and name in self._names:
                 model[name] = torch.from_numpy(self.session.get(name))
-            elif info.role == "optimizer_state":
-                optimizer[name] = torch.from_numpy(self.session.get(name))
             elif info.role == "scaler_state":
                 scaler[name] = torch.from_numpy(self.session.get(name))
-        return {"model": model, "optimizer": optimizer, "scaler": scaler}
+        for index, param in enumerate(self._optimizer_names()):
+            entry = {}
+            for name, info in self.session.tensors.items():
+                if info.role == "optimizer_state" and param and \
+                        name.startswith(param + ".") and \
+                        "." not in name[len(param) + 1:]:
+                    value = torch.from_numpy(self.session.get(name))
+                    key = name[len(param) + 1:]
+                    # torch keeps Adam's step as a float32 scalar tensor.
+                    entry[key] = value.to(torch.float32) if key == "step" \
+                        else value
+            if entry:
+                state[index] = entry
+        groups = self.optimizer.state_dict()["param_groups"]
+        return {"model": model, "scaler": scaler,
+                "optimizer": {"state": state, "param_groups": groups}}
 
     def load_state_dict(self, state):
-        """Sets the step's state from a state_dict() (or a model's own
-        state_dict under "model"); names it does not hold are an error."""
-        for part in ("model", "optimizer", "scaler"):
-            for name, value in state.get(part, {}).items():
-                if name not in self.session.tensors:
-                    raise DataError("the step holds no '%s' (%s)" % (name,
-                                                                     part))
-                self.session.set(name, value)
+        """Sets the step's state from a state_dict(): "model" (a model's own
+        state_dict keys), "optimizer" (torch's optimizer.state_dict()
+        layout), "scaler". What the step does not hold is an error; the
+        optimizer's hyper-parameters are the compiled step's and are not
+        changed (compile again for others)."""
+        for name, value in state.get("model", {}).items():
+            if name not in self.session.tensors:
+                raise DataError("the step holds no '%s' (model)" % name)
+            self.session.set(name, value)
+        for name, value in state.get("scaler", {}).items():
+            if name not in self.session.tensors:
+                raise DataError("the step holds no '%s' (scaler)" % name)
+            self.session.set(name, value)
+        names = self._optimizer_names()
+        for index, entry in state.get("optimizer", {}).get("state",
+                                                           {}).items():
+            if not 0 <= int(index) < len(names) or names[int(index)] is None:
+                raise DataError("optimizer state #%s: the optimizer has %d "
+                                "parameters" % (index, len(names)))
+            for key, value in entry.items():
+                name = "%s.%s" % (names[int(index)], key)
+                info = self.session.tensors.get(name)
+                if info is None:
+                    raise DataError("the step holds no '%s' (optimizer)" % name)
+                value = torch.as_tensor(value)
+                if info.dtype == "i64":
+                    value = value.to(torch.int64)
+                self.session.set(name, value.reshape(info.shape))
 
     def save(self, path):
         """A checkpoint of everything the step holds (mp-run's format); a

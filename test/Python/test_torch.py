@@ -310,3 +310,49 @@ def test_eval_is_pytorchs_eval_forward():
     step(*batches[0])
     assert step.eval(x, y)[0].item() != loss.item()
     assert step.eval(x)[0] is None
+
+
+def test_state_dict_in_torchs_own_layout():
+    """step.state_dict(): the model's state_dict keys and the optimizer's
+    own layout, so that PyTorch's model and optimizer take them and go on
+    training as the step does; and another step takes them back."""
+    torch.manual_seed(5)
+    model = cnn()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    batches = list(loader(11))[:5]
+    step = mp.torch.compile(model, optimizer, example=batches[0],
+                            policy="float32")
+    for x, y in batches[:3]:
+        step(x, y)
+    state = step.state_dict()
+    assert sorted(state["optimizer"]["state"][0]) == ["exp_avg", "exp_avg_sq",
+                                                      "step"]
+    assert state["optimizer"]["state"][0]["step"].item() == 3
+
+    pytorch = cnn()
+    pytorch.load_state_dict(state["model"], strict=False)
+    pytorch_optimizer = torch.optim.Adam(pytorch.parameters(), lr=1e-3)
+    pytorch_optimizer.load_state_dict(state["optimizer"])
+    x, y = batches[3]
+    pytorch_optimizer.zero_grad()
+    loss = nn.functional.cross_entropy(pytorch(x), y)
+    loss.backward()
+    pytorch_optimizer.step()
+    assert step(x, y) == pytest.approx(loss.item(), rel=FLOAT32_RTOL)
+    after = step.state_dict()["model"]
+    for name, value in pytorch.state_dict().items():
+        if name in after:
+            torch.testing.assert_close(after[name], value, rtol=1e-4,
+                                       atol=1e-6, msg=name)
+
+    other = cnn()
+    again = mp.torch.compile(other, torch.optim.Adam(other.parameters(),
+                                                     lr=1e-3),
+                             example=batches[0], policy="float32")
+    again.load_state_dict(step.state_dict())
+    for each in (step, again):
+        each(*batches[4])
+    for name, info in step.session.tensors.items():
+        if info.role in ("param", "buffer", "optimizer_state"):
+            assert step.session.get(name).tobytes() == \
+                again.session.get(name).tobytes(), name
