@@ -50,13 +50,18 @@ class TensorInfo:
 
 
 def _raise(code, message, default=Error):
+    """The exception for a C API status: `default` (what the call's
+    failures are: BackendError for a session's creation, DataError for a
+    tensor's), except that an op or dtype a backend lacks is a
+    BackendError, and a missing or corrupt file a PlanError where the call
+    names no class of its own."""
     if code == 0:
         return
     name = code_name(code)
-    if code in (2, 3):  # not_found, data_loss
-        raise PlanError(message, name)
     if code == 4:  # unimplemented
         raise BackendError(message, name)
+    if code in (2, 3) and default is Error:  # not_found, data_loss
+        raise PlanError(message, name)
     raise default(message, name)
 
 
@@ -126,7 +131,7 @@ class Session:
             self.plan_hash = native.mp_plan_hash(handle)
             session = ctypes.c_void_p()
             code, message = _native.take_status(native.mp_session_create(
-                handle, backend.encode() if backend else None,
+                handle, str(backend).encode() if backend else None,
                 ctypes.byref(session)))
             _raise(code, message, BackendError)
         finally:

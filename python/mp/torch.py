@@ -189,6 +189,9 @@ class CompiledStep:
         the compiled one), in place, under their state_dict keys, so that
         torch.save(model.state_dict()) and PyTorch's own forward see them."""
         model = model if model is not None else self.model
+        if not isinstance(model, torch.nn.Module):
+            raise Error("sync_to takes a torch.nn.Module, got %s"
+                        % type(model).__name__)
         state = model.state_dict()
         with torch.no_grad():
             for name in self._names:

@@ -162,7 +162,7 @@ def test_bad_files_and_backends():
 
 
 def test_unknown_backend_is_named(compile_plan):
-    with pytest.raises(mp.Error, match="gpu9"):
+    with pytest.raises(mp.BackendError, match="gpu9"):
         mp.Session(compile_plan("mlp", "float32"), backend="gpu9")
 
 
