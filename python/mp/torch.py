@@ -312,9 +312,15 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
     The step starts from the model's current state. Raises ExportError
     (the exporter's message, naming the user's source line), CompileError
     (mp-compile's) or the Session's errors."""
-    if example is None or len(example) != 2:
-        raise Error("mp.torch.compile needs example=(x, y): a batch of the "
-                    "shape every step gets")
+    if not isinstance(example, (tuple, list)) or len(example) != 2:
+        raise Error(
+            "mp.torch.compile needs example=(x, y): one input batch and its "
+            "labels, of the shape every step gets (got %s; a model of "
+            "several inputs is not supported yet: pack them into one tensor "
+            "or use mp_export with a wrapper module)" % (
+                "%d tensors" % len(example) if isinstance(example,
+                                                           (tuple, list))
+                else type(example).__name__))
     if policy not in _POLICIES:
         raise Error("mp.torch.compile: unknown policy '%s' (expected %s)" % (
             policy, ", ".join(_POLICIES)))

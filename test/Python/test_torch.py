@@ -233,6 +233,10 @@ def test_export_and_compile_errors_are_exceptions():
         mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
                          example=(x, y), policy="mixed_bfloat16",
                          compile_options="deny-add=no.such_op")
+    with pytest.raises(mp.Error, match="got 3 tensors; a model of several "
+                       "inputs is not supported yet"):
+        mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
+                         example=(x, x, y))
     with pytest.raises(mp.Error, match="unknown policy"):
         mp.torch.compile(model, torch.optim.SGD(model.parameters(), lr=0.1),
                          example=(x, y), policy="bf16")
