@@ -17,36 +17,12 @@ ways state moves between the two.
 """
 import os
 import shutil
-import subprocess
-import sys
-import tempfile
 
 import torch
 
-from . import _native
-from .errors import CompileError, DataError, Error, ExportError
-from .session import Session, auto_policy
+from ._compile import compile_step, resolve_policy
+from .errors import DataError, Error
 
-_POLICIES = ("float32", "mixed_bfloat16", "mixed_float16", "auto")
-_SAID = set()  # the auto decisions already printed in this process
-
-
-def _tool(name):
-    """BUILD/bin/NAME of the build the runtime library comes from, the
-    checkout's build, or NAME on PATH."""
-    candidates = []
-    if os.environ.get("MP_BUILD_DIR"):
-        candidates.append(os.path.join(os.environ["MP_BUILD_DIR"], "bin", name))
-    candidates.append(os.path.join(_native._REPO, "build", "bin", name))
-    for path in candidates:
-        if os.access(path, os.X_OK):
-            return path
-    found = shutil.which(name)
-    if found:
-        return found
-    raise Error("mp: %s not found (tried %s and PATH); build it with "
-                "scripts/build.sh or set MP_BUILD_DIR" % (
-                    name, ", ".join(candidates)))
 
 
 def _model_state(model):
@@ -90,17 +66,6 @@ def _changed(before, after):
                 "module '%s'" % name if name else "the model",
                 "train" if mode1 else "eval")
     return ""
-
-
-def _run_compiler(step_mlir, options, plan, codegen):
-    """mp-compile STEP OPTIONS -o PLAN (with --codegen=cpu); CompileError
-    with its message when it refuses."""
-    command = [_tool("mp-compile"), step_mlir] + options + ["-o", plan]
-    if codegen:
-        command.append("--codegen=cpu")
-    compiled = subprocess.run(command, capture_output=True, text=True)
-    if compiled.returncode != 0:
-        raise CompileError((compiled.stderr or compiled.stdout).strip())
 
 
 class CompiledStep:
@@ -321,68 +286,29 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
                 "%d tensors" % len(example) if isinstance(example,
                                                            (tuple, list))
                 else type(example).__name__))
-    if policy not in _POLICIES:
-        raise Error("mp.torch.compile: unknown policy '%s' (expected %s)" % (
-            policy, ", ".join(_POLICIES)))
     if optimizer is None:
         raise Error("mp.torch.compile needs the optimizer the step updates "
                     "the model with")
-    reason = ""
-    if policy == "auto":
-        target = "cuda" if backend == "cuda" else "cpu"
-        policy, reason = auto_policy(target)
-        if (policy, reason) not in _SAID:
-            _SAID.add((policy, reason))
-            print("mp: policy auto: %s: %s" % (policy, reason),
-                  file=sys.stderr)
-    from mp_export.common import ExportError as _ExporterError
+    policy, reason = resolve_policy(policy, backend, "mp.torch.compile")
     import mp_export.torch as exporter
 
-    remove = work_dir is None
-    work_dir = work_dir or tempfile.mkdtemp(prefix="mp-torch-")
-    os.makedirs(work_dir, exist_ok=True)
     x, y = example
-    try:
+
+    def export(out):
         if train_step is not None:
-            exporter.export_step(train_step, model, optimizer, x, y, work_dir,
+            exporter.export_step(train_step, model, optimizer, x, y, out,
                                  "step", schedule_steps=schedule_steps)
         else:
-            exporter.export(model, optimizer, x, y, work_dir, "step",
+            exporter.export(model, optimizer, x, y, out, "step",
                             loss_fn=loss_fn, scheduler=scheduler,
                             clip_grad_norm=clip_grad_norm,
                             clip_grad_value=clip_grad_value,
                             norm_type=norm_type,
                             schedule_steps=schedule_steps)
-    except _ExporterError as error:
-        if remove:
-            shutil.rmtree(work_dir, ignore_errors=True)
-        raise ExportError(str(error)) from error
-    except Exception as error:  # noqa: BLE001  (named, never raw)
-        # Anything else the trace raised (the model's own forward failing
-        # on the example, a construct the exporter did not foresee): an
-        # ExportError that names it, with the original chained.
-        if remove:
-            shutil.rmtree(work_dir, ignore_errors=True)
-        raise ExportError("mp.torch.compile: exporting %s failed: %s: %s" % (
-            type(model).__name__, type(error).__name__, error)) from error
 
-    step_mlir = os.path.join(work_dir, "step.mlir")
-    plan = os.path.join(work_dir, "step.%s.mpplan" % policy)
-    options = ["--mixed-precision=policy=" + policy +
-               (" target=cuda" if backend == "cuda" else "") +
-               (" " + compile_options if compile_options else "")]
-    # The cpu backend runs generated code for the elementwise runs between
-    # the library kernels (docs/codegen.md): on where it runs.
-    codegen = backend in (None, "", "default", "cpu")
-    try:
-        _run_compiler(step_mlir, options, plan, codegen)
-    except CompileError:
-        if remove:
-            shutil.rmtree(work_dir, ignore_errors=True)
-        raise
-
-    session = Session(plan, backend=backend)
-    session.load_params(os.path.join(work_dir, "step.init.safetensors"))
+    work_dir, remove, session = compile_step(
+        "mp.torch.compile", model, export, work_dir, policy, backend,
+        compile_options)
     names = [n for n in model.state_dict() if n in session.tensors]
     step = CompiledStep(model, optimizer, session, work_dir, remove, names,
                         loss_fn)

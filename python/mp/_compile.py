@@ -1,0 +1,92 @@
+"""What mp.torch.compile and mp.keras.fit share: the policy (auto), the
+mp-compile run over an exported step, and the session loaded from the
+export's initial state."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import _native
+from .errors import CompileError, Error, ExportError
+from .session import Session, auto_policy
+
+POLICIES = ("float32", "mixed_bfloat16", "mixed_float16", "auto")
+_SAID = set()  # the auto decisions already printed in this process
+
+
+def tool(name):
+    """BUILD/bin/NAME of the build the runtime library comes from, the
+    checkout's build, or NAME on PATH."""
+    candidates = []
+    if os.environ.get("MP_BUILD_DIR"):
+        candidates.append(os.path.join(os.environ["MP_BUILD_DIR"], "bin", name))
+    candidates.append(os.path.join(_native._REPO, "build", "bin", name))
+    for path in candidates:
+        if os.access(path, os.X_OK):
+            return path
+    found = shutil.which(name)
+    if found:
+        return found
+    raise Error("mp: %s not found (tried %s and PATH); build it with "
+                "scripts/build.sh or set MP_BUILD_DIR" % (
+                    name, ", ".join(candidates)))
+
+
+def resolve_policy(policy, backend, caller):
+    """(policy, reason): `policy` checked, "auto" decided for the backend's
+    target and said once per process."""
+    if policy not in POLICIES:
+        raise Error("%s: unknown policy '%s' (expected %s)" % (
+            caller, policy, ", ".join(POLICIES)))
+    if policy != "auto":
+        return policy, ""
+    chosen, reason = auto_policy("cuda" if backend == "cuda" else "cpu")
+    if (chosen, reason) not in _SAID:
+        _SAID.add((chosen, reason))
+        print("mp: policy auto: %s: %s" % (chosen, reason), file=sys.stderr)
+    return chosen, reason
+
+
+def compile_step(caller, model, export, work_dir, policy, backend,
+                 compile_options):
+    """export(WORK) writes WORK/step.{mlir,init.safetensors} (mp_export);
+    the step is compiled under `policy` (with generated code on the cpu
+    backend, docs/codegen.md) and loaded in a Session with the export's
+    initial state. Returns (work_dir, whether to remove it, session).
+    ExportError (the exporter's message, or what else the trace raised,
+    named), CompileError (mp-compile's)."""
+    from mp_export.common import ExportError as ExporterError
+
+    remove = work_dir is None
+    work_dir = work_dir or tempfile.mkdtemp(prefix="mp-step-")
+    os.makedirs(work_dir, exist_ok=True)
+    try:
+        try:
+            export(work_dir)
+        except ExporterError as error:
+            raise ExportError(str(error)) from error
+        except Exception as error:  # noqa: BLE001  (named, never raw)
+            # The model's own forward failing on the example, a construct
+            # the exporter did not foresee: named, the original chained.
+            raise ExportError("%s: exporting %s failed: %s: %s" % (
+                caller, type(model).__name__, type(error).__name__,
+                error)) from error
+        plan = os.path.join(work_dir, "step.%s.mpplan" % policy)
+        command = [tool("mp-compile"), os.path.join(work_dir, "step.mlir"),
+                   "--mixed-precision=policy=" + policy +
+                   (" target=cuda" if backend == "cuda" else "") +
+                   (" " + compile_options if compile_options else ""),
+                   "-o", plan]
+        if backend in (None, "", "default", "cpu"):
+            command.append("--codegen=cpu")
+        compiled = subprocess.run(command, capture_output=True, text=True)
+        if compiled.returncode != 0:
+            raise CompileError((compiled.stderr or compiled.stdout).strip())
+        session = Session(plan, backend=backend)
+        session.load_params(os.path.join(work_dir, "step.init.safetensors"))
+    except BaseException:
+        if remove:
+            shutil.rmtree(work_dir, ignore_errors=True)
+        raise
+    return work_dir, remove, session
