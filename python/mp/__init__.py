@@ -5,6 +5,8 @@ process (docs/python.md).
   runtime mp-run uses (same kernels, same numbers).
 - mp.torch.compile: a PyTorch model's training step exported, compiled and
   loaded in one call (imported on first use: `import mp` needs no torch).
+- mp.keras.fit: a compiled Keras 3 model trained by mp in place of
+  model.fit (imported on first use).
 - mp.auto_policy(target): what policy="auto" picks on this machine, and why.
 - mp.Error and its subclasses: every failure, with the runtime's message.
 """
@@ -19,7 +21,7 @@ __all__ = [
 
 
 def __getattr__(name):
-    if name == "torch":
+    if name in ("torch", "keras"):
         import importlib
-        return importlib.import_module(".torch", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'mp' has no attribute '%s'" % name)

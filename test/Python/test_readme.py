@@ -18,14 +18,27 @@ def snippet(marker):
     return found.group(1)
 
 
-def test_quickstart_from_pytorch(tmp_path):
-    pytest.importorskip("torch")
-    script = tmp_path / "quickstart.py"
-    script.write_text(snippet("quickstart-torch"))
-    env = dict(os.environ, MP_BUILD_DIR=BUILD,
+def run(tmp_path, marker):
+    script = tmp_path / (marker + ".py")
+    script.write_text(snippet(marker))
+    env = dict(os.environ, MP_BUILD_DIR=BUILD, TF_CPP_MIN_LOG_LEVEL="3",
                PYTHONPATH=os.path.join(ROOT, "python"))
     out = subprocess.run([sys.executable, str(script)], env=env,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    losses = [float(v) for v in re.findall(r"loss ([0-9.]+)", out.stdout)]
-    assert len(losses) == 3, out.stdout
+    return out.stdout
+
+
+def test_quickstart_from_pytorch(tmp_path):
+    pytest.importorskip("torch")
+    stdout = run(tmp_path, "quickstart-torch")
+    losses = [float(v) for v in re.findall(r"loss ([0-9.]+)", stdout)]
+    assert len(losses) == 3, stdout
+
+
+def test_quickstart_from_keras(tmp_path):
+    pytest.importorskip("keras")
+    stdout = run(tmp_path, "quickstart-keras")
+    # The History's three epochs of loss and of validation accuracy.
+    assert len(re.findall(r"\[([0-9.e-]+, ){2}[0-9.e-]+\]", stdout)) == 2, \
+        stdout

@@ -1,0 +1,177 @@
+"""mp.keras.fit: a compiled Keras 3 model trained by mp, in place of
+model.fit (docs/python.md).
+
+    model.compile(optimizer=..., loss=..., metrics=[...])
+    history = mp.keras.fit(model, dataset, epochs=5,
+                           validation_data=(x_val, y_val),
+                           callbacks=[keras.callbacks.ModelCheckpoint(...)])
+    model.evaluate(x_test, y_test)     # the trained weights are the model's
+
+The step is the model's own train step (mp_export.keras: its forward, its
+compiled loss and optimizer), traced once on the first batch; mp trains
+its copy of the state and writes the weights and optimizer slots back
+into the Keras model at the end of every epoch, before the callbacks run,
+so that ModelCheckpoint, EarlyStopping(restore_best_weights=True) and
+model.evaluate see the trained model. The History has the epoch's mean
+training loss and the validation loss and metrics, which Keras computes
+itself (model.evaluate on the written-back weights); the training metrics
+of Keras' own fit (accuracy on the training batches) are not computed:
+the compiled step returns the loss only.
+"""
+import inspect
+import itertools
+import os
+
+import numpy as np
+
+from ._compile import compile_step, resolve_policy
+from .errors import DataError, Error
+
+
+def _source(x, y, batch_size, shuffle, seed, steps_per_epoch):
+    """(example batch, epoch(index) -> iterator of (x, y) numpy batches,
+    batches per epoch or None) for numpy arrays, a tf.data.Dataset or a
+    Python generator of batches."""
+    if hasattr(x, "element_spec"):  # tf.data.Dataset of (x, y) batches
+        if y is not None:
+            raise DataError("mp.keras.fit: a tf.data.Dataset carries its "
+                            "labels; y must be None")
+
+        def epoch(_):
+            for element in x:
+                if not isinstance(element, (tuple, list)) or \
+                        len(element) != 2:
+                    raise DataError(
+                        "mp.keras.fit: the dataset's elements must be (x, y) "
+                        "batches (sample weights are not supported), got %s"
+                        % type(element).__name__)
+                yield element[0].numpy(), element[1].numpy()
+        first = next(epoch(0), None)
+        if first is None:
+            raise DataError("mp.keras.fit: the dataset is empty")
+        return first, epoch, steps_per_epoch
+    if inspect.isgenerator(x) or hasattr(x, "__next__"):
+        if steps_per_epoch is None:
+            raise DataError("mp.keras.fit: a generator needs steps_per_epoch "
+                            "(how many of its batches make an epoch)")
+        try:
+            first = next(x)
+        except StopIteration:
+            raise DataError("mp.keras.fit: the generator is empty") from None
+        stream = itertools.chain([first], x)
+
+        def epoch(_):
+            for batch in itertools.islice(stream, steps_per_epoch):
+                yield np.asarray(batch[0]), np.asarray(batch[1])
+        return (np.asarray(first[0]), np.asarray(first[1])), epoch, \
+            steps_per_epoch
+    if y is None:
+        raise DataError("mp.keras.fit: numpy inputs need their labels y")
+    x, y = np.asarray(x), np.asarray(y)
+    batch_size = batch_size or 32
+    if len(x) != len(y):
+        raise DataError("mp.keras.fit: x has %d samples, y %d" % (len(x),
+                                                                   len(y)))
+    if len(x) < batch_size or len(x) % batch_size:
+        raise DataError(
+            "mp.keras.fit: x has %d samples, not a multiple of batch_size %d: "
+            "mp trains whole batches of one shape (Keras would train a last "
+            "batch of %d); choose a batch_size that divides %d or drop the "
+            "rest" % (len(x), batch_size, len(x) % batch_size, len(x)))
+    count = len(x) // batch_size
+    rng = np.random.default_rng(seed)
+
+    def epoch(_):
+        order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
+        for i in range(count if steps_per_epoch is None else
+                       min(count, steps_per_epoch)):
+            rows = order[i * batch_size:(i + 1) * batch_size]
+            yield x[rows], y[rows]
+    return (x[:batch_size], y[:batch_size]), epoch, \
+        count if steps_per_epoch is None else min(count, steps_per_epoch)
+
+
+def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
+        callbacks=None, validation_data=None, shuffle=True, initial_epoch=0,
+        steps_per_epoch=None, policy="auto", backend=None,
+        compile_options="", work_dir=None, seed=None):
+    """Trains the compiled Keras `model` with mp: model.fit's arguments
+    (x, y as numpy arrays with batch_size, or x a tf.data.Dataset of
+    (x, y) batches, or a generator with steps_per_epoch), plus `policy`
+    ("auto" by default: mp.auto_policy()), `backend` and `compile_options`
+    as mp.torch.compile takes them. Returns Keras' History. Every batch
+    has the first batch's shape: a partial batch is a DataError (batch the
+    dataset with drop_remainder=True)."""
+    import keras
+    import mp_export.keras as exporter
+
+    if getattr(model, "optimizer", None) is None or \
+            getattr(model, "loss", None) is None:
+        raise Error("mp.keras.fit: compile the model first "
+                    "(model.compile(optimizer=..., loss=...))")
+    policy, reason = resolve_policy(policy, backend, "mp.keras.fit")
+    example, epoch_batches, steps = _source(x, y, batch_size, shuffle, seed,
+                                            steps_per_epoch)
+    work_dir, remove, session = compile_step(
+        "mp.keras.fit", model,
+        lambda out: exporter.export(model, example[0], example[1], out,
+                                    "step"),
+        work_dir, policy, backend, compile_options)
+    shapes = [session.tensors[n].shape for n in session.inputs +
+              session.labels]
+    sync_file = os.path.join(work_dir, "sync.safetensors")
+
+    def write_back():
+        session.save_checkpoint(sync_file)
+        exporter.load_checkpoint(model, sync_file, optimizer=model.optimizer)
+
+    verbose = 1 if verbose == "auto" else int(verbose)
+    callbacks = keras.callbacks.CallbackList(
+        callbacks, add_history=True, add_progbar=verbose != 0, model=model,
+        verbose=verbose, epochs=epochs, steps=steps)
+    model.stop_training = False
+    try:
+        callbacks.on_train_begin()
+        logs = {}
+        for epoch in range(initial_epoch, epochs):
+            callbacks.on_epoch_begin(epoch)
+            losses = []
+            for index, (xb, yb) in enumerate(epoch_batches(epoch)):
+                for name, value, shape in zip(("x", "y"), (xb, yb), shapes):
+                    if tuple(np.shape(value)) != tuple(shape):
+                        raise DataError(
+                            "mp.keras.fit: batch %d of epoch %d has %s %s, "
+                            "the step was compiled for %s (the first "
+                            "batch's): a last partial batch? Batch the "
+                            "dataset with drop_remainder=True" % (
+                                index, epoch + 1, name,
+                                list(np.shape(value)), list(shape)))
+                callbacks.on_train_batch_begin(index)
+                losses.append(session.step(xb, yb))
+                logs = {"loss": float(np.mean(losses))}
+                callbacks.on_train_batch_end(index, logs)
+            if not losses:
+                raise DataError("mp.keras.fit: epoch %d had no batches"
+                                % (epoch + 1))
+            write_back()
+            if validation_data is not None:
+                if hasattr(validation_data, "element_spec"):
+                    val = model.evaluate(validation_data, verbose=0,
+                                         return_dict=True)
+                else:
+                    vx, vy = validation_data[:2]
+                    val = model.evaluate(vx, vy, batch_size=batch_size,
+                                         verbose=0, return_dict=True)
+                logs.update({"val_" + k: float(v) for k, v in val.items()})
+            callbacks.on_epoch_end(epoch, logs)
+            if model.stop_training:
+                break
+        callbacks.on_train_end(logs)
+    finally:
+        session.close()
+        if remove:
+            import shutil
+            shutil.rmtree(work_dir, ignore_errors=True)
+    history = model.history
+    history.mp_policy, history.mp_policy_reason = policy, reason
+    return history

@@ -1,0 +1,107 @@
+"""mp.keras.fit in place of model.fit: Keras' own losses on the same
+batches (float32), a History, callbacks that see the trained weights at
+every epoch's end, model.evaluate afterwards equal to the last validation
+numbers, and partial batches refused with the remedy."""
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+keras = pytest.importorskip("keras")
+tf = pytest.importorskip("tensorflow")
+
+import mp  # noqa: E402
+import mp.keras  # noqa: E402,F401
+
+CLASSES, FEATURES, BATCH = 3, 8, 32
+FLOAT32_RTOL = 1e-4  # the export corpus' float32 tolerance
+
+
+def data(count, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, CLASSES, count)
+    x = rng.standard_normal((count, FEATURES)).astype(np.float32)
+    x[np.arange(count), y] += 2.0  # learnable
+    return x, y.astype(np.int64)
+
+
+def model(seed=0):
+    keras.utils.set_random_seed(seed)
+    m = keras.Sequential([keras.Input((FEATURES,)),
+                          keras.layers.Dense(16, activation="relu"),
+                          keras.layers.Dense(CLASSES)])
+    m.compile(optimizer=keras.optimizers.SGD(0.05, momentum=0.9),
+              loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+              metrics=["accuracy"])
+    return m
+
+
+def test_float32_epochs_are_keras_own():
+    x, y = data(256, 1)
+    ours, theirs = model(), model()
+    theirs.set_weights(ours.get_weights())
+    history = mp.keras.fit(ours, x, y, batch_size=BATCH, epochs=2,
+                           shuffle=False, policy="float32", verbose=0)
+    want = theirs.fit(x, y, batch_size=BATCH, epochs=2, shuffle=False,
+                      verbose=0)
+    assert history.history["loss"] == pytest.approx(want.history["loss"],
+                                                    rel=FLOAT32_RTOL)
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+class Watch(keras.callbacks.Callback):
+    """What a callback sees at each epoch's end: the model's validation
+    loss by Keras itself, against the logs."""
+
+    def __init__(self, val):
+        super().__init__()
+        self.val, self.seen = val, []
+
+    def on_epoch_end(self, epoch, logs=None):
+        loss = self.model.evaluate(*self.val, verbose=0, return_dict=True)
+        self.seen.append((loss["loss"], logs["val_loss"]))
+
+
+def test_dataset_callbacks_and_evaluate(tmp_path):
+    x, y = data(512, 2)
+    val = data(96, 3)
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(
+        512, seed=4).batch(BATCH, drop_remainder=True)
+    m = model(1)
+    watch = Watch(val)
+    saved = str(tmp_path / "last.weights.h5")
+    history = mp.keras.fit(
+        m, dataset, epochs=3, validation_data=val, verbose=0,
+        callbacks=[watch, keras.callbacks.ModelCheckpoint(
+            saved, save_weights_only=True)])
+    assert set(history.history) >= {"loss", "val_loss", "val_accuracy"}
+    assert len(history.history["loss"]) == 3
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert history.mp_policy == mp.auto_policy("cpu")[0]
+    for seen, logged in watch.seen:
+        assert seen == pytest.approx(logged, rel=1e-6)
+    after = m.evaluate(*val, verbose=0, return_dict=True)
+    assert after["loss"] == pytest.approx(history.history["val_loss"][-1],
+                                          rel=1e-4)
+    assert after["accuracy"] == history.history["val_accuracy"][-1]
+    assert os.path.exists(saved)
+    restored = model(9)
+    restored.load_weights(saved)
+    for a, b in zip(restored.get_weights(), m.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_partial_batches_and_bad_calls_are_named():
+    x, y = data(100, 5)
+    with pytest.raises(mp.DataError, match="not a multiple of batch_size 32"):
+        mp.keras.fit(model(), x, y, batch_size=32, policy="float32",
+                     verbose=0)
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+    with pytest.raises(mp.DataError, match="drop_remainder=True"):
+        mp.keras.fit(model(), dataset, policy="float32", verbose=0)
+    bare = keras.Sequential([keras.Input((FEATURES,)),
+                             keras.layers.Dense(CLASSES)])
+    with pytest.raises(mp.Error, match="compile the model first"):
+        mp.keras.fit(bare, x[:96], y[:96], batch_size=32, verbose=0)
