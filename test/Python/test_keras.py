@@ -105,3 +105,21 @@ def test_partial_batches_and_bad_calls_are_named():
                              keras.layers.Dense(CLASSES)])
     with pytest.raises(mp.Error, match="compile the model first"):
         mp.keras.fit(bare, x[:96], y[:96], batch_size=32, verbose=0)
+
+
+def test_early_stopping_restores_the_best_trained_weights():
+    """EarlyStopping(restore_best_weights=True) keeps the weights of each
+    epoch's end as mp wrote them back, and leaves the best in the model:
+    model.evaluate after fit gives the smallest val_loss of the History."""
+    x, y = data(512, 6)
+    val = data(96, 7)
+    m = model(2)
+    m.optimizer.learning_rate.assign(0.3)  # a val_loss that goes up and down
+    history = mp.keras.fit(
+        m, x, y, batch_size=BATCH, epochs=5, validation_data=val,
+        verbose=0, policy="float32", seed=3,
+        callbacks=[keras.callbacks.EarlyStopping(
+            monitor="val_loss", patience=1, restore_best_weights=True)])
+    after = m.evaluate(*val, verbose=0, return_dict=True)
+    assert after["loss"] == pytest.approx(min(history.history["val_loss"]),
+                                          rel=1e-4)
