@@ -1,6 +1,7 @@
 """What mp.torch.compile and mp.keras.fit share: the policy (auto), the
 mp-compile run over an exported step, and the session loaded from the
 export's initial state."""
+import hashlib
 import os
 import shutil
 import subprocess
@@ -80,13 +81,95 @@ def compile_step(caller, model, export, work_dir, policy, backend,
                    "-o", plan]
         if backend in (None, "", "default", "cpu"):
             command.append("--codegen=cpu")
-        compiled = subprocess.run(command, capture_output=True, text=True)
-        if compiled.returncode != 0:
-            raise CompileError((compiled.stderr or compiled.stdout).strip())
+        hit = _from_cache(command, plan)
+        if not hit:
+            compiled = subprocess.run(command, capture_output=True,
+                                      text=True)
+            if compiled.returncode != 0:
+                raise CompileError(
+                    (compiled.stderr or compiled.stdout).strip())
+            _to_cache(command, plan)
         session = Session(plan, backend=backend)
+        session.from_cache = hit
         session.load_params(os.path.join(work_dir, "step.init.safetensors"))
     except BaseException:
         if remove:
             shutil.rmtree(work_dir, ignore_errors=True)
         raise
     return work_dir, remove, session
+
+
+# -- the plan cache -------------------------------------------------------
+#
+# A compiled plan (and its generated code) is kept under the cache folder,
+# keyed by what determines it: the exported step's text, mp-compile's
+# options, the mp-compile binary (path, size, modification time) and this
+# CPU's features (generated code targets them). The export itself still
+# runs every time: the key is the step it writes, so a model whose code
+# changed can never meet another model's plan.
+
+
+def cache_dir():
+    """$MP_CACHE_DIR ("off": no cache), else $XDG_CACHE_HOME/mp, else
+    ~/.cache/mp."""
+    chosen = os.environ.get("MP_CACHE_DIR")
+    if chosen == "off":
+        return None
+    if chosen:
+        return chosen
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "mp")
+
+
+def _key(command, plan):
+    digest = hashlib.sha256()
+    with open(command[1], "rb") as step:
+        digest.update(step.read())
+    compiler = os.stat(command[0])
+    options = [a for a in command[2:] if a not in ("-o", plan)]
+    for part in options + [command[0], str(compiler.st_size),
+                           str(compiler.st_mtime_ns),
+                           auto_policy("cpu")[1]]:
+        digest.update(b"\0" + part.encode())
+    return digest.hexdigest()
+
+
+def _files(plan):
+    """The plan and, when it has one, its generated-code library."""
+    library = plan[:-len(".mpplan")] + ".code.so"
+    return [plan] + ([library] if os.path.exists(library) else [])
+
+
+def _from_cache(command, plan):
+    folder = cache_dir()
+    if not folder:
+        return False
+    entry = os.path.join(folder, "plans", _key(command, plan))
+    cached = os.path.join(entry, os.path.basename(plan))
+    if not os.path.exists(cached):
+        return False
+    for path in _files(cached):
+        shutil.copyfile(path, os.path.join(os.path.dirname(plan),
+                                           os.path.basename(path)))
+    return True
+
+
+def _to_cache(command, plan):
+    """Adds the plan, whole or not at all (a folder renamed into place);
+    a cache that cannot be written is skipped."""
+    folder = cache_dir()
+    if not folder:
+        return
+    entry = os.path.join(folder, "plans", _key(command, plan))
+    staging = None
+    try:
+        os.makedirs(os.path.dirname(entry), exist_ok=True)
+        staging = tempfile.mkdtemp(dir=os.path.dirname(entry))
+        for path in _files(plan):
+            shutil.copyfile(path, os.path.join(staging,
+                                               os.path.basename(path)))
+        os.replace(staging, entry)  # fails where another process was first
+    except OSError:
+        if staging:
+            shutil.rmtree(staging, ignore_errors=True)

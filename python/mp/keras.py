@@ -120,6 +120,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
     shapes = [session.tensors[n].shape for n in session.inputs +
               session.labels]
     sync_file = os.path.join(work_dir, "sync.safetensors")
+    from_cache = session.from_cache
 
     def write_back():
         session.save_checkpoint(sync_file)
@@ -174,4 +175,5 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
             shutil.rmtree(work_dir, ignore_errors=True)
     history = model.history
     history.mp_policy, history.mp_policy_reason = policy, reason
+    history.mp_from_cache = from_cache
     return history

@@ -312,6 +312,7 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
     names = [n for n in model.state_dict() if n in session.tensors]
     step = CompiledStep(model, optimizer, session, work_dir, remove, names,
                         loss_fn)
+    step.from_cache = session.from_cache  # the plan came from the cache
     step.policy, step.policy_reason = policy, reason
     return step
 

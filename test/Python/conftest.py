@@ -3,12 +3,15 @@ build's tools, and plans compiled from the examples."""
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 BUILD = os.environ.get("MP_BUILD_DIR", os.path.join(ROOT, "build"))
+# The plan cache of this test process, not the user's.
+os.environ.setdefault("MP_CACHE_DIR", tempfile.mkdtemp(prefix="mp-cache-"))
 
 
 def tool(name):

@@ -360,3 +360,32 @@ def test_state_dict_in_torchs_own_layout():
         if info.role in ("param", "buffer", "optimizer_state"):
             assert step.session.get(name).tobytes() == \
                 again.session.get(name).tobytes(), name
+
+
+def test_second_compile_of_the_same_step_takes_the_cached_plan(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("MP_CACHE_DIR", str(tmp_path / "cache"))
+    torch.manual_seed(6)
+    model = cnn()
+    x, y = next(iter(loader(12)))
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    first = mp.torch.compile(model, torch.optim.SGD(model.parameters(),
+                                                    lr=0.1),
+                             example=(x, y), policy="float32")
+    assert not first.from_cache
+    again = mp.torch.compile(model, torch.optim.SGD(model.parameters(),
+                                                    lr=0.1),
+                             example=(x, y), policy="float32")
+    assert again.from_cache
+    assert again(x, y) == first(x, y)
+    # Another policy, or another learning rate (another exported step):
+    # compiled, not taken from the cache.
+    model.load_state_dict(state)
+    other = mp.torch.compile(model, torch.optim.SGD(model.parameters(),
+                                                    lr=0.2),
+                             example=(x, y), policy="float32")
+    assert not other.from_cache
+    monkeypatch.setenv("MP_CACHE_DIR", "off")
+    assert not mp.torch.compile(model, torch.optim.SGD(model.parameters(),
+                                                       lr=0.1),
+                                example=(x, y), policy="float32").from_cache
