@@ -77,7 +77,7 @@ class CompiledStep:
         self.work_dir = work_dir
         self._remove = remove_work_dir
         self._names = names  # the model's state_dict keys the step holds
-        self._loss_fn = loss_fn or torch.nn.functional.cross_entropy
+        self._loss_fn = loss_fn  # eval()'s; None: a loop body's own
         self._eval = None  # eval()'s copy of the model
         self._state = _model_state(model)
         self._groups = _hyperparameters(optimizer)
@@ -141,6 +141,10 @@ class CompiledStep:
             self._eval = copy.deepcopy(self.model)
         self.sync_to(self._eval)
         self._eval.eval()
+        if y is not None and self._loss_fn is None:
+            raise Error("step.eval: the step was compiled from a loop body, "
+                        "whose loss is inside it: pass loss_fn= to "
+                        "compile() for eval()'s loss, or call eval(x)")
         with torch.no_grad():
             logits = self._eval(torch.as_tensor(x))
             loss = None if y is None else self._loss_fn(logits,
@@ -310,8 +314,11 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
         "mp.torch.compile", model, export, work_dir, policy, backend,
         compile_options)
     names = [n for n in model.state_dict() if n in session.tensors]
+    # eval()'s loss: the compiled one (export's default: cross-entropy);
+    # a loop body's is inside it, unless loss_fn names it.
     step = CompiledStep(model, optimizer, session, work_dir, remove, names,
-                        loss_fn)
+                        loss_fn if train_step is not None else
+                        loss_fn or torch.nn.functional.cross_entropy)
     step.from_cache = session.from_cache  # the plan came from the cache
     step.policy, step.policy_reason = policy, reason
     return step

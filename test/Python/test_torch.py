@@ -270,6 +270,10 @@ def test_loop_body_form_trains_as_the_loop_does():
     for i, (x, y) in enumerate(batches):
         want = ref_step(x, y).item()
         assert step(x, y) == pytest.approx(want, rel=FLOAT32_RTOL), i
+    # The loop body's loss is inside it: eval names what it needs.
+    assert step.eval(x)[0] is None
+    with pytest.raises(mp.Error, match="loop body.*loss_fn="):
+        step.eval(x, y)
 
 
 def test_policy_auto_is_the_machines():
