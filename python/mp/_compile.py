@@ -50,11 +50,12 @@ def resolve_policy(policy, backend, caller):
 
 
 def compile_step(caller, model, export, work_dir, policy, backend,
-                 compile_options):
+                 compile_options, evaluation=False):
     """export(WORK) writes WORK/step.{mlir,init.safetensors} (mp_export);
     the step is compiled under `policy` (with generated code on the cpu
-    backend, docs/codegen.md) and loaded in a Session with the export's
-    initial state. Returns (work_dir, whether to remove it, session).
+    backend, docs/codegen.md), as its forward-only plan with `evaluation`
+    (mp-compile --eval), and loaded in a Session with the export's initial
+    state. Returns (work_dir, whether to remove it, session).
     ExportError (the exporter's message, or what else the trace raised,
     named), CompileError (mp-compile's)."""
     from mp_export.common import ExportError as ExporterError
@@ -73,12 +74,13 @@ def compile_step(caller, model, export, work_dir, policy, backend,
             raise ExportError("%s: exporting %s failed: %s: %s" % (
                 caller, type(model).__name__, type(error).__name__,
                 error)) from error
-        plan = os.path.join(work_dir, "step.%s.mpplan" % policy)
+        plan = os.path.join(work_dir, "step.%s%s.mpplan" % (
+            "eval." if evaluation else "", policy))
         command = [tool("mp-compile"), os.path.join(work_dir, "step.mlir"),
                    "--mixed-precision=policy=" + policy +
                    (" target=cuda" if backend == "cuda" else "") +
                    (" " + compile_options if compile_options else ""),
-                   "-o", plan]
+                   "-o", plan] + (["--eval"] if evaluation else [])
         if backend in (None, "", "default", "cpu"):
             command.append("--codegen=cpu")
         hit = _from_cache(command, plan)

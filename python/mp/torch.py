@@ -72,13 +72,16 @@ class CompiledStep:
     """A compiled training step (mp.torch.compile): call it with a batch."""
 
     def __init__(self, model, optimizer, session, work_dir, remove_work_dir,
-                 names, loss_fn):
+                 names, loss_fn, example, options):
         self.model, self.optimizer, self.session = model, optimizer, session
         self.work_dir = work_dir
         self._remove = remove_work_dir
         self._names = names  # the model's state_dict keys the step holds
         self._loss_fn = loss_fn  # eval()'s; None: a loop body's own
-        self._eval = None  # eval()'s copy of the model
+        self._example = example  # (x, y): eval()'s labels when none given
+        self.policy, self._backend, self._compile_options = options
+        self._evals = {}  # batch shapes -> [eval session, state version]
+        self._version = 0  # counts changes of the trained state
         self._state = _model_state(model)
         self._groups = _hyperparameters(optimizer)
 
@@ -123,6 +126,7 @@ class CompiledStep:
                     "(the example's): a last partial batch? Use "
                     "DataLoader(..., drop_last=True)" % (name, shape[0],
                                                         info.shape[0]))
+        self._version += 1
         return self.session.step(*batch)
 
     def scaler_stats(self):
@@ -131,25 +135,66 @@ class CompiledStep:
     def eval(self, x, y=None):
         """The model's forward pass as PyTorch's eval() runs it (batch norm
         on its running statistics, dropout off) on the current trained
-        state: (loss, logits) as torch tensors, the loss by the step's
-        loss_fn (None without labels `y`). It runs PyTorch's own forward on
-        a private copy of the model that gets the trained state first: mp's
-        forward-only plan normalizes batch norm with the batch's statistics
-        (the training form, docs/mp-run.md), which is not eval()."""
-        import copy
-        if self._eval is None:
-            self._eval = copy.deepcopy(self.model)
-        self.sync_to(self._eval)
-        self._eval.eval()
+        state, run by mp: (loss, logits) as torch tensors, the loss by the
+        step's loss_fn (None without labels `y`). The forward-only plan of
+        the model traced in eval() (mp-compile --eval), under the step's
+        policy, compiled on first use for each batch shape (kept, and in
+        the plan cache) and given the trained state before it runs."""
         if y is not None and self._loss_fn is None:
             raise Error("step.eval: the step was compiled from a loop body, "
                         "whose loss is inside it: pass loss_fn= to "
                         "compile() for eval()'s loss, or call eval(x)")
-        with torch.no_grad():
-            logits = self._eval(torch.as_tensor(x))
-            loss = None if y is None else self._loss_fn(logits,
-                                                        torch.as_tensor(y))
-        return loss, logits
+        x = torch.as_tensor(x)
+        label = self._example[1]
+        labels = torch.as_tensor(y) if y is not None else torch.zeros(
+            (x.shape[0],) + tuple(label.shape[1:]), dtype=label.dtype)
+        key = (tuple(x.shape), x.dtype, tuple(labels.shape), labels.dtype)
+        if key not in self._evals:
+            self._evals[key] = [self._compile_eval(x, labels), -1]
+        entry = self._evals[key]
+        session = entry[0]
+        if entry[1] != self._version:
+            # The trained state (parameters, running statistics) into the
+            # evaluation plan's copy of it.
+            for name, info in session.tensors.items():
+                if info.role in ("param", "buffer") and \
+                        name in self.session.tensors:
+                    session.set(name, self.session.get(name))
+            entry[1] = self._version
+        loss = session.step(x, labels)
+        logits = torch.from_numpy(session.get("logits"))
+        return (None if y is None else torch.tensor(loss)), logits
+
+    def _compile_eval(self, x, labels):
+        """The evaluation plan for batches shaped like (x, labels): the
+        model traced with every module in eval(), then restored."""
+        import warnings
+
+        import mp_export.torch as exporter
+        loss_fn = self._loss_fn
+        if loss_fn is None:
+            # eval(x) of a loop-body step: the plan needs a loss op to find
+            # the logits; the loss itself is not returned.
+            loss_fn = torch.nn.functional.cross_entropy if \
+                not labels.is_floating_point() else torch.nn.functional.mse_loss
+        modes = [(m, m.training) for m in self.model.modules()]
+        self.model.eval()
+        try:
+            with warnings.catch_warnings():
+                # "N modules are in eval mode": here they are meant to be.
+                warnings.simplefilter("ignore")
+                _, _, session = compile_step(
+                    "step.eval", self.model,
+                    lambda out: exporter.export(self.model, self.optimizer, x,
+                                                labels, out, "step",
+                                                loss_fn=loss_fn),
+                    os.path.join(self.work_dir, "eval-%d" % len(self._evals)),
+                    self.policy, self._backend, self._compile_options,
+                    evaluation=True)
+        finally:
+            for module, training in modes:
+                module.training = training
+        return session
 
     # -- state ------------------------------------------------------------
 
@@ -212,6 +257,7 @@ class CompiledStep:
         layout), "scaler". What the step does not hold is an error; the
         optimizer's hyper-parameters are the compiled step's and are not
         changed (compile again for others)."""
+        self._version += 1
         for name, value in state.get("model", {}).items():
             if name not in self.session.tensors:
                 raise DataError("the step holds no '%s' (model)" % name)
@@ -242,9 +288,13 @@ class CompiledStep:
         self.session.save_checkpoint(path)
 
     def load(self, path):
+        self._version += 1
         self.session.load_checkpoint(path)
 
     def close(self):
+        for session, _ in self._evals.values():
+            session.close()
+        self._evals = {}
         self.session.close()
         if self._remove and self.work_dir and os.path.isdir(self.work_dir):
             shutil.rmtree(self.work_dir, ignore_errors=True)
@@ -318,7 +368,9 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
     # a loop body's is inside it, unless loss_fn names it.
     step = CompiledStep(model, optimizer, session, work_dir, remove, names,
                         loss_fn if train_step is not None else
-                        loss_fn or torch.nn.functional.cross_entropy)
+                        loss_fn or torch.nn.functional.cross_entropy,
+                        (x, torch.as_tensor(y)),
+                        (policy, backend, compile_options))
     step.from_cache = session.from_cache  # the plan came from the cache
     step.policy, step.policy_reason = policy, reason
     return step

@@ -287,12 +287,18 @@ def test_policy_auto_is_the_machines():
     assert np.isfinite(step(x, y))
 
 
+def cnn_with_dropout():
+    return nn.Sequential(*cnn()[:-1], nn.Dropout(0.5), nn.Linear(64, CLASSES))
+
+
 def test_eval_is_pytorchs_eval_forward():
-    """step.eval(x, y): the forward-only plan on the trained state is
-    PyTorch's eval() forward of a model loaded from step.state_dict()
-    (float32: the loss within 1e-4)."""
+    """step.eval(x, y): mp's forward-only plan of the model in eval()
+    (batch norm on its running statistics, dropout off) on the trained
+    state is PyTorch's eval() forward of a model loaded from
+    step.state_dict() (float32: the loss within 1e-4), for a batch of
+    another size too; the model's own modes are left as they were."""
     torch.manual_seed(4)
-    model = cnn()
+    model = cnn_with_dropout()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     batches = list(loader(10))[:4]
     step = mp.torch.compile(model, optimizer, example=batches[0],
@@ -303,7 +309,8 @@ def test_eval_is_pytorchs_eval_forward():
     loss, logits = step.eval(x, y)
     assert logits.shape == (BATCH, CLASSES)
 
-    pytorch = cnn()
+    assert model.training and all(m.training for m in model.modules())
+    pytorch = cnn_with_dropout()
     missing, unexpected = pytorch.load_state_dict(step.state_dict()["model"],
                                                   strict=False)
     assert not unexpected
@@ -314,9 +321,19 @@ def test_eval_is_pytorchs_eval_forward():
         want_loss = nn.functional.cross_entropy(want, y)
     assert loss.item() == pytest.approx(want_loss.item(), rel=FLOAT32_RTOL)
     torch.testing.assert_close(logits, want, rtol=1e-4, atol=1e-5)
+    # A batch of another size: a plan of its own.
+    loss5, logits5 = step.eval(x[:5], y[:5])
+    torch.testing.assert_close(logits5, want[:5], rtol=1e-4, atol=1e-5)
+    assert loss5.item() == pytest.approx(
+        nn.functional.cross_entropy(want[:5], y[:5]).item(), rel=FLOAT32_RTOL)
     # Training goes on after an evaluation, and eval follows it.
     step(*batches[0])
-    assert step.eval(x, y)[0].item() != loss.item()
+    pytorch.load_state_dict(step.state_dict()["model"], strict=False)
+    with torch.no_grad():
+        want = pytorch(x)
+    loss2, logits2 = step.eval(x, y)
+    assert loss2.item() != loss.item()
+    torch.testing.assert_close(logits2, want, rtol=1e-4, atol=1e-5)
     assert step.eval(x)[0] is None
 
 
