@@ -181,6 +181,33 @@ def test_float32_step_is_pytorchs_and_resumes_bitwise(tmp_path):
                                        rtol=1e-4, atol=1e-5, msg=name)
 
 
+def test_starts_from_the_optimizers_own_state():
+    """A model and optimizer PyTorch has already trained: the step goes on
+    from the optimizer's state (Adam's moments and step count), as
+    optimizer.step() would, not from zero."""
+    torch.manual_seed(6)
+    model = cnn()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    batches = list(loader(11))[:5]
+    for x, y in batches[:2]:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    reference = cnn()
+    reference.load_state_dict(model.state_dict())
+    ref_optimizer = torch.optim.Adam(reference.parameters(), lr=1e-2)
+    ref_optimizer.load_state_dict(optimizer.state_dict())
+    step = mp.torch.compile(model, optimizer, example=batches[0],
+                            policy="float32")
+    for i, (x, y) in enumerate(batches[2:]):
+        ref_optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(reference(x), y)
+        loss.backward()
+        ref_optimizer.step()
+        assert step(x, y) == pytest.approx(loss.item(), rel=FLOAT32_RTOL), i
+    assert step.state_dict()["optimizer"]["state"][0]["step"].item() == 5
+
+
 def test_refuses_what_would_train_differently():
     torch.manual_seed(2)
     model = cnn()

@@ -425,6 +425,7 @@ def _export(model, optimizer, example_x, example_y, out_dir, stem, description, 
     _emit_results(builder, mapper, outputs, updates, bnodes)
 
     init = _initial_values(builder, params, buffers)
+    init.update(_optimizer_state(builder, optimizer, params))
     manifest, header = _manifest(model, optimizer, scheduler, step_source, example_x, bnames,
                                  frozen, evaluating, description)
     return write_export(out_dir, stem, builder, header, init, manifest)
@@ -561,6 +562,40 @@ def _initial_values(builder, params, buffers):
         # The Philox key of the step's dropout masks: from PyTorch's seed, so
         # a seeded export is reproducible.
         init["dropout.key"] = np.array(torch.initial_seed() & (2**63 - 1), dtype=np.int64)
+    return init
+
+
+def _optimizer_state(builder, optimizer, params):
+    """The optimizer's own state where it has some (an optimizer that has
+    already stepped: momentum, Adam's moments and step count), under the
+    step's names, so the step goes on from it as optimizer.step() would;
+    state the step does not hold is refused, never dropped."""
+    declared = {name: value for value, role, name in builder.args if role == OPT_STATE}
+    named = dict((id(p), n) for n, p in params)
+    init = {}
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            for key, value in optimizer.state.get(p, {}).items():
+                if value is None:  # SGD's momentum_buffer before momentum
+                    continue
+                n = named.get(id(p), "a frozen parameter")
+                name = "%s.%s" % (n, key)
+                if name not in declared:
+                    raise ExportError(
+                        "torch.optim", type(optimizer).__name__, "parameter '%s'" % n,
+                        "the optimizer already holds state '%s' for it, which the exported "
+                        "step does not carry (it would start from zero)" % key,
+                        "Export before the optimizer's first step, or use an optimizer "
+                        "whose state the step holds (docs/exporters.md).")
+                target = declared[name]
+                array = np.asarray(value.detach().cpu().numpy() if torch.is_tensor(value)
+                                   else value)
+                if tuple(array.shape) != tuple(target.shape):
+                    raise ExportError("torch.optim", type(optimizer).__name__,
+                                      "state '%s'" % name, "shape %s, the step's is %s" % (
+                                          tuple(array.shape), tuple(target.shape)),
+                                      "Report this optimizer.")
+                init[name] = array.astype(np.int64 if target.elem == "i64" else np.float32)
     return init
 
 
