@@ -1,12 +1,15 @@
 """What mp.torch.compile and mp.keras.fit share: the policy (auto), the
 mp-compile run over an exported step, and the session loaded from the
 export's initial state."""
+import builtins
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 
 from . import _native
 from .errors import CompileError, Error, ExportError
@@ -50,55 +53,91 @@ def resolve_policy(policy, backend, caller):
 
 
 def compile_step(caller, model, export, work_dir, policy, backend,
-                 compile_options, evaluation=False):
+                 compile_options, evaluation=False, fingerprint=None):
     """export(WORK) writes WORK/step.{mlir,init.safetensors} (mp_export);
     the step is compiled under `policy` (with generated code on the cpu
     backend, docs/codegen.md), as its forward-only plan with `evaluation`
     (mp-compile --eval), and loaded in a Session with the export's initial
-    state. Returns (work_dir, whether to remove it, session).
-    ExportError (the exporter's message, or what else the trace raised,
-    named), CompileError (mp-compile's)."""
+    state. With `fingerprint` (mp/_fingerprint.py: a key of everything the
+    export depends on, taken without tracing), a step compiled before
+    under the same key is loaded without exporting: the session's
+    `traced` is False, and its state is the one that export wrote, for
+    the caller to set from the model. Returns (work_dir, whether to
+    remove it, session). ExportError (the exporter's message, or what else
+    the trace raised, named), CompileError (mp-compile's)."""
     from mp_export.common import ExportError as ExporterError
 
     remove = work_dir is None
     work_dir = work_dir or tempfile.mkdtemp(prefix="mp-step-")
     os.makedirs(work_dir, exist_ok=True)
+    plan = os.path.join(work_dir, "step.%s%s.mpplan" % (
+        "eval." if evaluation else "", policy))
+    init = os.path.join(work_dir, "step.init.safetensors")
+    command = [tool("mp-compile"), os.path.join(work_dir, "step.mlir"),
+               "--mixed-precision=policy=" + policy +
+               (" target=cuda" if backend == "cuda" else "") +
+               (" " + compile_options if compile_options else ""),
+               "-o", plan] + (["--eval"] if evaluation else [])
+    if backend in (None, "", "default", "cpu"):
+        command.append("--codegen=cpu")
+    step_key = _step_key(fingerprint, command, plan) if fingerprint else None
     try:
-        try:
-            export(work_dir)
-        except ExporterError as error:
-            raise ExportError(str(error)) from error
-        except Exception as error:  # noqa: BLE001  (named, never raw)
-            # The model's own forward failing on the example, a construct
-            # the exporter did not foresee: named, the original chained.
-            raise ExportError("%s: exporting %s failed: %s: %s" % (
-                caller, type(model).__name__, type(error).__name__,
-                error)) from error
-        plan = os.path.join(work_dir, "step.%s%s.mpplan" % (
-            "eval." if evaluation else "", policy))
-        command = [tool("mp-compile"), os.path.join(work_dir, "step.mlir"),
-                   "--mixed-precision=policy=" + policy +
-                   (" target=cuda" if backend == "cuda" else "") +
-                   (" " + compile_options if compile_options else ""),
-                   "-o", plan] + (["--eval"] if evaluation else [])
-        if backend in (None, "", "default", "cpu"):
-            command.append("--codegen=cpu")
-        hit = _from_cache(command, plan)
-        if not hit:
-            compiled = subprocess.run(command, capture_output=True,
-                                      text=True)
-            if compiled.returncode != 0:
-                raise CompileError(
-                    (compiled.stderr or compiled.stdout).strip())
-            _to_cache(command, plan)
+        noted = _step_from_cache(step_key, plan, init)
+        traced = noted is None
+        if traced:
+            with warnings.catch_warnings(record=True) as noted:
+                warnings.simplefilter("always")
+                try:
+                    export(work_dir)
+                except ExporterError as error:
+                    raise ExportError(str(error)) from error
+                except Exception as error:  # noqa: BLE001  (named, never raw)
+                    # The model's own forward failing on the example, a
+                    # construct the exporter did not foresee: named, the
+                    # original chained.
+                    raise ExportError("%s: exporting %s failed: %s: %s" % (
+                        caller, type(model).__name__, type(error).__name__,
+                        error)) from error
+            noted = [(str(w.message), w.category.__name__, w.filename, w.lineno)
+                     for w in noted]
+            hit = _from_cache(command, plan)
+            if not hit:
+                compiled = subprocess.run(command, capture_output=True,
+                                          text=True)
+                if compiled.returncode != 0:
+                    raise CompileError(
+                        (compiled.stderr or compiled.stdout).strip())
+                _to_cache(command, plan)
+        else:
+            hit = True
+        # The export's warnings (frozen parameters, modules in eval mode),
+        # given again when the step comes from the cache.
+        for message, category, filename, lineno in noted:
+            warnings.warn_explicit(message, getattr(builtins, category,
+                                                    UserWarning),
+                                   filename, lineno)
         session = Session(plan, backend=backend)
-        session.from_cache = hit
-        session.load_params(os.path.join(work_dir, "step.init.safetensors"))
+        session.from_cache, session.traced = hit, traced
+        if evaluation:
+            # The forward-only plan holds no optimizer state.
+            _keep_only(init, session.tensors)
+        session.load_params(init)
+        if traced and step_key:
+            _step_to_cache(step_key, plan, init, noted)
     except BaseException:
         if remove:
             shutil.rmtree(work_dir, ignore_errors=True)
         raise
     return work_dir, remove, session
+
+
+def _keep_only(path, names):
+    """Rewrites the safetensors file `path` with the tensors in `names`."""
+    from mp_export.common import read_safetensors, write_safetensors
+    tensors, metadata = read_safetensors(path)
+    if any(name not in names for name in tensors):
+        write_safetensors(path, {n: t for n, t in tensors.items() if n in names},
+                          metadata)
 
 
 # -- the plan cache -------------------------------------------------------
@@ -171,6 +210,61 @@ def _to_cache(command, plan):
         for path in _files(plan):
             shutil.copyfile(path, os.path.join(staging,
                                                os.path.basename(path)))
+        os.replace(staging, entry)  # fails where another process was first
+    except OSError:
+        if staging:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+# -- steps by fingerprint ---------------------------------------------------
+#
+# A step compiled before is found, without exporting it again, under its
+# fingerprint (mp/_fingerprint.py) with mp-compile's options and binary and
+# the CPU's features: the entry holds the plan, its generated code, the
+# export's initial state and its warnings.
+
+
+def _step_key(fingerprint, command, plan):
+    digest = hashlib.sha256(fingerprint.encode())
+    compiler = os.stat(command[0])
+    options = [a for a in command[2:] if a not in ("-o", plan)]
+    for part in options + [command[0], str(compiler.st_size),
+                           str(compiler.st_mtime_ns), auto_policy("cpu")[1]]:
+        digest.update(b"\0" + part.encode())
+    return digest.hexdigest()
+
+
+def _step_from_cache(key, plan, init):
+    """The export's warnings, with the entry's files copied into place; None
+    when there is no entry."""
+    folder = cache_dir()
+    if not key or not folder:
+        return None
+    entry = os.path.join(folder, "steps", key)
+    cached = os.path.join(entry, os.path.basename(plan))
+    notes = os.path.join(entry, "warnings.json")
+    if not os.path.exists(cached) or not os.path.exists(notes):
+        return None
+    for path in _files(cached) + [os.path.join(entry, os.path.basename(init))]:
+        shutil.copyfile(path, os.path.join(os.path.dirname(plan),
+                                           os.path.basename(path)))
+    with open(notes) as f:
+        return [tuple(note) for note in json.load(f)]
+
+
+def _step_to_cache(key, plan, init, noted):
+    folder = cache_dir()
+    if not folder:
+        return
+    entry = os.path.join(folder, "steps", key)
+    staging = None
+    try:
+        os.makedirs(os.path.dirname(entry), exist_ok=True)
+        staging = tempfile.mkdtemp(dir=os.path.dirname(entry))
+        for path in _files(plan) + [init]:
+            shutil.copyfile(path, os.path.join(staging, os.path.basename(path)))
+        with open(os.path.join(staging, "warnings.json"), "w") as f:
+            json.dump(noted, f)
         os.replace(staging, entry)  # fails where another process was first
     except OSError:
         if staging:

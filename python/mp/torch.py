@@ -18,9 +18,11 @@ ways state moves between the two.
 import os
 import shutil
 
+import numpy as np
 import torch
 
-from ._compile import compile_step, resolve_policy
+from ._compile import cache_dir, compile_step, resolve_policy
+from ._fingerprint import example_signature, fingerprint
 from .errors import DataError, Error
 
 
@@ -129,6 +131,23 @@ class CompiledStep:
         self._version += 1
         return self.session.step(*batch)
 
+    def _set_initial_state(self):
+        """A step found by its fingerprint holds the initial state of the
+        export that compiled it: the model's and optimizer's current state
+        replace it, as export would write it (mp_export.torch)."""
+        tensors = self.session.tensors
+        model = dict(self.model.named_parameters())
+        model.update(self.model.named_buffers())
+        for name, value in model.items():
+            if name in tensors and tensors[name].role in ("param", "buffer"):
+                self.session.set(name, value.detach())
+        if "dropout.key" in tensors:
+            self.session.set("dropout.key", np.array(
+                torch.initial_seed() & (2**63 - 1), dtype=np.int64))
+        state = self.optimizer.state_dict()["state"]
+        if state:
+            self.load_state_dict({"optimizer": {"state": state}})
+
     def scaler_stats(self):
         return self.session.scaler_stats()
 
@@ -180,6 +199,11 @@ class CompiledStep:
         modes = [(m, m.training) for m in self.model.modules()]
         self.model.eval()
         try:
+            key = None if cache_dir() is None else fingerprint(
+                self.model, self.optimizer, (
+                    "eval", loss_fn, example_signature(x),
+                    example_signature(labels), self.policy, self._backend,
+                    self._compile_options))[0]
             with warnings.catch_warnings():
                 # "N modules are in eval mode": here they are meant to be.
                 warnings.simplefilter("ignore")
@@ -190,7 +214,7 @@ class CompiledStep:
                                                 loss_fn=loss_fn),
                     os.path.join(self.work_dir, "eval-%d" % len(self._evals)),
                     self.policy, self._backend, self._compile_options,
-                    evaluation=True)
+                    evaluation=True, fingerprint=key)
         finally:
             for module, training in modes:
                 module.training = training
@@ -273,6 +297,8 @@ class CompiledStep:
                 raise DataError("optimizer state #%s: the optimizer has %d "
                                 "parameters" % (index, len(names)))
             for key, value in entry.items():
+                if value is None:  # SGD's momentum_buffer before momentum
+                    continue
                 name = "%s.%s" % (names[int(index)], key)
                 info = self.session.tensors.get(name)
                 if info is None:
@@ -360,9 +386,14 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
                             norm_type=norm_type,
                             schedule_steps=schedule_steps)
 
+    key, why = (None, "the plan cache is off") if cache_dir() is None else \
+        fingerprint(model, optimizer, (
+            "train", loss_fn, train_step, scheduler, clip_grad_norm,
+            clip_grad_value, norm_type, schedule_steps, example_signature(x),
+            example_signature(y), policy, backend, compile_options))
     work_dir, remove, session = compile_step(
         "mp.torch.compile", model, export, work_dir, policy, backend,
-        compile_options)
+        compile_options, fingerprint=key)
     names = [n for n in model.state_dict() if n in session.tensors]
     # eval()'s loss: the compiled one (export's default: cross-entropy);
     # a loop body's is inside it, unless loss_fn names it.
@@ -372,6 +403,11 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
                         (x, torch.as_tensor(y)),
                         (policy, backend, compile_options))
     step.from_cache = session.from_cache  # the plan came from the cache
+    # Whether the step was traced; why a step found by its fingerprint
+    # could not be (None: it could).
+    step.traced, step.fingerprint_unavailable = session.traced, why
+    if not session.traced:
+        step._set_initial_state()
     step.policy, step.policy_reason = policy, reason
     return step
 

@@ -426,6 +426,37 @@ def test_second_compile_of_the_same_step_takes_the_cached_plan(
                              example=(x, y), policy="float32")
     assert again.from_cache
     assert again(x, y) == first(x, y)
+    # Found by its fingerprint, without tracing: a model built again (other
+    # weights, dropout, an optimizer PyTorch has stepped) trains bitwise as
+    # the step traced from it does.
+    torch.manual_seed(7)
+    batches = list(loader(13))[:3]
+
+    def built(seed):
+        torch.manual_seed(seed)
+        model = cnn_with_dropout()
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        return model, optimizer
+
+    built(20)  # the first build, traced and cached
+    mp.torch.compile(*built(20), example=(x, y), policy="float32")
+    torch.manual_seed(99)  # dropout's key comes from the seed, as export's
+    fast = mp.torch.compile(*built(21), example=(x, y), policy="float32")
+    assert fast.from_cache and not fast.traced
+    with monkeypatch.context() as off:
+        off.setenv("MP_CACHE_DIR", "off")
+        torch.manual_seed(99)
+        traced = mp.torch.compile(*built(21), example=(x, y), policy="float32")
+    assert traced.traced and traced.fingerprint_unavailable
+    for name, info in traced.session.tensors.items():
+        if info.role not in ("input", "label", "output"):
+            assert fast.session.get(name).tobytes() == \
+                traced.session.get(name).tobytes(), name
+    for batch in batches:
+        assert fast(*batch) == traced(*batch)
     # Another policy, or another learning rate (another exported step):
     # compiled, not taken from the cache.
     model.load_state_dict(state)

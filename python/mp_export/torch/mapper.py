@@ -272,7 +272,14 @@ class _Mapper(LayerHandlers, ViewHandlers, IndexHandlers):
 
     def map_cat(self, node, a, shape, elem):
         parts = [self.v(p) for p in a[0]]
+        if len(shape) != 1:
+            # PyTorch's cat skips 1-D empty tensors beside tensors of
+            # another rank (a legacy rule): an empty key/value cache
+            # (Hugging Face's DynamicCache) concatenated with the new keys.
+            parts = [p for p in parts if tuple(p.shape) != (0,)]
         dim = (a[1] if len(a) > 1 else 0) % len(shape)
+        if len(parts) == 1:
+            return parts[0]
         return self.b.op("train.concat", parts, [(shape, elem)], {"dim": dim})
 
     def map_view(self, node, a, shape, elem):
