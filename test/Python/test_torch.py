@@ -468,3 +468,44 @@ def test_second_compile_of_the_same_step_takes_the_cached_plan(
     assert not mp.torch.compile(model, torch.optim.SGD(model.parameters(),
                                                        lr=0.1),
                                 example=(x, y), policy="float32").from_cache
+
+
+def test_a_hugging_face_lm_as_configured_by_default():
+    """GPT-2 with its default use_cache=True: the forward concatenates the
+    new keys to an empty 1-D cache, which PyTorch's cat skips; float32
+    steps are PyTorch's."""
+    transformers = pytest.importorskip("transformers")
+    import copy
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2,
+                                     vocab_size=64, n_positions=16,
+                                     bos_token_id=0, eos_token_id=0,
+                                     attn_pdrop=0.0, resid_pdrop=0.0,
+                                     embd_pdrop=0.0)
+    assert config.use_cache
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gpt = transformers.GPT2LMHeadModel(config)
+
+        def forward(self, ids):
+            return self.gpt(input_ids=ids).logits
+
+    def loss_fn(logits, labels):
+        return nn.functional.cross_entropy(logits.reshape(-1, 64),
+                                           labels.reshape(-1))
+
+    model = LM()
+    reference = copy.deepcopy(model)
+    x, y = torch.randint(0, 64, (2, 16)), torch.randint(0, 64, (2, 16))
+    step = mp.torch.compile(model, torch.optim.AdamW(model.parameters(),
+                                                     lr=1e-3),
+                            loss_fn=loss_fn, example=(x, y), policy="float32")
+    ref_optimizer = torch.optim.AdamW(reference.parameters(), lr=1e-3)
+    for i in range(3):
+        ref_optimizer.zero_grad()
+        loss = loss_fn(reference(x), y)
+        loss.backward()
+        ref_optimizer.step()
+        assert step(x, y) == pytest.approx(loss.item(), rel=FLOAT32_RTOL), i
