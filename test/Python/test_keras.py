@@ -26,12 +26,12 @@ def data(count, seed):
     return x, y.astype(np.int64)
 
 
-def model(seed=0):
+def model(seed=0, optimizer=None):
     keras.utils.set_random_seed(seed)
     m = keras.Sequential([keras.Input((FEATURES,)),
                           keras.layers.Dense(16, activation="relu"),
                           keras.layers.Dense(CLASSES)])
-    m.compile(optimizer=keras.optimizers.SGD(0.05, momentum=0.9),
+    m.compile(optimizer=optimizer or keras.optimizers.SGD(0.05, momentum=0.9),
               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
               metrics=["accuracy"])
     return m
@@ -47,6 +47,26 @@ def test_float32_epochs_are_keras_own():
                       verbose=0)
     assert history.history["loss"] == pytest.approx(want.history["loss"],
                                                     rel=FLOAT32_RTOL)
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_a_second_fit_goes_on_as_keras_does():
+    """fit() again on a trained model: the step starts from the optimizer's
+    slots and iterations (Adam's moments and bias correction), as Keras'
+    second fit() does."""
+    x, y = data(128, 8)
+    ours = model(3, keras.optimizers.Adam(1e-2))
+    theirs = model(3, keras.optimizers.Adam(1e-2))
+    theirs.set_weights(ours.get_weights())
+    for _ in range(2):
+        history = mp.keras.fit(ours, x, y, batch_size=BATCH, epochs=1,
+                               shuffle=False, policy="float32", verbose=0)
+        want = theirs.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False,
+                          verbose=0)
+        assert history.history["loss"] == pytest.approx(
+            want.history["loss"], rel=FLOAT32_RTOL)
+    assert int(ours.optimizer.iterations) == int(theirs.optimizer.iterations) == 8
     for a, b in zip(ours.get_weights(), theirs.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 

@@ -247,8 +247,31 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
         seed = int(keras.ops.convert_to_numpy(states[0]).ravel()[0]) if states else 0
         init["dropout.key"] = np.array(seed & (2**63 - 1), dtype=np.int64)
 
+    init.update(_optimizer_state(builder, model, optimizer))
     manifest, header = _manifest(model, optimizer, spec, x_np, description)
     return write_export(out_dir, stem, builder, header, init, manifest)
+
+
+def _optimizer_state(builder, model, optimizer):
+    """An optimizer that has stepped already (a second fit(), a model
+    trained a while): its slots and iterations, so the step goes on as
+    Keras' next step would (learning-rate schedules from its iteration);
+    a slot the step does not hold is refused, never dropped."""
+    if int(keras.ops.convert_to_numpy(optimizer.iterations)) == 0:
+        return {}
+    declared = {name: value for value, role, name in builder.args if role == OPT_STATE}
+    state = {}
+    for name, value in state_tensors(model, optimizer).items():
+        if name in declared:
+            state[name] = value.astype(np.int64 if declared[name].elem == "i64"
+                                       else np.float32)
+    for name in _slots(model, optimizer):
+        if name not in declared:
+            raise ExportError("Keras", type(optimizer).__name__, "slot '%s'" % name,
+                              "the optimizer has stepped already and holds this slot, "
+                              "which the exported step does not carry",
+                              "Export before training, with a fresh optimizer.")
+    return state
 
 
 def _trace_step(model, spec, trained_output, trainable, x_np, x_dtype, pred_shape):

@@ -293,10 +293,6 @@ def check_optimizer(optimizer):
         if c.get(key):
             raise _refuse(name, where, "%s (%s=%r)" % (why, key, c[key]),
                           "Leave %s at its default." % key)
-    if int(keras.ops.convert_to_numpy(optimizer.iterations)) != 0:
-        raise _refuse(name, where, "the optimizer has stepped already (iterations %d)" %
-                      int(keras.ops.convert_to_numpy(optimizer.iterations)),
-                      "Export before training, with a fresh optimizer.")
 
 
 class Grad:
