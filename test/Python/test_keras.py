@@ -71,6 +71,30 @@ def test_a_second_fit_goes_on_as_keras_does():
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
+def test_int64_labels_of_a_sequence_model():
+    """Labels per position, int64 as numpy makes them: Keras' loss casts
+    them to int32 and flattens them; the step keeps them int64."""
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 16, (64, 8)).astype(np.int64)
+    y = np.roll(x, -1, axis=1)
+
+    def lm():
+        keras.utils.set_random_seed(4)
+        m = keras.Sequential([keras.Input((8,), dtype="int32"),
+                              keras.layers.Embedding(16, 8),
+                              keras.layers.Dense(16)])
+        m.compile(optimizer=keras.optimizers.SGD(0.1),
+                  loss=keras.losses.SparseCategoricalCrossentropy(
+                      from_logits=True))
+        return m
+    ours, theirs = lm(), lm()
+    history = mp.keras.fit(ours, x, y, batch_size=16, epochs=1, shuffle=False,
+                           policy="float32", verbose=0)
+    want = theirs.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    assert history.history["loss"] == pytest.approx(want.history["loss"],
+                                                    rel=FLOAT32_RTOL)
+
+
 class Watch(keras.callbacks.Callback):
     """What a callback sees at each epoch's end: the model's validation
     loss by Keras itself, against the logs."""

@@ -8,16 +8,22 @@ from ..common import dense_constant
 
 
 class ShapeHandlers:
+    def moved(self, x):
+        """The result of an op that only moves x's elements: TensorFlow's
+        shape, x's element type (an int64 label cast to int32 stays int64:
+        the step keeps integers at the width they come in, map_cast)."""
+        return (self.out()[0], x.elem)
+
     def map_reshape(self, ins, put):
         x = self.val(ins[0])
-        shape = self.out()
+        shape = self.moved(x)
         put(x if x.shape == shape[0] else self.b.op("train.reshape", [x], [shape]))
 
     def map_transpose(self, ins, put):
         perm = [int(p) for p in self.const(ins[1])]
         x = self.val(ins[0])
         put(x if perm == sorted(perm) else
-            self.b.op("train.transpose", [x], [self.out()], {"permutation": perm}))
+            self.b.op("train.transpose", [x], [self.moved(x)], {"permutation": perm}))
 
     def map_reverse(self, ins, put):
         """ReverseV2 (Bidirectional's backward layer reverses the sequence;
@@ -148,7 +154,7 @@ class ShapeHandlers:
         if any(s != 1 for s in steps):
             props["strides"] = steps
         y = self.b.op("train.slice", [x], [(tuple(sizes), x.elem)], props)
-        shape = self.out()
+        shape = self.moved(x)
         put(y if tuple(sizes) == shape[0] else self.b.op("train.reshape", [y], [shape]))
 
     def map_strided_slice_grad(self, ins, put):
@@ -169,8 +175,7 @@ class ShapeHandlers:
     def map_slice(self, ins, put):
         x = self.val(ins[0])
         begin = [int(b) for b in self.const(ins[1])]
-        shape = self.out()
-        put(self.b.op("train.slice", [x], [shape], {"offsets": begin}))
+        put(self.b.op("train.slice", [x], [self.moved(x)], {"offsets": begin}))
 
     def map_pad(self, ins, put):
         x = self.val(ins[0])
@@ -178,6 +183,6 @@ class ShapeHandlers:
         value = float(self.const(ins[2])) if len(ins) > 2 else 0.0
         if self.attr("mode", "CONSTANT") not in ("CONSTANT",):
             raise self.err("padding mode %s" % self.attr("mode"), "Pad with a constant.")
-        put(self.b.op("train.pad", [x], [self.out()],
+        put(self.b.op("train.pad", [x], [self.moved(x)],
                       {"low": [int(p) for p in pads[:, 0]],
                        "high": [int(p) for p in pads[:, 1]], "value": value}))
