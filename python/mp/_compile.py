@@ -16,6 +16,7 @@ from .errors import CompileError, Error, ExportError
 from .session import Session, auto_policy
 
 POLICIES = ("float32", "mixed_bfloat16", "mixed_float16", "auto")
+_FORMAT = "entries 2"  # what a cache entry holds (2: the precision report)
 _SAID = set()  # the auto decisions already printed in this process
 
 
@@ -102,7 +103,11 @@ def compile_step(caller, model, export, work_dir, policy, backend,
                      for w in noted]
             hit = _from_cache(command, plan)
             if not hit:
-                compiled = subprocess.run(command, capture_output=True,
+                # The precision report beside the plan (step.report); its
+                # path is not in the cache keys.
+                run = list(command)
+                run[2] += " report=" + _report(plan)
+                compiled = subprocess.run(run, capture_output=True,
                                           text=True)
                 if compiled.returncode != 0:
                     raise CompileError(
@@ -118,6 +123,7 @@ def compile_step(caller, model, export, work_dir, policy, backend,
                                    filename, lineno)
         session = Session(plan, backend=backend)
         session.from_cache, session.traced = hit, traced
+        session.report = read_report(plan)
         if evaluation:
             # The forward-only plan holds no optimizer state.
             _keep_only(init, session.tensors)
@@ -171,15 +177,40 @@ def _key(command, plan):
     options = [a for a in command[2:] if a not in ("-o", plan)]
     for part in options + [command[0], str(compiler.st_size),
                            str(compiler.st_mtime_ns),
-                           auto_policy("cpu")[1]]:
+                           auto_policy("cpu")[1], _FORMAT]:
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()
 
 
+def _report(plan):
+    return plan[:-len(".mpplan")] + ".report.json"
+
+
+def report_of(session, policy, reason):
+    """The step's precision report as a dict, with policy="auto"'s decision
+    ({"policy_auto": {"chosen", "reason"}}, as mp-compile writes it) when
+    the policy was auto's."""
+    report = dict(session.report or {})
+    if reason:
+        report["policy_auto"] = {"chosen": policy, "reason": reason}
+    return report
+
+
+def read_report(plan):
+    """The precision report mp-compile wrote beside `plan` (docs/precision.md:
+    per function, the ops converted, casts, fp32 islands), or None."""
+    try:
+        with open(_report(plan)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
 def _files(plan):
-    """The plan and, when it has one, its generated-code library."""
-    library = plan[:-len(".mpplan")] + ".code.so"
-    return [plan] + ([library] if os.path.exists(library) else [])
+    """The plan, its precision report and, when it has one, its
+    generated-code library."""
+    extra = [plan[:-len(".mpplan")] + ".code.so", _report(plan)]
+    return [plan] + [path for path in extra if os.path.exists(path)]
 
 
 def _from_cache(command, plan):
@@ -229,7 +260,8 @@ def _step_key(fingerprint, command, plan):
     compiler = os.stat(command[0])
     options = [a for a in command[2:] if a not in ("-o", plan)]
     for part in options + [command[0], str(compiler.st_size),
-                           str(compiler.st_mtime_ns), auto_policy("cpu")[1]]:
+                           str(compiler.st_mtime_ns), auto_policy("cpu")[1],
+                           _FORMAT]:
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()
 

@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from ._compile import compile_step, resolve_policy
+from ._compile import compile_step, report_of, resolve_policy
 from .errors import DataError, Error
 
 
@@ -121,6 +121,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
               session.labels]
     sync_file = os.path.join(work_dir, "sync.safetensors")
     from_cache = session.from_cache
+    report = report_of(session, policy, reason)
 
     def write_back():
         session.save_checkpoint(sync_file)
@@ -176,4 +177,5 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
     history = model.history
     history.mp_policy, history.mp_policy_reason = policy, reason
     history.mp_from_cache = from_cache
+    history.mp_report = report  # the precision report, a dict
     return history

@@ -21,7 +21,7 @@ import shutil
 import numpy as np
 import torch
 
-from ._compile import cache_dir, compile_step, resolve_policy
+from ._compile import cache_dir, compile_step, report_of, resolve_policy
 from ._fingerprint import example_signature, fingerprint
 from .errors import DataError, Error
 
@@ -409,5 +409,7 @@ def compile(model, optimizer=None, loss_fn=None, example=None, *,
     if not session.traced:
         step._set_initial_state()
     step.policy, step.policy_reason = policy, reason
+    # The precision report (docs/precision.md) as a dict.
+    step.report = report_of(session, policy, reason)
     return step
 

@@ -124,6 +124,8 @@ def test_dataset_callbacks_and_evaluate(tmp_path):
     assert len(history.history["loss"]) == 3
     assert history.history["loss"][-1] < history.history["loss"][0]
     assert history.mp_policy == mp.auto_policy("cpu")[0]
+    assert history.mp_report["policy_auto"]["chosen"] == history.mp_policy
+    assert history.mp_report["functions"][0]["ops_total"] > 0
     for seen, logged in watch.seen:
         assert seen == pytest.approx(logged, rel=1e-6)
     after = m.evaluate(*val, verbose=0, return_dict=True)

@@ -102,6 +102,10 @@ def test_trains_like_autocast_and_like_mp_run(tmp_path):
     step = mp.torch.compile(model, optimizer, example=(x0, y0),
                             policy="mixed_bfloat16",
                             work_dir=str(tmp_path / "step"))
+    [decided] = step.report["functions"]  # the precision report
+    assert decided["policy"] == "mixed_bfloat16" and decided["ops_converted"] > 0
+    assert "train.sparse_cross_entropy" in decided["fp32_ops"]
+    assert "policy_auto" not in step.report
     seen_x, seen_y, losses = [], [], []
     torch.manual_seed(10)
     for _ in range(EPOCHS):
@@ -311,6 +315,12 @@ def test_policy_auto_is_the_machines():
     want, reason = mp.auto_policy("cpu")
     assert step.policy == want == step.session.policy
     assert step.policy_reason == reason
+    # The precision report, with auto's decision in it.
+    assert step.report["policy_auto"] == {"chosen": want, "reason": reason}
+    [function] = step.report["functions"]
+    assert function["policy"] == want and function["ops_total"] > 0
+    if want != "float32":
+        assert function["ops_converted"] > 0
     assert np.isfinite(step(x, y))
 
 

@@ -31,8 +31,11 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
-#include "llvm/Support/PrettyStackTrace.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -118,6 +121,43 @@ static int compile(int argc, char **argv);
 
 /// As mp-opt: a crash of MLIR's parser on malformed input (an upstream bug,
 /// docs/reliability.md) becomes an error and exit code 1.
+/// policy=auto's decision in the JSON report the pipeline wrote (report=
+/// FILE): {"policy_auto": {"chosen", "reason"}} beside its functions.
+static LogicalResult recordAutoPolicy(llvm::StringRef file,
+                                      llvm::StringRef chosen,
+                                      llvm::StringRef reason) {
+  if (file.empty() || file == "-")
+    return success();
+  auto buffer = llvm::MemoryBuffer::getFile(file);
+  if (!buffer) {
+    llvm::errs() << "mp-compile: cannot read the report '" << file
+                 << "': " << buffer.getError().message() << "\n";
+    return failure();
+  }
+  llvm::Expected<llvm::json::Value> report =
+      llvm::json::parse((*buffer)->getBuffer());
+  llvm::json::Object *object = report ? report->getAsObject() : nullptr;
+  if (!object) {
+    if (!report)
+      llvm::consumeError(report.takeError());
+    llvm::errs() << "mp-compile: the report '" << file
+                 << "' is not a JSON object\n";
+    return failure();
+  }
+  (*object)["policy_auto"] =
+      llvm::json::Object{{"chosen", chosen.str()}, {"reason", reason.str()}};
+  std::string error;
+  auto out = mlir::openOutputFile(file, &error);
+  if (!out) {
+    llvm::errs() << "mp-compile: " << error << "\n";
+    return failure();
+  }
+  out->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(*object)))
+            << "\n";
+  out->keep();
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::setBugReportMsg(
@@ -227,8 +267,8 @@ static int compile(int argc, char **argv) {
     // policy=auto: chosen here, for this machine and the options' target
     // (docs/python.md); said once, with the reason.
     bool automatic = options->policy == "auto";
+    std::string reason;
     if (automatic) {
-      std::string reason;
       std::string chosen = mp::rt::autoPolicy(options->target, reason);
       if (chosen.empty()) {
         llvm::errs() << "mp-compile: policy=auto: unknown target '"
@@ -258,6 +298,9 @@ static int compile(int argc, char **argv) {
     options->keepAnnotations = true;
     mp::buildMixedPrecisionPipeline(pm, *options);
     if (failed(pm.run(*module)))
+      return 1;
+    if (automatic &&
+        failed(recordAutoPolicy(options->jsonFile, options->policy, reason)))
       return 1;
   }
 
