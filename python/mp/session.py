@@ -27,6 +27,7 @@ from .errors import (BackendError, DataError, Error, NumericsError,
 
 # The C API's enums (runtime/include/mp/runtime/mp_runtime.h).
 _F32, _BF16, _F16, _I1, _I32, _I64 = range(6)
+_UNIMPLEMENTED = 4  # MP_STATUS_UNIMPLEMENTED: bind_tensor asks for a copy
 _NUMPY = {_F32: np.float32, _F16: np.float16, _I1: np.bool_,
           _I32: np.int32, _I64: np.int64, _BF16: np.uint16}
 _ROLES = {1: "param", 2: "optimizer_state", 3: "buffer", 4: "scaler_state",
@@ -120,6 +121,7 @@ class Session:
     def __init__(self, plan, backend=None):
         self._session = None
         self._lock = threading.Lock()
+        self._bound = {}  # name -> the array bound for the next step
         native = _native.lib()
         handle = ctypes.c_void_p()
         path = str(plan).encode()
@@ -299,13 +301,38 @@ class Session:
             if name in named:
                 raise DataError("'%s' given twice" % name)
             named[name] = value
+        bound, kept = {}, {}
         for name, value in named.items():
+            info = self._info(name)
+            if info.role in ("input", "label"):
+                bound[name] = self._converted(info, value)
+            else:
+                kept[name] = value
+        for name, value in kept.items():
             self.set(name, value)
         loss = ctypes.c_float()
         with self._lock:
             handle = self._handle()
+            # The batch is read where it is (numpy's memory, a torch
+            # tensor's): bound for this step, without the runtime's copy;
+            # copied where the runtime cannot read it in place.
+            for name, array in bound.items():
+                # Alive while the runtime may read it: until the step has
+                # run (or until a later one, if a check below raises).
+                self._bound[name] = array
+                info = self.tensors[name]
+                shape = (ctypes.c_int64 * max(1, len(info.shape)))(*info.shape)
+                args = (handle, name.encode(), info._code, shape,
+                        len(info.shape), array.ctypes.data, array.nbytes)
+                code, message = _native.take_status(
+                    self._native.mp_session_bind_tensor(*args))
+                if code == _UNIMPLEMENTED:
+                    code, message = _native.take_status(
+                        self._native.mp_session_set_tensor(*args))
+                _raise(code, message, DataError)
             code, message = _native.take_status(
                 self._native.mp_session_run_step(handle, ctypes.byref(loss)))
+            self._bound = {}  # the runtime has let go of every binding
             failed_check = code != 0 and \
                 self._native.mp_session_last_step_failed_check(handle)
             diagnosis = self._diagnosis() if failed_check else ""

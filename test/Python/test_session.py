@@ -116,6 +116,27 @@ def test_bad_batches_name_the_tensor_and_change_nothing(compile_plan):
     assert np.isfinite(session.step(x, y.astype(np.int32)))
 
 
+def test_a_batch_is_read_in_place_for_its_step(compile_plan):
+    """step(x, y) reads the batch where it is (bound for that step, no
+    copy): the next step needs a batch again and says so; set() copies and
+    keeps. Both give the same numbers."""
+    plan = compile_plan("mlp", "mixed_bfloat16")
+    bound, copied = mp.Session(plan), mp.Session(plan)
+    bound.init_params(seed=0)
+    copied.init_params(seed=0)
+    for x, y in dataset_batches(4):
+        copied.set("input0", x)
+        copied.set("label0", y)
+        assert bound.step(x, y) == copied.step()
+    same(params(bound), params(copied))
+    with pytest.raises(mp.DataError, match="bound to the caller's memory for "
+                                           "the last step only"):
+        bound.step()
+    bound.set("input0", x)
+    bound.set("label0", y)
+    assert np.isfinite(bound.step()) and np.isfinite(bound.step())
+
+
 def test_failed_gradient_check_is_a_numerics_error(compile_plan):
     session = mp.Session(compile_plan("mlp", "float32"))
     session.init_params(seed=0)

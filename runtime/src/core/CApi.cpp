@@ -232,6 +232,17 @@ mp_status *mp_session_set_tensor(mp_session *session, const char *name,
   });
 }
 
+mp_status *mp_session_bind_tensor(mp_session *session, const char *name,
+                                  mp_dtype_t dtype, const int64_t *shape,
+                                  size_t rank, const void *data, size_t bytes) {
+  return guard(__func__, [&](const char *function) -> Status {
+    MP_CHECK_ARG(session);
+    MP_CHECK_ARG(name);
+    return session->session->bindTensor(name, static_cast<DType>(dtype), shape,
+                                        rank, data, bytes);
+  });
+}
+
 mp_status *mp_session_get_tensor(const mp_session *session, const char *name,
                                  void *out_data, size_t bytes) {
   return guard(__func__, [&](const char *function) -> Status {

@@ -73,6 +73,8 @@ Status Session::setTensor(const std::string &name, DType dtype,
                            formatShape(info->shape) + ") has " +
                            std::to_string(info->byteSize) + " bytes, got " +
                            std::to_string(bytes));
+  if (!bound_.empty())
+    unbind(info->tensor); // the value set is the one the step reads
   if (bytes)
     MP_RETURN_IF_ERROR(copyIn(info->tensor, data, bytes));
   for (size_t i = 0; i < unbound_.size(); ++i)
@@ -99,6 +101,11 @@ Status Session::getTensor(const std::string &name, void *out,
                            " bytes, the buffer " + std::to_string(bytes));
   if (bytes && !out)
     return invalidArgument("reading '" + name + "': null buffer");
+  for (const auto &[tensor, from] : bound_)
+    if (tensor == info->tensor && bytes) {
+      std::memcpy(out, from, bytes); // bound for the next step
+      return Status::ok();
+    }
   if (bytes)
     return copyOut(info->tensor, out, bytes);
   return Status::ok();
@@ -216,8 +223,13 @@ Status Session::checkBound() const {
   if (unbound_.empty())
     return Status::ok();
   std::string names;
-  for (uint32_t t : unbound_)
+  for (uint32_t t : unbound_) {
     names += (names.empty() ? "'" : ", '") + plan_.tensors[t].name + "'";
+    // A binding (bindTensor) lasts one step.
+    for (uint32_t released : released_)
+      if (released == t)
+        names += " (bound to the caller's memory for the last step only)";
+  }
   return invalidArgument("cannot run a step: never set " + names +
                          "; set every input and label first");
 }
@@ -260,6 +272,15 @@ Status Session::readTensor(uint32_t tensor, void *out, size_t bytes) const {
 }
 
 Status Session::runStep(float *outLoss) {
+  // Inputs bound to the caller's memory (bindTensor) are for this step.
+  struct Release {
+    Session &session;
+    bool completed = false;
+    ~Release() {
+      if (!session.bound_.empty())
+        session.releaseBindings(!completed);
+    }
+  } release{*this};
   MP_RETURN_IF_ERROR(checkBound());
   haveResults_ = false;
   failedCheck_ = false;
@@ -336,6 +357,7 @@ Status Session::runStep(float *outLoss) {
   }
   ++stepsRun_;
   haveResults_ = true;
+  release.completed = true;
   if (outLoss)
     *outLoss = lastLoss_;
   return Status::ok();

@@ -110,6 +110,17 @@ public:
                    size_t bytes) {
     return setTensor(name, dtype, shape.data(), shape.size(), data, bytes);
   }
+  /// Binds the caller's memory as the input or label `name` for the next
+  /// step, without a copy: that step's kernels read `data`, which must
+  /// stay unchanged until runStep() returns. Checked like setTensor, and
+  /// `data` aligned to the element size. The binding lasts one step; after
+  /// it the tensor counts as unset (bind or set it again), except after a
+  /// failed step, which keeps a copy for the replay and a retry.
+  /// Unimplemented where a copy is needed instead (setTensor): a backend
+  /// that keeps tensors in device memory, or a plan whose step writes
+  /// into the tensor's memory.
+  Status bindTensor(const std::string &name, DType dtype, const int64_t *shape,
+                    size_t rank, const void *data, size_t bytes);
   /// Copies tensor `name` (of exactly `bytes` bytes) to `out`. Results hold
   /// the values of the last step and cannot be read before one has run.
   Status getTensor(const std::string &name, void *out, size_t bytes) const;
@@ -199,6 +210,20 @@ private:
   /// Bytes into / out of a tensor's storage, wherever it lives.
   Status copyIn(uint32_t tensor, const void *data, size_t bytes);
   Status copyOut(uint32_t tensor, void *data, size_t bytes) const;
+  /// A kernel's or generated region's pointer to (a view into) an input's
+  /// memory, which bindTensor() redirects to the caller's for a step.
+  struct BindUse {
+    void **pointer;
+    uint8_t *own; ///< what it points to without a binding
+  };
+  /// Where the kernels and regions read tensor `tensor`'s memory (views of
+  /// it included); false when a kernel or region writes into it.
+  bool collectBindUses(uint32_t tensor, std::vector<BindUse> &uses);
+  /// Ends the binding of `tensor`, if any (setTensor() then copies).
+  void unbind(uint32_t tensor);
+  /// Ends the step's bindings: each pointer back to the session's memory;
+  /// after a failed step the bound batch is copied there first.
+  void releaseBindings(bool stepFailed);
   /// Copies session memory to session memory (host or device).
   Status copyBetween(uint8_t *to, const uint8_t *from, size_t bytes);
 
@@ -258,6 +283,12 @@ private:
     int32_t activation = -1; ///< the ReLU's kernel, when kRelu/kReluGrad taken
   };
   std::vector<Fused> fused_;
+  /// The inputs bound for the next step: tensor, the caller's memory.
+  std::vector<std::pair<uint32_t, const uint8_t *>> bound_;
+  /// Per tensor bound once: its BindUses (computed on first bind).
+  std::unordered_map<uint32_t, std::vector<BindUse>> bindUses_;
+  /// Tensors bound for a step and not set since (checkBound's message).
+  std::vector<uint32_t> released_;
   std::vector<int32_t> fusedAt_;   ///< per kernel: its fused_ entry, or -1
   std::vector<bool> setsVerdict_;  ///< per kernel: a fused check
   std::vector<bool> runsWithHost_; ///< per kernel: a ReLU taken by its host

@@ -134,6 +134,17 @@ mp_status *mp_session_tensor_info(const mp_session *session, const char *name,
 mp_status *mp_session_set_tensor(mp_session *session, const char *name,
                                  mp_dtype_t dtype, const int64_t *shape,
                                  size_t rank, const void *data, size_t bytes);
+/* Binds the caller's memory as the input or label `name` for the next
+ * mp_session_run_step, without a copy: the step reads `data`, which must stay
+ * unchanged until that call returns. Checked as mp_session_set_tensor, and
+ * `data` aligned to the element size. The binding lasts one step: bind or
+ * set the tensor again for the next (a failed step keeps a copy). Returns
+ * MP_STATUS_UNIMPLEMENTED where a copy is needed instead (device memory, a
+ * step that writes into the tensor's memory, unaligned data): call
+ * mp_session_set_tensor then. */
+mp_status *mp_session_bind_tensor(mp_session *session, const char *name,
+                                  mp_dtype_t dtype, const int64_t *shape,
+                                  size_t rank, const void *data, size_t bytes);
 /* Copies a tensor into `out_data`, `bytes` being its exact byte size.
  * Results hold the values of the last step. */
 mp_status *mp_session_get_tensor(const mp_session *session, const char *name,
