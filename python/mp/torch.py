@@ -301,9 +301,14 @@ class CompiledStep:
                     continue
                 name = "%s.%s" % (names[int(index)], key)
                 info = self.session.tensors.get(name)
+                value = torch.as_tensor(value)
+                if info is None and not value.any():
+                    # State at zero the step does not hold starts there
+                    # anyway (Adagrad's step count before its first step),
+                    # as mp_export takes it.
+                    continue
                 if info is None:
                     raise DataError("the step holds no '%s' (optimizer)" % name)
-                value = torch.as_tensor(value)
                 if info.dtype == "i64":
                     value = value.to(torch.int64)
                 self.session.set(name, value.reshape(info.shape))

@@ -580,6 +580,12 @@ def _optimizer_state(builder, optimizer, params):
                     continue
                 n = named.get(id(p), "a frozen parameter")
                 name = "%s.%s" % (n, key)
+                array = np.asarray(value.detach().cpu().numpy() if torch.is_tensor(value)
+                                   else value)
+                if name not in declared and not array.any():
+                    # State at zero that the step does not hold starts there
+                    # anyway (Adagrad's step count before its first step).
+                    continue
                 if name not in declared:
                     raise ExportError(
                         "torch.optim", type(optimizer).__name__, "parameter '%s'" % n,
@@ -588,8 +594,6 @@ def _optimizer_state(builder, optimizer, params):
                         "Export before the optimizer's first step, or use an optimizer "
                         "whose state the step holds (docs/exporters.md).")
                 target = declared[name]
-                array = np.asarray(value.detach().cpu().numpy() if torch.is_tensor(value)
-                                   else value)
                 if tuple(array.shape) != tuple(target.shape):
                     raise ExportError("torch.optim", type(optimizer).__name__,
                                       "state '%s'" % name, "shape %s, the step's is %s" % (
