@@ -15,7 +15,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 BACKENDS = ("cpu/", "cuda/", "reference/")
-PRIVATE = ("support/", "plan/", "core/", "common/") + BACKENDS
+PRIVATE = ("support/", "plan/", "core/", "common/", "comm/") + BACKENDS
 
 # (folder, what its files must not include, why)
 RULES = [
@@ -26,6 +26,8 @@ RULES = [
      "plan never includes core or a backend"),
     ("runtime/src/core", ("cpu/", "cuda/"),
      "core never includes a backend (the registry names factories from Backend.h)"),
+    ("runtime/src/comm", ("core/", "common/") + BACKENDS,
+     "the communicator (MPI) includes no core or backend file: the session uses it"),
     ("runtime/src/reference", ("cpu/", "cuda/"),
      "the reference backend includes no other backend"),
     ("runtime/include", PRIVATE,

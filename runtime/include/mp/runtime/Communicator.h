@@ -1,0 +1,88 @@
+//===- Communicator.h - The ranks of a data-parallel step -------*- C++ -*-===//
+//
+// What a data-parallel step needs of the engine that connects its processes
+// (docs/distributed.md): in-place reductions of host memory started without
+// waiting, so that they run while later kernels compute, a check that every
+// rank runs the same thing, and an end of the job when one fails. The
+// engines are existing ones: MPI (OpenMPI, started by mpirun) for CPU
+// clusters; the single-process communicator is the trivial case.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_RUNTIME_COMMUNICATOR_H
+#define MP_RUNTIME_COMMUNICATOR_H
+
+#include "mp/runtime/Plan.h"
+#include "mp/runtime/Status.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mp::rt {
+
+enum class ReduceOp { Sum, Max };
+
+class Communicator {
+public:
+  virtual ~Communicator();
+
+  virtual const char *name() const = 0; ///< "mpi", "single"
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  /// A collective in flight, finished by wait().
+  using Request = uint64_t;
+  /// Starts reducing `count` elements of `dtype` at `data` over every rank,
+  /// in place (each rank's `data` ends as the reduction of all of them),
+  /// without waiting: `data` must stay untouched until wait() returns.
+  /// F32 and I64 sum or max; I1 (one byte, 0 or 1) max. The order in which
+  /// the ranks' values are combined is the engine's (MPI: its algorithm
+  /// for the message size), the same on every rank.
+  virtual StatusOr<Request> startAllReduce(void *data, size_t count,
+                                           DType dtype, ReduceOp op) = 0;
+  /// Lets the collectives started advance without waiting (MPI advances a
+  /// non-blocking collective only inside its own calls): called between
+  /// kernels.
+  virtual void progress() = 0;
+  /// Waits for `request` at most timeout(): past it, an error saying what
+  /// it waited for (a rank that died or hangs never arrives).
+  virtual Status wait(Request request) = 0;
+  /// Every rank's `value` is the same (the plan's hash, the batch): an
+  /// error naming the first rank whose value differs, and `what` it is.
+  virtual Status agree(uint64_t value, const std::string &what) = 0;
+  /// Ends the job on every rank (after an error on one: the others would
+  /// wait for it in their next collective).
+  virtual void abort(int code) = 0;
+
+  /// How long wait() waits: $MP_COLLECTIVE_TIMEOUT seconds, 300 by default.
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  void setTimeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+
+protected:
+  Communicator();
+
+private:
+  std::chrono::milliseconds timeout_;
+};
+
+/// One process: every reduction is the identity.
+std::unique_ptr<Communicator> singleProcessCommunicator();
+
+/// Whether this build has an MPI communicator, and if not, why.
+bool mpiAvailable(std::string *why = nullptr);
+
+/// The launcher's: MPI's when this process was started by mpirun (OpenMPI's
+/// OMPI_COMM_WORLD_SIZE, or PMI_SIZE of other launchers, above 1), the
+/// single-process one otherwise. Started by mpirun in a build without MPI:
+/// Unimplemented, saying so (N processes would each train alone).
+StatusOr<std::unique_ptr<Communicator>> communicatorFromEnvironment();
+
+/// MPI's, initializing MPI once per process (MPI_THREAD_FUNNELED) on a
+/// duplicate of MPI_COMM_WORLD; Unimplemented without MPI in the build.
+StatusOr<std::unique_ptr<Communicator>> mpiCommunicator();
+
+} // namespace mp::rt
+
+#endif // MP_RUNTIME_COMMUNICATOR_H

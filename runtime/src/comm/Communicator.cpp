@@ -1,0 +1,65 @@
+//===- Communicator.cpp - The single-process communicator, the choice -----===//
+
+#include "mp/runtime/Communicator.h"
+
+#include <cstdlib>
+#include <string>
+
+using namespace mp::rt;
+
+Communicator::~Communicator() = default;
+
+Communicator::Communicator() : timeout_(std::chrono::seconds(300)) {
+  if (const char *seconds = std::getenv("MP_COLLECTIVE_TIMEOUT")) {
+    char *end = nullptr;
+    double value = std::strtod(seconds, &end);
+    if (end != seconds && *end == '\0' && value > 0)
+      timeout_ = std::chrono::milliseconds(static_cast<int64_t>(value * 1000));
+  }
+}
+
+namespace {
+
+class SingleProcess final : public Communicator {
+public:
+  const char *name() const override { return "single"; }
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  StatusOr<Request> startAllReduce(void *, size_t, DType dtype,
+                                   ReduceOp) override {
+    if (dtype != DType::F32 && dtype != DType::I64 && dtype != DType::I1)
+      return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
+    return Request(0);
+  }
+  void progress() override {}
+  Status wait(Request) override { return Status::ok(); }
+  Status agree(uint64_t, const std::string &) override { return Status::ok(); }
+  void abort(int code) override { std::exit(code); }
+};
+
+/// Whether a launcher started this process as one of several: the world
+/// size OpenMPI's mpirun (OMPI_COMM_WORLD_SIZE) or a PMI one (MPICH's
+/// hydra, Slurm: PMI_SIZE) gives it, above 1.
+bool launchedAsRanks() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char *value = std::getenv(name))
+      if (std::atoi(value) > 1)
+        return true;
+  return false;
+}
+
+} // namespace
+
+std::unique_ptr<Communicator> mp::rt::singleProcessCommunicator() {
+  return std::make_unique<SingleProcess>();
+}
+
+StatusOr<std::unique_ptr<Communicator>> mp::rt::communicatorFromEnvironment() {
+  if (!launchedAsRanks())
+    return singleProcessCommunicator();
+  std::string why;
+  if (!mpiAvailable(&why))
+    return unimplemented("this process was started by an MPI launcher, but " +
+                         why + ": each rank would train alone");
+  return mpiCommunicator();
+}

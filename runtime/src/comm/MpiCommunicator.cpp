@@ -1,0 +1,220 @@
+//===- MpiCommunicator.cpp - The ranks over MPI ---------------------------===//
+//
+// The communicator of processes started by mpirun (docs/distributed.md):
+// non-blocking MPI_Iallreduce on a duplicate of MPI_COMM_WORLD, advanced
+// by MPI_Testall between kernels and waited for with a deadline. Built
+// where CMake finds MPI (MP_HAVE_MPI); without it, the functions say so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/runtime/Communicator.h"
+
+#ifdef MP_HAVE_MPI
+// MPI's C interface only (OpenMPI's and MPICH's mpi.h add the deprecated
+// C++ bindings, with a library of their own, to a C++ file).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+#endif
+
+using namespace mp::rt;
+
+#ifndef MP_HAVE_MPI
+
+bool mp::rt::mpiAvailable(std::string *why) {
+  if (why)
+    *why = "this build of mp has no MPI (install OpenMPI's development "
+           "files, libopenmpi-dev, and configure again: scripts/setup.sh)";
+  return false;
+}
+
+StatusOr<std::unique_ptr<Communicator>> mp::rt::mpiCommunicator() {
+  std::string why;
+  mpiAvailable(&why);
+  return unimplemented("data-parallel training is unavailable: " + why);
+}
+
+#else
+
+bool mp::rt::mpiAvailable(std::string *) { return true; }
+
+namespace {
+
+std::string mpiError(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    return "MPI error " + std::to_string(code);
+  return std::string(text, length);
+}
+
+/// MPI_Init_thread once per process; MPI_Finalize at exit.
+Status initializeMpi() {
+  static std::once_flag once;
+  static Status status;
+  std::call_once(once, [] {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized)
+      return;
+    int provided = 0;
+    int code =
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    if (code != MPI_SUCCESS) {
+      status = internalError("MPI_Init_thread: " + mpiError(code));
+      return;
+    }
+    // Errors come back as codes (and become Status), not as aborts.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    std::atexit([] {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized)
+        MPI_Finalize();
+    });
+  });
+  return status;
+}
+
+class Mpi final : public Communicator {
+public:
+  explicit Mpi(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~Mpi() override {
+    // Requests left (a step that failed between start and wait) finish
+    // before their buffers go.
+    for (auto &[id, request] : pending_)
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      MPI_Comm_free(&comm_);
+  }
+
+  const char *name() const override { return "mpi"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  StatusOr<Request> startAllReduce(void *data, size_t count, DType dtype,
+                                   ReduceOp op) override {
+    MPI_Datatype type;
+    switch (dtype) {
+    case DType::F32:
+      type = MPI_FLOAT;
+      break;
+    case DType::I64:
+      type = MPI_INT64_T;
+      break;
+    case DType::I1:
+      type = MPI_UINT8_T;
+      break;
+    default:
+      return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
+    }
+    if (dtype == DType::I1 && op != ReduceOp::Max)
+      return unimplemented("an all-reduce of i1 other than max");
+    MPI_Request request;
+    int code = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), type,
+                              op == ReduceOp::Sum ? MPI_SUM : MPI_MAX, comm_,
+                              &request);
+    if (code != MPI_SUCCESS)
+      return internalError("MPI_Iallreduce of " + std::to_string(count) + " " +
+                           dtypeName(dtype) + " on rank " +
+                           std::to_string(rank_) + ": " + mpiError(code));
+    Request id = next_++;
+    pending_.emplace(id, request);
+    return id;
+  }
+
+  void progress() override {
+    for (auto &[id, request] : pending_) {
+      int done = 0;
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    }
+  }
+
+  Status wait(Request id) override {
+    auto found = pending_.find(id);
+    if (found == pending_.end())
+      return internalError("waiting for an unknown collective #" +
+                           std::to_string(id));
+    MPI_Request &request = found->second;
+    auto deadline = std::chrono::steady_clock::now() + timeout();
+    auto pause = std::chrono::microseconds(1);
+    while (true) {
+      int done = 0;
+      int code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (code != MPI_SUCCESS) {
+        pending_.erase(found);
+        return internalError("an all-reduce on rank " + std::to_string(rank_) +
+                             " failed: " + mpiError(code));
+      }
+      if (done)
+        break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g",
+                      static_cast<double>(timeout().count()) / 1000.0);
+        return internalError(
+            "rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
+            ": an all-reduce did not complete within " + seconds +
+            " s (MP_COLLECTIVE_TIMEOUT): another rank died or hangs");
+      }
+      std::this_thread::sleep_for(pause);
+      if (pause < std::chrono::microseconds(500))
+        pause *= 2;
+    }
+    pending_.erase(found);
+    return Status::ok();
+  }
+
+  Status agree(uint64_t value, const std::string &what) override {
+    std::vector<uint64_t> all(size_);
+    int code = MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1,
+                             MPI_UINT64_T, comm_);
+    if (code != MPI_SUCCESS)
+      return internalError("comparing " + what +
+                           " across ranks: " + mpiError(code));
+    for (int r = 0; r < size_; ++r)
+      if (all[r] != all[0])
+        return invalidArgument("rank " + std::to_string(r) + " has another " +
+                               what + " (" + std::to_string(all[r]) +
+                               ") than rank 0 (" + std::to_string(all[0]) +
+                               "): every rank must run the same");
+    return Status::ok();
+  }
+
+  void abort(int code) override { MPI_Abort(comm_, code); }
+
+private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  Request next_ = 1;
+  std::unordered_map<Request, MPI_Request> pending_;
+};
+
+} // namespace
+
+StatusOr<std::unique_ptr<Communicator>> mp::rt::mpiCommunicator() {
+  Status initialized = initializeMpi();
+  if (!initialized.isOk())
+    return initialized;
+  MPI_Comm comm;
+  int code = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  if (code != MPI_SUCCESS)
+    return internalError("MPI_Comm_dup: " + mpiError(code));
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  std::unique_ptr<Communicator> made = std::make_unique<Mpi>(comm);
+  return made;
+}
+
+#endif // MP_HAVE_MPI

@@ -1,0 +1,162 @@
+//===- CommunicatorTest.cpp - the ranks of a data-parallel step -----------===//
+//
+// Single*: in one process. Mpi*: under mpirun (ctest communicator/mpi-N):
+// every rank runs the same tests, which check values that depend on the
+// rank and the world size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/runtime/Communicator.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+using namespace mp::rt;
+
+namespace {
+
+TEST(SingleProcessTest, ReductionsAreTheIdentity) {
+  std::unique_ptr<Communicator> single = singleProcessCommunicator();
+  EXPECT_STREQ(single->name(), "single");
+  EXPECT_EQ(single->rank(), 0);
+  EXPECT_EQ(single->size(), 1);
+  std::vector<float> values = {1.5f, -2.0f};
+  StatusOr<Communicator::Request> started =
+      single->startAllReduce(values.data(), 2, DType::F32, ReduceOp::Sum);
+  ASSERT_TRUE(started.isOk());
+  single->progress();
+  EXPECT_TRUE(single->wait(*started).isOk());
+  EXPECT_EQ(values, (std::vector<float>{1.5f, -2.0f}));
+  EXPECT_TRUE(single->agree(42, "the plan").isOk());
+  EXPECT_EQ(single->startAllReduce(values.data(), 2, DType::BF16, ReduceOp::Sum)
+                .status()
+                .code(),
+            StatusCode::Unimplemented);
+}
+
+TEST(SingleProcessTest, WithoutALauncherTheProcessIsAlone) {
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE"))
+    GTEST_SKIP() << "started by a launcher";
+  StatusOr<std::unique_ptr<Communicator>> chosen =
+      communicatorFromEnvironment();
+  ASSERT_TRUE(chosen.isOk()) << chosen.status().message();
+  EXPECT_STREQ((*chosen)->name(), "single");
+}
+
+TEST(SingleProcessTest, StartedByMpirunWithoutMpiIsRefused) {
+  std::string why;
+  if (mpiAvailable(&why))
+    GTEST_SKIP() << "this build has MPI";
+  EXPECT_NE(why.find("no MPI"), std::string::npos) << why;
+  setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  StatusOr<std::unique_ptr<Communicator>> chosen =
+      communicatorFromEnvironment();
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  ASSERT_FALSE(chosen.isOk());
+  EXPECT_EQ(chosen.status().code(), StatusCode::Unimplemented);
+  EXPECT_NE(chosen.status().message().find("each rank would train alone"),
+            std::string::npos)
+      << chosen.status().message();
+}
+
+#ifdef MP_HAVE_MPI
+
+/// The communicator of this mpirun job, made once (MPI is initialized once
+/// per process).
+Communicator &world() {
+  static std::unique_ptr<Communicator> made = [] {
+    StatusOr<std::unique_ptr<Communicator>> chosen =
+        communicatorFromEnvironment();
+    if (!chosen.isOk()) {
+      ADD_FAILURE() << chosen.status().message();
+      return singleProcessCommunicator();
+    }
+    return std::move(*chosen);
+  }();
+  return *made;
+}
+
+TEST(MpiTest, TheLaunchersWorld) {
+  Communicator &comm = world();
+  EXPECT_STREQ(comm.name(), "mpi");
+  const char *size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  ASSERT_NE(size, nullptr);
+  EXPECT_EQ(comm.size(), std::atoi(size));
+  EXPECT_EQ(comm.rank(), std::atoi(std::getenv("OMPI_COMM_WORLD_RANK")));
+}
+
+TEST(MpiTest, SumsAndMaxima) {
+  Communicator &comm = world();
+  int r = comm.rank(), n = comm.size();
+  // Several reductions in flight at once, finished in another order.
+  std::vector<float> f = {float(r), 1.0f, 0.25f * float(r + 1)};
+  std::vector<int64_t> big = {int64_t(1) << (40 + r), -int64_t(r)};
+  std::vector<uint8_t> verdict = {uint8_t(r == n - 1 ? 1 : 0)};
+  std::vector<float> peak = {float(r) * 3.0f};
+  auto a = comm.startAllReduce(f.data(), f.size(), DType::F32, ReduceOp::Sum);
+  auto b =
+      comm.startAllReduce(big.data(), big.size(), DType::I64, ReduceOp::Sum);
+  auto c = comm.startAllReduce(verdict.data(), 1, DType::I1, ReduceOp::Max);
+  auto d = comm.startAllReduce(peak.data(), 1, DType::F32, ReduceOp::Max);
+  ASSERT_TRUE(a.isOk() && b.isOk() && c.isOk() && d.isOk());
+  comm.progress();
+  ASSERT_TRUE(comm.wait(*d).isOk());
+  ASSERT_TRUE(comm.wait(*b).isOk());
+  ASSERT_TRUE(comm.wait(*a).isOk());
+  ASSERT_TRUE(comm.wait(*c).isOk());
+  float ranks = float(n * (n - 1) / 2);
+  EXPECT_EQ(f, (std::vector<float>{ranks, float(n), 0.25f * (ranks + n)}));
+  int64_t powers = 0;
+  for (int i = 0; i < n; ++i)
+    powers += int64_t(1) << (40 + i);
+  EXPECT_EQ(big, (std::vector<int64_t>{powers, -int64_t(ranks)}));
+  EXPECT_EQ(verdict[0], 1);
+  EXPECT_EQ(peak[0], float(n - 1) * 3.0f);
+  EXPECT_EQ(comm.startAllReduce(f.data(), 1, DType::I1, ReduceOp::Sum)
+                .status()
+                .code(),
+            StatusCode::Unimplemented);
+}
+
+TEST(MpiTest, AgreementNamesTheRankThatDiffers) {
+  Communicator &comm = world();
+  EXPECT_TRUE(comm.agree(0x5eed, "plan hash").isOk());
+  Status differs = comm.agree(comm.rank() == 1 ? 7 : 3, "plan hash");
+  ASSERT_FALSE(differs.isOk());
+  EXPECT_EQ(differs.message(), "rank 1 has another plan hash (7) than rank 0 "
+                               "(3): every rank must run the same");
+}
+
+/// A rank that does not arrive: the others' wait ends at the deadline with
+/// an error; when it arrives later, the collective completes.
+TEST(MpiTest, AWaitEndsAtItsDeadline) {
+  Communicator &comm = world();
+  std::vector<float> value = {1.0f};
+  auto saved = comm.timeout();
+  comm.setTimeout(std::chrono::milliseconds(200));
+  if (comm.rank() == 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  auto started =
+      comm.startAllReduce(value.data(), 1, DType::F32, ReduceOp::Sum);
+  ASSERT_TRUE(started.isOk());
+  if (comm.rank() != 1) {
+    Status late = comm.wait(*started);
+    ASSERT_FALSE(late.isOk());
+    EXPECT_NE(late.message().find("did not complete within 0.2"),
+              std::string::npos)
+        << late.message();
+    EXPECT_NE(late.message().find("another rank died or hangs"),
+              std::string::npos);
+  }
+  comm.setTimeout(saved);
+  ASSERT_TRUE(comm.wait(*started).isOk());
+  EXPECT_EQ(value[0], float(comm.size()));
+}
+
+#endif // MP_HAVE_MPI
+
+} // namespace
