@@ -20,6 +20,7 @@ the compiled step returns the loss only.
 """
 import inspect
 import itertools
+import json
 import os
 
 import numpy as np
@@ -91,6 +92,17 @@ def _source(x, y, batch_size, shuffle, seed, steps_per_epoch):
         count if steps_per_epoch is None else min(count, steps_per_epoch)
 
 
+def _activated(predictions, activation):
+    """The model's output from the predictions the loss reads: the logits
+    before the softmax / sigmoid a from_logits=False loss looks through."""
+    if activation == "Softmax":
+        shifted = np.exp(predictions - predictions.max(axis=-1, keepdims=True))
+        return shifted / shifted.sum(axis=-1, keepdims=True)
+    if activation == "Sigmoid":
+        return 1.0 / (1.0 + np.exp(-predictions))
+    return predictions
+
+
 def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
         callbacks=None, validation_data=None, shuffle=True, initial_epoch=0,
         steps_per_epoch=None, policy="auto", backend=None,
@@ -112,11 +124,22 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
     policy, reason = resolve_policy(policy, backend, "mp.keras.fit")
     example, epoch_batches, steps = _source(x, y, batch_size, shuffle, seed,
                                             steps_per_epoch)
+    # The compiled metrics (accuracy, ...) of the training batches, as
+    # Keras' fit reports them: the step returns the predictions the loss
+    # reads, and Keras' own metric objects take them. A model trained on
+    # one of several outputs gets none (its metrics are per output).
+    metrics = getattr(model, "_compile_metrics", None)
+    if isinstance(model.loss, (list, tuple, dict)):
+        metrics = None
     work_dir, remove, session = compile_step(
         "mp.keras.fit", model,
         lambda out: exporter.export(model, example[0], example[1], out,
-                                    "step"),
+                                    "step", predictions=metrics is not None),
         work_dir, policy, backend, compile_options)
+    activation = None
+    if metrics is not None:
+        with open(os.path.join(work_dir, "step.manifest.json")) as f:
+            activation = json.load(f).get("predictions_activation")
     shapes = [session.tensors[n].shape for n in session.inputs +
               session.labels]
     sync_file = os.path.join(work_dir, "sync.safetensors")
@@ -137,6 +160,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
         logs = {}
         for epoch in range(initial_epoch, epochs):
             callbacks.on_epoch_begin(epoch)
+            if metrics is not None:
+                metrics.reset_state()
             losses = []
             for index, (xb, yb) in enumerate(epoch_batches(epoch)):
                 for name, value, shape in zip(("x", "y"), (xb, yb), shapes):
@@ -151,6 +176,11 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
                 callbacks.on_train_batch_begin(index)
                 losses.append(session.step(xb, yb))
                 logs = {"loss": float(np.mean(losses))}
+                if metrics is not None:
+                    metrics.update_state(yb, _activated(
+                        session.get("predictions"), activation))
+                    logs.update({name: float(value) for name, value in
+                                 metrics.result().items()})
                 callbacks.on_train_batch_end(index, logs)
             if not losses:
                 raise DataError("mp.keras.fit: epoch %d had no batches"

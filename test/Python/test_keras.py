@@ -47,8 +47,39 @@ def test_float32_epochs_are_keras_own():
                       verbose=0)
     assert history.history["loss"] == pytest.approx(want.history["loss"],
                                                     rel=FLOAT32_RTOL)
+    # The compiled metrics of the training batches, as Keras reports them.
+    assert history.history["accuracy"] == pytest.approx(
+        want.history["accuracy"], abs=1e-6)
     for a, b in zip(ours.get_weights(), theirs.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_training_metrics_see_the_models_own_output():
+    """A model that ends in a softmax, its loss from_logits=False: the
+    metrics get the probabilities (the step returns the logits the loss
+    reads; the softmax is applied for them), as Keras' fit gives them."""
+    x, y = data(128, 10)
+
+    def softmax_model():
+        keras.utils.set_random_seed(5)
+        m = keras.Sequential([keras.Input((FEATURES,)),
+                              keras.layers.Dense(16, activation="relu"),
+                              keras.layers.Dense(CLASSES, activation="softmax")])
+        m.compile(optimizer=keras.optimizers.SGD(0.05),
+                  loss=keras.losses.SparseCategoricalCrossentropy(),
+                  metrics=["accuracy",
+                           keras.metrics.SparseCategoricalCrossentropy(name="ce"),
+                           keras.metrics.SparseTopKCategoricalAccuracy(k=2)])
+        return m
+    ours, theirs = softmax_model(), softmax_model()
+    history = mp.keras.fit(ours, x, y, batch_size=BATCH, epochs=2,
+                           shuffle=False, policy="float32", verbose=0)
+    want = theirs.fit(x, y, batch_size=BATCH, epochs=2, shuffle=False,
+                      verbose=0)
+    assert set(history.history) == set(want.history)
+    for name in want.history:
+        assert history.history[name] == pytest.approx(
+            want.history[name], rel=FLOAT32_RTOL, abs=1e-6), name
 
 
 def test_a_second_fit_goes_on_as_keras_does():

@@ -29,7 +29,7 @@ import tensorflow as tf
 import keras
 
 from . import training
-from ..common import BUFFER, INPUT, LABEL, LOSS, OPT_STATE, PARAM
+from ..common import BUFFER, INPUT, LABEL, LOSS, OPT_STATE, OUTPUT, PARAM
 from ..common import (ExportError, StepBuilder, read_safetensors, step_counter as _step_counter,
                      write_export)
 from .mapper import Mapper, _Resource
@@ -149,10 +149,14 @@ def slot_name(var, key):
 
 
 def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None,
-           description=""):
+           description="", predictions=False):
     """Exports the training step of `model` (compiled, or given `optimizer`
-    and `loss`) for batches shaped like example_x / example_y. Writes
-    OUT/STEM.{mlir,init.safetensors,manifest.json}; returns the paths."""
+    and `loss`) for batches shaped like example_x / example_y. With
+    `predictions`, the step also returns the predictions the loss reads as
+    the output `predictions` (the logits where the loss applies a softmax or
+    sigmoid: the manifest's "predictions_activation"), for the training
+    metrics. Writes OUT/STEM.{mlir,init.safetensors,manifest.json}; returns
+    the paths."""
     optimizer = optimizer or getattr(model, "optimizer", None)
     loss = loss or getattr(model, "loss", None)
     if optimizer is None or loss is None:
@@ -221,7 +225,7 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
                                    comment="plus model.losses (regularizers)")
             seed = builder.op("train.grad_seed", [value], [((), "f32")],
                               comment="backward: d loss / d loss")
-            total.update(loss=value, seed=seed, d_pred=grad_of(seed))
+            total.update(loss=value, seed=seed, d_pred=grad_of(seed), pred=pred)
         return total
     mapper.lazy[inputs[1].name] = lambda: loss_and_seed()["d_pred"]
     mapper.lazy[inputs[2].name] = lambda: loss_and_seed()["seed"]
@@ -235,6 +239,8 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
     builder.result(state["loss"], LOSS)
     grads = training.mark(builder, grads, [v.path for v in params])
     grads, outputs = training.clip(builder, optimizer, grads)
+    if predictions:
+        outputs.append((state["pred"], OUTPUT, "predictions"))
     updates = training.update(builder, optimizer, [by_path[v.path] for v in params],
                               [mapper.state[v.path] for v in params], grads, slot_name)
     # Keras' iterations, always: a checkpoint resumes Keras' optimizer.
@@ -249,6 +255,8 @@ def export(model, example_x, example_y, out_dir, stem, optimizer=None, loss=None
 
     init.update(_optimizer_state(builder, model, optimizer))
     manifest, header = _manifest(model, optimizer, spec, x_np, description)
+    if predictions:
+        manifest["predictions_activation"] = spec.activation
     return write_export(out_dir, stem, builder, header, init, manifest)
 
 
