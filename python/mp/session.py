@@ -17,6 +17,7 @@ for a bf16 or f16 tensor is rounded to it once (to nearest even); integers
 of another width are taken when every value fits.
 """
 import ctypes
+import os
 import threading
 
 import numpy as np
@@ -98,6 +99,25 @@ def _as_array(value):
     return np.asarray(value), False
 
 
+def _refuse_independent_ranks():
+    """Started as one of several ranks by mpirun (or another MPI launcher):
+    data-parallel training is not built yet (docs/distributed.md), so each
+    rank would train alone; refused, as mp-run refuses it, unless
+    MP_INDEPENDENT_RANKS=1 says independent runs are meant."""
+    for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"):
+        try:
+            ranks = int(os.environ.get(name, "1"))
+        except ValueError:
+            continue
+        if ranks > 1 and os.environ.get("MP_INDEPENDENT_RANKS") != "1":
+            raise Error(
+                "mp: this process was started as one of %d ranks (by mpirun "
+                "or another MPI launcher), but data-parallel training is not "
+                "built yet (docs/distributed.md): each rank would train "
+                "alone. Run one process, or set MP_INDEPENDENT_RANKS=1 for "
+                "independent runs" % ranks)
+
+
 def auto_policy(target="cpu"):
     """(policy, reason): what policy="auto" picks for `target` ("cpu": this
     machine's CPU; "cuda") and why: mixed_bfloat16 where bf16 matmuls are
@@ -120,6 +140,7 @@ class Session:
 
     def __init__(self, plan, backend=None):
         self._session = None
+        _refuse_independent_ranks()
         self._lock = threading.Lock()
         self._bound = {}  # name -> the array bound for the next step
         native = _native.lib()

@@ -222,6 +222,17 @@ def test_ctrl_c_leaves_whole_steps(compile_plan):
     session.step(*batches[done % STEPS])  # still usable
 
 
+def test_ranks_of_an_mpi_job_are_refused(compile_plan, monkeypatch):
+    """Started by mpirun as one of several ranks: refused (each would train
+    alone), unless independent runs are meant."""
+    plan = compile_plan("mlp", "float32")
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "2")
+    with pytest.raises(mp.Error, match="one of 2 ranks.*MP_INDEPENDENT_RANKS"):
+        mp.Session(plan)
+    monkeypatch.setenv("MP_INDEPENDENT_RANKS", "1")
+    assert mp.Session(plan).inputs == ["input0"]
+
+
 def test_auto_policy_names_its_reason():
     policy, reason = mp.auto_policy("cpu")
     assert policy in ("float32", "mixed_bfloat16", "mixed_float16")

@@ -20,6 +20,7 @@
 #include "Train.h"
 
 #include "mp/runtime/Checkpoint.h"
+#include "mp/runtime/Communicator.h"
 #include "mp/runtime/Session.h"
 
 #include <cerrno>
@@ -126,6 +127,20 @@ AutoFix setUpAutoFix(const Options &opt, const rt::Session &session) {
 /// The whole run; main() turns what escapes it into an error message.
 static int runMain(int argc, char **argv) {
   Options opt = parseOptions(argc, argv);
+  // `mpirun -np N mp-run`: no plan has gradient reductions yet
+  // (docs/distributed.md), so each rank would train alone on all the data
+  // and write the same files: refused, unless independent runs are meant.
+  if (int ranks = rt::launcherWorldSize(); ranks > 1) {
+    const char *independent = std::getenv("MP_INDEPENDENT_RANKS");
+    if (!independent || std::string(independent) != "1")
+      check(rt::unimplemented(
+          "mp-run was started as one of " + std::to_string(ranks) +
+          " ranks (by mpirun or another MPI launcher), but data-parallel "
+          "training is not built yet (docs/distributed.md): each rank would "
+          "train alone on all the data and write the same files. Run one "
+          "process, or set MP_INDEPENDENT_RANKS=1 for independent runs (each "
+          "with its own --checkpoint and --metrics)"));
+  }
   // --backend cuda where no GPU can run it: train on the CPU, and say why.
   if (opt.backend == "cuda") {
     rt::Status gpu = rt::cudaBackendStatus();

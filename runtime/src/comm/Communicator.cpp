@@ -37,25 +37,22 @@ public:
   void abort(int code) override { std::exit(code); }
 };
 
-/// Whether a launcher started this process as one of several: the world
-/// size OpenMPI's mpirun (OMPI_COMM_WORLD_SIZE) or a PMI one (MPICH's
-/// hydra, Slurm: PMI_SIZE) gives it, above 1.
-bool launchedAsRanks() {
+} // namespace
+
+int mp::rt::launcherWorldSize() {
   for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
     if (const char *value = std::getenv(name))
-      if (std::atoi(value) > 1)
-        return true;
-  return false;
+      if (int size = std::atoi(value); size > 1)
+        return size;
+  return 1;
 }
-
-} // namespace
 
 std::unique_ptr<Communicator> mp::rt::singleProcessCommunicator() {
   return std::make_unique<SingleProcess>();
 }
 
 StatusOr<std::unique_ptr<Communicator>> mp::rt::communicatorFromEnvironment() {
-  if (!launchedAsRanks())
+  if (launcherWorldSize() == 1)
     return singleProcessCommunicator();
   std::string why;
   if (!mpiAvailable(&why))

@@ -67,16 +67,21 @@ private:
   std::chrono::milliseconds timeout_;
 };
 
+/// How many processes the launcher started as ranks of one job: OpenMPI's
+/// mpirun (OMPI_COMM_WORLD_SIZE) or a PMI launcher (PMI_SIZE: MPICH's
+/// hydra, Slurm); 1 without one.
+int launcherWorldSize();
+
 /// One process: every reduction is the identity.
 std::unique_ptr<Communicator> singleProcessCommunicator();
 
 /// Whether this build has an MPI communicator, and if not, why.
 bool mpiAvailable(std::string *why = nullptr);
 
-/// The launcher's: MPI's when this process was started by mpirun (OpenMPI's
-/// OMPI_COMM_WORLD_SIZE, or PMI_SIZE of other launchers, above 1), the
-/// single-process one otherwise. Started by mpirun in a build without MPI:
-/// Unimplemented, saying so (N processes would each train alone).
+/// The launcher's: MPI's when this process was started as one of several
+/// ranks (launcherWorldSize() above 1), the single-process one otherwise.
+/// Started by mpirun in a build without MPI: Unimplemented, saying so (N
+/// processes would each train alone).
 StatusOr<std::unique_ptr<Communicator>> communicatorFromEnvironment();
 
 /// MPI's, initializing MPI once per process (MPI_THREAD_FUNNELED) on a
