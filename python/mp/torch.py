@@ -186,16 +186,12 @@ class CompiledStep:
 
     def _compile_eval(self, x, labels):
         """The evaluation plan for batches shaped like (x, labels): the
-        model traced with every module in eval(), then restored."""
-        import warnings
-
+        model traced with every module in eval() (mp_export.torch.
+        export_eval, which restores their modes)."""
         import mp_export.torch as exporter
-        loss_fn = self._loss_fn
-        if loss_fn is None:
-            # eval(x) of a loop-body step: the plan needs a loss op to find
-            # the logits; the loss itself is not returned.
-            loss_fn = torch.nn.functional.cross_entropy if \
-                not labels.is_floating_point() else torch.nn.functional.mse_loss
+        # eval(x) of a loop-body step: the plan needs a loss op to find the
+        # logits; the loss itself is not returned.
+        loss_fn = self._loss_fn or exporter.default_eval_loss(labels)
         modes = [(m, m.training) for m in self.model.modules()]
         self.model.eval()
         try:
@@ -204,20 +200,17 @@ class CompiledStep:
                     "eval", loss_fn, example_signature(x),
                     example_signature(labels), self.policy, self._backend,
                     self._compile_options))[0]
-            with warnings.catch_warnings():
-                # "N modules are in eval mode": here they are meant to be.
-                warnings.simplefilter("ignore")
-                _, _, session = compile_step(
-                    "step.eval", self.model,
-                    lambda out: exporter.export(self.model, self.optimizer, x,
-                                                labels, out, "step",
-                                                loss_fn=loss_fn),
-                    os.path.join(self.work_dir, "eval-%d" % len(self._evals)),
-                    self.policy, self._backend, self._compile_options,
-                    evaluation=True, fingerprint=key)
         finally:
             for module, training in modes:
                 module.training = training
+        _, _, session = compile_step(
+            "step.eval", self.model,
+            lambda out: exporter.export_eval(self.model, self.optimizer, x,
+                                             labels, out, "step",
+                                             loss_fn=loss_fn),
+            os.path.join(self.work_dir, "eval-%d" % len(self._evals)),
+            self.policy, self._backend, self._compile_options,
+            evaluation=True, fingerprint=key)
         return session
 
     # -- state ------------------------------------------------------------

@@ -1,9 +1,12 @@
-"""python -m mp_export torch FILE.py:FUNCTION OUT_DIR [--stem NAME]
+"""python -m mp_export torch FILE.py:FUNCTION OUT_DIR [--stem NAME] [--eval-step]
 python -m mp_export keras FILE.py:FUNCTION OUT_DIR [--stem NAME]
 
 torch: FUNCTION returns (model, optimizer, example_x, example_y[, loss_fn])
-(export) or (train_step, model, optimizer, example_x, example_y)
-(export_step: the training loop's body);
+(export) or (train_step, model, optimizer, example_x, example_y[, loss_fn])
+(export_step: the training loop's body); --eval-step also writes
+STEM.eval.* (the model traced in eval(): mp-compile --eval of it is the
+forward-only plan of eval(), batch norm on its running statistics), with
+loss_fn (a loop body's needs it given; default for export: cross-entropy);
 keras: FUNCTION returns (compiled model, example_x, example_y)."""
 import argparse
 import importlib.util
@@ -25,7 +28,13 @@ def main(argv=None):
                                         "(compiled model, example_x, example_y) for keras")
     parser.add_argument("out")
     parser.add_argument("--stem", default="step")
+    parser.add_argument("--eval-step", action="store_true",
+                        help="torch: also write STEM.eval.*, the model traced in "
+                             "eval() (for mp-compile --eval)")
     args = parser.parse_args(argv)
+    if args.eval_step and args.framework != "torch":
+        parser.error("--eval-step is PyTorch's: a Keras export's forward-only plan "
+                     "is not built from an inference-mode trace yet")
     path, _, function = args.builder.rpartition(":")
     if not path or not os.path.exists(path):
         parser.error("'%s' is not FILE.py:FUNCTION with an existing FILE" % args.builder)
@@ -40,6 +49,11 @@ def main(argv=None):
             import torch
             if callable(built[0]) and not isinstance(built[0], torch.nn.Module):
                 train_step, model, optimizer, x, y = built[:5]
+                loss_fn = built[5] if len(built) > 5 else None
+                if args.eval_step and loss_fn is None:
+                    parser.error("--eval-step with a loop body: FUNCTION must also "
+                                 "return the loss function (the body's loss is inside "
+                                 "it): (train_step, model, optimizer, x, y, loss_fn)")
                 paths = torch_export.export_step(train_step, model, optimizer, x, y,
                                                  args.out, args.stem)
             else:
@@ -47,6 +61,9 @@ def main(argv=None):
                 loss_fn = built[4] if len(built) > 4 else None
                 paths = torch_export.export(model, optimizer, x, y, args.out, args.stem,
                                             loss_fn=loss_fn)
+            if args.eval_step:
+                paths += torch_export.export_eval(model, optimizer, x, y, args.out,
+                                                  args.stem + ".eval", loss_fn=loss_fn)
         else:
             from . import keras as keras_export
             model, x, y = built[:3]

@@ -519,3 +519,71 @@ def test_a_hugging_face_lm_as_configured_by_default():
         loss.backward()
         ref_optimizer.step()
         assert step(x, y) == pytest.approx(loss.item(), rel=FLOAT32_RTOL), i
+
+
+BUILDER = '''
+import torch
+from torch import nn
+
+
+def build():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1, bias=False),
+                          nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
+                          nn.Dropout(0.3), nn.Linear(4 * 6 * 6, 3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    return model, opt, torch.randn(8, 1, 6, 6), torch.randint(0, 3, (8,))
+'''
+
+
+def test_cli_eval_step_is_pytorchs_eval(tmp_path):
+    """python -m mp_export --eval-step: the step traced in eval(), whose
+    forward-only plan (mp-compile --eval) gives mp-run's evaluation the
+    loss of PyTorch's eval() forward on the trained weights (batch norm on
+    its running statistics, dropout off), not the training form's."""
+    import re
+    import sys
+    (tmp_path / "build.py").write_text(BUILDER)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "..", "..", "python"))
+    subprocess.run([sys.executable, "-m", "mp_export", "torch",
+                    "%s:build" % (tmp_path / "build.py"), str(out),
+                    "--eval-step"], check=True, env=env, capture_output=True)
+    g = torch.Generator().manual_seed(1)
+    data = {"x": torch.randn(32, 1, 6, 6, generator=g),
+            "y": torch.randint(0, 3, (32,), generator=g),
+            "tx": torch.randn(16, 1, 6, 6, generator=g),
+            "ty": torch.randint(0, 3, (16,), generator=g)}
+    for name, value in data.items():
+        np.save(tmp_path / ("%s.npy" % name), value.numpy())
+    for stem, extra in (("step", []), ("step.eval", ["--eval"])):
+        subprocess.run([tool("mp-compile"), str(out / (stem + ".mlir")),
+                        "--mixed-precision=policy=float32", "-o",
+                        str(tmp_path / (stem + ".plan"))] + extra, check=True)
+    ran = subprocess.run(
+        [tool("mp-run"), str(tmp_path / "step.plan"), "--init-params",
+         str(out / "step.init.safetensors"), "--train-x",
+         str(tmp_path / "x.npy"), "--train-y", str(tmp_path / "y.npy"),
+         "--steps", "4", "--no-shuffle", "--eval-plan",
+         str(tmp_path / "step.eval.plan"), "--test-x", str(tmp_path / "tx.npy"),
+         "--test-y", str(tmp_path / "ty.npy"), "--checkpoint",
+         str(tmp_path / "ck.safetensors"), "--plain"],
+        check=True, capture_output=True, text=True)
+    evaluated = float(re.search(r"eval step 4: loss ([0-9.]+)",
+                                ran.stdout + ran.stderr).group(1))
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("build", tmp_path / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = module.build()[0]
+    import mp_export.torch as exporter
+    exporter.load_checkpoint(model, str(tmp_path / "ck.safetensors"))
+    model.eval()
+    with torch.no_grad():
+        want = nn.functional.cross_entropy(model(data["tx"]), data["ty"]).item()
+        model[1].train()  # batch norm on the batch's statistics alone
+        trained_form = nn.functional.cross_entropy(model(data["tx"]),
+                                                   data["ty"]).item()
+    assert evaluated == pytest.approx(want, abs=1e-4)  # printed to 4 places
+    assert abs(trained_form - want) > 1e-2  # the test can tell them apart
