@@ -136,16 +136,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, SessionBindTest,
 /// An input read through a view (a reshape laid out as a view of it, no
 /// kernel run): the view follows the binding.
 TEST(SessionBindViewTest, ViewsOfABoundInputReadTheCallersMemory) {
-  TestPlanBuilder b;
-  uint32_t x = b.tensor(TensorKind::Input, DType::F32, {2, 3}, "x");
-  uint32_t flat = b.scratch(DType::F32, {6}), sum = b.scratch(DType::F32, {6});
-  uint32_t loss = b.scratch(DType::F32, {});
-  b.kernel("train.reshape", {x}, {flat});
-  b.kernel("train.add", {flat, flat}, {sum});
-  b.kernel("train.reduce_sum", {sum}, {loss}, {{"dims", ints({0})}});
-  b.result(ResultRole::Loss, loss, "loss");
-  b.result(ResultRole::Output, sum, "d");
-  Plan plan = b.finishLaidOut();
+  Plan plan = makeReshapeOfInputPlan().plan;
   ASSERT_TRUE(plan.kernels[0].isView());
   auto session = createTestSession(std::move(plan), "reference");
   ASSERT_TRUE(session);

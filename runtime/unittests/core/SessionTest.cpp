@@ -542,18 +542,10 @@ TEST(SessionStateTest, ReshapeViewsAreNotRun) {
   EXPECT_EQ(d, want);
 
   // d = reshape(x) + reshape(x): views of the input, outside the arena.
-  TestPlanBuilder b;
-  uint32_t x = b.tensor(TensorKind::Input, DType::F32, {2, 3}, "x");
-  uint32_t flat = b.scratch(DType::F32, {6}), sum = b.scratch(DType::F32, {6});
-  uint32_t loss = b.scratch(DType::F32, {});
-  b.kernel("train.reshape", {x}, {flat});
-  b.kernel("train.add", {flat, flat}, {sum});
-  b.kernel("train.reduce_sum", {sum}, {loss}, {{"dims", ints({0})}});
-  b.result(ResultRole::Loss, loss, "loss");
-  b.result(ResultRole::Output, sum, "d");
-  Plan ofInput = b.finishLaidOut();
+  ReshapeOfInputPlan made2 = makeReshapeOfInputPlan();
+  Plan ofInput = made2.plan;
   EXPECT_TRUE(ofInput.kernels[0].isView());
-  EXPECT_TRUE(outsideArena(ofInput)[flat]);
+  EXPECT_TRUE(outsideArena(ofInput)[made2.flat]);
   EXPECT_EQ(reshapeCalls(ofInput, xs, d), 0);
   std::vector<float> twice;
   for (float v : xs)

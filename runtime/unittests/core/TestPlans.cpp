@@ -193,6 +193,21 @@ TwoReshapesPlan mp::rt::testing::makeTwoReshapesPlan() {
   return r;
 }
 
+ReshapeOfInputPlan mp::rt::testing::makeReshapeOfInputPlan() {
+  TestPlanBuilder b;
+  ReshapeOfInputPlan r;
+  uint32_t x = b.tensor(TensorKind::Input, DType::F32, {2, 3}, "x");
+  r.flat = b.scratch(DType::F32, {6});
+  uint32_t sum = b.scratch(DType::F32, {6}), loss = b.scratch(DType::F32, {});
+  b.kernel("train.reshape", {x}, {r.flat});
+  b.kernel("train.add", {r.flat, r.flat}, {sum});
+  b.kernel("train.reduce_sum", {sum}, {loss}, {{"dims", ints({0})}});
+  b.result(ResultRole::Loss, loss, "loss");
+  b.result(ResultRole::Output, sum, "d");
+  r.plan = b.finishLaidOut();
+  return r;
+}
+
 std::vector<float> mp::rt::testing::leastSquaresX(int step) {
   // Uniform in [-1, 1] from a hash of (step, i): exact on every host.
   std::vector<float> x(12);

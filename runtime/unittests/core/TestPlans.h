@@ -85,6 +85,15 @@ struct TwoReshapesPlan {
 };
 TwoReshapesPlan makeTwoReshapesPlan();
 
+/// d = reshape(x) + reshape(x) (output "d"), loss = sum(d), with x the input
+/// "x" f32[2, 3], laid out: the reshape (kernel #0) is a view of the input,
+/// tensor `flat`, outside the arena.
+struct ReshapeOfInputPlan {
+  Plan plan;
+  uint32_t flat;
+};
+ReshapeOfInputPlan makeReshapeOfInputPlan();
+
 /// Inputs for step `step` of the least-squares model: x and t = x @ w*
 /// for a fixed w*, deterministic.
 std::vector<float> leastSquaresX(int step);
