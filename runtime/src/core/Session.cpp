@@ -159,7 +159,11 @@ std::vector<std::string> Session::kernelImplementations() const {
     const KernelDesc &kernel = plan_.kernels[k];
     if (!out[k].empty())
       continue;
-    if (hoisted[k])
+    if (kernel.isCollective())
+      out[k] = std::string("a mean over ") + std::to_string(comm_->size()) +
+               " rank" + (comm_->size() == 1 ? "" : "s") + " (" +
+               comm_->name() + " communicator)";
+    else if (hoisted[k])
       out[k] = "after the optimizer writes the weight: " +
                backend_->implementationOf(kernel);
     else if (runsWithHost_[k])
@@ -179,6 +183,8 @@ std::vector<std::string> Session::kernelImplementations() const {
 Status Session::runKernel(size_t k, bool fuseActivations) {
   using FusedKernel = Backend::FusedKernel;
   const KernelDesc &kernel = plan_.kernels[k];
+  if (!collectives_.empty() && kernel.isCollective())
+    return startCollective(k);
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
   if (setsVerdict_[k]) {
@@ -237,6 +243,10 @@ Status Session::checkBound() const {
 Status Session::runStepWatched(
     const std::function<bool(size_t kernel)> &afterKernel) {
   MP_RETURN_IF_ERROR(checkBound());
+  if (hasCollectives() && comm_->size() > 1)
+    return unimplemented("replaying a data-parallel step on one of its " +
+                         std::to_string(comm_->size()) +
+                         " ranks: the others would not join its reductions");
   haveResults_ = false;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
     // Fused activations run in their place: a watcher reads every
@@ -244,6 +254,8 @@ Status Session::runStepWatched(
     if (skipped_[k] && !runsWithHost_[k])
       continue;
     Status status = runKernel(k, /*fuseActivations=*/false);
+    if (status.isOk() && !inFlight_.empty()) // one process: the identity
+      status = finishCollectives(kAllCollectives);
     if (status.isOk() && device_)
       status = device_->finishStep();
     if (!status.isOk()) {
@@ -277,6 +289,10 @@ Status Session::runStep(float *outLoss) {
     Session &session;
     bool completed = false;
     ~Release() {
+      // A failed step's reductions in flight finish (every rank started
+      // them) before the next step starts others.
+      if (!session.inFlight_.empty())
+        (void)session.finishCollectives(kAllCollectives);
       if (!session.bound_.empty())
         session.releaseBindings(!completed);
     }
@@ -294,7 +310,20 @@ Status Session::runStep(float *outLoss) {
     if (profiling_)
       began = Clock::now();
     int32_t region = code_ ? regionAt_[k] : -1;
+    if (!inFlight_.empty()) {
+      // The reductions the kernel (or each kernel of the region) reads.
+      size_t count = region >= 0 ? plan_.code.regions[region].count : 1;
+      for (size_t j = k; j < k + count; ++j)
+        if (!waitBefore_[j].empty()) {
+          Status waited = finishCollectives(j);
+          if (!waited.isOk())
+            return Status(waited.code(), "step " + std::to_string(stepsRun_) +
+                                             ", " + waited.message());
+        }
+    }
     Status status = region >= 0 ? runRegion(region) : runKernel(k);
+    if (!inFlight_.empty())
+      comm_->progress();
     // A device backend only queues the kernel: profiling waits for it.
     if (status.isOk() && profiling_ && device_)
       status = device_->finishStep();
@@ -317,6 +346,12 @@ Status Session::runStep(float *outLoss) {
     if (!finished.isOk())
       return Status(finished.code(), "step " + std::to_string(stepsRun_) +
                                          ", " + finished.message());
+  }
+  if (!inFlight_.empty()) {
+    Status waited = finishCollectives(kAllCollectives);
+    if (!waited.isOk())
+      return Status(waited.code(), "step " + std::to_string(stepsRun_) + ", " +
+                                       waited.message());
   }
   // The loss and the verdict are read before the state changes, in case
   // a plan returns a state tensor as either.

@@ -98,6 +98,7 @@ Status Session::initialize() {
   MP_RETURN_IF_ERROR(placeHoistedCasts());
   followViews();
   bindKernelViews();
+  MP_RETURN_IF_ERROR(collectCollectives());
   collectFusedKernels();
   MP_RETURN_IF_ERROR(useGeneratedCode());
   for (const HoistedCast &cast : hoisted_)
@@ -113,6 +114,16 @@ Status Session::prepareKernels() {
   std::vector<std::string> declined;
   StatusCode code = StatusCode::Unimplemented;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    // A collective is the session's (its communicator's), not a kernel.
+    if (plan_.kernels[k].isCollective()) {
+      if (backend_->deviceMemory())
+        return unimplemented(
+            "kernel #" + std::to_string(k) + " (train.all_reduce): the " +
+            backend_->name() +
+            " backend keeps tensors in device memory, and collectives on "
+            "it (NCCL) are not built (docs/distributed.md)");
+      continue;
+    }
     Status supported = backend_->supports(plan_.kernels[k], plan_);
     if (supported.isOk())
       continue;
@@ -138,6 +149,8 @@ Status Session::prepareKernels() {
     return Status(code, message);
   }
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    if (plan_.kernels[k].isCollective())
+      continue;
     Status prepared = backend_->prepare(plan_.kernels[k], plan_);
     if (!prepared.isOk())
       return Status(prepared.code(),

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "mp/runtime/Communicator.h"
+#include "TestPlans.h"
+#include "mp/runtime/Session.h"
 
 #include <gtest/gtest.h>
 
@@ -155,6 +157,49 @@ TEST(MpiTest, AWaitEndsAtItsDeadline) {
   comm.setTimeout(saved);
   ASSERT_TRUE(comm.wait(*started).isOk());
   EXPECT_EQ(value[0], float(comm.size()));
+}
+
+/// A step with a train.all_reduce on every rank: its result is the mean of
+/// the ranks' operands, on the reference and the cpu backend, step after
+/// step; the kernels after it read the mean (they run after the wait).
+TEST(MpiTest, SessionAveragesAcrossRanks) {
+  Communicator &comm = world();
+  int r = comm.rank(), n = comm.size();
+  for (const std::string &backend :
+       {std::string("reference"), std::string("default")}) {
+    StatusOr<std::unique_ptr<Session>> created =
+        Session::create(mp::rt::testing::makeAllReducePlan(), backend);
+    ASSERT_TRUE(created.isOk()) << created.status().message();
+    Session &session = **created;
+    StatusOr<std::unique_ptr<Communicator>> own = mpiCommunicator();
+    ASSERT_TRUE(own.isOk());
+    session.setCommunicator(std::move(*own));
+    const int64_t shape[] = {2, 3};
+    for (int step = 0; step < 3; ++step) {
+      std::vector<float> x = {1, -2, 3, 0.5f, 4, -1};
+      for (float &v : x)
+        v *= float(r + 1 + step);
+      ASSERT_TRUE(
+          session.setTensor("x", DType::F32, shape, 2, x.data(), 24).isOk());
+      float loss = 0;
+      ASSERT_TRUE(session.runStep(&loss).isOk());
+      // mean over ranks of (r + 1 + step) = (n + 1) / 2 + step
+      float factor = float(n + 1) / 2.0f + float(step);
+      std::vector<float> want = {1, -2, 3, 0.5f, 4, -1}, got(6);
+      float sum = 0;
+      for (float &v : want) {
+        v *= factor;
+        sum += v * v;
+      }
+      ASSERT_TRUE(session.getTensor("r", got.data(), 24).isOk());
+      for (int i = 0; i < 6; ++i)
+        EXPECT_FLOAT_EQ(got[i], want[i]) << backend << " step " << step;
+      EXPECT_FLOAT_EQ(loss, sum) << backend;
+    }
+    // The replay would run the reductions on one rank alone.
+    Status replay = session.runStepWatched([](size_t) { return true; });
+    EXPECT_EQ(replay.code(), StatusCode::Unimplemented);
+  }
 }
 
 #endif // MP_HAVE_MPI

@@ -125,6 +125,11 @@ std::unique_ptr<Backend> createTestBackend(const std::string &name);
 std::unique_ptr<Session> createTestSession(Plan plan,
                                            const std::string &backend);
 
+/// r = train.all_reduce(x) (a mean), loss = sum(r * r), x the input "x"
+/// f32[2, 3], r the output "r": a data-parallel step's collective between
+/// kernels that read it (docs/distributed.md); `dtype` the tensors'.
+Plan makeAllReducePlan(DType dtype = DType::F32);
+
 /// Binds `x` and `t` to the least-squares model's input and label.
 void bindLeastSquaresBatch(Session &session, const std::vector<float> &x,
                            const std::vector<float> &t);

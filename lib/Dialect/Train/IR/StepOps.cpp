@@ -176,3 +176,21 @@ static LogicalResult verifyDropout(DropoutOp op) {
 
 LogicalResult DropoutOp::verify() { return verifyDropout(*this); }
 LogicalResult DropoutGradOp::verify() { return verifyDropout(*this); }
+
+//===----------------------------------------------------------------------===//
+// Data-parallel reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "expects at least one tensor to reduce";
+  if (getInputs().size() != getResults().size())
+    return emitOpError() << "has " << getInputs().size() << " operands but "
+                         << getResults().size() << " results";
+  for (auto [i, in, out] :
+       llvm::enumerate(getInputs().getTypes(), getResults().getTypes()))
+    if (in != out)
+      return emitOpError() << "operand #" << i << " is " << in
+                           << " but its result is " << out;
+  return success();
+}

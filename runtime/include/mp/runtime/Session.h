@@ -12,6 +12,7 @@
 #define MP_RUNTIME_SESSION_H
 
 #include "mp/runtime/Backend.h"
+#include "mp/runtime/Communicator.h"
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Vocabulary.h"
 
@@ -110,6 +111,15 @@ public:
                    size_t bytes) {
     return setTensor(name, dtype, shape.data(), shape.size(), data, bytes);
   }
+  /// The communicator the plan's collectives (train.all_reduce: the
+  /// gradient reductions of a data-parallel step, docs/distributed.md) run
+  /// on: the single-process one (each reduction the identity) unless one
+  /// is set here, before the first step.
+  void setCommunicator(std::unique_ptr<Communicator> communicator);
+  const Communicator &communicator() const { return *comm_; }
+  /// Whether the plan has collectives (a data-parallel step).
+  bool hasCollectives() const { return !collectives_.empty(); }
+
   /// Binds the caller's memory as the input or label `name` for the next
   /// step, without a copy: that step's kernels read `data`, which must
   /// stay unchanged until runStep() returns. Checked like setTensor, and
@@ -219,6 +229,17 @@ private:
   /// Where the kernels and regions read tensor `tensor`'s memory (views of
   /// it included); false when a kernel or region writes into it.
   bool collectBindUses(uint32_t tensor, std::vector<BindUse> &uses);
+  /// The collectives: which kernels they are, and before which kernel the
+  /// step waits for each (the first that reads one of its results).
+  Status collectCollectives();
+  /// Starts collective kernel `k` on the communicator (its operands copied
+  /// into its results, reduced in place there).
+  Status startCollective(size_t k);
+  /// Waits for the collectives kernel `k` (or, with `k` = all, every
+  /// collective in flight) needs, then divides a mean's results by the
+  /// number of ranks.
+  Status finishCollectives(size_t k);
+  static constexpr size_t kAllCollectives = ~size_t(0);
   /// Ends the binding of `tensor`, if any (setTensor() then copies).
   void unbind(uint32_t tensor);
   /// Ends the step's bindings: each pointer back to the session's memory;
@@ -283,6 +304,13 @@ private:
     int32_t activation = -1; ///< the ReLU's kernel, when kRelu/kReluGrad taken
   };
   std::vector<Fused> fused_;
+  std::unique_ptr<Communicator> comm_ = singleProcessCommunicator();
+  std::vector<uint32_t> collectives_; ///< their kernel indices
+  /// Per kernel: the collectives to finish before it runs.
+  std::vector<std::vector<uint32_t>> waitBefore_;
+  /// The collectives in flight: kernel, one request per result.
+  std::vector<std::pair<uint32_t, std::vector<Communicator::Request>>>
+      inFlight_;
   /// The inputs bound for the next step: tensor, the caller's memory.
   std::vector<std::pair<uint32_t, const uint8_t *>> bound_;
   /// Per tensor bound once: its BindUses (computed on first bind).

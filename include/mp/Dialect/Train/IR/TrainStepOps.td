@@ -50,6 +50,31 @@ def Train_GradientOp : Train_Op<"gradient", [SameOperandsAndResultType]> {
   let assemblyFormat = "$grad attr-dict `:` type($grad)";
 }
 
+def Train_AllReduceOp : Train_Op<"all_reduce"> {
+  let precisionReason = [{
+    the reduced gradients enter the update, an fp32 island (master weights):
+    reduced in f32, as PyTorch DDP reduces its fp32 gradients
+  }];
+  let precisionCategory = "Deny";
+  let summary = "averages tensors over the ranks of a data-parallel step";
+  let description = [{
+    Each result is its operand summed over every rank of the job, divided
+    by the number of ranks when `mean` is set (the default): the gradients
+    of a global batch from each rank's part of it. One bucket of
+    gradients per op. In one process, the identity. The runtime starts the
+    reduction when the op is reached, without waiting, and waits for it
+    before the first op that reads a result (docs/distributed.md), so that
+    it runs while the rest of the backward pass computes.
+  }];
+  let arguments = (ins Variadic<Train_FloatTensor>:$inputs,
+                       DefaultValuedAttr<BoolAttr, "true">:$mean);
+  let results = (outs Variadic<Train_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Train_SgdOp : Train_Op<"sgd", [Train_OptimizerOpInterface,
     AllTypesMatch<["param", "grad", "new_param"]>]> {
   let precisionReason = [{the optimizer is an fp32 island: master weights}];

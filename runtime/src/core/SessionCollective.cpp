@@ -1,0 +1,113 @@
+//===- SessionCollective.cpp - A data-parallel step's reductions ----------===//
+//
+// train.all_reduce kernels run on the session's communicator, not on a
+// backend (docs/distributed.md): reached in the step's order, the kernel
+// copies its operands into its results and starts reducing them in place
+// without waiting; the step goes on with the next kernels, letting the
+// communicator advance between them, and waits for a reduction right
+// before the first kernel that reads one of its results (the optimizer
+// update of the gradients), or at the end of the step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/runtime/Session.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace mp::rt;
+
+void Session::setCommunicator(std::unique_ptr<Communicator> communicator) {
+  comm_ = communicator ? std::move(communicator) : singleProcessCommunicator();
+}
+
+Status Session::collectCollectives() {
+  const std::vector<KernelDesc> &kernels = plan_.kernels;
+  waitBefore_.assign(kernels.size(), {});
+  for (size_t c = 0; c < kernels.size(); ++c) {
+    if (!kernels[c].isCollective())
+      continue;
+    if (kernels[c].inputs.size() != kernels[c].outputs.size())
+      return invalidArgument(
+          "kernel #" + std::to_string(c) + " (train.all_reduce) has " +
+          std::to_string(kernels[c].inputs.size()) + " operands but " +
+          std::to_string(kernels[c].outputs.size()) + " results");
+    for (uint32_t t : kernels[c].outputs)
+      if (plan_.tensors[t].dtype != DType::F32)
+        return unimplemented("kernel #" + std::to_string(c) +
+                             " (train.all_reduce) reduces " +
+                             dtypeName(plan_.tensors[t].dtype) +
+                             " tensors; collectives reduce f32 ones");
+    collectives_.push_back(static_cast<uint32_t>(c));
+    const std::vector<uint32_t> &outs = kernels[c].outputs;
+    for (size_t k = c + 1; k < kernels.size(); ++k) {
+      const std::vector<uint32_t> &ins = kernels[k].inputs;
+      bool reads = std::any_of(ins.begin(), ins.end(), [&](uint32_t t) {
+        return std::find(outs.begin(), outs.end(), t) != outs.end();
+      });
+      if (reads) {
+        waitBefore_[k].push_back(static_cast<uint32_t>(c));
+        break;
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Status Session::startCollective(size_t k) {
+  const std::vector<TensorView> &in = kernelInputs_[parity_][k],
+                                &out = kernelOutputs_[parity_][k];
+  std::vector<Communicator::Request> requests;
+  for (size_t i = 0; i < out.size(); ++i) {
+    size_t bytes =
+        static_cast<size_t>(out[i].numElements()) * dtypeSize(out[i].dtype);
+    if (in[i].data != out[i].data && bytes)
+      std::memcpy(out[i].data, in[i].data, bytes);
+    StatusOr<Communicator::Request> started = comm_->startAllReduce(
+        out[i].data, static_cast<size_t>(out[i].numElements()), out[i].dtype,
+        ReduceOp::Sum);
+    if (!started.isOk()) {
+      // The ones started stay in flight: finished with the step.
+      inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
+      return started.status();
+    }
+    requests.push_back(*started);
+  }
+  inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
+  return Status::ok();
+}
+
+Status Session::finishCollectives(size_t k) {
+  Status first = Status::ok();
+  for (size_t i = 0; i < inFlight_.size();) {
+    uint32_t c = inFlight_[i].first;
+    bool needed = k == kAllCollectives ||
+                  std::find(waitBefore_[k].begin(), waitBefore_[k].end(), c) !=
+                      waitBefore_[k].end();
+    if (!needed) {
+      ++i;
+      continue;
+    }
+    Status waited = Status::ok();
+    for (Communicator::Request request : inFlight_[i].second) {
+      Status status = comm_->wait(request);
+      if (waited.isOk() && !status.isOk())
+        waited = status;
+    }
+    inFlight_.erase(inFlight_.begin() + static_cast<std::ptrdiff_t>(i));
+    const KernelDesc &kernel = plan_.kernels[c];
+    if (waited.isOk() && comm_->size() > 1 && kernel.getFlag(AttrName::mean)) {
+      float scale = 1.0f / static_cast<float>(comm_->size());
+      for (const TensorView &view : kernelOutputs_[parity_][c]) {
+        float *data = view.as<float>();
+        for (int64_t e = 0, n = view.numElements(); e < n; ++e)
+          data[e] *= scale;
+      }
+    }
+    if (first.isOk() && !waited.isOk())
+      first =
+          Status(waited.code(), "kernel #" + std::to_string(c) +
+                                    " (train.all_reduce): " + waited.message());
+  }
+  return first;
+}
