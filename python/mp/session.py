@@ -101,8 +101,8 @@ def _as_array(value):
 
 def _refuse_independent_ranks():
     """Started as one of several ranks by mpirun (or another MPI launcher):
-    data-parallel training is not built yet (docs/distributed.md), so each
-    rank would train alone; refused, as mp-run refuses it, unless
+    the Python API does not run data-parallel steps yet (mp-run does,
+    docs/distributed.md), so each rank would train alone; refused unless
     MP_INDEPENDENT_RANKS=1 says independent runs are meant."""
     for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"):
         try:
@@ -112,10 +112,10 @@ def _refuse_independent_ranks():
         if ranks > 1 and os.environ.get("MP_INDEPENDENT_RANKS") != "1":
             raise Error(
                 "mp: this process was started as one of %d ranks (by mpirun "
-                "or another MPI launcher), but data-parallel training is not "
-                "built yet (docs/distributed.md): each rank would train "
-                "alone. Run one process, or set MP_INDEPENDENT_RANKS=1 for "
-                "independent runs" % ranks)
+                "or another MPI launcher), but the Python API does not run "
+                "data-parallel steps yet (mp-run does: docs/distributed.md): "
+                "each rank would train alone. Run one process, or set "
+                "MP_INDEPENDENT_RANKS=1 for independent runs" % ranks)
 
 
 def auto_policy(target="cpu"):

@@ -54,6 +54,8 @@ struct Options {
   std::string backend = "default";
   bool verbose = false;
   bool plainProgress = false;
+  /// A data-parallel run's ranks other than 0: no progress (rank 0 speaks).
+  bool quiet = false;
   bool stopOnNan = true;
   bool profile = false;
 };

@@ -44,7 +44,7 @@ rt::Status Progress::stepDone(int64_t done, float loss,
                        stats.stepsSkipped, rate, values);
     if (!recorded.isOk())
       return recorded;
-    if (!terminal_)
+    if (!terminal_ && !quiet_)
       std::fprintf(stderr,
                    "step %lld/%lld loss %.4f scale %g skipped %lld %.0f "
                    "examples/s%s\n",
@@ -56,7 +56,7 @@ rt::Status Progress::stepDone(int64_t done, float loss,
     intervalLoss = 0;
     intervalBegan = now;
   }
-  if (terminal_ &&
+  if (terminal_ && !quiet_ &&
       (std::chrono::duration<double>(now - lastBar).count() > 0.1 ||
        done == totalSteps)) {
     lastBar = now;

@@ -27,6 +27,9 @@ public:
            int64_t logEvery);
 
   bool terminal() const { return terminal_; }
+  /// No lines and no bar (a data-parallel run's ranks other than 0; the
+  /// metrics still go where they go).
+  void silence() { quiet_ = true; }
   /// Seconds since the run began.
   double seconds() const;
 
@@ -45,6 +48,7 @@ public:
 private:
   using Clock = std::chrono::steady_clock;
   bool terminal_;
+  bool quiet_ = false;
   int64_t start, totalSteps, batch, logEvery;
   Clock::time_point began = Clock::now(), lastBar = began,
                     intervalBegan = began;

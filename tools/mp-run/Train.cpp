@@ -56,7 +56,8 @@ Training::Training(const Options &opt, std::unique_ptr<rt::Session> session,
     : opt(opt), session(std::move(session)), feeds(std::move(feeds)),
       data(std::move(data)), autoFix(std::move(autoFix)),
       start(this->session->scalerStats().stepsRun), totalSteps(totalSteps),
-      batchesPerEpoch(this->data.samples / this->feeds.batch),
+      batchesPerEpoch(this->data.samples /
+                      (this->feeds.batch * this->data.ranks)),
       scalars(*this->session), metrics(opt.metrics, scalars.all()),
       progress(isatty(STDERR_FILENO) && !opt.plainProgress, start, totalSteps,
                this->feeds.batch, opt.logEvery),
@@ -65,6 +66,8 @@ Training::Training(const Options &opt, std::unique_ptr<rt::Session> session,
       skippedAtStart(lastSkipped),
       scaleBefore(this->session->scalerStats().scale) {
   this->session->setProfiling(opt.profile);
+  if (opt.quiet)
+    progress.silence();
   if (opt.rangesEvery > 0)
     ranges = std::make_unique<RangeRecorder>(
         take(RangeRecorder::open(opt.rangesOut)));
@@ -226,6 +229,17 @@ bool Training::step(int64_t step) {
   if (epoch != orderEpoch) {
     order = epochOrder(data.samples, opt.seed, epoch, opt.shuffle);
     orderEpoch = epoch;
+    if (data.ranks > 1) {
+      // Every rank has the same order (the same seed); global batch g is
+      // its rows [g N B, (g + 1) N B), of which rank r reads the r-th B:
+      // the batches feedBatch takes as this rank's b-th.
+      std::vector<int64_t> mine;
+      int64_t b = feeds.batch, n = data.ranks;
+      for (int64_t g = 0; (g + 1) * n * b <= data.samples; ++g)
+        mine.insert(mine.end(), order.begin() + (g * n + data.rank) * b,
+                    order.begin() + (g * n + data.rank + 1) * b);
+      order = std::move(mine);
+    }
   }
   check(feedBatch(*session, feeds, data.train, order, step % batchesPerEpoch));
   if (ranges && (step + 1) % opt.rangesEvery == 0)

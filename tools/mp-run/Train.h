@@ -41,6 +41,9 @@ void installStopSignals();
 struct RunData {
   Dataset train;
   int64_t samples = 0;
+  /// A data-parallel run: this process's rank of `ranks`; each step, every
+  /// rank reads its part of one global batch of ranks x the plan's batch.
+  int rank = 0, ranks = 1;
   /// --eval-plan: its session, feeds and test split (null: none).
   std::unique_ptr<rt::Session> eval;
   Feeds evalFeeds;

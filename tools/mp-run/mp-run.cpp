@@ -124,23 +124,50 @@ AutoFix setUpAutoFix(const Options &opt, const rt::Session &session) {
 
 } // namespace
 
+/// Started as one of several ranks (mpirun -np N): a data-parallel plan
+/// (one with train.all_reduce) gets the launcher's communicator, every rank
+/// checked to run the same plan, and only rank 0 prints and writes files;
+/// any other plan is refused, since each rank would train alone on all the
+/// data and write the same files (MP_INDEPENDENT_RANKS=1 allows that).
+/// Returns the number of ranks; `rank` this process's.
+static int joinRanks(Options &opt, rt::Session &session, int &rank) {
+  int ranks = rt::launcherWorldSize();
+  rank = 0;
+  if (ranks == 1)
+    return 1;
+  if (!session.hasCollectives()) {
+    const char *independent = std::getenv("MP_INDEPENDENT_RANKS");
+    if (independent && std::string(independent) == "1")
+      return 1;
+    check(rt::unimplemented(
+        "mp-run was started as one of " + std::to_string(ranks) +
+        " ranks (by mpirun or another MPI launcher), but the plan has no "
+        "gradient reductions (train.all_reduce; docs/distributed.md): each "
+        "rank would train alone on all the data and write the same files. "
+        "Run one process, or set MP_INDEPENDENT_RANKS=1 for independent runs "
+        "(each with its own --checkpoint and --metrics)"));
+  }
+  std::unique_ptr<rt::Communicator> comm =
+      take(rt::communicatorFromEnvironment());
+  check(comm->agree(session.planHash(), "plan (its hash)"));
+  rank = comm->rank();
+  ranks = comm->size();
+  session.setCommunicator(std::move(comm));
+  if (rank != 0) {
+    // Rank 0 speaks and writes for the job; the others only train (their
+    // errors still reach stderr).
+    opt.checkpoint.clear();
+    opt.metrics.clear();
+    opt.quiet = true;
+    if (!std::freopen("/dev/null", "w", stdout))
+      die("rank " + std::to_string(rank) + ": cannot silence stdout");
+  }
+  return ranks;
+}
+
 /// The whole run; main() turns what escapes it into an error message.
 static int runMain(int argc, char **argv) {
   Options opt = parseOptions(argc, argv);
-  // `mpirun -np N mp-run`: no plan has gradient reductions yet
-  // (docs/distributed.md), so each rank would train alone on all the data
-  // and write the same files: refused, unless independent runs are meant.
-  if (int ranks = rt::launcherWorldSize(); ranks > 1) {
-    const char *independent = std::getenv("MP_INDEPENDENT_RANKS");
-    if (!independent || std::string(independent) != "1")
-      check(rt::unimplemented(
-          "mp-run was started as one of " + std::to_string(ranks) +
-          " ranks (by mpirun or another MPI launcher), but data-parallel "
-          "training is not built yet (docs/distributed.md): each rank would "
-          "train alone on all the data and write the same files. Run one "
-          "process, or set MP_INDEPENDENT_RANKS=1 for independent runs (each "
-          "with its own --checkpoint and --metrics)"));
-  }
   // --backend cuda where no GPU can run it: train on the CPU, and say why.
   if (opt.backend == "cuda") {
     rt::Status gpu = rt::cudaBackendStatus();
@@ -159,6 +186,7 @@ static int runMain(int argc, char **argv) {
 
   std::unique_ptr<rt::Session> session = take(
       rt::Session::create(take(rt::readPlanFile(opt.plan)), opt.backend));
+  int rank = 0, ranks = joinRanks(opt, *session, rank);
   Feeds feeds = take(findFeeds(*session, opt.plan));
   reportSession(opt, *session, feeds);
 
@@ -191,7 +219,15 @@ static int runMain(int argc, char **argv) {
   }
 
   initializeState(opt, *session);
-  int64_t batchesPerEpoch = data.samples / feeds.batch;
+  data.rank = rank;
+  data.ranks = ranks;
+  // N ranks read one global batch of N x the plan's batch per step, each
+  // its own part of it (docs/distributed.md).
+  int64_t batchesPerEpoch = data.samples / (feeds.batch * ranks);
+  if (batchesPerEpoch == 0)
+    die("the data has " + std::to_string(data.samples) +
+        " samples, fewer than one global batch of " + std::to_string(ranks) +
+        " ranks x " + std::to_string(feeds.batch));
   if (opt.epochs > 0 && opt.epochs > INT64_MAX / batchesPerEpoch)
     die("--epochs " + std::to_string(opt.epochs) + " of " +
         std::to_string(batchesPerEpoch) + " batches is more steps than "

@@ -371,6 +371,20 @@ Status Session::runStep(float *outLoss) {
       return describeFailedCheck(check);
     }
   }
+  if (hasCollectives() && comm_->size() > 1) {
+    // A data-parallel step's loss is the global batch's: the mean of the
+    // ranks' (equal parts, mean losses). The verdicts agree already: the
+    // checks read the reduced gradients.
+    float global = lastLoss_;
+    StatusOr<Communicator::Request> started =
+        comm_->startAllReduce(&global, 1, DType::F32, ReduceOp::Sum);
+    Status waited = started.isOk() ? comm_->wait(*started) : started.status();
+    if (!waited.isOk())
+      return Status(waited.code(),
+                    "step " + std::to_string(stepsRun_) +
+                        ", the loss over the ranks: " + waited.message());
+    lastLoss_ = global / static_cast<float>(comm_->size());
+  }
   if (allFinite == 0) {
     ++stepsSkipped_;
     lastOverflowStep_ = stepsRun_;

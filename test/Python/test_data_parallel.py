@@ -1,0 +1,102 @@
+"""`mpirun -np N mp-run` on a data-parallel step (train.all_reduce of the
+gradients, docs/distributed.md): N ranks with the plan's batch B train as
+one process with the global batch N x B, each rank reading its part of
+every global batch: the same losses, parameters within 1e-6 relative
+(float32, 8 steps); only rank 0 writes the checkpoint. Skipped where
+mpirun or the build's MPI is missing."""
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, tool
+
+MPIRUN = shutil.which("mpirun")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+BATCH, STEPS = 32, 8  # the data-parallel plan's batch per rank
+
+
+def has_mpi():
+    if not MPIRUN:
+        return False
+    linked = subprocess.run(["ldd", tool("mp-run")], capture_output=True,
+                            text=True).stdout
+    return "libmpi" in linked
+
+
+pytestmark = pytest.mark.skipif(not has_mpi(),
+                                reason="no mpirun, or mp-run built without MPI")
+
+
+def plan(tmp_path, mlir_text, name):
+    source = tmp_path / (name + ".mlir")
+    source.write_text(mlir_text)
+    out = tmp_path / (name + ".plan")
+    subprocess.run([tool("mp-compile"), str(source),
+                    "--mixed-precision=policy=float32", "-o", str(out)],
+                   check=True)
+    return out
+
+
+def run(command, ranks=1):
+    prefix = [MPIRUN, "-np", str(ranks), "--oversubscribe"] if ranks > 1 else []
+    done = subprocess.run(prefix + command, env=ENV, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def test_ranks_train_as_one_process_with_the_global_batch(tmp_path):
+    from mp_export.common import read_safetensors
+    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
+        mlp = f.read()
+    with open(os.path.join(ROOT, "test", "Tools", "mp-run", "Inputs",
+                           "mlp_allreduce.mlir")) as f:
+        data_parallel = plan(tmp_path, f.read(), "dp")
+    rng = np.random.default_rng(0)
+    x = tmp_path / "x.npy"
+    y = tmp_path / "y.npy"
+    np.save(x, rng.standard_normal((512, 784)).astype(np.float32))
+    np.save(y, rng.integers(0, 10, 512).astype(np.int64))
+    data = ["--train-x", str(x), "--train-y", str(y), "--steps", str(STEPS),
+            "--no-shuffle", "--seed", "0", "--plain"]
+    for ranks in (2, 4):
+        batch = BATCH * ranks
+        one_plan = plan(tmp_path, mlp.replace(
+            "tensor<32x", "tensor<%dx" % batch).replace(
+            "tensor<32xi64>", "tensor<%dxi64>" % batch), "one%d" % ranks)
+        one = tmp_path / ("one%d.ckpt" % ranks)
+        many = tmp_path / ("many%d.ckpt" % ranks)
+        alone = run([tool("mp-run"), str(one_plan), "--checkpoint", str(one)]
+                    + data)
+        together = run([tool("mp-run"), str(data_parallel), "--checkpoint",
+                        str(many)] + data, ranks)
+        loss = re.compile(r"last loss ([0-9.]+)")
+        assert loss.findall(together) == loss.findall(alone), ranks
+        # Rank 0 speaks for the job: one summary, one checkpoint.
+        assert len(loss.findall(together)) == 1
+        want, _ = read_safetensors(str(one))
+        got, _ = read_safetensors(str(many))
+        for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
+            scale = np.abs(want[name]).max()
+            assert np.abs(got[name] - want[name]).max() <= 1e-6 * scale, \
+                (ranks, name)
+
+
+def test_a_plan_without_reductions_is_refused_under_mpirun(tmp_path):
+    plain = tmp_path / "plain.plan"
+    subprocess.run([tool("mp-compile"), os.path.join(ROOT, "examples",
+                                                     "mlp.mlir"),
+                    "--mixed-precision=policy=float32", "-o", str(plain)],
+                   check=True)
+    done = subprocess.run([MPIRUN, "-np", "2", "--oversubscribe",
+                           tool("mp-run"), str(plain), "--synthetic",
+                           "--steps", "1"], env=ENV, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode != 0
+    assert "the plan has no gradient reductions" in done.stderr + done.stdout
