@@ -15,6 +15,14 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
   // run, and an optimizer (an fp32 island) rather than loose arithmetic.
   pm.addPass(createDecompose());
   pm.addPass(createFuseOptimizers());
+  // The gradients averaged over the ranks before the precision passes: the
+  // reduction is an fp32 island, and loss scaling checks reduced gradients.
+  if (options.dataParallel != "off") {
+    DataParallelOptions parallel;
+    parallel.mode = options.dataParallel;
+    parallel.bucketMb = options.bucketMb;
+    pm.addPass(createDataParallel(parallel));
+  }
   AssignPrecisionOptions assign;
   options.copyTo(assign);
   pm.addPass(createAssignPrecision(assign));

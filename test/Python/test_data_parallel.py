@@ -1,4 +1,5 @@
-"""`mpirun -np N mp-run` on a data-parallel step (train.all_reduce of the
+"""`mpirun -np N mp-run` on a data-parallel step (mp-compile
+--mixed-precision="... data-parallel=allreduce": train.all_reduce of the
 gradients, docs/distributed.md): N ranks with the plan's batch B train as
 one process with the global batch N x B, each rank reading its part of
 every global batch: the same losses, parameters within 1e-6 relative
@@ -33,13 +34,13 @@ pytestmark = pytest.mark.skipif(not has_mpi(),
                                 reason="no mpirun, or mp-run built without MPI")
 
 
-def plan(tmp_path, mlir_text, name):
+def plan(tmp_path, mlir_text, name, options=""):
     source = tmp_path / (name + ".mlir")
     source.write_text(mlir_text)
     out = tmp_path / (name + ".plan")
     subprocess.run([tool("mp-compile"), str(source),
-                    "--mixed-precision=policy=float32", "-o", str(out)],
-                   check=True)
+                    "--mixed-precision=policy=float32" + options, "-o",
+                    str(out)], check=True)
     return out
 
 
@@ -55,9 +56,10 @@ def test_ranks_train_as_one_process_with_the_global_batch(tmp_path):
     from mp_export.common import read_safetensors
     with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
         mlp = f.read()
-    with open(os.path.join(ROOT, "test", "Tools", "mp-run", "Inputs",
-                           "mlp_allreduce.mlir")) as f:
-        data_parallel = plan(tmp_path, f.read(), "dp")
+    # The gradients averaged by mp-compile's pass (two buckets of the
+    # MLP's four gradients).
+    data_parallel = plan(tmp_path, mlp, "dp",
+                         " data-parallel=allreduce bucket-mb=0.005")
     rng = np.random.default_rng(0)
     x = tmp_path / "x.npy"
     y = tmp_path / "y.npy"

@@ -280,6 +280,31 @@ def GuardFinite : Pass<"mp-guard-finite", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mp::mpd::MPDialect"];
 }
 
+def DataParallel : Pass<"mp-data-parallel", "::mlir::ModuleOp"> {
+  let summary = "Averages a step's gradients over the ranks of a data-parallel job";
+  let description = [{
+    With `mode=allreduce`: in every `train.step` function, the gradients
+    that enter the updates (and the clipping before them) are grouped into
+    buckets in the order the backward pass makes them, each bucket closed
+    once it holds `bucket-mb` MB, and each bucket reduced by one
+    `train.all_reduce` (the mean over the ranks, in f32) placed right after
+    its last gradient, so that the runtime reduces it while the rest of the
+    backward pass computes (docs/distributed.md). The updates, the clipping
+    and the loss-scaling check (a later pass) read the reduced gradients:
+    every rank takes the same step and the same skip decision.
+    A step that updates buffers (batch norm's running statistics) is
+    refused: their per-rank statistics are not reconciled yet.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"off\"",
+           "off, or allreduce (zero1 is not built)">,
+    Option<"bucketMb", "bucket-mb", "double", "25.0",
+           "bucket size in MB (10^6 bytes of f32 gradients; PyTorch DDP's "
+           "default is 25)">,
+  ];
+  let dependentDialects = ["::mp::train::TrainDialect"];
+}
+
 def PrecisionReport : Pass<"mp-precision-report", "::mlir::ModuleOp"> {
   let summary = "Reports what the precision passes did";
   let description = [{
@@ -336,6 +361,11 @@ def MixedPrecisionPipeline
            "auto (dynamic for mixed_float16, none otherwise), dynamic, "
            "static or none">,
   ] # LossScaleOptions # [
+    Option<"dataParallel", "data-parallel", "std::string", "\"off\"",
+           "off, or allreduce: average the gradients over the ranks of an "
+           "mpirun job (mp-data-parallel, docs/distributed.md)">,
+    Option<"bucketMb", "bucket-mb", "double", "25.0",
+           "with data-parallel, the gradient bucket size in MB">,
     Option<"checkFinite", "check-finite", "bool", "true",
            "without loss scaling, check the gradients and fail a step whose "
            "gradients are not finite (mp-guard-finite)">,

@@ -1,0 +1,130 @@
+//===- DataParallel.cpp - gradients averaged over the ranks ---------------===//
+//
+// mp-data-parallel (Passes.td): the gradients a step's updates read, in
+// buckets in the order the backward pass makes them, each averaged over
+// the ranks by one train.all_reduce right after its last gradient.
+//
+//===----------------------------------------------------------------------===//
+#include "mp/Transforms/Functions.h"
+#include "mp/Transforms/Passes.h"
+
+#include "mp/Dialect/Train/IR/Roles.h"
+#include "mp/Dialect/Train/IR/TrainDialect.h"
+#include "mp/Dialect/Train/IR/TrainOps.h"
+#include "mp/Transforms/Gradients.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mp {
+#define GEN_PASS_DEF_DATAPARALLEL
+#include "mp/Transforms/Passes.h.inc"
+} // namespace mp
+
+using namespace mlir;
+using namespace mp;
+
+namespace {
+
+/// Bytes of a gradient reduced in f32.
+int64_t f32Bytes(Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  return type.getNumElements() * 4;
+}
+
+struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
+  using DataParallelBase::DataParallelBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (mode != "off" && mode != "allreduce" && mode != "zero1")
+      return emitError(UnknownLoc::get(context))
+             << "mp-data-parallel: unknown mode '" << mode
+             << "' (expected off, allreduce or zero1)";
+    if (!(bucketMb > 0))
+      return emitError(UnknownLoc::get(context))
+             << "mp-data-parallel: bucket-mb must be > 0, got " << bucketMb;
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (mode == "off")
+      return;
+    for (auto fn : functionsIn(getOperation()))
+      if (train::isTrainStep(fn) && failed(parallelize(fn)))
+        return signalPassFailure();
+  }
+
+  LogicalResult parallelize(FunctionOpInterface fn) {
+    if (mode == "zero1")
+      return fn.emitOpError()
+             << "data-parallel=zero1 (sharded optimizer state) is not built "
+                "yet; use data-parallel=allreduce (docs/distributed.md)";
+    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+      if (train::getResultRole(fn, i) == train::Role::Buffer)
+        return fn.emitOpError()
+               << "updates a buffer (result #" << i
+               << ", e.g. batch norm's running statistics): under "
+                  "data-parallel=allreduce each rank's statistics would "
+                  "drift apart, and reconciling them (DDP's broadcast, "
+                  "synchronized batch norm) is not built yet";
+    Block &body = fn.getFunctionBody().front();
+    // The gradients, in the order the backward pass makes them.
+    llvm::SetVector<Value> grads;
+    for (OpOperand *edge : findGradientEdges(body).edges)
+      grads.insert(edge->get());
+    SmallVector<Value> ordered(grads.begin(), grads.end());
+    for (Value grad : ordered)
+      if (!grad.getDefiningOp())
+        return fn.emitOpError()
+               << "a gradient is an argument of the step: nothing computes "
+                  "it, and nothing would reduce it";
+    llvm::stable_sort(ordered, [](Value a, Value b) {
+      return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp());
+    });
+    int64_t limit = static_cast<int64_t>(bucketMb * 1e6);
+    SmallVector<Value> bucket;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      bucket.push_back(ordered[i]);
+      bytes += f32Bytes(ordered[i]);
+      if (bytes >= limit || i + 1 == ordered.size()) {
+        if (failed(reduce(fn, bucket)))
+          return failure();
+        bucket.clear();
+        bytes = 0;
+      }
+    }
+    return success();
+  }
+
+  /// One train.all_reduce of `bucket` after its last gradient; every later
+  /// use reads the mean.
+  LogicalResult reduce(FunctionOpInterface fn, ArrayRef<Value> bucket) {
+    Operation *last = bucket.back().getDefiningOp();
+    OpBuilder b(last->getContext());
+    b.setInsertionPointAfter(last);
+    SmallVector<Type> types;
+    for (Value grad : bucket)
+      types.push_back(grad.getType());
+    auto reduced = train::AllReduceOp::create(
+        b, last->getLoc(), TypeRange(types), ValueRange(bucket), /*mean=*/true);
+    for (auto [grad, mean] : llvm::zip(bucket, reduced.getResults())) {
+      for (OpOperand &use : llvm::make_early_inc_range(grad.getUses())) {
+        Operation *user = use.getOwner();
+        if (user == reduced)
+          continue;
+        if (user->getBlock() == reduced->getBlock() &&
+            user->isBeforeInBlock(reduced))
+          return user->emitOpError()
+                 << "reads a gradient before the last gradient of its "
+                    "bucket is computed, where data-parallel=allreduce "
+                    "reduces it; use a larger bucket-mb or report this step";
+        use.set(mean);
+      }
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,37 @@
+// mp-data-parallel: the gradients the updates read, in buckets in the
+// order the backward pass makes them, each averaged over the ranks by one
+// train.all_reduce right after its last gradient; the updates read the
+// means. The default bucket (25 MB) holds all of the MLP's; 5 KB makes two,
+// the first placed before fc1's backward ops.
+// RUN: mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce" | FileCheck %s --check-prefix=ONE
+// RUN: mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce bucket-mb=0.005" | FileCheck %s --check-prefix=TWO
+// RUN: mp-opt %examples/mlp.mlir --mp-data-parallel="mode=off" | FileCheck %s --check-prefix=OFF
+// RUN: mp-opt %examples/mlp.mlir --mp-mixed-precision="policy=mixed_float16 data-parallel=allreduce" | FileCheck %s --check-prefix=F16
+// RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce" 2>&1 | FileCheck %s --check-prefix=BUFFERS
+// RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=zero1" 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=ring" 2>&1 | FileCheck %s --check-prefix=MODE
+// RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce bucket-mb=0" 2>&1 | FileCheck %s --check-prefix=SIZE
+
+// ONE: %[[D_FC1_W:.*]] = train.matmul %arg0, %{{.*}} {transpose_lhs}
+// ONE-NEXT: %[[R:.*]]:4 = train.all_reduce %{{.*}}, %{{.*}}, %{{.*}}, %[[D_FC1_W]] : tensor<10xf32>, tensor<256x10xf32>, tensor<256xf32>, tensor<784x256xf32>
+// ONE: train.sgd %arg2, %[[R]]#3
+// ONE: train.sgd %arg5, %[[R]]#0
+
+// TWO: %[[D_FC2_W:.*]] = train.matmul %{{.*}}, %{{.*}} {transpose_lhs} : tensor<32x256xf32>, tensor<32x10xf32>
+// TWO-NEXT: %[[R2:.*]]:2 = train.all_reduce %{{.*}}, %[[D_FC2_W]] : tensor<10xf32>, tensor<256x10xf32>
+// TWO: train.relu_grad
+// TWO: %[[R1:.*]]:2 = train.all_reduce %{{.*}}, %{{.*}} : tensor<256xf32>, tensor<784x256xf32>
+// TWO: train.sgd %arg2, %[[R1]]#1
+// TWO: train.sgd %arg4, %[[R2]]#1
+
+// OFF-NOT: train.all_reduce
+
+// The loss-scaling check reads the reduced gradients: every rank skips
+// alike.
+// F16: %[[M:.*]]:4 = train.all_reduce
+// F16: mp.unscale_and_check %{{.*}}, %[[M]]#3, %[[M]]#2, %[[M]]#1, %[[M]]#0
+
+// BUFFERS: error: 'func.func' op updates a buffer (result #4, e.g. batch norm's running statistics)
+// ZERO: error: 'func.func' op data-parallel=zero1 (sharded optimizer state) is not built yet
+// MODE: error: mp-data-parallel: unknown mode 'ring' (expected off, allreduce or zero1)
+// SIZE: error: mp-data-parallel: bucket-mb must be > 0, got 0
