@@ -62,7 +62,7 @@ Status Session::startCollective(size_t k) {
     size_t bytes =
         static_cast<size_t>(out[i].numElements()) * dtypeSize(out[i].dtype);
     if (in[i].data != out[i].data && bytes)
-      std::memcpy(out[i].data, in[i].data, bytes);
+      std::memmove(out[i].data, in[i].data, bytes);
     StatusOr<Communicator::Request> started = comm_->startAllReduce(
         out[i].data, static_cast<size_t>(out[i].numElements()), out[i].dtype,
         ReduceOp::Sum);
