@@ -102,3 +102,80 @@ def test_a_plan_without_reductions_is_refused_under_mpirun(tmp_path):
                           text=True, timeout=120)
     assert done.returncode != 0
     assert "the plan has no gradient reductions" in done.stderr + done.stdout
+
+
+def test_checkpoints_do_not_depend_on_the_ranks(tmp_path):
+    """A 2-rank run's checkpoint (rank 0's: the whole state, nothing is
+    sharded) resumed by one process with the global batch continues the
+    same run: 4 + 4 steps give the parameters of 8 steps on 2 ranks."""
+    from mp_export.common import read_safetensors
+    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
+        mlp = f.read()
+    data_parallel = plan(tmp_path, mlp, "dp", " data-parallel=allreduce")
+    one = plan(tmp_path, mlp.replace("tensor<32x", "tensor<64x").replace(
+        "tensor<32xi64>", "tensor<64xi64>"), "one")
+    rng = np.random.default_rng(1)
+    np.save(tmp_path / "x.npy", rng.standard_normal((256, 784)).astype(np.float32))
+    np.save(tmp_path / "y.npy", rng.integers(0, 10, 256).astype(np.int64))
+    data = ["--train-x", str(tmp_path / "x.npy"), "--train-y",
+            str(tmp_path / "y.npy"), "--no-shuffle", "--seed", "0", "--plain"]
+    run([tool("mp-run"), str(data_parallel), "--steps", "8", "--checkpoint",
+         str(tmp_path / "straight.ckpt")] + data, 2)
+    run([tool("mp-run"), str(data_parallel), "--steps", "4", "--checkpoint",
+         str(tmp_path / "half.ckpt")] + data, 2)
+    run([tool("mp-run"), str(one), "--steps", "8", "--resume",
+         str(tmp_path / "half.ckpt"), "--resume-other-plan", "--checkpoint",
+         str(tmp_path / "resumed.ckpt")] + data)
+    want, _ = read_safetensors(str(tmp_path / "straight.ckpt"))
+    got, _ = read_safetensors(str(tmp_path / "resumed.ckpt"))
+    for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
+        scale = np.abs(want[name]).max()
+        assert np.abs(got[name] - want[name]).max() <= 1e-6 * scale, name
+
+
+def test_an_inf_on_one_rank_skips_the_step_on_every_rank(tmp_path):
+    """mixed_float16: an inf in rank 1's part of the first global batch
+    only. The reduced gradients carry it to every rank: each skips that
+    step and halves the scale as one process with the global batch does,
+    and the runs go on alike (the skipped step changed no state)."""
+    from mp_export.common import read_safetensors
+    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
+        mlp = f.read()
+    f16 = " data-parallel=allreduce"
+    source = tmp_path / "mlp.mlir"
+    source.write_text(mlp)
+    data_parallel = tmp_path / "dp16.plan"
+    subprocess.run([tool("mp-compile"), str(source),
+                    "--mixed-precision=policy=mixed_float16" + f16, "-o",
+                    str(data_parallel)], check=True)
+    one_source = tmp_path / "one.mlir"
+    one_source.write_text(mlp.replace("tensor<32x", "tensor<64x").replace(
+        "tensor<32xi64>", "tensor<64xi64>"))
+    one = tmp_path / "one16.plan"
+    # The one process's step reduces too (over itself): the same f32
+    # gradients as the ranks', so the runs differ by the reduction's
+    # rounding alone.
+    subprocess.run([tool("mp-compile"), str(one_source),
+                    "--mixed-precision=policy=mixed_float16" + f16, "-o",
+                    str(one)], check=True)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((256, 784)).astype(np.float32)
+    x[40, 3] = np.inf  # global batch 0, rows 32-63: rank 1's part
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", rng.integers(0, 10, 256).astype(np.int64))
+    data = ["--train-x", str(tmp_path / "x.npy"), "--train-y",
+            str(tmp_path / "y.npy"), "--no-shuffle", "--seed", "0", "--plain",
+            "--steps", "4", "--allow-non-finite"]
+    together = run([tool("mp-run"), str(data_parallel), "--checkpoint",
+                    str(tmp_path / "many.ckpt")] + data, 2)
+    alone = run([tool("mp-run"), str(one), "--checkpoint",
+                 str(tmp_path / "one.ckpt")] + data)
+    summary = re.compile(r"loss scale ([0-9.]+); skipped ([0-9]+)")
+    [(scale, skipped)] = summary.findall(alone)
+    assert skipped == "1"  # the step with the inf, and only it
+    assert summary.findall(together) == [(scale, skipped)]
+    want, _ = read_safetensors(str(tmp_path / "one.ckpt"))
+    got, _ = read_safetensors(str(tmp_path / "many.ckpt"))
+    for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
+        scale = np.abs(want[name]).max()
+        assert np.abs(got[name] - want[name]).max() <= 1e-5 * scale, name
