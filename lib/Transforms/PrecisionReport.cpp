@@ -4,6 +4,7 @@
 #include "mp/Transforms/Passes.h"
 
 #include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/Dialect/Train/IR/TrainOps.h"
 #include "mp/Transforms/Annotations.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -58,6 +59,11 @@ struct FunctionReport {
   llvm::MapVector<StringRef, unsigned> fp32Ops;
   llvm::MapVector<StringRef, unsigned> noInterface;
   llvm::json::Array ops;
+  /// A data-parallel step's reductions (train.all_reduce, one per bucket)
+  /// and the bytes each rank sends per step (their operands).
+  unsigned reductions = 0;
+  int64_t reducedBytes = 0;
+  std::string reducedType;
 };
 
 struct PrecisionReportPass
@@ -104,6 +110,17 @@ struct PrecisionReportPass
           ++report.undecided;
         else
           ++report.nested;
+      }
+      if (auto reduce = dyn_cast<train::AllReduceOp>(op)) {
+        ++report.reductions;
+        for (Value v : reduce.getInputs()) {
+          auto type = cast<ShapedType>(v.getType());
+          report.reducedBytes +=
+              type.getNumElements() * type.getElementTypeBitWidth() / 8;
+          llvm::raw_string_ostream os(report.reducedType);
+          if (report.reducedType.empty())
+            os << type.getElementType();
+        }
       }
       if (auto cast = dyn_cast<mpd::CastOp>(op)) {
         Type to = getElementTypeOrSelf(cast.getType());
@@ -184,7 +201,7 @@ struct PrecisionReportPass
     llvm::json::Object fp32;
     for (auto &[name, count] : r.fp32Ops)
       fp32[name] = count;
-    return llvm::json::Object{
+    llvm::json::Object object{
         {"function", r.name},
         {"policy", r.policy},
         {"summary", summaryLine(r)},
@@ -199,6 +216,12 @@ struct PrecisionReportPass
         {"no_interface", std::move(noInterface)},
         {"ops", std::move(r.ops)},
     };
+    if (r.reductions)
+      object["data_parallel"] =
+          llvm::json::Object{{"reductions", r.reductions},
+                             {"bytes_per_step", r.reducedBytes},
+                             {"dtype", r.reducedType}};
+    return object;
   }
 
   LogicalResult writeJson(llvm::json::Array functions) {

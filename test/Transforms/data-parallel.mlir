@@ -7,6 +7,8 @@
 // RUN: mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce bucket-mb=0.005" | FileCheck %s --check-prefix=TWO
 // RUN: mp-opt %examples/mlp.mlir --mp-data-parallel="mode=off" | FileCheck %s --check-prefix=OFF
 // RUN: mp-opt %examples/mlp.mlir --mp-mixed-precision="policy=mixed_float16 data-parallel=allreduce" | FileCheck %s --check-prefix=F16
+// RUN: mp-opt %examples/mlp.mlir --mp-mixed-precision="policy=mixed_bfloat16 data-parallel=allreduce bucket-mb=0.005 report=%t.json" -o /dev/null
+// RUN: FileCheck %s --check-prefix=REPORT --input-file=%t.json
 // RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce" 2>&1 | FileCheck %s --check-prefix=BUFFERS
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=zero1" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=ring" 2>&1 | FileCheck %s --check-prefix=MODE
@@ -30,6 +32,13 @@
 // alike.
 // F16: %[[M:.*]]:4 = train.all_reduce
 // F16: mp.unscale_and_check %{{.*}}, %[[M]]#3, %[[M]]#2, %[[M]]#1, %[[M]]#0
+
+// What was inserted, in the JSON report: two reductions of the MLP's
+// 203530 f32 gradient elements.
+// REPORT: "data_parallel": {
+// REPORT-NEXT: "bytes_per_step": 814120,
+// REPORT-NEXT: "dtype": "f32",
+// REPORT-NEXT: "reductions": 2
 
 // BUFFERS: error: 'func.func' op updates a buffer (result #4, e.g. batch norm's running statistics)
 // ZERO: error: 'func.func' op data-parallel=zero1 (sharded optimizer state) is not built yet
