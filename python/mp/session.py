@@ -100,10 +100,10 @@ def _as_array(value):
 
 
 def _refuse_independent_ranks():
-    """Started as one of several ranks by mpirun (or another MPI launcher):
-    the Python API does not run data-parallel steps yet (mp-run does,
-    docs/distributed.md), so each rank would train alone; refused unless
-    MP_INDEPENDENT_RANKS=1 says independent runs are meant."""
+    """Started as one of several ranks by mpirun (or another MPI launcher)
+    with a plan without gradient reductions: each rank would train alone
+    (docs/distributed.md); refused unless MP_INDEPENDENT_RANKS=1 says
+    independent runs are meant."""
     for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"):
         try:
             ranks = int(os.environ.get(name, "1"))
@@ -112,10 +112,11 @@ def _refuse_independent_ranks():
         if ranks > 1 and os.environ.get("MP_INDEPENDENT_RANKS") != "1":
             raise Error(
                 "mp: this process was started as one of %d ranks (by mpirun "
-                "or another MPI launcher), but the Python API does not run "
-                "data-parallel steps yet (mp-run does: docs/distributed.md): "
-                "each rank would train alone. Run one process, or set "
-                "MP_INDEPENDENT_RANKS=1 for independent runs" % ranks)
+                "or another MPI launcher), but the plan has no gradient "
+                "reductions (compile it with data-parallel=allreduce, "
+                "docs/distributed.md): each rank would train alone. Run one "
+                "process, or set MP_INDEPENDENT_RANKS=1 for independent "
+                "runs" % ranks)
 
 
 def auto_policy(target="cpu"):
@@ -140,7 +141,6 @@ class Session:
 
     def __init__(self, plan, backend=None):
         self._session = None
-        _refuse_independent_ranks()
         self._lock = threading.Lock()
         self._bound = {}  # name -> the array bound for the next step
         native = _native.lib()
@@ -161,6 +161,16 @@ class Session:
             native.mp_plan_free(handle)
         self._session = session
         self._native = native
+        # A data-parallel plan under mpirun runs on the launcher's ranks
+        # (the runtime sets it up); any other plan there is refused.
+        self.rank = native.mp_session_rank(session)
+        self.world_size = native.mp_session_world_size(session)
+        if self.world_size == 1:
+            try:
+                _refuse_independent_ranks()
+            except Error:
+                self.close()
+                raise
         self.backend = native.mp_session_backend_name(session).decode()
         self.tensors = {}
         info = _native.TensorInfo()

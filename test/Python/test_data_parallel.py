@@ -179,3 +179,65 @@ def test_an_inf_on_one_rank_skips_the_step_on_every_rank(tmp_path):
     for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
         scale = np.abs(want[name]).max()
         assert np.abs(got[name] - want[name]).max() <= 1e-5 * scale, name
+
+
+SCRIPT = '''
+import sys
+
+import numpy as np
+
+import mp
+
+plan, x, y, out, steps = sys.argv[1:6]
+session = mp.Session(plan)
+session.init_params(seed=0)
+X, Y = np.load(x), np.load(y)
+B, N, r = session.tensors["input0"].shape[0], session.world_size, session.rank
+for g in range(int(steps)):
+    # The user's loop feeds each rank its part of every global batch.
+    rows = slice((g * N + r) * B, (g * N + r + 1) * B)
+    loss = session.step(X[rows], Y[rows])
+if r == 0:
+    session.save_checkpoint(out)
+    print("loss %.9g world %d" % (loss, N))
+'''
+
+
+def test_the_python_api_under_mpirun(tmp_path):
+    """mp.Session of a data-parallel plan in processes mpirun started: the
+    launcher's ranks (session.rank, session.world_size); the user's loop
+    feeds each its part of the global batch, and the run is one process's
+    with the global batch."""
+    import sys
+    from mp_export.common import read_safetensors
+    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
+        mlp = f.read()
+    data_parallel = plan(tmp_path, mlp, "dp", " data-parallel=allreduce")
+    one = plan(tmp_path, mlp.replace("tensor<32x", "tensor<64x").replace(
+        "tensor<32xi64>", "tensor<64xi64>"), "one")
+    rng = np.random.default_rng(3)
+    np.save(tmp_path / "x.npy", rng.standard_normal((256, 784)).astype(np.float32))
+    np.save(tmp_path / "y.npy", rng.integers(0, 10, 256).astype(np.int64))
+    (tmp_path / "loop.py").write_text(SCRIPT)
+    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"))
+
+    def loop(plan_path, out, ranks):
+        prefix = [MPIRUN, "-np", str(ranks), "--oversubscribe"] if ranks > 1 \
+            else []
+        done = subprocess.run(prefix + [sys.executable, str(tmp_path / "loop.py"),
+                                        str(plan_path), str(tmp_path / "x.npy"),
+                                        str(tmp_path / "y.npy"), str(out), "4"],
+                              env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout.split()
+
+    alone = loop(one, tmp_path / "one.ckpt", 1)
+    together = loop(data_parallel, tmp_path / "two.ckpt", 2)
+    assert together[3] == "2" and alone[3] == "1"
+    assert float(together[1]) == pytest.approx(float(alone[1]), rel=1e-6)
+    want, _ = read_safetensors(str(tmp_path / "one.ckpt"))
+    got, _ = read_safetensors(str(tmp_path / "two.ckpt"))
+    for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
+        scale = np.abs(want[name]).max()
+        assert np.abs(got[name] - want[name]).max() <= 1e-6 * scale, name

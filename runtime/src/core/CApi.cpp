@@ -155,12 +155,31 @@ mp_status *mp_session_create(const mp_plan *plan, const char *backend_name,
         Session::create(plan->plan, backend_name ? backend_name : "default");
     if (!session.isOk())
       return session.status();
+    // A data-parallel plan in a process an MPI launcher started: the
+    // launcher's communicator, every rank running the same plan.
+    if ((*session)->hasCollectives() && launcherWorldSize() > 1) {
+      StatusOr<std::unique_ptr<Communicator>> comm =
+          communicatorFromEnvironment();
+      if (!comm.isOk())
+        return comm.status();
+      MP_RETURN_IF_ERROR(
+          (*comm)->agree((*session)->planHash(), "plan (its hash)"));
+      (*session)->setCommunicator(std::move(*comm));
+    }
     *out_session = new mp_session{std::move(*session)};
     return Status::ok();
   });
 }
 
 void mp_session_free(mp_session *session) { delete session; }
+
+int mp_session_rank(const mp_session *session) {
+  return session ? session->session->communicator().rank() : 0;
+}
+
+int mp_session_world_size(const mp_session *session) {
+  return session ? session->session->communicator().size() : 1;
+}
 
 const char *mp_session_backend_name(const mp_session *session) {
   return session ? session->session->backendName() : "";

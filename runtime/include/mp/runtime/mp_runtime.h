@@ -100,6 +100,11 @@ mp_status *mp_session_create(const mp_plan *plan, const char *backend_name,
                              mp_session **out_session);
 void mp_session_free(mp_session *session);
 const char *mp_session_backend_name(const mp_session *session);
+/* A data-parallel plan (with train.all_reduce) created in a process an MPI
+ * launcher started runs on the launcher's ranks (docs/distributed.md): this
+ * process's rank and their number; 0 and 1 otherwise. */
+int mp_session_rank(const mp_session *session);
+int mp_session_world_size(const mp_session *session);
 
 typedef enum mp_tensor_role_t {
   MP_TENSOR_ROLE_PARAM = 1,
