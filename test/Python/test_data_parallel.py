@@ -34,44 +34,61 @@ pytestmark = pytest.mark.skipif(not has_mpi(),
                                 reason="no mpirun, or mp-run built without MPI")
 
 
-def plan(tmp_path, mlir_text, name, options=""):
+def plan(tmp_path, name, batch=BATCH, options="", policy="float32"):
+    """examples/mlp.mlir with `batch` rows per step, compiled under
+    `policy` with more --mixed-precision `options`."""
+    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
+        mlp = f.read()
     source = tmp_path / (name + ".mlir")
-    source.write_text(mlir_text)
+    source.write_text(mlp.replace("tensor<32x", "tensor<%dx" % batch).replace(
+        "tensor<32xi64>", "tensor<%dxi64>" % batch))
     out = tmp_path / (name + ".plan")
     subprocess.run([tool("mp-compile"), str(source),
-                    "--mixed-precision=policy=float32" + options, "-o",
+                    "--mixed-precision=policy=" + policy + options, "-o",
                     str(out)], check=True)
     return out
 
 
-def run(command, ranks=1):
+def save_data(tmp_path, rows, seed, edit=None):
+    """x.npy / y.npy of `rows` samples (x edited by `edit` first); mp-run's
+    arguments for them, in file order."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, 784)).astype(np.float32)
+    if edit:
+        edit(x)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", rng.integers(0, 10, rows).astype(np.int64))
+    return ["--train-x", str(tmp_path / "x.npy"), "--train-y",
+            str(tmp_path / "y.npy"), "--no-shuffle", "--seed", "0", "--plain"]
+
+
+def run(command, ranks=1, env=ENV):
     prefix = [MPIRUN, "-np", str(ranks), "--oversubscribe"] if ranks > 1 else []
-    done = subprocess.run(prefix + command, env=ENV, capture_output=True,
+    done = subprocess.run(prefix + command, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 
 
-def test_ranks_train_as_one_process_with_the_global_batch(tmp_path):
+def assert_same_parameters(want_file, got_file, rtol, what=""):
+    """The MLP's parameters in two checkpoints within `rtol` of the largest."""
     from mp_export.common import read_safetensors
-    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
-        mlp = f.read()
+    want, _ = read_safetensors(str(want_file))
+    got, _ = read_safetensors(str(got_file))
+    for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
+        scale = np.abs(want[name]).max()
+        assert np.abs(got[name] - want[name]).max() <= rtol * scale, \
+            (what, name)
+
+
+def test_ranks_train_as_one_process_with_the_global_batch(tmp_path):
     # The gradients averaged by mp-compile's pass (two buckets of the
     # MLP's four gradients).
-    data_parallel = plan(tmp_path, mlp, "dp",
-                         " data-parallel=allreduce bucket-mb=0.005")
-    rng = np.random.default_rng(0)
-    x = tmp_path / "x.npy"
-    y = tmp_path / "y.npy"
-    np.save(x, rng.standard_normal((512, 784)).astype(np.float32))
-    np.save(y, rng.integers(0, 10, 512).astype(np.int64))
-    data = ["--train-x", str(x), "--train-y", str(y), "--steps", str(STEPS),
-            "--no-shuffle", "--seed", "0", "--plain"]
+    data_parallel = plan(tmp_path, "dp",
+                         options=" data-parallel=allreduce bucket-mb=0.005")
+    data = save_data(tmp_path, 512, 0) + ["--steps", str(STEPS)]
     for ranks in (2, 4):
-        batch = BATCH * ranks
-        one_plan = plan(tmp_path, mlp.replace(
-            "tensor<32x", "tensor<%dx" % batch).replace(
-            "tensor<32xi64>", "tensor<%dxi64>" % batch), "one%d" % ranks)
+        one_plan = plan(tmp_path, "one%d" % ranks, BATCH * ranks)
         one = tmp_path / ("one%d.ckpt" % ranks)
         many = tmp_path / ("many%d.ckpt" % ranks)
         alone = run([tool("mp-run"), str(one_plan), "--checkpoint", str(one)]
@@ -82,20 +99,11 @@ def test_ranks_train_as_one_process_with_the_global_batch(tmp_path):
         assert loss.findall(together) == loss.findall(alone), ranks
         # Rank 0 speaks for the job: one summary, one checkpoint.
         assert len(loss.findall(together)) == 1
-        want, _ = read_safetensors(str(one))
-        got, _ = read_safetensors(str(many))
-        for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
-            scale = np.abs(want[name]).max()
-            assert np.abs(got[name] - want[name]).max() <= 1e-6 * scale, \
-                (ranks, name)
+        assert_same_parameters(one, many, 1e-6, ranks)
 
 
 def test_a_plan_without_reductions_is_refused_under_mpirun(tmp_path):
-    plain = tmp_path / "plain.plan"
-    subprocess.run([tool("mp-compile"), os.path.join(ROOT, "examples",
-                                                     "mlp.mlir"),
-                    "--mixed-precision=policy=float32", "-o", str(plain)],
-                   check=True)
+    plain = plan(tmp_path, "plain")
     done = subprocess.run([MPIRUN, "-np", "2", "--oversubscribe",
                            tool("mp-run"), str(plain), "--synthetic",
                            "--steps", "1"], env=ENV, capture_output=True,
@@ -108,17 +116,9 @@ def test_checkpoints_do_not_depend_on_the_ranks(tmp_path):
     """A 2-rank run's checkpoint (rank 0's: the whole state, nothing is
     sharded) resumed by one process with the global batch continues the
     same run: 4 + 4 steps give the parameters of 8 steps on 2 ranks."""
-    from mp_export.common import read_safetensors
-    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
-        mlp = f.read()
-    data_parallel = plan(tmp_path, mlp, "dp", " data-parallel=allreduce")
-    one = plan(tmp_path, mlp.replace("tensor<32x", "tensor<64x").replace(
-        "tensor<32xi64>", "tensor<64xi64>"), "one")
-    rng = np.random.default_rng(1)
-    np.save(tmp_path / "x.npy", rng.standard_normal((256, 784)).astype(np.float32))
-    np.save(tmp_path / "y.npy", rng.integers(0, 10, 256).astype(np.int64))
-    data = ["--train-x", str(tmp_path / "x.npy"), "--train-y",
-            str(tmp_path / "y.npy"), "--no-shuffle", "--seed", "0", "--plain"]
+    data_parallel = plan(tmp_path, "dp", options=" data-parallel=allreduce")
+    one = plan(tmp_path, "one", 2 * BATCH)
+    data = save_data(tmp_path, 256, 1)
     run([tool("mp-run"), str(data_parallel), "--steps", "8", "--checkpoint",
          str(tmp_path / "straight.ckpt")] + data, 2)
     run([tool("mp-run"), str(data_parallel), "--steps", "4", "--checkpoint",
@@ -126,11 +126,8 @@ def test_checkpoints_do_not_depend_on_the_ranks(tmp_path):
     run([tool("mp-run"), str(one), "--steps", "8", "--resume",
          str(tmp_path / "half.ckpt"), "--resume-other-plan", "--checkpoint",
          str(tmp_path / "resumed.ckpt")] + data)
-    want, _ = read_safetensors(str(tmp_path / "straight.ckpt"))
-    got, _ = read_safetensors(str(tmp_path / "resumed.ckpt"))
-    for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
-        scale = np.abs(want[name]).max()
-        assert np.abs(got[name] - want[name]).max() <= 1e-6 * scale, name
+    assert_same_parameters(tmp_path / "straight.ckpt",
+                           tmp_path / "resumed.ckpt", 1e-6)
 
 
 def test_an_inf_on_one_rank_skips_the_step_on_every_rank(tmp_path):
@@ -138,34 +135,20 @@ def test_an_inf_on_one_rank_skips_the_step_on_every_rank(tmp_path):
     only. The reduced gradients carry it to every rank: each skips that
     step and halves the scale as one process with the global batch does,
     and the runs go on alike (the skipped step changed no state)."""
-    from mp_export.common import read_safetensors
-    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
-        mlp = f.read()
-    f16 = " data-parallel=allreduce"
-    source = tmp_path / "mlp.mlir"
-    source.write_text(mlp)
-    data_parallel = tmp_path / "dp16.plan"
-    subprocess.run([tool("mp-compile"), str(source),
-                    "--mixed-precision=policy=mixed_float16" + f16, "-o",
-                    str(data_parallel)], check=True)
-    one_source = tmp_path / "one.mlir"
-    one_source.write_text(mlp.replace("tensor<32x", "tensor<64x").replace(
-        "tensor<32xi64>", "tensor<64xi64>"))
-    one = tmp_path / "one16.plan"
+    parallel = " data-parallel=allreduce"
+    data_parallel = plan(tmp_path, "dp16", options=parallel,
+                         policy="mixed_float16")
     # The one process's step reduces too (over itself): the same f32
     # gradients as the ranks', so the runs differ by the reduction's
     # rounding alone.
-    subprocess.run([tool("mp-compile"), str(one_source),
-                    "--mixed-precision=policy=mixed_float16" + f16, "-o",
-                    str(one)], check=True)
-    rng = np.random.default_rng(2)
-    x = rng.standard_normal((256, 784)).astype(np.float32)
-    x[40, 3] = np.inf  # global batch 0, rows 32-63: rank 1's part
-    np.save(tmp_path / "x.npy", x)
-    np.save(tmp_path / "y.npy", rng.integers(0, 10, 256).astype(np.int64))
-    data = ["--train-x", str(tmp_path / "x.npy"), "--train-y",
-            str(tmp_path / "y.npy"), "--no-shuffle", "--seed", "0", "--plain",
-            "--steps", "4", "--allow-non-finite"]
+    one = plan(tmp_path, "one16", 2 * BATCH, options=parallel,
+               policy="mixed_float16")
+
+    def inf_in_rank_1s_part(x):
+        x[40, 3] = np.inf  # global batch 0, rows 32-63: rank 1's part
+
+    data = save_data(tmp_path, 256, 2, inf_in_rank_1s_part) + [
+        "--steps", "4", "--allow-non-finite"]
     together = run([tool("mp-run"), str(data_parallel), "--checkpoint",
                     str(tmp_path / "many.ckpt")] + data, 2)
     alone = run([tool("mp-run"), str(one), "--checkpoint",
@@ -174,11 +157,7 @@ def test_an_inf_on_one_rank_skips_the_step_on_every_rank(tmp_path):
     [(scale, skipped)] = summary.findall(alone)
     assert skipped == "1"  # the step with the inf, and only it
     assert summary.findall(together) == [(scale, skipped)]
-    want, _ = read_safetensors(str(tmp_path / "one.ckpt"))
-    got, _ = read_safetensors(str(tmp_path / "many.ckpt"))
-    for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
-        scale = np.abs(want[name]).max()
-        assert np.abs(got[name] - want[name]).max() <= 1e-5 * scale, name
+    assert_same_parameters(tmp_path / "one.ckpt", tmp_path / "many.ckpt", 1e-5)
 
 
 SCRIPT = '''
@@ -209,35 +188,20 @@ def test_the_python_api_under_mpirun(tmp_path):
     feeds each its part of the global batch, and the run is one process's
     with the global batch."""
     import sys
-    from mp_export.common import read_safetensors
-    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
-        mlp = f.read()
-    data_parallel = plan(tmp_path, mlp, "dp", " data-parallel=allreduce")
-    one = plan(tmp_path, mlp.replace("tensor<32x", "tensor<64x").replace(
-        "tensor<32xi64>", "tensor<64xi64>"), "one")
-    rng = np.random.default_rng(3)
-    np.save(tmp_path / "x.npy", rng.standard_normal((256, 784)).astype(np.float32))
-    np.save(tmp_path / "y.npy", rng.integers(0, 10, 256).astype(np.int64))
+    data_parallel = plan(tmp_path, "dp", options=" data-parallel=allreduce")
+    one = plan(tmp_path, "one", 2 * BATCH)
+    save_data(tmp_path, 256, 3)
     (tmp_path / "loop.py").write_text(SCRIPT)
     env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"))
 
     def loop(plan_path, out, ranks):
-        prefix = [MPIRUN, "-np", str(ranks), "--oversubscribe"] if ranks > 1 \
-            else []
-        done = subprocess.run(prefix + [sys.executable, str(tmp_path / "loop.py"),
-                                        str(plan_path), str(tmp_path / "x.npy"),
-                                        str(tmp_path / "y.npy"), str(out), "4"],
-                              env=env, capture_output=True, text=True,
-                              timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout.split()
+        printed = run([sys.executable, str(tmp_path / "loop.py"),
+                       str(plan_path), str(tmp_path / "x.npy"),
+                       str(tmp_path / "y.npy"), str(out), "4"], ranks, env)
+        return re.search(r"loss (\S+) world (\d+)", printed).groups()
 
     alone = loop(one, tmp_path / "one.ckpt", 1)
     together = loop(data_parallel, tmp_path / "two.ckpt", 2)
-    assert together[3] == "2" and alone[3] == "1"
-    assert float(together[1]) == pytest.approx(float(alone[1]), rel=1e-6)
-    want, _ = read_safetensors(str(tmp_path / "one.ckpt"))
-    got, _ = read_safetensors(str(tmp_path / "two.ckpt"))
-    for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
-        scale = np.abs(want[name]).max()
-        assert np.abs(got[name] - want[name]).max() <= 1e-6 * scale, name
+    assert together[1] == "2" and alone[1] == "1"
+    assert float(together[0]) == pytest.approx(float(alone[0]), rel=1e-6)
+    assert_same_parameters(tmp_path / "one.ckpt", tmp_path / "two.ckpt", 1e-6)
