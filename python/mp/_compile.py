@@ -169,10 +169,11 @@ def cache_dir():
     return os.path.join(base, "mp")
 
 
-def _key(command, plan):
-    digest = hashlib.sha256()
-    with open(command[1], "rb") as step:
-        digest.update(step.read())
+def _key(first, command, plan):
+    """The cache key of compiling with `command` what `first` (the step's
+    text, or its fingerprint) determines: with mp-compile's options and
+    binary and this CPU's features (generated code targets them)."""
+    digest = hashlib.sha256(first)
     compiler = os.stat(command[0])
     options = [a for a in command[2:] if a not in ("-o", plan)]
     for part in options + [command[0], str(compiler.st_size),
@@ -180,6 +181,11 @@ def _key(command, plan):
                            auto_policy("cpu")[1], _FORMAT]:
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()
+
+
+def _step_text(command):
+    with open(command[1], "rb") as step:
+        return step.read()
 
 
 def _report(plan):
@@ -213,38 +219,59 @@ def _files(plan):
     return [plan] + [path for path in extra if os.path.exists(path)]
 
 
-def _from_cache(command, plan):
+def _entry(kind, key, required):
+    """The cache folder's entry `kind`/`key` when it holds every file named
+    in `required`, else None."""
     folder = cache_dir()
-    if not folder:
-        return False
-    entry = os.path.join(folder, "plans", _key(command, plan))
-    cached = os.path.join(entry, os.path.basename(plan))
-    if not os.path.exists(cached):
-        return False
-    for path in _files(cached):
-        shutil.copyfile(path, os.path.join(os.path.dirname(plan),
-                                           os.path.basename(path)))
-    return True
+    if not key or not folder:
+        return None
+    entry = os.path.join(folder, kind, key)
+    if not all(os.path.exists(os.path.join(entry, name)) for name in required):
+        return None
+    return entry
 
 
-def _to_cache(command, plan):
-    """Adds the plan, whole or not at all (a folder renamed into place);
-    a cache that cannot be written is skipped."""
+def _copy_out(entry, names, into):
+    for name in names:
+        shutil.copyfile(os.path.join(entry, name), os.path.join(into, name))
+
+
+def _add_entry(kind, key, files, notes=None):
+    """Adds `files` (and `notes`, as warnings.json) under `kind`/`key`, whole
+    or not at all (a folder renamed into place); a cache that cannot be
+    written is skipped."""
     folder = cache_dir()
     if not folder:
         return
-    entry = os.path.join(folder, "plans", _key(command, plan))
+    entry = os.path.join(folder, kind, key)
     staging = None
     try:
         os.makedirs(os.path.dirname(entry), exist_ok=True)
         staging = tempfile.mkdtemp(dir=os.path.dirname(entry))
-        for path in _files(plan):
-            shutil.copyfile(path, os.path.join(staging,
-                                               os.path.basename(path)))
+        for path in files:
+            shutil.copyfile(path, os.path.join(staging, os.path.basename(path)))
+        if notes is not None:
+            with open(os.path.join(staging, "warnings.json"), "w") as f:
+                json.dump(notes, f)
         os.replace(staging, entry)  # fails where another process was first
     except OSError:
         if staging:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def _from_cache(command, plan):
+    entry = _entry("plans", _key(_step_text(command), command, plan),
+                   [os.path.basename(plan)])
+    if entry is None:
+        return False
+    cached = os.path.join(entry, os.path.basename(plan))
+    _copy_out(entry, [os.path.basename(p) for p in _files(cached)],
+              os.path.dirname(plan))
+    return True
+
+
+def _to_cache(command, plan):
+    _add_entry("plans", _key(_step_text(command), command, plan), _files(plan))
 
 
 # -- steps by fingerprint ---------------------------------------------------
@@ -256,48 +283,21 @@ def _to_cache(command, plan):
 
 
 def _step_key(fingerprint, command, plan):
-    digest = hashlib.sha256(fingerprint.encode())
-    compiler = os.stat(command[0])
-    options = [a for a in command[2:] if a not in ("-o", plan)]
-    for part in options + [command[0], str(compiler.st_size),
-                           str(compiler.st_mtime_ns), auto_policy("cpu")[1],
-                           _FORMAT]:
-        digest.update(b"\0" + part.encode())
-    return digest.hexdigest()
+    return _key(fingerprint.encode(), command, plan)
 
 
 def _step_from_cache(key, plan, init):
     """The export's warnings, with the entry's files copied into place; None
     when there is no entry."""
-    folder = cache_dir()
-    if not key or not folder:
+    entry = _entry("steps", key, [os.path.basename(plan), "warnings.json"])
+    if entry is None:
         return None
-    entry = os.path.join(folder, "steps", key)
     cached = os.path.join(entry, os.path.basename(plan))
-    notes = os.path.join(entry, "warnings.json")
-    if not os.path.exists(cached) or not os.path.exists(notes):
-        return None
-    for path in _files(cached) + [os.path.join(entry, os.path.basename(init))]:
-        shutil.copyfile(path, os.path.join(os.path.dirname(plan),
-                                           os.path.basename(path)))
-    with open(notes) as f:
+    _copy_out(entry, [os.path.basename(p) for p in _files(cached)] +
+              [os.path.basename(init)], os.path.dirname(plan))
+    with open(os.path.join(entry, "warnings.json")) as f:
         return [tuple(note) for note in json.load(f)]
 
 
 def _step_to_cache(key, plan, init, noted):
-    folder = cache_dir()
-    if not folder:
-        return
-    entry = os.path.join(folder, "steps", key)
-    staging = None
-    try:
-        os.makedirs(os.path.dirname(entry), exist_ok=True)
-        staging = tempfile.mkdtemp(dir=os.path.dirname(entry))
-        for path in _files(plan) + [init]:
-            shutil.copyfile(path, os.path.join(staging, os.path.basename(path)))
-        with open(os.path.join(staging, "warnings.json"), "w") as f:
-            json.dump(noted, f)
-        os.replace(staging, entry)  # fails where another process was first
-    except OSError:
-        if staging:
-            shutil.rmtree(staging, ignore_errors=True)
+    _add_entry("steps", key, _files(plan) + [init], noted)
