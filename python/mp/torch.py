@@ -192,17 +192,13 @@ class CompiledStep:
         # eval(x) of a loop-body step: the plan needs a loss op to find the
         # logits; the loss itself is not returned.
         loss_fn = self._loss_fn or exporter.default_eval_loss(labels)
-        modes = [(m, m.training) for m in self.model.modules()]
-        self.model.eval()
-        try:
+        # The key of the model as export_eval traces it: in eval().
+        with exporter.in_eval_mode(self.model):
             key = None if cache_dir() is None else fingerprint(
                 self.model, self.optimizer, (
                     "eval", loss_fn, example_signature(x),
                     example_signature(labels), self.policy, self._backend,
                     self._compile_options))[0]
-        finally:
-            for module, training in modes:
-                module.training = training
         _, _, session = compile_step(
             "step.eval", self.model,
             lambda out: exporter.export_eval(self.model, self.optimizer, x,

@@ -13,8 +13,8 @@ loop body), training / timm_optim (optimizers, schedules, clipping),
 evaluation (the step of the model in eval(), for mp-compile --eval),
 common (helpers they share).
 """
-from .evaluation import default_eval_loss, export_eval
+from .evaluation import default_eval_loss, export_eval, in_eval_mode
 from .exporter import export, export_step, load_checkpoint, state_tensors
 
 __all__ = ["default_eval_loss", "export", "export_eval", "export_step",
-           "load_checkpoint", "state_tensors"]
+           "in_eval_mode", "load_checkpoint", "state_tensors"]

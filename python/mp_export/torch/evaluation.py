@@ -6,6 +6,7 @@ A training step traced in train() mode normalizes batch norm with the
 batch's statistics; its forward-only plan is not what model.eval() computes.
 export_eval() traces the model with every module in eval(), restoring each
 module's own mode after, whatever happens."""
+import contextlib
 import warnings
 
 import torch
@@ -22,6 +23,19 @@ def default_eval_loss(example_y):
         torch.nn.functional.cross_entropy
 
 
+@contextlib.contextmanager
+def in_eval_mode(model):
+    """Every module of `model` in eval() inside, each back in its own mode
+    after, whatever happens."""
+    modes = [(m, m.training) for m in model.modules()]
+    model.eval()
+    try:
+        yield model
+    finally:
+        for module, training in modes:
+            module.training = training
+
+
 def export_eval(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=None):
     """Exports `model`'s step traced with every module in eval() (then put
     back in its own mode): compile it with `mp-compile --eval` for the
@@ -29,14 +43,8 @@ def export_eval(model, optimizer, example_x, example_y, out_dir, stem, loss_fn=N
     F.cross_entropy); the optimizer is the one the parameters belong to (the
     evaluation plan drops the update). Writes OUT/STEM.{mlir,
     init.safetensors,manifest.json}; returns the paths."""
-    modes = [(m, m.training) for m in model.modules()]
-    model.eval()
-    try:
-        with warnings.catch_warnings():
-            # "N modules are in eval mode": here they are meant to be.
-            warnings.filterwarnings("ignore", message="mp_export: .* in eval mode")
-            return export(model, optimizer, example_x, example_y, out_dir, stem,
-                          loss_fn=loss_fn)
-    finally:
-        for module, training in modes:
-            module.training = training
+    with in_eval_mode(model), warnings.catch_warnings():
+        # "N modules are in eval mode": here they are meant to be.
+        warnings.filterwarnings("ignore", message="mp_export: .* in eval mode")
+        return export(model, optimizer, example_x, example_y, out_dir, stem,
+                      loss_fn=loss_fn)
