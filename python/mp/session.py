@@ -17,7 +17,6 @@ for a bf16 or f16 tensor is rounded to it once (to nearest even); integers
 of another width are taken when every value fits.
 """
 import ctypes
-import os
 import threading
 
 import numpy as np
@@ -99,26 +98,6 @@ def _as_array(value):
     return np.asarray(value), False
 
 
-def _refuse_independent_ranks():
-    """Started as one of several ranks by mpirun (or another MPI launcher)
-    with a plan without gradient reductions: each rank would train alone
-    (docs/distributed.md); refused unless MP_INDEPENDENT_RANKS=1 says
-    independent runs are meant."""
-    for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"):
-        try:
-            ranks = int(os.environ.get(name, "1"))
-        except ValueError:
-            continue
-        if ranks > 1 and os.environ.get("MP_INDEPENDENT_RANKS") != "1":
-            raise Error(
-                "mp: this process was started as one of %d ranks (by mpirun "
-                "or another MPI launcher), but the plan has no gradient "
-                "reductions (compile it with data-parallel=allreduce, "
-                "docs/distributed.md): each rank would train alone. Run one "
-                "process, or set MP_INDEPENDENT_RANKS=1 for independent "
-                "runs" % ranks)
-
-
 def auto_policy(target="cpu"):
     """(policy, reason): what policy="auto" picks for `target` ("cpu": this
     machine's CPU; "cuda") and why: mixed_bfloat16 where bf16 matmuls are
@@ -161,16 +140,10 @@ class Session:
             native.mp_plan_free(handle)
         self._session = session
         self._native = native
-        # A data-parallel plan under mpirun runs on the launcher's ranks
-        # (the runtime sets it up); any other plan there is refused.
+        # A data-parallel plan under mpirun runs on the launcher's ranks;
+        # mp_session_create set it up, and refused any other plan there.
         self.rank = native.mp_session_rank(session)
         self.world_size = native.mp_session_world_size(session)
-        if self.world_size == 1:
-            try:
-                _refuse_independent_ranks()
-            except Error:
-                self.close()
-                raise
         self.backend = native.mp_session_backend_name(session).decode()
         self.tensors = {}
         info = _native.TensorInfo()

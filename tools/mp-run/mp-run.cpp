@@ -124,35 +124,15 @@ AutoFix setUpAutoFix(const Options &opt, const rt::Session &session) {
 
 } // namespace
 
-/// Started as one of several ranks (mpirun -np N): a data-parallel plan
-/// (one with train.all_reduce) gets the launcher's communicator, every rank
-/// checked to run the same plan, and only rank 0 prints and writes files;
-/// any other plan is refused, since each rank would train alone on all the
-/// data and write the same files (MP_INDEPENDENT_RANKS=1 allows that).
-/// Returns the number of ranks; `rank` this process's.
+/// Started as one of several ranks (mpirun -np N): the session joins the
+/// launcher's ranks (Session::joinLauncher: a plan without reductions is
+/// refused), and only rank 0 prints and writes files. Returns the number
+/// of ranks; `rank` this process's.
 static int joinRanks(Options &opt, rt::Session &session, int &rank) {
-  int ranks = rt::launcherWorldSize();
-  rank = 0;
-  if (ranks == 1)
-    return 1;
-  if (!session.hasCollectives()) {
-    const char *independent = std::getenv("MP_INDEPENDENT_RANKS");
-    if (independent && std::string(independent) == "1")
-      return 1;
-    check(rt::unimplemented(
-        "mp-run was started as one of " + std::to_string(ranks) +
-        " ranks (by mpirun or another MPI launcher), but the plan has no "
-        "gradient reductions (train.all_reduce; docs/distributed.md): each "
-        "rank would train alone on all the data and write the same files. "
-        "Run one process, or set MP_INDEPENDENT_RANKS=1 for independent runs "
-        "(each with its own --checkpoint and --metrics)"));
-  }
-  std::unique_ptr<rt::Communicator> comm =
-      take(rt::communicatorFromEnvironment());
-  check(comm->agree(session.planHash(), "plan (its hash)"));
-  rank = comm->rank();
-  ranks = comm->size();
-  session.setCommunicator(std::move(comm));
+  check(session.joinLauncher(
+      "mp-run", " (each with its own --checkpoint and --metrics)"));
+  rank = session.communicator().rank();
+  int ranks = session.communicator().size();
   if (rank != 0) {
     // Rank 0 speaks and writes for the job; the others only train (their
     // errors still reach stderr).

@@ -155,17 +155,9 @@ mp_status *mp_session_create(const mp_plan *plan, const char *backend_name,
         Session::create(plan->plan, backend_name ? backend_name : "default");
     if (!session.isOk())
       return session.status();
-    // A data-parallel plan in a process an MPI launcher started: the
-    // launcher's communicator, every rank running the same plan.
-    if ((*session)->hasCollectives() && launcherWorldSize() > 1) {
-      StatusOr<std::unique_ptr<Communicator>> comm =
-          communicatorFromEnvironment();
-      if (!comm.isOk())
-        return comm.status();
-      MP_RETURN_IF_ERROR(
-          (*comm)->agree((*session)->planHash(), "plan (its hash)"));
-      (*session)->setCommunicator(std::move(*comm));
-    }
+    // In a process an MPI launcher started: a data-parallel plan on its
+    // ranks, any other refused (each rank would train alone).
+    MP_RETURN_IF_ERROR((*session)->joinLauncher("this process"));
     *out_session = new mp_session{std::move(*session)};
     return Status::ok();
   });

@@ -13,12 +13,37 @@
 #include "mp/runtime/Session.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 using namespace mp::rt;
 
 void Session::setCommunicator(std::unique_ptr<Communicator> communicator) {
   comm_ = communicator ? std::move(communicator) : singleProcessCommunicator();
+}
+
+Status Session::joinLauncher(const std::string &who, const std::string &hint) {
+  int ranks = launcherWorldSize();
+  if (ranks == 1)
+    return Status::ok();
+  if (!hasCollectives()) {
+    const char *independent = std::getenv("MP_INDEPENDENT_RANKS");
+    if (independent && std::string(independent) == "1")
+      return Status::ok();
+    return unimplemented(
+        who + " was started as one of " + std::to_string(ranks) +
+        " ranks (by mpirun or another MPI launcher), but the plan has no "
+        "gradient reductions (train.all_reduce; docs/distributed.md): each "
+        "rank would train alone on all the data. Run one process, or set "
+        "MP_INDEPENDENT_RANKS=1 for independent runs" +
+        hint);
+  }
+  StatusOr<std::unique_ptr<Communicator>> comm = communicatorFromEnvironment();
+  if (!comm.isOk())
+    return comm.status();
+  MP_RETURN_IF_ERROR((*comm)->agree(planHash(), "plan (its hash)"));
+  setCommunicator(std::move(*comm));
+  return Status::ok();
 }
 
 Status Session::collectCollectives() {

@@ -117,6 +117,13 @@ public:
   /// is set here, before the first step.
   void setCommunicator(std::unique_ptr<Communicator> communicator);
   const Communicator &communicator() const { return *comm_; }
+  /// In a process an MPI launcher started as one of several ranks
+  /// (launcherWorldSize() > 1): a data-parallel plan gets the launcher's
+  /// communicator, every rank checked to run the same plan; any other plan
+  /// is refused, `who` ("mp-run") named and `hint` appended, since each rank
+  /// would train alone on all the data, unless MP_INDEPENDENT_RANKS=1 says
+  /// independent runs are meant. One process: nothing to do.
+  Status joinLauncher(const std::string &who, const std::string &hint = "");
   /// Whether the plan has collectives (a data-parallel step).
   bool hasCollectives() const { return !collectives_.empty(); }
 
