@@ -2,7 +2,8 @@
 //
 // mp-data-parallel (Passes.td): the gradients a step's updates read, in
 // buckets in the order the backward pass makes them, each averaged over
-// the ranks by one train.all_reduce right after its last gradient.
+// the ranks by one train.all_reduce right after its last gradient, sending
+// f32 or bf16 (reduce-dtype).
 //
 //===----------------------------------------------------------------------===//
 #include "mp/Transforms/Functions.h"
@@ -41,6 +42,10 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
       return emitError(UnknownLoc::get(context))
              << "mp-data-parallel: unknown mode '" << mode
              << "' (expected off, allreduce or zero1)";
+    if (!train::symbolizeReduceDType(reduceDtype))
+      return emitError(UnknownLoc::get(context))
+             << "mp-data-parallel: unknown reduce-dtype '" << reduceDtype
+             << "' (expected f32 or bf16)";
     if (!(bucketMb > 0))
       return emitError(UnknownLoc::get(context))
              << "mp-data-parallel: bucket-mb must be > 0, got " << bucketMb;
@@ -108,7 +113,8 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
     for (Value grad : bucket)
       types.push_back(grad.getType());
     auto reduced = train::AllReduceOp::create(
-        b, last->getLoc(), TypeRange(types), ValueRange(bucket), /*mean=*/true);
+        b, last->getLoc(), TypeRange(types), ValueRange(bucket), /*mean=*/true,
+        *train::symbolizeReduceDType(reduceDtype));
     for (auto [grad, mean] : llvm::zip(bucket, reduced.getResults())) {
       for (OpOperand &use : llvm::make_early_inc_range(grad.getUses())) {
         Operation *user = use.getOwner();

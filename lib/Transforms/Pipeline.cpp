@@ -21,6 +21,7 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
     DataParallelOptions parallel;
     parallel.mode = options.dataParallel;
     parallel.bucketMb = options.bucketMb;
+    parallel.reduceDtype = options.reduceDtype;
     pm.addPass(createDataParallel(parallel));
   }
   AssignPrecisionOptions assign;

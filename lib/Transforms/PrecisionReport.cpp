@@ -113,14 +113,15 @@ struct PrecisionReportPass
       }
       if (auto reduce = dyn_cast<train::AllReduceOp>(op)) {
         ++report.reductions;
+        bool bf16 = reduce.getReduceDtype() == train::ReduceDType::bf16;
         for (Value v : reduce.getInputs()) {
           auto type = cast<ShapedType>(v.getType());
-          report.reducedBytes +=
-              type.getNumElements() * type.getElementTypeBitWidth() / 8;
-          llvm::raw_string_ostream os(report.reducedType);
-          if (report.reducedType.empty())
-            os << type.getElementType();
+          int64_t bits = bf16 ? 16 : type.getElementTypeBitWidth();
+          report.reducedBytes += type.getNumElements() * bits / 8;
         }
+        if (report.reducedType.empty())
+          report.reducedType =
+              train::stringifyReduceDType(reduce.getReduceDtype()).str();
       }
       if (auto cast = dyn_cast<mpd::CastOp>(op)) {
         Type to = getElementTypeOrSelf(cast.getType());

@@ -94,6 +94,13 @@ class PrecisionCategory(_Vocabulary):
     Clear = 3
 
 
+class ReduceDType(_Vocabulary):
+    """element type a reduction sends between ranks (Train_ReduceDType)."""
+
+    f32 = 0
+    bf16 = 1
+
+
 class Role(_Vocabulary):
     """role of a training step's value (Train_Role)."""
 
@@ -132,6 +139,7 @@ _SPELLINGS = {
     "Layout1D": ("NCL", "NLC"),
     "PolicyKind": ("float32", "mixed_bfloat16", "mixed_float16"),
     "PrecisionCategory": ("allow", "deny", "infer", "clear"),
+    "ReduceDType": ("f32", "bf16"),
     "Role": ("param", "opt_state", "buffer", "scaler_state", "input", "label", "loss", "output", "check"),
     "ScalerTensor": ("loss_scale", "loss_scale.growth_count", "all_finite"),
     "WarmupShape": ("linear", "cosine"),

@@ -9,6 +9,9 @@
 // RUN: mp-opt %examples/mlp.mlir --mp-mixed-precision="policy=mixed_float16 data-parallel=allreduce" | FileCheck %s --check-prefix=F16
 // RUN: mp-opt %examples/mlp.mlir --mp-mixed-precision="policy=mixed_bfloat16 data-parallel=allreduce bucket-mb=0.005 report=%t.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=REPORT --input-file=%t.json
+// RUN: mp-opt %examples/mlp.mlir --mp-mixed-precision="policy=mixed_bfloat16 data-parallel=allreduce reduce-dtype=bf16 report=%t.bf16.json" | FileCheck %s --check-prefix=BF16
+// RUN: FileCheck %s --check-prefix=BF16-REPORT --input-file=%t.bf16.json
+// RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce reduce-dtype=f16" 2>&1 | FileCheck %s --check-prefix=REDUCE-DTYPE
 // RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce" 2>&1 | FileCheck %s --check-prefix=BUFFERS
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=zero1" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=ring" 2>&1 | FileCheck %s --check-prefix=MODE
@@ -40,7 +43,14 @@
 // REPORT-NEXT: "dtype": "f32",
 // REPORT-NEXT: "reductions": 2
 
+// reduce-dtype=bf16: the operands and results stay f32 (master
+// gradients); what travels is bf16, half the bytes.
+// BF16: train.all_reduce {{.*}} {reduce_dtype = 1 : i64{{.*}}} : tensor<10xf32>, tensor<256x10xf32>, tensor<256xf32>, tensor<784x256xf32>
+// BF16-REPORT: "bytes_per_step": 407060,
+// BF16-REPORT-NEXT: "dtype": "bf16",
+
 // BUFFERS: error: 'func.func' op updates a buffer (result #4, e.g. batch norm's running statistics)
 // ZERO: error: 'func.func' op data-parallel=zero1 (sharded optimizer state) is not built yet
 // MODE: error: mp-data-parallel: unknown mode 'ring' (expected off, allreduce or zero1)
+// REDUCE-DTYPE: error: mp-data-parallel: unknown reduce-dtype 'f16' (expected f32 or bf16)
 // SIZE: error: mp-data-parallel: bucket-mb must be > 0, got 0

@@ -301,6 +301,9 @@ def DataParallel : Pass<"mp-data-parallel", "::mlir::ModuleOp"> {
     Option<"bucketMb", "bucket-mb", "double", "25.0",
            "bucket size in MB (10^6 bytes of f32 gradients; PyTorch DDP's "
            "default is 25)">,
+    Option<"reduceDtype", "reduce-dtype", "std::string", "\"f32\"",
+           "what the reductions send between ranks: f32, or bf16 (divided "
+           "by the number of ranks before the sum; half the bytes)">,
   ];
   let dependentDialects = ["::mp::train::TrainDialect"];
 }
@@ -366,6 +369,9 @@ def MixedPrecisionPipeline
            "mpirun job (mp-data-parallel, docs/distributed.md)">,
     Option<"bucketMb", "bucket-mb", "double", "25.0",
            "with data-parallel, the gradient bucket size in MB">,
+    Option<"reduceDtype", "reduce-dtype", "std::string", "\"f32\"",
+           "with data-parallel, what the reductions send between ranks: "
+           "f32 or bf16 (docs/distributed.md)">,
     Option<"checkFinite", "check-finite", "bool", "true",
            "without loss scaling, check the gradients and fail a step whose "
            "gradients are not finite (mp-guard-finite)">,

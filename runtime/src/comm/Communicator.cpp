@@ -27,7 +27,8 @@ public:
   int size() const override { return 1; }
   StatusOr<Request> startAllReduce(void *, size_t, DType dtype,
                                    ReduceOp) override {
-    if (dtype != DType::F32 && dtype != DType::I64 && dtype != DType::I1)
+    if (dtype != DType::F32 && dtype != DType::I64 && dtype != DType::I1 &&
+        dtype != DType::BF16)
       return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
     return Request(0);
   }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mp/runtime/Communicator.h"
+#include "mp/runtime/Tensor.h"
 
 #ifdef MP_HAVE_MPI
 // MPI's C interface only (OpenMPI's and MPICH's mpi.h add the deprecated
@@ -16,6 +17,8 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -83,6 +86,33 @@ Status initializeMpi() {
   return status;
 }
 
+/// MPI's user function of the bf16 sum: each pair added in f32 and the
+/// sum rounded to bf16 (to nearest even), as NCCL's bf16 sum does.
+void sumBf16(void *in, void *inout, int *length, MPI_Datatype *) {
+  const auto *a = static_cast<const uint16_t *>(in);
+  auto *b = static_cast<uint16_t *>(inout);
+  constexpr int kChunk = 1024;
+  float x[kChunk], y[kChunk];
+  for (int done = 0; done < *length; done += kChunk) {
+    int n = std::min(kChunk, *length - done);
+    toFloats(DType::BF16, a + done, x, n);
+    toFloats(DType::BF16, b + done, y, n);
+    for (int i = 0; i < n; ++i)
+      y[i] += x[i];
+    fromFloats(y, DType::BF16, b + done, n);
+  }
+}
+
+/// The bf16 sum as an MPI_Op (commutative), made once after MPI_Init.
+MPI_Op bf16SumOp() {
+  static MPI_Op op = [] {
+    MPI_Op made;
+    MPI_Op_create(&sumBf16, /*commute=*/1, &made);
+    return made;
+  }();
+  return op;
+}
+
 class Mpi final : public Communicator {
 public:
   explicit Mpi(MPI_Comm comm) : comm_(comm) {
@@ -117,15 +147,22 @@ public:
     case DType::I1:
       type = MPI_UINT8_T;
       break;
+    case DType::BF16:
+      type = MPI_UINT16_T;
+      break;
     default:
       return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
     }
     if (dtype == DType::I1 && op != ReduceOp::Max)
       return unimplemented("an all-reduce of i1 other than max");
+    if (dtype == DType::BF16 && op != ReduceOp::Sum)
+      return unimplemented("an all-reduce of bf16 other than sum");
+    MPI_Op mpiOp = dtype == DType::BF16  ? bf16SumOp()
+                   : op == ReduceOp::Sum ? MPI_SUM
+                                         : MPI_MAX;
     MPI_Request request;
     int code = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), type,
-                              op == ReduceOp::Sum ? MPI_SUM : MPI_MAX, comm_,
-                              &request);
+                              mpiOp, comm_, &request);
     if (code != MPI_SUCCESS)
       return internalError("MPI_Iallreduce of " + std::to_string(count) + " " +
                            dtypeName(dtype) + " on rank " +
@@ -167,7 +204,7 @@ public:
         return internalError(
             "rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
             ": an all-reduce did not complete within " + seconds +
-            " s (MP_COLLECTIVE_TIMEOUT): another rank died or hangs");
+            " s (MP_COLLECTIVE_TIMEOUT): " + missingRanks());
       }
       std::this_thread::sleep_for(pause);
       if (pause < std::chrono::microseconds(500))
@@ -196,6 +233,56 @@ public:
   void abort(int code) override { MPI_Abort(comm_, code); }
 
 private:
+  /// After a wait timed out: which ranks are not waiting too. Every rank
+  /// whose wait times out tells every other one so (a message on a tag of
+  /// its own) and listens for the others' for a grace period (a tenth of
+  /// the timeout, at least 1 s: their deadlines differ by how far apart
+  /// they reached the reduction); the ranks not heard from are the ones
+  /// that died or hang.
+  std::string missingRanks() {
+    constexpr int kTimedOutTag = 0x6d70;
+    static int token = 0;
+    std::vector<MPI_Request> sent(size_, MPI_REQUEST_NULL);
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_)
+        MPI_Issend(&token, 0, MPI_INT, r, kTimedOutTag, comm_, &sent[r]);
+    std::vector<bool> heard(size_, false);
+    heard[rank_] = true;
+    auto grace = std::max<std::chrono::milliseconds>(
+        std::chrono::milliseconds(1000), timeout() / 10);
+    auto until = std::chrono::steady_clock::now() + grace;
+    while (std::chrono::steady_clock::now() < until &&
+           std::count(heard.begin(), heard.end(), false) > 0) {
+      int arrived = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, kTimedOutTag, comm_, &arrived, &status);
+      if (arrived) {
+        int ignored;
+        MPI_Recv(&ignored, 0, MPI_INT, status.MPI_SOURCE, kTimedOutTag, comm_,
+                 MPI_STATUS_IGNORE);
+        heard[status.MPI_SOURCE] = true;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+    // Messages to ranks that never listen stay unmatched: the job ends.
+    for (MPI_Request &request : sent)
+      if (request != MPI_REQUEST_NULL)
+        MPI_Request_free(&request);
+    std::string missing;
+    int count = 0;
+    for (int r = 0; r < size_; ++r)
+      if (!heard[r]) {
+        missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+        ++count;
+      }
+    if (missing.empty())
+      return "every rank is waiting, each for another reduction (the ranks "
+             "run different steps)";
+    return std::string(count == 1 ? "rank " : "ranks ") + missing +
+           " did not reach it within the timeout: died or hangs";
+  }
+
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   Request next_ = 1;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mp/runtime/Session.h"
+#include "mp/runtime/Tensor.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -46,9 +47,22 @@ Status Session::joinLauncher(const std::string &who, const std::string &hint) {
   return Status::ok();
 }
 
+namespace {
+
+/// Whether collective kernel `kernel` sends bf16 (reduce_dtype).
+bool sendsBf16(const KernelDesc &kernel) {
+  const std::string *dtype = kernel.getString(AttrName::reduce_dtype);
+  return dtype && *dtype == "bf16";
+}
+
+} // namespace
+
 Status Session::collectCollectives() {
   const std::vector<KernelDesc> &kernels = plan_.kernels;
   waitBefore_.assign(kernels.size(), {});
+  bf16Bucket_.assign(kernels.size(), {});
+  const char *overlap = std::getenv("MP_COLLECTIVE_OVERLAP");
+  overlapCollectives_ = !(overlap && std::string(overlap) == "0");
   for (size_t c = 0; c < kernels.size(); ++c) {
     if (!kernels[c].isCollective())
       continue;
@@ -63,6 +77,12 @@ Status Session::collectCollectives() {
                              " (train.all_reduce) reduces " +
                              dtypeName(plan_.tensors[t].dtype) +
                              " tensors; collectives reduce f32 ones");
+    if (sendsBf16(kernels[c])) {
+      size_t elements = 0;
+      for (uint32_t t : kernels[c].outputs)
+        elements += static_cast<size_t>(plan_.tensors[t].numElements());
+      bf16Bucket_[c].resize(elements);
+    }
     collectives_.push_back(static_cast<uint32_t>(c));
     const std::vector<uint32_t> &outs = kernels[c].outputs;
     for (size_t k = c + 1; k < kernels.size(); ++k) {
@@ -83,6 +103,32 @@ Status Session::startCollective(size_t k) {
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
   std::vector<Communicator::Request> requests;
+  if (!bf16Bucket_[k].empty() && comm_->size() > 1) {
+    // Divided by the ranks in f32, rounded to bf16 once, summed in bf16
+    // (train.all_reduce's reduce_dtype); widened into the results when
+    // finished.
+    std::vector<uint16_t> &bucket = bf16Bucket_[k];
+    float scale = plan_.kernels[k].getFlag(AttrName::mean)
+                      ? 1.0f / static_cast<float>(comm_->size())
+                      : 1.0f;
+    std::vector<float> scaled;
+    size_t offset = 0;
+    for (const TensorView &view : in) {
+      int64_t n = view.numElements();
+      scaled.assign(view.as<float>(), view.as<float>() + n);
+      for (float &value : scaled)
+        value *= scale;
+      fromFloats(scaled.data(), DType::BF16, bucket.data() + offset, n);
+      offset += static_cast<size_t>(n);
+    }
+    StatusOr<Communicator::Request> started = comm_->startAllReduce(
+        bucket.data(), bucket.size(), DType::BF16, ReduceOp::Sum);
+    if (!started.isOk())
+      return started.status();
+    requests.push_back(*started);
+    inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
+    return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
+  }
   for (size_t i = 0; i < out.size(); ++i) {
     size_t bytes =
         static_cast<size_t>(out[i].numElements()) * dtypeSize(out[i].dtype);
@@ -99,29 +145,40 @@ Status Session::startCollective(size_t k) {
     requests.push_back(*started);
   }
   inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
-  return Status::ok();
+  return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
 }
 
-Status Session::finishCollectives(size_t k) {
+Status Session::finishCollectives(size_t k, bool started) {
   Status first = Status::ok();
   for (size_t i = 0; i < inFlight_.size();) {
     uint32_t c = inFlight_[i].first;
-    bool needed = k == kAllCollectives ||
-                  std::find(waitBefore_[k].begin(), waitBefore_[k].end(), c) !=
-                      waitBefore_[k].end();
+    bool needed =
+        k == kAllCollectives || (started && c == k) ||
+        (!started && std::find(waitBefore_[k].begin(), waitBefore_[k].end(),
+                               c) != waitBefore_[k].end());
     if (!needed) {
       ++i;
       continue;
     }
     Status waited = Status::ok();
+    auto began = std::chrono::steady_clock::now();
     for (Communicator::Request request : inFlight_[i].second) {
       Status status = comm_->wait(request);
       if (waited.isOk() && !status.isOk())
         waited = status;
     }
+    collectiveWait_ += std::chrono::steady_clock::now() - began;
     inFlight_.erase(inFlight_.begin() + static_cast<std::ptrdiff_t>(i));
     const KernelDesc &kernel = plan_.kernels[c];
-    if (waited.isOk() && comm_->size() > 1 && kernel.getFlag(AttrName::mean)) {
+    if (waited.isOk() && !bf16Bucket_[c].empty() && comm_->size() > 1) {
+      // The bf16 sums (of values divided already) widened into the results.
+      const uint16_t *sums = bf16Bucket_[c].data();
+      for (const TensorView &view : kernelOutputs_[parity_][c]) {
+        toFloats(DType::BF16, sums, view.as<float>(), view.numElements());
+        sums += view.numElements();
+      }
+    } else if (waited.isOk() && comm_->size() > 1 &&
+               kernel.getFlag(AttrName::mean)) {
       float scale = 1.0f / static_cast<float>(comm_->size());
       for (const TensorView &view : kernelOutputs_[parity_][c]) {
         float *data = view.as<float>();

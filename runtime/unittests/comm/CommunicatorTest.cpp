@@ -34,7 +34,7 @@ TEST(SingleProcessTest, ReductionsAreTheIdentity) {
   EXPECT_TRUE(single->wait(*started).isOk());
   EXPECT_EQ(values, (std::vector<float>{1.5f, -2.0f}));
   EXPECT_TRUE(single->agree(42, "the plan").isOk());
-  EXPECT_EQ(single->startAllReduce(values.data(), 2, DType::BF16, ReduceOp::Sum)
+  EXPECT_EQ(single->startAllReduce(values.data(), 2, DType::F16, ReduceOp::Sum)
                 .status()
                 .code(),
             StatusCode::Unimplemented);
@@ -134,7 +134,7 @@ TEST(MpiTest, AgreementNamesTheRankThatDiffers) {
 }
 
 /// A rank that does not arrive: the others' wait ends at the deadline with
-/// an error; when it arrives later, the collective completes.
+/// an error naming it; when it arrives later, the collective completes.
 TEST(MpiTest, AWaitEndsAtItsDeadline) {
   Communicator &comm = world();
   std::vector<float> value = {1.0f};
@@ -151,12 +151,70 @@ TEST(MpiTest, AWaitEndsAtItsDeadline) {
     EXPECT_NE(late.message().find("did not complete within 0.2"),
               std::string::npos)
         << late.message();
-    EXPECT_NE(late.message().find("another rank died or hangs"),
-              std::string::npos);
+    // The ranks that timed out tell each other so: rank 1 is the one
+    // missing.
+    EXPECT_NE(late.message().find(
+                  "rank 1 did not reach it within the timeout: died or hangs"),
+              std::string::npos)
+        << late.message();
   }
   comm.setTimeout(saved);
   ASSERT_TRUE(comm.wait(*started).isOk());
   EXPECT_EQ(value[0], float(comm.size()));
+}
+
+/// bf16 sums: exact where the sum is representable, and rounded to bf16
+/// (nearest even) where it is not; the same on every rank.
+TEST(MpiTest, SumsBf16) {
+  Communicator &comm = world();
+  int r = comm.rank(), n = comm.size();
+  // rank + 1 (exact sums); 1 on rank 0 and 2^-10 elsewhere: 1 plus at most
+  // 3 * 2^-10, under half of bf16's 2^-7 step at 1, rounds to 1 in any
+  // order (n <= 4); 257 on every rank, a tie rounded to the even 256 on
+  // the way in, whose sums are exact.
+  std::vector<uint16_t> values = {
+      floatToBFloat16(float(r + 1)),
+      floatToBFloat16(r == 0 ? 1.0f : 1.0f / 1024.0f), floatToBFloat16(257.0f)};
+  auto started = comm.startAllReduce(values.data(), values.size(), DType::BF16,
+                                     ReduceOp::Sum);
+  ASSERT_TRUE(started.isOk()) << started.status().message();
+  ASSERT_TRUE(comm.wait(*started).isOk());
+  EXPECT_EQ(bfloat16ToFloat(values[0]), float(n * (n + 1) / 2));
+  EXPECT_EQ(bfloat16ToFloat(values[1]), 1.0f);
+  EXPECT_EQ(bfloat16ToFloat(values[2]), 256.0f * float(n));
+  EXPECT_EQ(comm.startAllReduce(values.data(), 1, DType::BF16, ReduceOp::Max)
+                .status()
+                .code(),
+            StatusCode::Unimplemented);
+}
+
+/// A step whose reduction sends bf16: each rank's operand divided by the
+/// ranks and rounded to bf16 once, then summed; equal operands on every
+/// rank (n a power of two) sum exactly, so the result is n * bf16(x / n).
+TEST(MpiTest, SessionReducesInBf16) {
+  Communicator &comm = world();
+  int n = comm.size();
+  StatusOr<std::unique_ptr<Session>> created = Session::create(
+      mp::rt::testing::makeAllReducePlan(DType::F32, "bf16"), "default");
+  ASSERT_TRUE(created.isOk()) << created.status().message();
+  Session &session = **created;
+  StatusOr<std::unique_ptr<Communicator>> own = mpiCommunicator();
+  ASSERT_TRUE(own.isOk());
+  session.setCommunicator(std::move(*own));
+  const int64_t shape[] = {2, 3};
+  std::vector<float> x = {1.0f / 3.0f, -2.7f, 3.14159f, 1e-3f, 4.0f, -1.01f};
+  ASSERT_TRUE(
+      session.setTensor("x", DType::F32, shape, 2, x.data(), 24).isOk());
+  float loss = 0;
+  ASSERT_TRUE(session.runStep(&loss).isOk());
+  std::vector<float> got(6);
+  ASSERT_TRUE(session.getTensor("r", got.data(), 24).isOk());
+  for (int i = 0; i < 6; ++i) {
+    float part = bfloat16ToFloat(floatToBFloat16(x[i] / float(n)));
+    EXPECT_EQ(got[i], part * float(n)) << i;
+    EXPECT_NEAR(got[i], x[i], std::abs(x[i]) * 0x1p-8f) << i;
+  }
+  EXPECT_GE(session.collectiveWaitSeconds(), 0.0);
 }
 
 /// A step with a train.all_reduce on every rank: its result is the mean of

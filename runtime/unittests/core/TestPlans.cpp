@@ -193,12 +193,13 @@ TwoReshapesPlan mp::rt::testing::makeTwoReshapesPlan() {
   return r;
 }
 
-Plan mp::rt::testing::makeAllReducePlan(DType dtype) {
+Plan mp::rt::testing::makeAllReducePlan(DType dtype,
+                                        const std::string &reduceDtype) {
   TestPlanBuilder b;
   uint32_t x = b.tensor(TensorKind::Input, dtype, {2, 3}, "x");
   uint32_t r = b.scratch(dtype, {2, 3}), square = b.scratch(dtype, {2, 3});
   uint32_t loss = b.scratch(DType::F32, {});
-  b.kernel("train.all_reduce", {x}, {r});
+  b.kernel("train.all_reduce", {x}, {r}, {{"reduce_dtype", str(reduceDtype)}});
   b.kernel("train.mul", {r, r}, {square});
   b.kernel("train.reduce_sum", {square}, {loss}, {{"dims", ints({0, 1})}});
   b.result(ResultRole::Loss, loss, "loss");

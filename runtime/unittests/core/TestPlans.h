@@ -127,8 +127,10 @@ std::unique_ptr<Session> createTestSession(Plan plan,
 
 /// r = train.all_reduce(x) (a mean), loss = sum(r * r), x the input "x"
 /// f32[2, 3], r the output "r": a data-parallel step's collective between
-/// kernels that read it (docs/distributed.md); `dtype` the tensors'.
-Plan makeAllReducePlan(DType dtype = DType::F32);
+/// kernels that read it (docs/distributed.md); `dtype` the tensors',
+/// `reduceDtype` what the reduction sends (its reduce_dtype).
+Plan makeAllReducePlan(DType dtype = DType::F32,
+                       const std::string &reduceDtype = "f32");
 
 /// Binds `x` and `t` to the least-squares model's input and label.
 void bindLeastSquaresBatch(Session &session, const std::vector<float> &x,

@@ -37,7 +37,8 @@ public:
   /// Starts reducing `count` elements of `dtype` at `data` over every rank,
   /// in place (each rank's `data` ends as the reduction of all of them),
   /// without waiting: `data` must stay untouched until wait() returns.
-  /// F32 and I64 sum or max; I1 (one byte, 0 or 1) max. The order in which
+  /// F32 and I64 sum or max; I1 (one byte, 0 or 1) max; BF16 sum (each
+  /// partial sum rounded to bf16 to nearest even). The order in which
   /// the ranks' values are combined is the engine's (MPI: its algorithm
   /// for the message size), the same on every rank.
   virtual StatusOr<Request> startAllReduce(void *data, size_t count,

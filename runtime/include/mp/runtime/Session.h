@@ -16,6 +16,7 @@
 #include "mp/runtime/Plan.h"
 #include "mp/runtime/Vocabulary.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -126,6 +127,11 @@ public:
   Status joinLauncher(const std::string &who, const std::string &hint = "");
   /// Whether the plan has collectives (a data-parallel step).
   bool hasCollectives() const { return !collectives_.empty(); }
+  /// Seconds the steps run so far spent waiting for their reductions to
+  /// complete (what overlap with the backward pass did not hide).
+  double collectiveWaitSeconds() const {
+    return std::chrono::duration<double>(collectiveWait_).count();
+  }
 
   /// Binds the caller's memory as the input or label `name` for the next
   /// step, without a copy: that step's kernels read `data`, which must
@@ -243,9 +249,10 @@ private:
   /// into its results, reduced in place there).
   Status startCollective(size_t k);
   /// Waits for the collectives kernel `k` (or, with `k` = all, every
-  /// collective in flight) needs, then divides a mean's results by the
-  /// number of ranks.
-  Status finishCollectives(size_t k);
+  /// collective in flight; with `started`, collective `k` itself) needs,
+  /// then divides a mean's results by the number of ranks (f32) or widens
+  /// the bf16 sums into them.
+  Status finishCollectives(size_t k, bool started = false);
   static constexpr size_t kAllCollectives = ~size_t(0);
   /// Ends the binding of `tensor`, if any (setTensor() then copies).
   void unbind(uint32_t tensor);
@@ -315,9 +322,18 @@ private:
   std::vector<uint32_t> collectives_; ///< their kernel indices
   /// Per kernel: the collectives to finish before it runs.
   std::vector<std::vector<uint32_t>> waitBefore_;
-  /// The collectives in flight: kernel, one request per result.
+  /// The collectives in flight: kernel, one request per result (f32) or
+  /// one for the bucket (bf16).
   std::vector<std::pair<uint32_t, std::vector<Communicator::Request>>>
       inFlight_;
+  /// Per kernel: the bf16 bucket a reduce_dtype=bf16 reduction sends
+  /// (empty for the others).
+  std::vector<std::vector<uint16_t>> bf16Bucket_;
+  /// Whether the step waits for each reduction as soon as it starts
+  /// ($MP_COLLECTIVE_OVERLAP=0: the measurement without overlap).
+  bool overlapCollectives_ = true;
+  /// Time spent waiting for reductions, over every step run.
+  std::chrono::nanoseconds collectiveWait_{0};
   /// The inputs bound for the next step: tensor, the caller's memory.
   std::vector<std::pair<uint32_t, const uint8_t *>> bound_;
   /// Per tensor bound once: its BindUses (computed on first bind).

@@ -102,6 +102,16 @@ def Train_ComparePredicate : I64EnumAttr<"ComparePredicate",
   let cppNamespace = "::mp::train";
 }
 
+/// The element type a data-parallel reduction sends (train.all_reduce's
+/// `reduce_dtype`): f32, or bf16 (half the bytes; docs/distributed.md
+/// gives the error bound).
+def Train_ReduceDType : I64EnumAttr<"ReduceDType",
+    "element type a reduction sends between ranks", [
+    I64EnumAttrCase<"f32", 0>, I64EnumAttrCase<"bf16", 1>,
+  ]> {
+  let cppNamespace = "::mp::train";
+}
+
 def Train_WarmupShape : I64EnumAttr<"WarmupShape",
     "how a learning-rate warm-up rises", [
     I64EnumAttrCase<"linear", 0>, I64EnumAttrCase<"cosine", 1>,

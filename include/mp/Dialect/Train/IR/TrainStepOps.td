@@ -65,9 +65,19 @@ def Train_AllReduceOp : Train_Op<"all_reduce"> {
     reduction when the op is reached, without waiting, and waits for it
     before the first op that reads a result (docs/distributed.md), so that
     it runs while the rest of the backward pass computes.
+
+    `reduce_dtype` is what travels between the ranks. f32 (the default):
+    the operands as they are. bf16: each rank divides its operands by the
+    number of ranks in f32, rounds them to bf16 once, and the ranks sum
+    bf16 values (each partial sum rounded to bf16, as NCCL's and PyTorch's
+    bf16 compression hook's sums are); the result is widened back to f32.
+    Half the bytes, at the error docs/distributed.md bounds. The operands
+    and results stay f32 either way (the master gradients).
   }];
   let arguments = (ins Variadic<Train_FloatTensor>:$inputs,
-                       DefaultValuedAttr<BoolAttr, "true">:$mean);
+                       DefaultValuedAttr<BoolAttr, "true">:$mean,
+                       DefaultValuedAttr<Train_ReduceDType,
+                           "::mp::train::ReduceDType::f32">:$reduce_dtype);
   let results = (outs Variadic<Train_FloatTensor>:$results);
   let assemblyFormat = [{
     $inputs attr-dict `:` type($inputs) `->` type($results)
