@@ -17,8 +17,16 @@
 
 namespace mp::run {
 
+/// Run by die() after its message, when set: one of several ranks ends
+/// the whole job at once (mp-run sets it to the communicator's abort),
+/// rather than leaving the others to time out in their next reduction.
+inline void (*onDie)(int code) = nullptr;
+
 [[noreturn]] inline void die(const std::string &message) {
   std::fprintf(stderr, "mp-run: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  if (onDie)
+    onDie(1);
   std::exit(1);
 }
 

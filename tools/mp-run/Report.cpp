@@ -144,6 +144,9 @@ void mp::run::printSummary(rt::Session &session, int64_t start,
                            int64_t totalSteps, int64_t batch, double seconds,
                            float loss, const ScalarOutputs &scalars) {
   rt::ScalerStats stats = session.scalerStats();
+  // A data-parallel step's examples are the global batch's.
+  int ranks = session.communicator().size();
+  batch *= ranks;
   std::printf("trained %lld steps (%lld to %lld) in %.2f s, %.0f examples/s; "
               "last loss %.6f; loss scale %g; skipped %lld",
               static_cast<long long>(totalSteps - start),
@@ -155,6 +158,15 @@ void mp::run::printSummary(rt::Session &session, int64_t start,
                 static_cast<long long>(stats.lastOverflowStep + 1));
   if (totalSteps > start)
     std::printf("%s", scalars.text(scalars.read(session), "; ").c_str());
+  // What the reductions cost this rank (rank 0, which prints): the time
+  // its steps waited for them, what overlap did not hide.
+  if (ranks > 1 && totalSteps > start) {
+    double waited = session.collectiveWaitSeconds();
+    std::printf("; %d ranks, waited %.3f ms/step for reductions (%.1f%% of "
+                "the step)",
+                ranks, 1e3 * waited / static_cast<double>(totalSteps - start),
+                100 * waited / std::max(seconds, 1e-9));
+  }
   // Which code ran, where the plan has generated code: its numbers differ
   // slightly from the kernels' (docs/codegen.md).
   if (!session.plan().code.empty())

@@ -18,12 +18,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 #endif
 
@@ -58,7 +60,13 @@ std::string mpiError(int code) {
   return std::string(text, length);
 }
 
-/// MPI_Init_thread once per process; MPI_Finalize at exit.
+/// Reductions whose wait timed out and that have not completed since: a
+/// rank died or hangs. MPI_Finalize would wait for it forever, so the
+/// process ends the job instead (MPI_Abort: mpirun ends every rank).
+std::atomic<int> unfinished{0};
+
+/// MPI_Init_thread once per process; at exit MPI_Finalize, or MPI_Abort
+/// where a reduction never completed.
 Status initializeMpi() {
   static std::once_flag once;
   static Status status;
@@ -77,6 +85,8 @@ Status initializeMpi() {
     // Errors come back as codes (and become Status), not as aborts.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     std::atexit([] {
+      if (unfinished.load() > 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
       int finalized = 0;
       MPI_Finalized(&finalized);
       if (!finalized)
@@ -121,9 +131,17 @@ public:
   }
   ~Mpi() override {
     // Requests left (a step that failed between start and wait) finish
-    // before their buffers go.
+    // before their buffers go, within the deadline. One that timed out
+    // (now or before) is left to the exit, which then ends the job: the
+    // communicator is not freed under it.
+    if (!timedOut_.empty())
+      return;
+    std::vector<Request> left;
     for (auto &[id, request] : pending_)
-      MPI_Wait(&request, MPI_STATUS_IGNORE);
+      left.push_back(id);
+    for (Request id : left)
+      if (!wait(id).isOk() && !timedOut_.empty())
+        return;
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized)
@@ -198,6 +216,8 @@ public:
       if (done)
         break;
       if (std::chrono::steady_clock::now() > deadline) {
+        if (timedOut_.insert(id).second)
+          ++unfinished;
         char seconds[32];
         std::snprintf(seconds, sizeof seconds, "%g",
                       static_cast<double>(timeout().count()) / 1000.0);
@@ -211,6 +231,8 @@ public:
         pause *= 2;
     }
     pending_.erase(found);
+    if (timedOut_.erase(id))
+      --unfinished;
     return Status::ok();
   }
 
@@ -287,6 +309,8 @@ private:
   int rank_ = 0, size_ = 1;
   Request next_ = 1;
   std::unordered_map<Request, MPI_Request> pending_;
+  /// Requests whose wait timed out (counted in `unfinished`).
+  std::unordered_set<Request> timedOut_;
 };
 
 } // namespace

@@ -118,6 +118,9 @@ public:
   /// is set here, before the first step.
   void setCommunicator(std::unique_ptr<Communicator> communicator);
   const Communicator &communicator() const { return *comm_; }
+  /// Ends the job on every rank (an error on this one that the others
+  /// would otherwise meet as a timeout in their next reduction).
+  void abortRanks(int code) { comm_->abort(code); }
   /// In a process an MPI launcher started as one of several ranks
   /// (launcherWorldSize() > 1): a data-parallel plan gets the launcher's
   /// communicator, every rank checked to run the same plan; any other plan
