@@ -3,7 +3,8 @@
 // mp-data-parallel (Passes.td): the gradients a step's updates read, in
 // buckets in the order the backward pass makes them, each averaged over
 // the ranks by one train.all_reduce right after its last gradient, sending
-// f32 or bf16 (reduce-dtype).
+// f32 or bf16 (reduce-dtype); the buffers it updates (batch norm's running
+// statistics) broadcast from rank 0.
 //
 //===----------------------------------------------------------------------===//
 #include "mp/Transforms/Functions.h"
@@ -65,15 +66,9 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
       return fn.emitOpError()
              << "data-parallel=zero1 (sharded optimizer state) is not built "
                 "yet; use data-parallel=allreduce (docs/distributed.md)";
-    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
-      if (train::getResultRole(fn, i) == train::Role::Buffer)
-        return fn.emitOpError()
-               << "updates a buffer (result #" << i
-               << ", e.g. batch norm's running statistics): under "
-                  "data-parallel=allreduce each rank's statistics would "
-                  "drift apart, and reconciling them (DDP's broadcast, "
-                  "synchronized batch norm) is not built yet";
     Block &body = fn.getFunctionBody().front();
+    if (failed(broadcastBuffers(fn, body)))
+      return failure();
     // The gradients, in the order the backward pass makes them.
     llvm::SetVector<Value> grads;
     for (OpOperand *edge : findGradientEdges(body).edges)
@@ -100,6 +95,49 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
         bytes = 0;
       }
     }
+    return success();
+  }
+
+  /// The buffers the step updates (batch norm's running statistics, from
+  /// each rank's part of the batch) become rank 0's on every rank: one
+  /// train.rank_broadcast after the last of them is computed, as PyTorch DDP's
+  /// broadcast_buffers keeps rank 0's. Synchronized statistics (SyncBN)
+  /// are refused: not built.
+  LogicalResult broadcastBuffers(FunctionOpInterface fn, Block &body) {
+    Operation *terminator = body.getTerminator();
+    SmallVector<unsigned> results;
+    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+      if (train::getResultRole(fn, i) == train::Role::Buffer &&
+          terminator->getOperand(i).getDefiningOp())
+        results.push_back(i);
+    if (results.empty())
+      return success();
+    if (syncBatchNorm)
+      return fn.emitOpError()
+             << "updates buffers (result #" << results.front()
+             << ", e.g. batch norm's running statistics) and "
+                "sync-batch-norm is set: synchronized batch statistics are "
+                "not built yet; without it each rank normalizes with its own "
+                "part of the batch and keeps rank 0's running statistics "
+                "(PyTorch DDP's default)";
+    SmallVector<Value> values;
+    Operation *last = nullptr;
+    for (unsigned i : results) {
+      Value value = terminator->getOperand(i);
+      values.push_back(value);
+      Operation *def = value.getDefiningOp();
+      if (!last || last->isBeforeInBlock(def))
+        last = def;
+    }
+    OpBuilder b(last->getContext());
+    b.setInsertionPointAfter(last);
+    SmallVector<Type> types;
+    for (Value value : values)
+      types.push_back(value.getType());
+    auto broadcast = train::RankBroadcastOp::create(
+        b, last->getLoc(), TypeRange(types), ValueRange(values));
+    for (auto [i, result] : llvm::zip(results, broadcast.getResults()))
+      terminator->setOperand(i, result);
     return success();
   }
 

@@ -22,6 +22,7 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
     parallel.mode = options.dataParallel;
     parallel.bucketMb = options.bucketMb;
     parallel.reduceDtype = options.reduceDtype;
+    parallel.syncBatchNorm = options.syncBatchNorm;
     pm.addPass(createDataParallel(parallel));
   }
   AssignPrecisionOptions assign;

@@ -9,10 +9,13 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "mlir/Support/FileUtilities.h"
+
+#include <algorithm>
 
 namespace mp {
 #define GEN_PASS_DEF_PRECISIONREPORT
@@ -63,6 +66,10 @@ struct FunctionReport {
   /// and the bytes each rank sends per step (their operands).
   unsigned reductions = 0;
   int64_t reducedBytes = 0;
+  /// Its broadcast buffers (train.rank_broadcast of batch norm's running
+  /// statistics from rank 0) and their bytes.
+  unsigned broadcastBuffers = 0;
+  int64_t broadcastBytes = 0;
   std::string reducedType;
 };
 
@@ -122,6 +129,15 @@ struct PrecisionReportPass
         if (report.reducedType.empty())
           report.reducedType =
               train::stringifyReduceDType(reduce.getReduceDtype()).str();
+      }
+      if (auto broadcast = dyn_cast<train::RankBroadcastOp>(op)) {
+        for (Value v : broadcast.getInputs()) {
+          auto type = cast<ShapedType>(v.getType());
+          ++report.broadcastBuffers;
+          report.broadcastBytes += type.getNumElements() *
+                                   std::max(8u, type.getElementTypeBitWidth()) /
+                                   8;
+        }
       }
       if (auto cast = dyn_cast<mpd::CastOp>(op)) {
         Type to = getElementTypeOrSelf(cast.getType());
@@ -217,11 +233,19 @@ struct PrecisionReportPass
         {"no_interface", std::move(noInterface)},
         {"ops", std::move(r.ops)},
     };
-    if (r.reductions)
-      object["data_parallel"] =
-          llvm::json::Object{{"reductions", r.reductions},
-                             {"bytes_per_step", r.reducedBytes},
-                             {"dtype", r.reducedType}};
+    if (r.reductions) {
+      llvm::json::Object parallel{{"reductions", r.reductions},
+                                  {"bytes_per_step", r.reducedBytes},
+                                  {"dtype", r.reducedType}};
+      if (r.broadcastBuffers) {
+        parallel["buffers_from_rank0"] = r.broadcastBuffers;
+        parallel["buffer_bytes_per_step"] = r.broadcastBytes;
+        parallel["batch_norm"] =
+            "per-rank batch statistics; rank 0's running statistics on "
+            "every rank (PyTorch DDP's broadcast_buffers)";
+      }
+      object["data_parallel"] = std::move(parallel);
+    }
     return object;
   }
 

@@ -38,6 +38,22 @@ def _model_state(model):
     return tensors, modes
 
 
+def _tracked_batches(model):
+    """The batch norm counters the model's training forward increments
+    (num_batches_tracked of each module in training mode that tracks
+    running statistics): {state_dict key: value}. The export leaves them
+    out (they count, they do not train); the step keeps them as PyTorch
+    would, one per step run."""
+    counters = {}
+    for prefix, module in model.named_modules():
+        count = getattr(module, "num_batches_tracked", None)
+        if torch.is_tensor(count) and module.training and \
+                getattr(module, "track_running_stats", False):
+            counters[(prefix + "." if prefix else "") +
+                     "num_batches_tracked"] = int(count)
+    return counters
+
+
 def _hyperparameters(optimizer):
     """The optimizer's param groups without their tensors: what the step
     baked in."""
@@ -86,6 +102,9 @@ class CompiledStep:
         self._version = 0  # counts changes of the trained state
         self._state = _model_state(model)
         self._groups = _hyperparameters(optimizer)
+        # num_batches_tracked: its value at compile and the steps run then.
+        self._batches = {name: (count, self._steps_run())
+                         for name, count in _tracked_batches(model).items()}
 
     # -- training ---------------------------------------------------------
 
@@ -211,6 +230,16 @@ class CompiledStep:
 
     # -- state ------------------------------------------------------------
 
+    def _steps_run(self):
+        return self.session.scaler_stats()["steps_run"]
+
+    def _batches_tracked(self):
+        """Each num_batches_tracked as PyTorch's loop would have it now:
+        one more per step run (skipped steps too: their forward ran)."""
+        run = self._steps_run()
+        return {name: count + run - since
+                for name, (count, since) in self._batches.items()}
+
     def sync_to(self, model=None):
         """Writes the trained parameters and buffers into `model` (default:
         the compiled one), in place, under their state_dict keys, so that
@@ -225,6 +254,9 @@ class CompiledStep:
                 if name in state:
                     value = torch.from_numpy(self.session.get(name))
                     state[name].copy_(value.to(state[name].dtype))
+            for name, count in self._batches_tracked().items():
+                if name in state:
+                    state[name].fill_(count)
         if model is self.model:
             self._state = _model_state(model)
 
@@ -247,6 +279,8 @@ class CompiledStep:
                 model[name] = torch.from_numpy(self.session.get(name))
             elif info.role == "scaler_state":
                 scaler[name] = torch.from_numpy(self.session.get(name))
+        for name, count in self._batches_tracked().items():
+            model[name] = torch.tensor(count, dtype=torch.int64)
         for index, param in enumerate(self._optimizer_names()):
             entry = {}
             for name, info in self.session.tensors.items():
@@ -272,6 +306,9 @@ class CompiledStep:
         changed (compile again for others)."""
         self._version += 1
         for name, value in state.get("model", {}).items():
+            if name in self._batches:
+                self._batches[name] = (int(value), self._steps_run())
+                continue
             if name not in self.session.tensors:
                 raise DataError("the step holds no '%s' (model)" % name)
             self.session.set(name, value)

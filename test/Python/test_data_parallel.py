@@ -427,3 +427,92 @@ def test_a_rank_that_hangs_or_dies_stops_the_job_and_fewer_ranks_resume(
          "--checkpoint", str(tmp_path / "straight.ckpt")] + data, 4)
     assert_same_parameters(tmp_path / "straight.ckpt",
                            tmp_path / "resumed.ckpt", 1e-5)
+
+
+DDP_SCRIPT = '''
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+mode, out, port = sys.argv[1:4]
+r = int(os.environ.get("OMPI_COMM_WORLD_RANK", "0"))
+N = int(os.environ.get("OMPI_COMM_WORLD_SIZE", "1"))
+B, STEPS = 8, 6
+torch.manual_seed(0)
+model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8),
+                      nn.ReLU(), nn.Flatten(), nn.Linear(8 * 6 * 6, 10))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+rng = np.random.default_rng(1)
+X = torch.tensor(rng.standard_normal((STEPS * N * B, 3, 6, 6)),
+                 dtype=torch.float32)
+Y = torch.tensor(rng.integers(0, 10, STEPS * N * B), dtype=torch.int64)
+
+
+def part(g):
+    rows = slice((g * N + r) * B, (g * N + r + 1) * B)
+    return X[rows], Y[rows]
+
+
+losses = []
+if mode == "ddp":
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:" + port,
+                            rank=r, world_size=N)
+    ddp = DistributedDataParallel(model)
+    for g in range(STEPS):
+        x, y = part(g)
+        optimizer.zero_grad()
+        loss = F.cross_entropy(ddp(x), y)
+        loss.backward()
+        optimizer.step()
+        mean = loss.detach().clone()
+        dist.all_reduce(mean)
+        losses.append(float(mean) / N)
+    dist.destroy_process_group()
+else:
+    import mp
+    step = mp.torch.compile(model, optimizer, example=part(0),
+                            policy="float32",
+                            compile_options="data-parallel=allreduce")
+    for g in range(STEPS):
+        losses.append(float(step(*part(g))))
+    step.sync_to(model)
+if r == 0:
+    state = {k: v.detach().numpy() for k, v in model.state_dict().items()}
+    np.savez(out, losses=np.array(losses), **state)
+'''
+
+
+def test_batch_norm_trains_as_pytorch_ddp(tmp_path):
+    """A CNN with batch norm, 2 ranks: mp.torch.compile(...,
+    compile_options="data-parallel=allreduce") in the user's loop under
+    mpirun against PyTorch DDP (gloo) on the same parts of the same
+    batches. Each rank normalizes with its own part's statistics, the
+    gradients are averaged, and every rank keeps rank 0's running
+    statistics (DDP's broadcast_buffers): the losses, the parameters and
+    the running statistics within 1e-5."""
+    import socket
+    import sys
+    pytest.importorskip("torch")
+    (tmp_path / "loop.py").write_text(DDP_SCRIPT)
+    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"),
+               MP_CACHE_DIR=str(tmp_path / "cache"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    for mode in ("ddp", "mp"):
+        run([sys.executable, str(tmp_path / "loop.py"), mode,
+             str(tmp_path / (mode + ".npz")), port], 2, env)
+    ddp = np.load(tmp_path / "ddp.npz")
+    ours = np.load(tmp_path / "mp.npz")
+    np.testing.assert_allclose(ours["losses"], ddp["losses"], rtol=1e-5)
+    for name in ddp.files:
+        if name == "losses":
+            continue
+        scale = max(np.abs(ddp[name]).max(), 1e-6)
+        assert np.abs(ours[name] - ddp[name]).max() <= 1e-5 * scale, name

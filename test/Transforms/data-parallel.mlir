@@ -12,7 +12,9 @@
 // RUN: mp-opt %examples/mlp.mlir --mp-mixed-precision="policy=mixed_bfloat16 data-parallel=allreduce reduce-dtype=bf16 report=%t.bf16.json" | FileCheck %s --check-prefix=BF16
 // RUN: FileCheck %s --check-prefix=BF16-REPORT --input-file=%t.bf16.json
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce reduce-dtype=f16" 2>&1 | FileCheck %s --check-prefix=REDUCE-DTYPE
-// RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce" 2>&1 | FileCheck %s --check-prefix=BUFFERS
+// RUN: mp-opt %examples/cnn.mlir --mp-mixed-precision="policy=mixed_bfloat16 data-parallel=allreduce report=%t.cnn.json" | FileCheck %s --check-prefix=BUFFERS
+// RUN: FileCheck %s --check-prefix=BUFFERS-REPORT --input-file=%t.cnn.json
+// RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce sync-batch-norm=true" 2>&1 | FileCheck %s --check-prefix=SYNC
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=zero1" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=ring" 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce bucket-mb=0" 2>&1 | FileCheck %s --check-prefix=SIZE
@@ -49,7 +51,18 @@
 // BF16-REPORT: "bytes_per_step": 407060,
 // BF16-REPORT-NEXT: "dtype": "bf16",
 
-// BUFFERS: error: 'func.func' op updates a buffer (result #4, e.g. batch norm's running statistics)
+// Batch norm: each rank's own statistics, rank 0's running statistics
+// kept on every rank (DDP's broadcast_buffers): one broadcast of the four,
+// after the last is computed; the step returns the broadcast values.
+// BUFFERS: %{{.*}}, %[[M1:.*]], %[[V1:.*]], %{{.*}}, %{{.*}} = train.batch_norm
+// BUFFERS: %{{.*}}, %[[M2:.*]], %[[V2:.*]], %{{.*}}, %{{.*}} = train.batch_norm
+// BUFFERS: %[[B:.*]]:4 = train.rank_broadcast %[[M1]], %[[V1]], %[[M2]], %[[V2]] : tensor<32xf32>, tensor<32xf32>, tensor<64xf32>, tensor<64xf32>
+// BUFFERS: return %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[B]]#0, %[[B]]#1, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[B]]#2, %[[B]]#3,
+// BUFFERS-REPORT: "data_parallel": {
+// BUFFERS-REPORT-NEXT: "batch_norm": "per-rank batch statistics; rank 0's running statistics on every rank (PyTorch DDP's broadcast_buffers)",
+// BUFFERS-REPORT-NEXT: "buffer_bytes_per_step": 768,
+// BUFFERS-REPORT-NEXT: "buffers_from_rank0": 4,
+// SYNC: error: 'func.func' op updates buffers (result #4, e.g. batch norm's running statistics) and sync-batch-norm is set: synchronized batch statistics are not built yet
 // ZERO: error: 'func.func' op data-parallel=zero1 (sharded optimizer state) is not built yet
 // MODE: error: mp-data-parallel: unknown mode 'ring' (expected off, allreduce or zero1)
 // REDUCE-DTYPE: error: mp-data-parallel: unknown reduce-dtype 'f16' (expected f32 or bf16)

@@ -292,8 +292,11 @@ def DataParallel : Pass<"mp-data-parallel", "::mlir::ModuleOp"> {
     backward pass computes (docs/distributed.md). The updates, the clipping
     and the loss-scaling check (a later pass) read the reduced gradients:
     every rank takes the same step and the same skip decision.
-    A step that updates buffers (batch norm's running statistics) is
-    refused: their per-rank statistics are not reconciled yet.
+    The buffers a step updates (batch norm's running statistics, which
+    each rank computes from its own part of the batch) are broadcast from
+    rank 0 by one `train.rank_broadcast`, as PyTorch DDP keeps rank 0's
+    (`broadcast_buffers`); synchronized statistics (`sync-batch-norm`) are
+    not built.
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"off\"",
@@ -304,6 +307,10 @@ def DataParallel : Pass<"mp-data-parallel", "::mlir::ModuleOp"> {
     Option<"reduceDtype", "reduce-dtype", "std::string", "\"f32\"",
            "what the reductions send between ranks: f32, or bf16 (divided "
            "by the number of ranks before the sum; half the bytes)">,
+    Option<"syncBatchNorm", "sync-batch-norm", "bool", "false",
+           "batch statistics over the whole global batch (SyncBatchNorm; "
+           "not built: refused); by default each rank's own, with rank 0's "
+           "running statistics kept (PyTorch DDP)">,
   ];
   let dependentDialects = ["::mp::train::TrainDialect"];
 }
@@ -372,6 +379,9 @@ def MixedPrecisionPipeline
     Option<"reduceDtype", "reduce-dtype", "std::string", "\"f32\"",
            "with data-parallel, what the reductions send between ranks: "
            "f32 or bf16 (docs/distributed.md)">,
+    Option<"syncBatchNorm", "sync-batch-norm", "bool", "false",
+           "with data-parallel, synchronized batch statistics (not built: "
+           "refused); by default per rank, rank 0's running statistics">,
     Option<"checkFinite", "check-finite", "bool", "true",
            "without loss scaling, check the gradients and fail a step whose "
            "gradients are not finite (mp-guard-finite)">,

@@ -32,6 +32,12 @@ public:
       return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
     return Request(0);
   }
+  StatusOr<Request> startBroadcast(void *, size_t, int root) override {
+    if (root != 0)
+      return invalidArgument("a broadcast from rank " + std::to_string(root) +
+                             " of 1");
+    return Request(0);
+  }
   void progress() override {}
   Status wait(Request) override { return Status::ok(); }
   Status agree(uint64_t, const std::string &) override { return Status::ok(); }

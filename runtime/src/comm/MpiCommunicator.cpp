@@ -1,8 +1,9 @@
 //===- MpiCommunicator.cpp - The ranks over MPI ---------------------------===//
 //
 // The communicator of processes started by mpirun (docs/distributed.md):
-// non-blocking MPI_Iallreduce on a duplicate of MPI_COMM_WORLD, advanced
-// by MPI_Testall between kernels and waited for with a deadline. Built
+// non-blocking MPI_Iallreduce / MPI_Ibcast on a duplicate of
+// MPI_COMM_WORLD, advanced by MPI_Test between kernels and waited for with
+// a deadline. Built
 // where CMake finds MPI (MP_HAVE_MPI); without it, the functions say so.
 //
 //===----------------------------------------------------------------------===//
@@ -185,6 +186,23 @@ public:
       return internalError("MPI_Iallreduce of " + std::to_string(count) + " " +
                            dtypeName(dtype) + " on rank " +
                            std::to_string(rank_) + ": " + mpiError(code));
+    Request id = next_++;
+    pending_.emplace(id, request);
+    return id;
+  }
+
+  StatusOr<Request> startBroadcast(void *data, size_t bytes,
+                                   int root) override {
+    if (root < 0 || root >= size_)
+      return invalidArgument("a broadcast from rank " + std::to_string(root) +
+                             " of " + std::to_string(size_));
+    MPI_Request request;
+    int code = MPI_Ibcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_,
+                          &request);
+    if (code != MPI_SUCCESS)
+      return internalError("MPI_Ibcast of " + std::to_string(bytes) +
+                           " bytes on rank " + std::to_string(rank_) + ": " +
+                           mpiError(code));
     Request id = next_++;
     pending_.emplace(id, request);
     return id;

@@ -160,9 +160,12 @@ std::vector<std::string> Session::kernelImplementations() const {
     if (!out[k].empty())
       continue;
     if (kernel.isCollective())
-      out[k] = std::string("a mean over ") + std::to_string(comm_->size()) +
-               " rank" + (comm_->size() == 1 ? "" : "s") + " (" +
-               comm_->name() + " communicator)";
+      out[k] = std::string(kernel.op == "train.rank_broadcast"
+                               ? "rank 0's, broadcast over "
+                               : "a mean over ") +
+               std::to_string(comm_->size()) + " rank" +
+               (comm_->size() == 1 ? "" : "s") + " (" + comm_->name() +
+               " communicator)";
     else if (hoisted[k])
       out[k] = "after the optimizer writes the weight: " +
                backend_->implementationOf(kernel);

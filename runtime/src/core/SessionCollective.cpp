@@ -1,12 +1,12 @@
 //===- SessionCollective.cpp - A data-parallel step's reductions ----------===//
 //
-// train.all_reduce kernels run on the session's communicator, not on a
-// backend (docs/distributed.md): reached in the step's order, the kernel
-// copies its operands into its results and starts reducing them in place
-// without waiting; the step goes on with the next kernels, letting the
-// communicator advance between them, and waits for a reduction right
-// before the first kernel that reads one of its results (the optimizer
-// update of the gradients), or at the end of the step.
+// train.all_reduce and train.rank_broadcast kernels run on the session's
+// communicator, not on a backend (docs/distributed.md): reached in the
+// step's order, the kernel copies its operands into its results and starts
+// reducing (or broadcasting) them in place without waiting; the step goes on
+// with the next kernels, letting the communicator advance between them, and
+// waits for a reduction right before the first kernel that reads one of its
+// results (the optimizer update of the gradients), or at the end of the step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,8 +71,9 @@ Status Session::collectCollectives() {
           "kernel #" + std::to_string(c) + " (train.all_reduce) has " +
           std::to_string(kernels[c].inputs.size()) + " operands but " +
           std::to_string(kernels[c].outputs.size()) + " results");
+    bool broadcast = kernels[c].op == "train.rank_broadcast";
     for (uint32_t t : kernels[c].outputs)
-      if (plan_.tensors[t].dtype != DType::F32)
+      if (!broadcast && plan_.tensors[t].dtype != DType::F32)
         return unimplemented("kernel #" + std::to_string(c) +
                              " (train.all_reduce) reduces " +
                              dtypeName(plan_.tensors[t].dtype) +
@@ -103,6 +104,7 @@ Status Session::startCollective(size_t k) {
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
   std::vector<Communicator::Request> requests;
+  bool broadcast = plan_.kernels[k].op == "train.rank_broadcast";
   if (!bf16Bucket_[k].empty() && comm_->size() > 1) {
     // Divided by the ranks in f32, rounded to bf16 once, summed in bf16
     // (train.all_reduce's reduce_dtype); widened into the results when
@@ -134,9 +136,12 @@ Status Session::startCollective(size_t k) {
         static_cast<size_t>(out[i].numElements()) * dtypeSize(out[i].dtype);
     if (in[i].data != out[i].data && bytes)
       std::memmove(out[i].data, in[i].data, bytes);
-    StatusOr<Communicator::Request> started = comm_->startAllReduce(
-        out[i].data, static_cast<size_t>(out[i].numElements()), out[i].dtype,
-        ReduceOp::Sum);
+    StatusOr<Communicator::Request> started =
+        broadcast
+            ? comm_->startBroadcast(out[i].data, bytes, 0)
+            : comm_->startAllReduce(out[i].data,
+                                    static_cast<size_t>(out[i].numElements()),
+                                    out[i].dtype, ReduceOp::Sum);
     if (!started.isOk()) {
       // The ones started stay in flight: finished with the step.
       inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));

@@ -118,8 +118,8 @@ Status Session::prepareKernels() {
     if (plan_.kernels[k].isCollective()) {
       if (backend_->deviceMemory())
         return unimplemented(
-            "kernel #" + std::to_string(k) + " (train.all_reduce): the " +
-            backend_->name() +
+            "kernel #" + std::to_string(k) + " (" + plan_.kernels[k].op +
+            "): the " + backend_->name() +
             " backend keeps tensors in device memory, and collectives on "
             "it (NCCL) are not built (docs/distributed.md)");
       continue;

@@ -163,6 +163,24 @@ TEST(MpiTest, AWaitEndsAtItsDeadline) {
   EXPECT_EQ(value[0], float(comm.size()));
 }
 
+/// A broadcast gives every rank rank 0's bytes, of any dtype.
+TEST(MpiTest, BroadcastsRank0s) {
+  Communicator &comm = world();
+  int r = comm.rank();
+  std::vector<int64_t> counters = {100 + r, -r};
+  std::vector<float> stats = {0.5f * float(r), 3.0f};
+  auto a = comm.startBroadcast(counters.data(), 16, 0);
+  auto b = comm.startBroadcast(stats.data(), 8, 0);
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  comm.progress();
+  ASSERT_TRUE(comm.wait(*b).isOk());
+  ASSERT_TRUE(comm.wait(*a).isOk());
+  EXPECT_EQ(counters, (std::vector<int64_t>{100, 0}));
+  EXPECT_EQ(stats, (std::vector<float>{0.0f, 3.0f}));
+  EXPECT_EQ(comm.startBroadcast(stats.data(), 8, comm.size()).status().code(),
+            StatusCode::InvalidArgument);
+}
+
 /// bf16 sums: exact where the sum is representable, and rounded to bf16
 /// (nearest even) where it is not; the same on every rank.
 TEST(MpiTest, SumsBf16) {

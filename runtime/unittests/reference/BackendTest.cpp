@@ -11,11 +11,12 @@ using namespace mp::rt::test;
 /// train.constant, which becomes a plan tensor.
 static std::set<std::string> dialectOps() {
   std::set<std::string> ops;
-  // Not the constant (a plan tensor) nor the collective (the session's
-  // communicator runs it, docs/distributed.md).
+  // Not the constant (a plan tensor) nor the collectives (the session's
+  // communicator runs them, docs/distributed.md).
   for (size_t i = 0; i < kNumOps; ++i)
     if (static_cast<OpId>(i) != OpId::TrainConstant &&
-        static_cast<OpId>(i) != OpId::TrainAllReduce)
+        static_cast<OpId>(i) != OpId::TrainAllReduce &&
+        static_cast<OpId>(i) != OpId::TrainRankBroadcast)
       ops.insert(opName(static_cast<OpId>(i)));
   return ops;
 }

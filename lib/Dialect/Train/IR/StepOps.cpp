@@ -181,16 +181,27 @@ LogicalResult DropoutGradOp::verify() { return verifyDropout(*this); }
 // Data-parallel reductions
 //===----------------------------------------------------------------------===//
 
-LogicalResult AllReduceOp::verify() {
-  if (getInputs().empty())
-    return emitOpError() << "expects at least one tensor to reduce";
-  if (getInputs().size() != getResults().size())
-    return emitOpError() << "has " << getInputs().size() << " operands but "
-                         << getResults().size() << " results";
-  for (auto [i, in, out] :
-       llvm::enumerate(getInputs().getTypes(), getResults().getTypes()))
+/// A collective's operands and results: as many, of the same types.
+static LogicalResult verifyCollective(Operation *op, TypeRange inputs,
+                                      TypeRange results) {
+  if (inputs.empty())
+    return op->emitOpError() << "expects at least one tensor";
+  if (inputs.size() != results.size())
+    return op->emitOpError() << "has " << inputs.size() << " operands but "
+                             << results.size() << " results";
+  for (auto [i, in, out] : llvm::enumerate(inputs, results))
     if (in != out)
-      return emitOpError() << "operand #" << i << " is " << in
-                           << " but its result is " << out;
+      return op->emitOpError() << "operand #" << i << " is " << in
+                               << " but its result is " << out;
   return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyCollective(*this, getInputs().getTypes(),
+                          getResults().getTypes());
+}
+
+LogicalResult RankBroadcastOp::verify() {
+  return verifyCollective(*this, getInputs().getTypes(),
+                          getResults().getTypes());
 }

@@ -43,6 +43,10 @@ public:
   /// for the message size), the same on every rank.
   virtual StatusOr<Request> startAllReduce(void *data, size_t count,
                                            DType dtype, ReduceOp op) = 0;
+  /// Starts copying `bytes` bytes at `data` from rank `root` to every
+  /// other rank, in place, without waiting (MPI_Ibcast).
+  virtual StatusOr<Request> startBroadcast(void *data, size_t bytes,
+                                           int root) = 0;
   /// Lets the collectives started advance without waiting (MPI advances a
   /// non-blocking collective only inside its own calls): called between
   /// kernels.

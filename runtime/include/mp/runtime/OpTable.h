@@ -99,6 +99,7 @@ enum class OpId : uint16_t {
   TrainOneHot,
   TrainPad,
   TrainPow,
+  TrainRankBroadcast,
   TrainReduceMax,
   TrainReduceMean,
   TrainReduceSum,
@@ -130,7 +131,7 @@ enum class OpId : uint16_t {
   Unknown,
 };
 
-inline constexpr size_t kNumOps = 112;
+inline constexpr size_t kNumOps = 113;
 
 namespace op_table {
 inline constexpr const char *kEnumLayout[] = {"NCHW", "NHWC"};
@@ -545,6 +546,7 @@ inline constexpr OpSchema kOpSchemas[kNumOps] = {
   {"train.one_hot", 1, false, 1, 1, false, 1, 132, 0, false},
   {"train.pad", 1, false, 1, 1, false, 1, 132, 3, false},
   {"train.pow", 2, false, 2, 1, false, 1, 135, 0, false},
+  {"train.rank_broadcast", 0, true, 1, 0, true, 1, 135, 0, false},
   {"train.reduce_max", 1, false, 1, 1, false, 1, 135, 2, false},
   {"train.reduce_mean", 1, false, 1, 1, false, 1, 137, 2, false},
   {"train.reduce_sum", 1, false, 1, 1, false, 1, 139, 2, false},

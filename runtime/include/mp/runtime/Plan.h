@@ -89,9 +89,11 @@ struct KernelDesc {
   OpId opId() const;
   /// A train.reshape whose result is its input's bytes: not run.
   bool isView() const { return flags & kViewKernel; }
-  /// A collective (train.all_reduce): run by the session's communicator,
-  /// not by a backend (docs/distributed.md).
-  bool isCollective() const { return op == "train.all_reduce"; }
+  /// A collective (train.all_reduce, train.rank_broadcast): run by the
+  /// session's communicator, not by a backend (docs/distributed.md).
+  bool isCollective() const {
+    return op == "train.all_reduce" || op == "train.rank_broadcast";
+  }
   /// An mp.cast of a double-buffered state: run when the state changes.
   bool isHoistedCast() const { return flags & kHoistedCastKernel; }
   /// An mp.all_finite the optimizer updates may check for it.

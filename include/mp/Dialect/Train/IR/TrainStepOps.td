@@ -85,6 +85,30 @@ def Train_AllReduceOp : Train_Op<"all_reduce"> {
   let hasVerifier = 1;
 }
 
+def Train_RankBroadcastOp : Train_Op<"rank_broadcast"> {
+  let precisionReason = [{
+    the tensors broadcast are state the step keeps in f32 (batch norm's
+    running statistics): they stay as they are
+  }];
+  let precisionCategory = "Deny";
+  let summary = "every rank takes rank 0's tensors";
+  let description = [{
+    Each result is rank 0's operand on every rank of the job; in one
+    process, the identity. A data-parallel step broadcasts the buffers it
+    updates (batch norm's running statistics, computed by each rank from
+    its own part of the batch) so that every rank keeps rank 0's, as
+    PyTorch DDP's `broadcast_buffers` does (docs/distributed.md). Started
+    when reached, without waiting; the step waits for it before the first
+    op that reads a result, or at its end.
+  }];
+  let arguments = (ins Variadic<Train_AnyTensor>:$inputs);
+  let results = (outs Variadic<Train_AnyTensor>:$results);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Train_SgdOp : Train_Op<"sgd", [Train_OptimizerOpInterface,
     AllTypesMatch<["param", "grad", "new_param"]>]> {
   let precisionReason = [{the optimizer is an fp32 island: master weights}];
