@@ -30,15 +30,18 @@ from .errors import DataError, Error
 
 
 def _source(x, y, batch_size, shuffle, seed, steps_per_epoch):
-    """(example batch, epoch(index) -> iterator of (x, y) numpy batches,
-    batches per epoch or None) for numpy arrays, a tf.data.Dataset or a
-    Python generator of batches."""
+    """(example batch, epoch(index, rank, ranks) -> iterator of (x, y)
+    numpy batches, batches_per_epoch(ranks) or None) for numpy arrays, a
+    tf.data.Dataset or a Python generator of batches. Numpy arrays are
+    shared among the ranks of a data-parallel step (rank r takes the r-th
+    batch_size rows of each global batch of ranks x batch_size, shuffled
+    alike on every rank); datasets and generators are each rank's own."""
     if hasattr(x, "element_spec"):  # tf.data.Dataset of (x, y) batches
         if y is not None:
             raise DataError("mp.keras.fit: a tf.data.Dataset carries its "
                             "labels; y must be None")
 
-        def epoch(_):
+        def epoch(*_):
             for element in x:
                 if not isinstance(element, (tuple, list)) or \
                         len(element) != 2:
@@ -50,7 +53,7 @@ def _source(x, y, batch_size, shuffle, seed, steps_per_epoch):
         first = next(epoch(0), None)
         if first is None:
             raise DataError("mp.keras.fit: the dataset is empty")
-        return first, epoch, steps_per_epoch
+        return first, epoch, lambda _: steps_per_epoch
     if inspect.isgenerator(x) or hasattr(x, "__next__"):
         if steps_per_epoch is None:
             raise DataError("mp.keras.fit: a generator needs steps_per_epoch "
@@ -61,11 +64,11 @@ def _source(x, y, batch_size, shuffle, seed, steps_per_epoch):
             raise DataError("mp.keras.fit: the generator is empty") from None
         stream = itertools.chain([first], x)
 
-        def epoch(_):
+        def epoch(*_):
             for batch in itertools.islice(stream, steps_per_epoch):
                 yield np.asarray(batch[0]), np.asarray(batch[1])
         return (np.asarray(first[0]), np.asarray(first[1])), epoch, \
-            steps_per_epoch
+            lambda _: steps_per_epoch
     if y is None:
         raise DataError("mp.keras.fit: numpy inputs need their labels y")
     x, y = np.asarray(x), np.asarray(y)
@@ -79,17 +82,25 @@ def _source(x, y, batch_size, shuffle, seed, steps_per_epoch):
             "mp trains whole batches of one shape (Keras would train a last "
             "batch of %d); choose a batch_size that divides %d or drop the "
             "rest" % (len(x), batch_size, len(x) % batch_size, len(x)))
-    count = len(x) // batch_size
-    rng = np.random.default_rng(seed)
+    rng = []  # made on first use, when the ranks are known
 
-    def epoch(_):
-        order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
-        for i in range(count if steps_per_epoch is None else
-                       min(count, steps_per_epoch)):
-            rows = order[i * batch_size:(i + 1) * batch_size]
+    def batches(ranks):
+        count = len(x) // (batch_size * ranks)
+        return count if steps_per_epoch is None else min(count,
+                                                         steps_per_epoch)
+
+    def epoch(_, rank=0, ranks=1):
+        if not rng:
+            # Every rank shuffles alike: without a seed, several ranks
+            # take seed 0 (one process stays random, as Keras is).
+            rng.append(np.random.default_rng(
+                0 if seed is None and ranks > 1 else seed))
+        order = rng[0].permutation(len(x)) if shuffle else np.arange(len(x))
+        for i in range(batches(ranks)):
+            start = (i * ranks + rank) * batch_size
+            rows = order[start:start + batch_size]
             yield x[rows], y[rows]
-    return (x[:batch_size], y[:batch_size]), epoch, \
-        count if steps_per_epoch is None else min(count, steps_per_epoch)
+    return (x[:batch_size], y[:batch_size]), epoch, batches
 
 
 def _activated(predictions, activation):
@@ -122,8 +133,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
         raise Error("mp.keras.fit: compile the model first "
                     "(model.compile(optimizer=..., loss=...))")
     policy, reason = resolve_policy(policy, backend, "mp.keras.fit")
-    example, epoch_batches, steps = _source(x, y, batch_size, shuffle, seed,
-                                            steps_per_epoch)
+    example, epoch_batches, batches = _source(x, y, batch_size, shuffle,
+                                              seed, steps_per_epoch)
     # The compiled metrics (accuracy, ...) of the training batches, as
     # Keras' fit reports them: the step returns the predictions the loss
     # reads, and Keras' own metric objects take them. A model trained on
@@ -150,7 +161,17 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
         session.save_checkpoint(sync_file)
         exporter.load_checkpoint(model, sync_file, optimizer=model.optimizer)
 
+    # Under mpirun, a data-parallel step's ranks each train on their part
+    # of every global batch; rank 0 alone shows progress.
+    rank, ranks = session.rank, session.world_size
+    steps = batches(ranks)
+    if ranks > 1 and steps == 0:
+        raise DataError(
+            "mp.keras.fit: %d samples make no global batch of %d ranks x "
+            "batch_size %d" % (len(x), ranks, batch_size))
     verbose = 1 if verbose == "auto" else int(verbose)
+    if rank != 0:
+        verbose = 0
     callbacks = keras.callbacks.CallbackList(
         callbacks, add_history=True, add_progbar=verbose != 0, model=model,
         verbose=verbose, epochs=epochs, steps=steps)
@@ -163,7 +184,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
             if metrics is not None:
                 metrics.reset_state()
             losses = []
-            for index, (xb, yb) in enumerate(epoch_batches(epoch)):
+            for index, (xb, yb) in enumerate(epoch_batches(epoch, rank,
+                                                           ranks)):
                 for name, value, shape in zip(("x", "y"), (xb, yb), shapes):
                     if tuple(np.shape(value)) != tuple(shape):
                         raise DataError(
