@@ -4,9 +4,11 @@
 // buckets in the order the backward pass makes them, each averaged over
 // the ranks by one train.all_reduce right after its last gradient, sending
 // f32 or bf16 (reduce-dtype); the buffers it updates (batch norm's running
-// statistics) broadcast from rank 0.
+// statistics) broadcast from rank 0; with sync-batch-norm, batch norms
+// normalize with the global batch's statistics (SyncBatchNorm.h).
 //
 //===----------------------------------------------------------------------===//
+#include "mp/Transforms/Annotations.h"
 #include "mp/Transforms/Functions.h"
 #include "mp/Transforms/Passes.h"
 
@@ -14,6 +16,7 @@
 #include "mp/Dialect/Train/IR/TrainDialect.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
 #include "mp/Transforms/Gradients.h"
+#include "mp/Transforms/SyncBatchNorm.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -67,6 +70,11 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
              << "data-parallel=zero1 (sharded optimizer state) is not built "
                 "yet; use data-parallel=allreduce (docs/distributed.md)";
     Block &body = fn.getFunctionBody().front();
+    if (syncBatchNorm && hasBatchNorm(body)) {
+      if (failed(synchronizeBatchNorms(body)))
+        return failure();
+      fn->setAttr(kSyncBatchNormAttrName, UnitAttr::get(fn->getContext()));
+    }
     if (failed(broadcastBuffers(fn, body)))
       return failure();
     // The gradients, in the order the backward pass makes them.
@@ -98,11 +106,20 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
     return success();
   }
 
+  static bool hasBatchNorm(Block &body) {
+    for (Operation &op : body)
+      if (isa<train::BatchNormOp>(op))
+        return true;
+    return false;
+  }
+
   /// The buffers the step updates (batch norm's running statistics, from
   /// each rank's part of the batch) become rank 0's on every rank: one
-  /// train.rank_broadcast after the last of them is computed, as PyTorch DDP's
-  /// broadcast_buffers keeps rank 0's. Synchronized statistics (SyncBN)
-  /// are refused: not built.
+  /// train.rank_broadcast after the last of them is computed, as PyTorch
+  /// DDP's broadcast_buffers keeps rank 0's. With sync-batch-norm the
+  /// statistics are the global batch's and every rank computes the same
+  /// running statistics; the broadcast (a few bytes per feature) stays,
+  /// for any other buffer.
   LogicalResult broadcastBuffers(FunctionOpInterface fn, Block &body) {
     Operation *terminator = body.getTerminator();
     SmallVector<unsigned> results;
@@ -112,14 +129,6 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
         results.push_back(i);
     if (results.empty())
       return success();
-    if (syncBatchNorm)
-      return fn.emitOpError()
-             << "updates buffers (result #" << results.front()
-             << ", e.g. batch norm's running statistics) and "
-                "sync-batch-norm is set: synchronized batch statistics are "
-                "not built yet; without it each rank normalizes with its own "
-                "part of the batch and keeps rank 0's running statistics "
-                "(PyTorch DDP's default)";
     SmallVector<Value> values;
     Operation *last = nullptr;
     for (unsigned i : results) {

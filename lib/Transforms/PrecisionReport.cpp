@@ -70,6 +70,7 @@ struct FunctionReport {
   /// statistics from rank 0) and their bytes.
   unsigned broadcastBuffers = 0;
   int64_t broadcastBytes = 0;
+  bool syncBatchNorm = false;
   std::string reducedType;
 };
 
@@ -107,6 +108,7 @@ struct PrecisionReportPass
     report.name = fn.getName().str();
     if (auto policy = fn->getAttrOfType<StringAttr>(kPolicyAttrName))
       report.policy = policy.getValue().str();
+    report.syncBatchNorm = fn->hasAttr(kSyncBatchNormAttrName);
     fn.walk([&](Operation *op) {
       if (op == fn.getOperation())
         return;
@@ -237,12 +239,17 @@ struct PrecisionReportPass
       llvm::json::Object parallel{{"reductions", r.reductions},
                                   {"bytes_per_step", r.reducedBytes},
                                   {"dtype", r.reducedType}};
-      if (r.broadcastBuffers) {
-        parallel["buffers_from_rank0"] = r.broadcastBuffers;
-        parallel["buffer_bytes_per_step"] = r.broadcastBytes;
+      if (r.syncBatchNorm)
+        parallel["batch_norm"] =
+            "batch statistics of the global batch, over every rank "
+            "(SyncBatchNorm)";
+      else if (r.broadcastBuffers)
         parallel["batch_norm"] =
             "per-rank batch statistics; rank 0's running statistics on "
             "every rank (PyTorch DDP's broadcast_buffers)";
+      if (r.broadcastBuffers) {
+        parallel["buffers_from_rank0"] = r.broadcastBuffers;
+        parallel["buffer_bytes_per_step"] = r.broadcastBytes;
       }
       object["data_parallel"] = std::move(parallel);
     }

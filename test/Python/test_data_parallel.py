@@ -566,3 +566,58 @@ def test_keras_fit_under_mpirun_shares_the_global_batches(tmp_path):
     for name in one.files:
         np.testing.assert_allclose(two[name], one[name], rtol=1e-5,
                                    atol=1e-6, err_msg=name)
+
+
+def cnn_plan(tmp_path, name, batch, options):
+    """examples/cnn.mlir (two batch norms, SGD with momentum) with `batch`
+    images per step, float32."""
+    with open(os.path.join(ROOT, "examples", "cnn.mlir")) as f:
+        cnn = f.read()
+    source = tmp_path / (name + ".mlir")
+    source.write_text(cnn.replace("tensor<16x", "tensor<%dx" % batch).replace(
+        "tensor<16xi64>", "tensor<%dxi64>" % batch))
+    out = tmp_path / (name + ".plan")
+    subprocess.run([tool("mp-compile"), str(source),
+                    "--mixed-precision=policy=float32" + options, "-o",
+                    str(out)], check=True)
+    return out
+
+
+def test_synchronized_batch_norm_trains_as_one_process(tmp_path):
+    """sync-batch-norm: batch norm's statistics and its gradient's means
+    are the global batch's. 2 ranks of 8 images and 4 of 4 train as one
+    process with batches of 16 (the same losses, parameters and running
+    statistics within 1e-5); per-rank statistics (the default) do not."""
+    from mp_export.common import read_safetensors
+    rng = np.random.default_rng(8)
+    np.save(tmp_path / "x.npy",
+            rng.standard_normal((96, 1, 28, 28)).astype(np.float32))
+    np.save(tmp_path / "y.npy", rng.integers(0, 10, 96).astype(np.int64))
+    data = ["--train-x", str(tmp_path / "x.npy"), "--train-y",
+            str(tmp_path / "y.npy"), "--no-shuffle", "--seed", "0",
+            "--plain", "--steps", "5"]
+    one = cnn_plan(tmp_path, "one", 16, "")
+    alone = run([tool("mp-run"), str(one), "--checkpoint",
+                 str(tmp_path / "one.ckpt")] + data)
+    want, _ = read_safetensors(str(tmp_path / "one.ckpt"))
+    loss = re.compile(r"last loss ([0-9.]+)")
+
+    def error(ckpt):
+        got, _ = read_safetensors(str(ckpt))
+        return max(np.abs(got[n] - want[n]).max() /
+                   max(np.abs(want[n]).max(), 1e-6)
+                   for n in want if not n.endswith("momentum_buffer"))
+
+    for ranks in (2, 4):
+        synced = cnn_plan(tmp_path, "sync%d" % ranks, 16 // ranks,
+                          " data-parallel=allreduce sync-batch-norm=true")
+        ckpt = tmp_path / ("sync%d.ckpt" % ranks)
+        together = run([tool("mp-run"), str(synced), "--checkpoint",
+                        str(ckpt)] + data, ranks)
+        assert float(loss.findall(together)[0]) == pytest.approx(
+            float(loss.findall(alone)[0]), rel=1e-5)
+        assert error(ckpt) <= 1e-5, (ranks, error(ckpt))
+    local = cnn_plan(tmp_path, "local", 8, " data-parallel=allreduce")
+    run([tool("mp-run"), str(local), "--checkpoint",
+         str(tmp_path / "local.ckpt")] + data, 2)
+    assert error(tmp_path / "local.ckpt") > 1e-3

@@ -14,7 +14,8 @@
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce reduce-dtype=f16" 2>&1 | FileCheck %s --check-prefix=REDUCE-DTYPE
 // RUN: mp-opt %examples/cnn.mlir --mp-mixed-precision="policy=mixed_bfloat16 data-parallel=allreduce report=%t.cnn.json" | FileCheck %s --check-prefix=BUFFERS
 // RUN: FileCheck %s --check-prefix=BUFFERS-REPORT --input-file=%t.cnn.json
-// RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce sync-batch-norm=true" 2>&1 | FileCheck %s --check-prefix=SYNC
+// RUN: mp-opt %examples/cnn.mlir --mp-mixed-precision="policy=float32 data-parallel=allreduce sync-batch-norm=true report=%t.sync.json" | FileCheck %s --check-prefix=SYNC
+// RUN: FileCheck %s --check-prefix=SYNC-REPORT --input-file=%t.sync.json
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=zero1" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=ring" 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce bucket-mb=0" 2>&1 | FileCheck %s --check-prefix=SIZE
@@ -62,7 +63,26 @@
 // BUFFERS-REPORT-NEXT: "batch_norm": "per-rank batch statistics; rank 0's running statistics on every rank (PyTorch DDP's broadcast_buffers)",
 // BUFFERS-REPORT-NEXT: "buffer_bytes_per_step": 768,
 // BUFFERS-REPORT-NEXT: "buffers_from_rank0": 4,
-// SYNC: error: 'func.func' op updates buffers (result #4, e.g. batch norm's running statistics) and sync-batch-norm is set: synchronized batch statistics are not built yet
+// sync-batch-norm: the number of ranks (a sum of ones), then per batch
+// norm the global mean, the global variance around it (two passes), and
+// in the gradient the global means of dy and dy * x^; the parameters'
+// gradients join the buckets.
+// SYNC: func.func @train_step({{.*}}attributes {{.*}}mp.sync_batch_norm
+// SYNC: %[[ONES:.*]] = train.fill 1.000000e+00 : tensor<32xf32>
+// SYNC-NEXT: %[[RANKS:.*]] = train.all_reduce %[[ONES]] {mean = false}
+// SYNC: %[[X:.*]] = train.conv2d NCHW %arg0
+// SYNC-NEXT: %[[M:.*]] = train.reduce_mean %[[X]] {dims = array<i64: 0, 2, 3>}
+// SYNC-NEXT: %[[GM:.*]] = train.all_reduce %[[M]] :
+// SYNC-NEXT: %[[GMB:.*]] = train.broadcast %[[GM]]
+// SYNC-NEXT: %[[C:.*]] = train.sub %[[X]], %[[GMB]]
+// SYNC-NEXT: %[[SQ:.*]] = train.mul %[[C]], %[[C]]
+// SYNC-NEXT: %[[V:.*]] = train.reduce_mean %[[SQ]]
+// SYNC-NEXT: train.all_reduce %[[V]] :
+// SYNC-NOT: train.batch_norm
+// SYNC: train.all_reduce %{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64xf32>
+// SYNC-NOT: train.batch_norm_grad
+// SYNC: train.all_reduce %{{.*}}, %{{.*}} : tensor<32xf32>, tensor<32xf32>
+// SYNC-REPORT: "batch_norm": "batch statistics of the global batch, over every rank (SyncBatchNorm)",
 // ZERO: error: 'func.func' op data-parallel=zero1 (sharded optimizer state) is not built yet
 // MODE: error: mp-data-parallel: unknown mode 'ring' (expected off, allreduce or zero1)
 // REDUCE-DTYPE: error: mp-data-parallel: unknown reduce-dtype 'f16' (expected f32 or bf16)

@@ -25,6 +25,10 @@ inline constexpr llvm::StringLiteral kInitialValueAttrName = "mp.initial_value";
 /// argument that makes the backward pass's seed, and the gradient results.
 inline constexpr llvm::StringLiteral kGradSeedAttrName = "mp.grad_seed";
 inline constexpr llvm::StringLiteral kGradientAttrName = "mp.gradient";
+/// On a step whose batch norms mp-data-parallel synchronized over the
+/// ranks (sync-batch-norm), for the report.
+inline constexpr llvm::StringLiteral kSyncBatchNormAttrName =
+    "mp.sync_batch_norm";
 
 /// Records `decision` on `op`; `computeType` is the policy's 16-bit type.
 void setDecision(mlir::Operation *op, const PrecisionDecision &decision,

@@ -295,8 +295,9 @@ def DataParallel : Pass<"mp-data-parallel", "::mlir::ModuleOp"> {
     The buffers a step updates (batch norm's running statistics, which
     each rank computes from its own part of the batch) are broadcast from
     rank 0 by one `train.rank_broadcast`, as PyTorch DDP keeps rank 0's
-    (`broadcast_buffers`); synchronized statistics (`sync-batch-norm`) are
-    not built.
+    (`broadcast_buffers`); with `sync-batch-norm`, batch norms and their
+    gradients use the statistics of the whole global batch instead
+    (SyncBatchNorm).
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"off\"",
@@ -308,8 +309,8 @@ def DataParallel : Pass<"mp-data-parallel", "::mlir::ModuleOp"> {
            "what the reductions send between ranks: f32, or bf16 (divided "
            "by the number of ranks before the sum; half the bytes)">,
     Option<"syncBatchNorm", "sync-batch-norm", "bool", "false",
-           "batch statistics over the whole global batch (SyncBatchNorm; "
-           "not built: refused); by default each rank's own, with rank 0's "
+           "batch norm with the statistics of the whole global batch "
+           "(SyncBatchNorm); by default each rank's own, with rank 0's "
            "running statistics kept (PyTorch DDP)">,
   ];
   let dependentDialects = ["::mp::train::TrainDialect"];
@@ -380,8 +381,9 @@ def MixedPrecisionPipeline
            "with data-parallel, what the reductions send between ranks: "
            "f32 or bf16 (docs/distributed.md)">,
     Option<"syncBatchNorm", "sync-batch-norm", "bool", "false",
-           "with data-parallel, synchronized batch statistics (not built: "
-           "refused); by default per rank, rank 0's running statistics">,
+           "with data-parallel, batch statistics over every rank "
+           "(SyncBatchNorm); by default per rank, rank 0's running "
+           "statistics">,
     Option<"checkFinite", "check-finite", "bool", "true",
            "without loss scaling, check the gradients and fail a step whose "
            "gradients are not finite (mp-guard-finite)">,

@@ -43,9 +43,9 @@ LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
                                 "category, dtype, rule and source";
     return success();
   }
-  if (name == "mp.grad_seed") {
+  if (name == "mp.grad_seed" || name == "mp.sync_batch_norm") {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'mp.grad_seed' is a unit attribute";
+      return op->emitError() << "'" << name << "' is a unit attribute";
     return success();
   }
   return op->emitError() << "unknown mp dialect attribute '" << name << "'";
