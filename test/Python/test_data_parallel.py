@@ -298,16 +298,23 @@ for g in range(int(steps)):
 '''
 
 
-def test_every_rank_takes_the_same_loss_scale_trajectory(tmp_path):
-    """mixed_float16, infs in rank 1's part of global batches 0 and 2 and
-    in rank 0's of batch 3: on every rank, step after step, the loss scale
-    and the skipped steps are one process's with the global batch."""
+@pytest.mark.parametrize("policy,reduce_dtype", [
+    ("mixed_float16", "f32"), ("mixed_bfloat16", "f32"),
+    ("mixed_float16", "bf16")])
+def test_every_rank_takes_the_same_loss_scale_trajectory(tmp_path, policy,
+                                                         reduce_dtype):
+    """mixed_float16 and mixed_bfloat16 (with dynamic loss scaling), f32
+    and bf16 reductions; infs in rank 1's part of global batches 0 and 2
+    and in rank 0's of batch 3: on every rank, step after step, the loss
+    scale and the skipped steps are one process's with the global
+    batch."""
     import sys
-    parallel = " data-parallel=allreduce"
-    data_parallel = plan(tmp_path, "dp16", options=parallel,
-                         policy="mixed_float16")
+    parallel = " data-parallel=allreduce loss-scale=dynamic"
+    data_parallel = plan(tmp_path, "dp16",
+                         options=parallel + " reduce-dtype=" + reduce_dtype,
+                         policy=policy)
     one = plan(tmp_path, "one16", 2 * BATCH, options=parallel,
-               policy="mixed_float16")
+               policy=policy)
 
     def infs(x):
         x[40, 3] = np.inf           # batch 0, rank 1's rows 32-63
