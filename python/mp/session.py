@@ -17,6 +17,7 @@ for a bf16 or f16 tensor is rounded to it once (to nearest even); integers
 of another width are taken when every value fits.
 """
 import ctypes
+import sys
 import threading
 
 import numpy as np
@@ -114,6 +115,24 @@ def auto_policy(target="cpu"):
     return out
 
 
+def _abort_ranks_on_uncaught(session):
+    """Under several ranks: an exception nothing catches ends the whole
+    job once its traceback is printed (mp_abort_ranks), as mp-run
+    ends it on an error, rather than leaving the other ranks to wait for
+    this one until their reductions time out (mpi4py's `-m mpi4py` does
+    the same)."""
+    if getattr(sys.excepthook, "_mp_aborts_ranks", False):
+        return
+    previous, native = sys.excepthook, session._native
+
+    def hook(kind, value, traceback):
+        previous(kind, value, traceback)
+        sys.stderr.flush()
+        native.mp_abort_ranks(1)
+    hook._mp_aborts_ranks = True
+    sys.excepthook = hook
+
+
 class Session:
     """A plan's training step, run in this process. `backend`: "cpu",
     "reference", "cuda" or None (the default: cpu where oneDNN loads)."""
@@ -144,6 +163,8 @@ class Session:
         # mp_session_create set it up, and refused any other plan there.
         self.rank = native.mp_session_rank(session)
         self.world_size = native.mp_session_world_size(session)
+        if self.world_size > 1:
+            _abort_ranks_on_uncaught(self)
         self.backend = native.mp_session_backend_name(session).decode()
         self.tensors = {}
         info = _native.TensorInfo()

@@ -628,3 +628,44 @@ def test_synchronized_batch_norm_trains_as_one_process(tmp_path):
     run([tool("mp-run"), str(local), "--checkpoint",
          str(tmp_path / "local.ckpt")] + data, 2)
     assert error(tmp_path / "local.ckpt") > 1e-3
+
+
+RAISING_SCRIPT = '''
+import sys
+
+import numpy as np
+
+import mp
+
+plan, x, y = sys.argv[1:4]
+session = mp.Session(plan)
+session.init_params(seed=0)
+X, Y = np.load(x), np.load(y)
+B, N, r = session.tensors["input0"].shape[0], session.world_size, session.rank
+for g in range(4):
+    if g == 2 and r == 1:
+        raise RuntimeError("the user's loop fails on rank 1")
+    rows = slice((g * N + r) * B, (g * N + r + 1) * B)
+    session.step(X[rows], Y[rows])
+'''
+
+
+def test_an_uncaught_exception_on_one_rank_ends_the_job(tmp_path):
+    """The user's loop raises on rank 1 only: its traceback is printed and
+    the whole job ends at once, non-zero (not after rank 0's reduction
+    times out, 300 s by default)."""
+    import sys
+    import time
+    data_parallel = plan(tmp_path, "dp", options=" data-parallel=allreduce")
+    save_data(tmp_path, 256, 9)
+    (tmp_path / "loop.py").write_text(RAISING_SCRIPT)
+    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"))
+    began = time.monotonic()
+    done = subprocess.run(
+        [MPIRUN, "-np", "2", "--oversubscribe", sys.executable,
+         str(tmp_path / "loop.py"), str(data_parallel),
+         str(tmp_path / "x.npy"), str(tmp_path / "y.npy")],
+        env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert time.monotonic() - began < 60
+    assert "the user's loop fails on rank 1" in done.stdout + done.stderr

@@ -11,6 +11,8 @@
 #include "mp/runtime/Communicator.h"
 #include "mp/runtime/Tensor.h"
 
+#include <cstdlib>
+
 #ifdef MP_HAVE_MPI
 // MPI's C interface only (OpenMPI's and MPICH's mpi.h add the deprecated
 // C++ bindings, with a library of their own, to a C++ file).
@@ -34,6 +36,8 @@ using namespace mp::rt;
 
 #ifndef MP_HAVE_MPI
 
+void mp::rt::abortRanks(int code) { std::exit(code); }
+
 bool mp::rt::mpiAvailable(std::string *why) {
   if (why)
     *why = "this build of mp has no MPI (install OpenMPI's development "
@@ -50,6 +54,15 @@ StatusOr<std::unique_ptr<Communicator>> mp::rt::mpiCommunicator() {
 #else
 
 bool mp::rt::mpiAvailable(std::string *) { return true; }
+
+void mp::rt::abortRanks(int code) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized)
+    MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
 
 namespace {
 

@@ -49,6 +49,13 @@ Status Session::joinLauncher(const std::string &who, const std::string &hint) {
 
 namespace {
 
+/// f32 tensors under this many bytes are reduced packed together, one
+/// reduction per bucket (a reduction's time on many ranks is its latency
+/// for small messages); larger ones in place, one each (no copy).
+constexpr size_t kPackBelow = size_t(1) << 20;
+
+bool packs(const TensorDesc &tensor) { return tensor.byteSize() < kPackBelow; }
+
 /// Whether collective kernel `kernel` sends bf16 (reduce_dtype).
 bool sendsBf16(const KernelDesc &kernel) {
   const std::string *dtype = kernel.getString(AttrName::reduce_dtype);
@@ -61,6 +68,7 @@ Status Session::collectCollectives() {
   const std::vector<KernelDesc> &kernels = plan_.kernels;
   waitBefore_.assign(kernels.size(), {});
   bf16Bucket_.assign(kernels.size(), {});
+  packed_.assign(kernels.size(), {});
   const char *overlap = std::getenv("MP_COLLECTIVE_OVERLAP");
   overlapCollectives_ = !(overlap && std::string(overlap) == "0");
   for (size_t c = 0; c < kernels.size(); ++c) {
@@ -83,6 +91,15 @@ Status Session::collectCollectives() {
       for (uint32_t t : kernels[c].outputs)
         elements += static_cast<size_t>(plan_.tensors[t].numElements());
       bf16Bucket_[c].resize(elements);
+    } else if (!broadcast) {
+      size_t small = 0, elements = 0;
+      for (uint32_t t : kernels[c].outputs)
+        if (packs(plan_.tensors[t])) {
+          ++small;
+          elements += static_cast<size_t>(plan_.tensors[t].numElements());
+        }
+      if (small > 1)
+        packed_[c].resize(elements);
     }
     collectives_.push_back(static_cast<uint32_t>(c));
     const std::vector<uint32_t> &outs = kernels[c].outputs;
@@ -131,9 +148,18 @@ Status Session::startCollective(size_t k) {
     inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
     return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
   }
+  // The small tensors of a bucket packed into one reduction (several
+  // ranks only: in one process it is the identity).
+  bool packing = !packed_[k].empty() && comm_->size() > 1;
+  float *pack = packed_[k].data();
   for (size_t i = 0; i < out.size(); ++i) {
     size_t bytes =
         static_cast<size_t>(out[i].numElements()) * dtypeSize(out[i].dtype);
+    if (packing && packs(plan_.tensors[plan_.kernels[k].outputs[i]])) {
+      std::memcpy(pack, in[i].data, bytes);
+      pack += out[i].numElements();
+      continue;
+    }
     if (in[i].data != out[i].data && bytes)
       std::memmove(out[i].data, in[i].data, bytes);
     StatusOr<Communicator::Request> started =
@@ -144,6 +170,15 @@ Status Session::startCollective(size_t k) {
                                     out[i].dtype, ReduceOp::Sum);
     if (!started.isOk()) {
       // The ones started stay in flight: finished with the step.
+      inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
+      return started.status();
+    }
+    requests.push_back(*started);
+  }
+  if (packing) {
+    StatusOr<Communicator::Request> started = comm_->startAllReduce(
+        packed_[k].data(), packed_[k].size(), DType::F32, ReduceOp::Sum);
+    if (!started.isOk()) {
       inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
       return started.status();
     }
@@ -182,13 +217,24 @@ Status Session::finishCollectives(size_t k, bool started) {
         toFloats(DType::BF16, sums, view.as<float>(), view.numElements());
         sums += view.numElements();
       }
-    } else if (waited.isOk() && comm_->size() > 1 &&
-               kernel.getFlag(AttrName::mean)) {
-      float scale = 1.0f / static_cast<float>(comm_->size());
-      for (const TensorView &view : kernelOutputs_[parity_][c]) {
-        float *data = view.as<float>();
-        for (int64_t e = 0, n = view.numElements(); e < n; ++e)
-          data[e] *= scale;
+    } else if (waited.isOk() && comm_->size() > 1) {
+      // A mean's sums divided by the ranks; the packed ones copied out.
+      float scale = kernel.getFlag(AttrName::mean)
+                        ? 1.0f / static_cast<float>(comm_->size())
+                        : 1.0f;
+      const float *pack = packed_[c].data();
+      const std::vector<TensorView> &outs = kernelOutputs_[parity_][c];
+      for (size_t o = 0; o < outs.size(); ++o) {
+        float *data = outs[o].as<float>();
+        int64_t n = outs[o].numElements();
+        const float *from = data;
+        if (!packed_[c].empty() && packs(plan_.tensors[kernel.outputs[o]])) {
+          from = pack;
+          pack += n;
+        }
+        if (from != data || scale != 1.0f)
+          for (int64_t e = 0; e < n; ++e)
+            data[e] = from[e] * scale;
       }
     }
     if (first.isOk() && !waited.isOk())

@@ -36,10 +36,11 @@ TEST(OpTableTest, NamesAndIdsRoundTrip) {
 TEST(OpTableTest, EveryReferenceKernelIsAnOpOfTheTable) {
   for (const std::string &op : referenceBackendOps())
     EXPECT_NE(findOp(op), OpId::Unknown) << op;
-  // Every op but the constant (a plan tensor) and the collective (run by
-  // the session's communicator) has a reference kernel.
-  EXPECT_EQ(referenceBackendOps().size(), kNumOps - 2);
+  // Every op but the constant (a plan tensor) and the two collectives (run
+  // by the session's communicator) has a reference kernel.
+  EXPECT_EQ(referenceBackendOps().size(), kNumOps - 3);
   EXPECT_EQ(findOp("train.all_reduce"), OpId::TrainAllReduce);
+  EXPECT_EQ(findOp("train.rank_broadcast"), OpId::TrainRankBroadcast);
 }
 
 TEST(OpTableTest, SchemasComeFromTheOds) {

@@ -77,6 +77,10 @@ private:
 /// hydra, Slurm); 1 without one.
 int launcherWorldSize();
 
+/// Ends the whole job where MPI runs (MPI_Abort on MPI_COMM_WORLD: the
+/// launcher ends every rank), else exit(code).
+[[noreturn]] void abortRanks(int code);
+
 /// One process: every reduction is the identity.
 std::unique_ptr<Communicator> singleProcessCommunicator();
 

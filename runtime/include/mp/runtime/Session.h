@@ -332,6 +332,9 @@ private:
   /// Per kernel: the bf16 bucket a reduce_dtype=bf16 reduction sends
   /// (empty for the others).
   std::vector<std::vector<uint16_t>> bf16Bucket_;
+  /// Per kernel: the f32 bucket its small results are reduced in, packed
+  /// (empty where it has fewer than two).
+  std::vector<std::vector<float>> packed_;
   /// Whether the step waits for each reduction as soon as it starts
   /// ($MP_COLLECTIVE_OVERLAP=0: the measurement without overlap).
   bool overlapCollectives_ = true;
