@@ -140,11 +140,8 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
     }
     OpBuilder b(last->getContext());
     b.setInsertionPointAfter(last);
-    SmallVector<Type> types;
-    for (Value value : values)
-      types.push_back(value.getType());
     auto broadcast = train::RankBroadcastOp::create(
-        b, last->getLoc(), TypeRange(types), ValueRange(values));
+        b, last->getLoc(), ValueRange(values).getTypes(), ValueRange(values));
     for (auto [i, result] : llvm::zip(results, broadcast.getResults()))
       terminator->setOperand(i, result);
     return success();
@@ -156,12 +153,9 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
     Operation *last = bucket.back().getDefiningOp();
     OpBuilder b(last->getContext());
     b.setInsertionPointAfter(last);
-    SmallVector<Type> types;
-    for (Value grad : bucket)
-      types.push_back(grad.getType());
     auto reduced = train::AllReduceOp::create(
-        b, last->getLoc(), TypeRange(types), ValueRange(bucket), /*mean=*/true,
-        *train::symbolizeReduceDType(reduceDtype));
+        b, last->getLoc(), ValueRange(bucket).getTypes(), ValueRange(bucket),
+        /*mean=*/true, *train::symbolizeReduceDType(reduceDtype));
     for (auto [grad, mean] : llvm::zip(bucket, reduced.getResults())) {
       for (OpOperand &use : llvm::make_early_inc_range(grad.getUses())) {
         Operation *user = use.getOwner();

@@ -160,26 +160,52 @@ def test_an_inf_on_one_rank_skips_the_step_on_every_rank(tmp_path):
     assert_same_parameters(tmp_path / "one.ckpt", tmp_path / "many.ckpt", 1e-5)
 
 
-SCRIPT = '''
+LOOP = '''
 import sys
 
 import numpy as np
 
 import mp
 
-plan, x, y, out, steps = sys.argv[1:6]
+mode, plan, x, y, steps, out = sys.argv[1:7]
 session = mp.Session(plan)
 session.init_params(seed=0)
 X, Y = np.load(x), np.load(y)
 B, N, r = session.tensors["input0"].shape[0], session.world_size, session.rank
 for g in range(int(steps)):
+    if mode == "raise" and g == 2 and r == 1:
+        raise RuntimeError("the user's loop fails on rank 1")
     # The user's loop feeds each rank its part of every global batch.
     rows = slice((g * N + r) * B, (g * N + r + 1) * B)
     loss = session.step(X[rows], Y[rows])
-if r == 0:
+    if mode == "scaler":
+        stats = session.scaler_stats()
+        print("rank %d step %d scale %r skipped %d" % (
+            r, g, stats["scale"], stats["steps_skipped"]), flush=True)
+if mode == "save" and r == 0:
     session.save_checkpoint(out)
     print("loss %.9g world %d" % (loss, N))
 '''
+
+
+def user_loop(tmp_path, mode, plan_path, steps, ranks, out="-",
+              check=True):
+    """The user's own loop over mp.Session (LOOP) on x.npy / y.npy under
+    `ranks` ranks: `mode` save (rank 0 writes `out` and prints the last
+    loss), scaler (every rank prints its loss scale each step) or raise
+    (rank 1 raises at step 2). Returns the output (or, without `check`,
+    the finished process)."""
+    import sys
+    (tmp_path / "loop.py").write_text(LOOP)
+    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"))
+    command = [sys.executable, str(tmp_path / "loop.py"), mode,
+               str(plan_path), str(tmp_path / "x.npy"),
+               str(tmp_path / "y.npy"), str(steps), str(out)]
+    if check:
+        return run(command, ranks, env)
+    return subprocess.run([MPIRUN, "-np", str(ranks), "--oversubscribe"] +
+                          command, env=env, capture_output=True, text=True,
+                          timeout=120)
 
 
 def test_the_python_api_under_mpirun(tmp_path):
@@ -187,17 +213,12 @@ def test_the_python_api_under_mpirun(tmp_path):
     launcher's ranks (session.rank, session.world_size); the user's loop
     feeds each its part of the global batch, and the run is one process's
     with the global batch."""
-    import sys
     data_parallel = plan(tmp_path, "dp", options=" data-parallel=allreduce")
     one = plan(tmp_path, "one", 2 * BATCH)
     save_data(tmp_path, 256, 3)
-    (tmp_path / "loop.py").write_text(SCRIPT)
-    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"))
 
     def loop(plan_path, out, ranks):
-        printed = run([sys.executable, str(tmp_path / "loop.py"),
-                       str(plan_path), str(tmp_path / "x.npy"),
-                       str(tmp_path / "y.npy"), str(out), "4"], ranks, env)
+        printed = user_loop(tmp_path, "save", plan_path, 4, ranks, out)
         return re.search(r"loss (\S+) world (\d+)", printed).groups()
 
     alone = loop(one, tmp_path / "one.ckpt", 1)
@@ -277,27 +298,6 @@ def test_a_one_process_checkpoint_resumes_on_more_ranks(tmp_path):
                            tmp_path / "resumed.ckpt", 1e-6)
 
 
-SCALER_SCRIPT = '''
-import sys
-
-import numpy as np
-
-import mp
-
-plan, x, y, steps = sys.argv[1:5]
-session = mp.Session(plan)
-session.init_params(seed=0)
-X, Y = np.load(x), np.load(y)
-B, N, r = session.tensors["input0"].shape[0], session.world_size, session.rank
-for g in range(int(steps)):
-    rows = slice((g * N + r) * B, (g * N + r + 1) * B)
-    loss = session.step(X[rows], Y[rows])
-    stats = session.scaler_stats()
-    print("rank %d step %d scale %r skipped %d" % (
-        r, g, stats["scale"], stats["steps_skipped"]), flush=True)
-'''
-
-
 @pytest.mark.parametrize("policy,reduce_dtype", [
     ("mixed_float16", "f32"), ("mixed_bfloat16", "f32"),
     ("mixed_float16", "bf16")])
@@ -308,7 +308,6 @@ def test_every_rank_takes_the_same_loss_scale_trajectory(tmp_path, policy,
     and in rank 0's of batch 3: on every rank, step after step, the loss
     scale and the skipped steps are one process's with the global
     batch."""
-    import sys
     parallel = " data-parallel=allreduce loss-scale=dynamic"
     data_parallel = plan(tmp_path, "dp16",
                          options=parallel + " reduce-dtype=" + reduce_dtype,
@@ -322,14 +321,9 @@ def test_every_rank_takes_the_same_loss_scale_trajectory(tmp_path, policy,
         x[3 * 64 + 5, 1] = -np.inf  # batch 3, rank 0's part
 
     save_data(tmp_path, 512, 6, infs)
-    (tmp_path / "loop.py").write_text(SCALER_SCRIPT)
-    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"))
-    steps = 6
 
     def trajectories(plan_path, ranks):
-        printed = run([sys.executable, str(tmp_path / "loop.py"),
-                       str(plan_path), str(tmp_path / "x.npy"),
-                       str(tmp_path / "y.npy"), str(steps)], ranks, env)
+        printed = user_loop(tmp_path, "scaler", plan_path, 6, ranks)
         found = {}
         for r, g, scale, skipped in re.findall(
                 r"rank (\d+) step (\d+) scale (\S+) skipped (\d+)", printed):
@@ -630,42 +624,15 @@ def test_synchronized_batch_norm_trains_as_one_process(tmp_path):
     assert error(tmp_path / "local.ckpt") > 1e-3
 
 
-RAISING_SCRIPT = '''
-import sys
-
-import numpy as np
-
-import mp
-
-plan, x, y = sys.argv[1:4]
-session = mp.Session(plan)
-session.init_params(seed=0)
-X, Y = np.load(x), np.load(y)
-B, N, r = session.tensors["input0"].shape[0], session.world_size, session.rank
-for g in range(4):
-    if g == 2 and r == 1:
-        raise RuntimeError("the user's loop fails on rank 1")
-    rows = slice((g * N + r) * B, (g * N + r + 1) * B)
-    session.step(X[rows], Y[rows])
-'''
-
-
 def test_an_uncaught_exception_on_one_rank_ends_the_job(tmp_path):
     """The user's loop raises on rank 1 only: its traceback is printed and
     the whole job ends at once, non-zero (not after rank 0's reduction
     times out, 300 s by default)."""
-    import sys
     import time
     data_parallel = plan(tmp_path, "dp", options=" data-parallel=allreduce")
     save_data(tmp_path, 256, 9)
-    (tmp_path / "loop.py").write_text(RAISING_SCRIPT)
-    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"))
     began = time.monotonic()
-    done = subprocess.run(
-        [MPIRUN, "-np", "2", "--oversubscribe", sys.executable,
-         str(tmp_path / "loop.py"), str(data_parallel),
-         str(tmp_path / "x.npy"), str(tmp_path / "y.npy")],
-        env=env, capture_output=True, text=True, timeout=120)
+    done = user_loop(tmp_path, "raise", data_parallel, 4, 2, check=False)
     assert done.returncode != 0
     assert time.monotonic() - began < 60
     assert "the user's loop fails on rank 1" in done.stdout + done.stderr
