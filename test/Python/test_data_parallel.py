@@ -34,19 +34,26 @@ pytestmark = pytest.mark.skipif(not has_mpi(),
                                 reason="no mpirun, or mp-run built without MPI")
 
 
-def plan(tmp_path, name, batch=BATCH, options="", policy="float32"):
-    """examples/mlp.mlir with `batch` rows per step, compiled under
-    `policy` with more --mixed-precision `options`."""
-    with open(os.path.join(ROOT, "examples", "mlp.mlir")) as f:
-        mlp = f.read()
+def example_plan(tmp_path, example, name, batch, options, policy, written):
+    """examples/EXAMPLE.mlir with `batch` rows per step in place of its
+    `written` batch, compiled under `policy` with more --mixed-precision
+    `options`."""
+    with open(os.path.join(ROOT, "examples", example + ".mlir")) as f:
+        text = f.read()
     source = tmp_path / (name + ".mlir")
-    source.write_text(mlp.replace("tensor<32x", "tensor<%dx" % batch).replace(
-        "tensor<32xi64>", "tensor<%dxi64>" % batch))
+    source.write_text(text.replace(
+        "tensor<%dx" % written, "tensor<%dx" % batch).replace(
+        "tensor<%dxi64>" % written, "tensor<%dxi64>" % batch))
     out = tmp_path / (name + ".plan")
     subprocess.run([tool("mp-compile"), str(source),
                     "--mixed-precision=policy=" + policy + options, "-o",
                     str(out)], check=True)
     return out
+
+
+def plan(tmp_path, name, batch=BATCH, options="", policy="float32"):
+    """examples/mlp.mlir with `batch` rows per step."""
+    return example_plan(tmp_path, "mlp", name, batch, options, policy, 32)
 
 
 def save_data(tmp_path, rows, seed, edit=None):
@@ -572,16 +579,7 @@ def test_keras_fit_under_mpirun_shares_the_global_batches(tmp_path):
 def cnn_plan(tmp_path, name, batch, options):
     """examples/cnn.mlir (two batch norms, SGD with momentum) with `batch`
     images per step, float32."""
-    with open(os.path.join(ROOT, "examples", "cnn.mlir")) as f:
-        cnn = f.read()
-    source = tmp_path / (name + ".mlir")
-    source.write_text(cnn.replace("tensor<16x", "tensor<%dx" % batch).replace(
-        "tensor<16xi64>", "tensor<%dxi64>" % batch))
-    out = tmp_path / (name + ".plan")
-    subprocess.run([tool("mp-compile"), str(source),
-                    "--mixed-precision=policy=float32" + options, "-o",
-                    str(out)], check=True)
-    return out
+    return example_plan(tmp_path, "cnn", name, batch, options, "float32", 16)
 
 
 def test_synchronized_batch_norm_trains_as_one_process(tmp_path):

@@ -94,6 +94,21 @@ TEST(MpiTest, TheLaunchersWorld) {
   EXPECT_EQ(comm.rank(), std::atoi(std::getenv("OMPI_COMM_WORLD_RANK")));
 }
 
+/// A session of `plan` on `backend` whose collectives run on MPI's
+/// communicator; null (with a test failure) if either cannot be made.
+std::unique_ptr<Session> sessionOnTheRanks(mp::rt::Plan plan,
+                                           const std::string &backend) {
+  StatusOr<std::unique_ptr<Session>> created =
+      Session::create(std::move(plan), backend);
+  EXPECT_TRUE(created.isOk()) << created.status().message();
+  StatusOr<std::unique_ptr<Communicator>> own = mpiCommunicator();
+  EXPECT_TRUE(own.isOk());
+  if (!created.isOk() || !own.isOk())
+    return nullptr;
+  (*created)->setCommunicator(std::move(*own));
+  return std::move(*created);
+}
+
 TEST(MpiTest, SumsAndMaxima) {
   Communicator &comm = world();
   int r = comm.rank(), n = comm.size();
@@ -211,13 +226,10 @@ TEST(MpiTest, SumsBf16) {
 TEST(MpiTest, SessionReducesInBf16) {
   Communicator &comm = world();
   int n = comm.size();
-  StatusOr<std::unique_ptr<Session>> created = Session::create(
+  std::unique_ptr<Session> made = sessionOnTheRanks(
       mp::rt::testing::makeAllReducePlan(DType::F32, "bf16"), "default");
-  ASSERT_TRUE(created.isOk()) << created.status().message();
-  Session &session = **created;
-  StatusOr<std::unique_ptr<Communicator>> own = mpiCommunicator();
-  ASSERT_TRUE(own.isOk());
-  session.setCommunicator(std::move(*own));
+  ASSERT_TRUE(made);
+  Session &session = *made;
   const int64_t shape[] = {2, 3};
   std::vector<float> x = {1.0f / 3.0f, -2.7f, 3.14159f, 1e-3f, 4.0f, -1.01f};
   ASSERT_TRUE(
@@ -242,13 +254,10 @@ TEST(MpiTest, SessionAveragesAcrossRanks) {
   int r = comm.rank(), n = comm.size();
   for (const std::string &backend :
        {std::string("reference"), std::string("default")}) {
-    StatusOr<std::unique_ptr<Session>> created =
-        Session::create(mp::rt::testing::makeAllReducePlan(), backend);
-    ASSERT_TRUE(created.isOk()) << created.status().message();
-    Session &session = **created;
-    StatusOr<std::unique_ptr<Communicator>> own = mpiCommunicator();
-    ASSERT_TRUE(own.isOk());
-    session.setCommunicator(std::move(*own));
+    std::unique_ptr<Session> made =
+        sessionOnTheRanks(mp::rt::testing::makeAllReducePlan(), backend);
+    ASSERT_TRUE(made);
+    Session &session = *made;
     const int64_t shape[] = {2, 3};
     for (int step = 0; step < 3; ++step) {
       std::vector<float> x = {1, -2, 3, 0.5f, 4, -1};
