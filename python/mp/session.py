@@ -376,6 +376,14 @@ class Session:
         self._native.mp_string_free(text)
         return value
 
+    @property
+    def collective_wait_seconds(self):
+        """Seconds the steps run so far waited for their gradient
+        reductions (a data-parallel plan on several ranks; 0 otherwise):
+        what overlap with the backward pass did not hide."""
+        return self._native.mp_session_collective_wait_seconds(
+            self._handle())
+
     def scaler_stats(self):
         """The loss scaler's state: steps_run, steps_skipped,
         last_overflow_step (-1: none), scale, has_scaler,

@@ -106,6 +106,18 @@ class CompiledStep:
         self._batches = {name: (count, self._steps_run())
                          for name, count in _tracked_batches(model).items()}
 
+    @property
+    def rank(self):
+        """This process's rank in an mpirun job (0 in one process): the
+        step of `compile_options="data-parallel=allreduce"` runs on the
+        launcher's ranks, each feeding its part of every global batch."""
+        return self.session.rank
+
+    @property
+    def world_size(self):
+        """The number of ranks (1 in one process)."""
+        return self.session.world_size
+
     # -- training ---------------------------------------------------------
 
     def __call__(self, *batch):

@@ -191,6 +191,8 @@ for g in range(int(steps)):
             r, g, stats["scale"], stats["steps_skipped"]), flush=True)
 if mode == "save" and r == 0:
     session.save_checkpoint(out)
+    assert session.collective_wait_seconds >= 0
+    assert N == 1 or session.collective_wait_seconds > 0
     print("loss %.9g world %d" % (loss, N))
 '''
 
@@ -487,6 +489,7 @@ else:
     step = mp.torch.compile(model, optimizer, example=part(0),
                             policy="float32",
                             compile_options="data-parallel=allreduce")
+    assert (step.rank, step.world_size) == (r, N)
     for g in range(STEPS):
         losses.append(float(step(*part(g))))
     step.sync_to(model)

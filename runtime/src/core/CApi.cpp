@@ -173,6 +173,10 @@ int mp_session_world_size(const mp_session *session) {
   return session ? session->session->communicator().size() : 1;
 }
 
+double mp_session_collective_wait_seconds(const mp_session *session) {
+  return session ? session->session->collectiveWaitSeconds() : 0.0;
+}
+
 void mp_abort_ranks(int code) { mp::rt::abortRanks(code); }
 
 const char *mp_session_backend_name(const mp_session *session) {

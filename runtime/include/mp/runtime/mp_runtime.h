@@ -105,6 +105,9 @@ const char *mp_session_backend_name(const mp_session *session);
  * process's rank and their number; 0 and 1 otherwise. */
 int mp_session_rank(const mp_session *session);
 int mp_session_world_size(const mp_session *session);
+/* Seconds the steps run so far waited for their gradient reductions (what
+ * overlap with the backward pass did not hide); 0 in one process. */
+double mp_session_collective_wait_seconds(const mp_session *session);
 /* Ends the whole job (every rank, through the launcher) with exit code
  * `code`: for an error on one rank that the others would otherwise meet
  * as a timeout in their next reduction. Without MPI running: exit(code). */
