@@ -114,6 +114,31 @@ def _activated(predictions, activation):
     return predictions
 
 
+def _metric_results(metrics, session):
+    """The compiled metrics' results, of the whole job's batches: on several
+    ranks each rank's metric totals (Keras' metric variables: totals,
+    counts, confusion counts, all sums) are summed over the ranks for the
+    result, then each rank's own are put back."""
+    if session.world_size == 1:
+        return {name: float(value)
+                for name, value in metrics.result().items()}
+    variables = metrics.variables
+    local = [np.asarray(v.numpy()) for v in variables]
+    total = session.all_reduce_sum(np.concatenate(
+        [np.ravel(value).astype(np.float32) for value in local])
+        if local else np.zeros(0, np.float32))
+    offset = 0
+    for variable, value in zip(variables, local):
+        variable.assign(total[offset:offset + value.size].reshape(
+            value.shape).astype(value.dtype))
+        offset += value.size
+    results = {name: float(value)
+               for name, value in metrics.result().items()}
+    for variable, value in zip(variables, local):
+        variable.assign(value)
+    return results
+
+
 def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
         callbacks=None, validation_data=None, shuffle=True, initial_epoch=0,
         steps_per_epoch=None, policy="auto", backend=None,
@@ -201,8 +226,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
                 if metrics is not None:
                     metrics.update_state(yb, _activated(
                         session.get("predictions"), activation))
-                    logs.update({name: float(value) for name, value in
-                                 metrics.result().items()})
+                    logs.update(_metric_results(metrics, session))
                 callbacks.on_train_batch_end(index, logs)
             if not losses:
                 raise DataError("mp.keras.fit: epoch %d had no batches"

@@ -384,6 +384,14 @@ class Session:
         return self._native.mp_session_collective_wait_seconds(
             self._handle())
 
+    def all_reduce_sum(self, values):
+        """`values` (float32) summed over every rank of the job; every rank
+        must call it alike (between steps). One process: a copy."""
+        data = np.ascontiguousarray(values, dtype=np.float32).copy()
+        self._call("mp_session_all_reduce_sum",
+                   data.ctypes.data_as(ctypes.c_void_p), data.size)
+        return data
+
     def scaler_stats(self):
         """The loss scaler's state: steps_run, steps_skipped,
         last_overflow_step (-1: none), scale, has_scaler,

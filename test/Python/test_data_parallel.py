@@ -546,7 +546,9 @@ model = keras.Sequential([keras.Input((12,)),
                           keras.layers.Dense(4)])
 model.compile(optimizer=keras.optimizers.SGD(0.1, momentum=0.9),
               loss=keras.losses.SparseCategoricalCrossentropy(
-                  from_logits=True))
+                  from_logits=True),
+              metrics=["accuracy",
+                       keras.metrics.SparseTopKCategoricalAccuracy(k=2)])
 rng = np.random.default_rng(2)
 x = rng.standard_normal((256, 12)).astype(np.float32)
 y = rng.integers(0, 4, 256).astype(np.int64)
@@ -554,6 +556,9 @@ history = mp.keras.fit(model, x, y, batch_size=batch, epochs=2, seed=5,
                        policy="float32", compile_options=options)
 if os.environ.get("OMPI_COMM_WORLD_RANK", "0") == "0":
     np.savez(out, loss=np.array(history.history["loss"]),
+             accuracy=np.array(history.history["accuracy"]),
+             top2=np.array(history.history[
+                 "sparse_top_k_categorical_accuracy"]),
              *[w for w in model.get_weights()])
 '''
 
@@ -561,8 +566,9 @@ if os.environ.get("OMPI_COMM_WORLD_RANK", "0") == "0":
 def test_keras_fit_under_mpirun_shares_the_global_batches(tmp_path):
     """mp.keras.fit of a data-parallel step on 2 ranks, numpy data: each
     rank trains on its part of every global batch (2 x batch_size rows,
-    shuffled alike), and the History's losses and the weights written
-    back are one process's with the global batch (within 1e-5)."""
+    shuffled alike), and the History's losses, its compiled metrics (the
+    ranks' totals summed) and the weights written back are one process's
+    with the global batch (within 1e-5)."""
     import sys
     pytest.importorskip("keras")
     (tmp_path / "fit.py").write_text(KERAS_SCRIPT)
@@ -574,6 +580,9 @@ def test_keras_fit_under_mpirun_shares_the_global_batches(tmp_path):
          str(tmp_path / "two.npz"), "16"], 2, env)
     one, two = np.load(tmp_path / "one.npz"), np.load(tmp_path / "two.npz")
     np.testing.assert_allclose(two["loss"], one["loss"], rtol=1e-5)
+    for name in ("accuracy", "top2"):
+        np.testing.assert_allclose(two[name], one[name], rtol=1e-6,
+                                   err_msg=name)
     for name in one.files:
         np.testing.assert_allclose(two[name], one[name], rtol=1e-5,
                                    atol=1e-6, err_msg=name)

@@ -173,6 +173,15 @@ int mp_session_world_size(const mp_session *session) {
   return session ? session->session->communicator().size() : 1;
 }
 
+mp_status *mp_session_all_reduce_sum(mp_session *session, float *data,
+                                     size_t count) {
+  return guard(__func__, [&](const char *function) -> Status {
+    MP_CHECK_ARG(session);
+    MP_CHECK_ARG(data || count == 0);
+    return session->session->allReduceSum(data, count);
+  });
+}
+
 double mp_session_collective_wait_seconds(const mp_session *session) {
   return session ? session->session->collectiveWaitSeconds() : 0.0;
 }

@@ -64,6 +64,14 @@ bool sendsBf16(const KernelDesc &kernel) {
 
 } // namespace
 
+Status Session::allReduceSum(float *data, size_t count) {
+  if (comm_->size() == 1 || count == 0)
+    return Status::ok();
+  StatusOr<Communicator::Request> started =
+      comm_->startAllReduce(data, count, DType::F32, ReduceOp::Sum);
+  return started.isOk() ? comm_->wait(*started) : started.status();
+}
+
 Status Session::collectCollectives() {
   const std::vector<KernelDesc> &kernels = plan_.kernels;
   waitBefore_.assign(kernels.size(), {});

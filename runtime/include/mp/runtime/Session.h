@@ -121,6 +121,9 @@ public:
   /// Ends the job on every rank (an error on this one that the others
   /// would otherwise meet as a timeout in their next reduction).
   void abortRanks(int code) { comm_->abort(code); }
+  /// Sums `count` floats over the ranks in place and waits (between steps:
+  /// what a front door reports for the whole job, e.g. metric totals).
+  Status allReduceSum(float *data, size_t count);
   /// In a process an MPI launcher started as one of several ranks
   /// (launcherWorldSize() > 1): a data-parallel plan gets the launcher's
   /// communicator, every rank checked to run the same plan; any other plan

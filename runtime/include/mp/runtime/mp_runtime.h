@@ -108,6 +108,12 @@ int mp_session_world_size(const mp_session *session);
 /* Seconds the steps run so far waited for their gradient reductions (what
  * overlap with the backward pass did not hide); 0 in one process. */
 double mp_session_collective_wait_seconds(const mp_session *session);
+/* Sums `count` floats at `data` over every rank of the session's job, in
+ * place, waiting for it (each rank must call it alike): for what the
+ * caller reports for the whole job (a metric's totals). One process: the
+ * identity. */
+mp_status *mp_session_all_reduce_sum(mp_session *session, float *data,
+                                     size_t count);
 /* Ends the whole job (every rank, through the launcher) with exit code
  * `code`: for an error on one rank that the others would otherwise meet
  * as a timeout in their next reduction. Without MPI running: exit(code). */
