@@ -255,7 +255,7 @@ public:
         return internalError(
             "rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
             ": an all-reduce did not complete within " + seconds +
-            " s (MP_COLLECTIVE_TIMEOUT): " + missingRanks());
+            " s (MP_COLLECTIVE_TIMEOUT): " + missingRanks(id));
       }
       std::this_thread::sleep_for(pause);
       if (pause < std::chrono::microseconds(500))
@@ -286,19 +286,24 @@ public:
   void abort(int code) override { MPI_Abort(comm_, code); }
 
 private:
-  /// After a wait timed out: which ranks are not waiting too. Every rank
-  /// whose wait times out tells every other one so (a message on a tag of
-  /// its own) and listens for the others' for a grace period (a tenth of
-  /// the timeout, at least 1 s: their deadlines differ by how far apart
-  /// they reached the reduction); the ranks not heard from are the ones
-  /// that died or hang.
-  std::string missingRanks() {
+  /// After the wait for collective `id` timed out: which ranks are not
+  /// waiting for it too. Every rank whose wait times out tells every other
+  /// one which collective it waits for (its id: the ranks start the same
+  /// collectives in the same order, so the ids agree) on a tag of its own,
+  /// and listens for the others' for a grace period (a tenth of the
+  /// timeout, at least 1 s: their deadlines differ by how far apart they
+  /// reached it); the ranks not heard from for `id` died or hang. Messages
+  /// of an earlier timeout the job survived carry another id and are
+  /// ignored.
+  std::string missingRanks(Request id) {
     constexpr int kTimedOutTag = 0x6d70;
-    static int token = 0;
+    // The payload outlives the sends, which may never be received.
+    timedOutIds_.push_back(std::make_unique<uint64_t>(id));
+    const uint64_t *payload = timedOutIds_.back().get();
     std::vector<MPI_Request> sent(size_, MPI_REQUEST_NULL);
     for (int r = 0; r < size_; ++r)
       if (r != rank_)
-        MPI_Issend(&token, 0, MPI_INT, r, kTimedOutTag, comm_, &sent[r]);
+        MPI_Issend(payload, 1, MPI_UINT64_T, r, kTimedOutTag, comm_, &sent[r]);
     std::vector<bool> heard(size_, false);
     heard[rank_] = true;
     auto grace = std::max<std::chrono::milliseconds>(
@@ -310,10 +315,11 @@ private:
       MPI_Status status;
       MPI_Iprobe(MPI_ANY_SOURCE, kTimedOutTag, comm_, &arrived, &status);
       if (arrived) {
-        int ignored;
-        MPI_Recv(&ignored, 0, MPI_INT, status.MPI_SOURCE, kTimedOutTag, comm_,
-                 MPI_STATUS_IGNORE);
-        heard[status.MPI_SOURCE] = true;
+        uint64_t waitsFor = 0;
+        MPI_Recv(&waitsFor, 1, MPI_UINT64_T, status.MPI_SOURCE, kTimedOutTag,
+                 comm_, MPI_STATUS_IGNORE);
+        if (waitsFor == id)
+          heard[status.MPI_SOURCE] = true;
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
@@ -330,8 +336,8 @@ private:
         ++count;
       }
     if (missing.empty())
-      return "every rank is waiting, each for another reduction (the ranks "
-             "run different steps)";
+      return "every rank reached it, and it did not complete (the network "
+             "between the ranks?)";
     return std::string(count == 1 ? "rank " : "ranks ") + missing +
            " did not reach it within the timeout: died or hangs";
   }
@@ -342,6 +348,8 @@ private:
   std::unordered_map<Request, MPI_Request> pending_;
   /// Requests whose wait timed out (counted in `unfinished`).
   std::unordered_set<Request> timedOut_;
+  /// What missingRanks() sent, kept while the sends may be pending.
+  std::vector<std::unique_ptr<uint64_t>> timedOutIds_;
 };
 
 } // namespace
