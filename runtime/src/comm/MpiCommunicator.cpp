@@ -292,9 +292,9 @@ private:
   /// collectives in the same order, so the ids agree) on a tag of its own,
   /// and listens for the others' for a grace period (a tenth of the
   /// timeout, at least 1 s: their deadlines differ by how far apart they
-  /// reached it); the ranks not heard from for `id` died or hang. Messages
-  /// of an earlier timeout the job survived carry another id and are
-  /// ignored.
+  /// reached it); the ranks not heard from for `id` or a later collective
+  /// died or hang. Messages of an earlier timeout the job survived carry
+  /// an earlier id and are ignored.
   std::string missingRanks(Request id) {
     constexpr int kTimedOutTag = 0x6d70;
     // The payload outlives the sends, which may never be received.
@@ -318,7 +318,10 @@ private:
         uint64_t waitsFor = 0;
         MPI_Recv(&waitsFor, 1, MPI_UINT64_T, status.MPI_SOURCE, kTimedOutTag,
                  comm_, MPI_STATUS_IGNORE);
-        if (waitsFor == id)
+        // A rank waiting for this collective or a later one reached it
+        // (it may complete on some ranks before others); one waiting for
+        // an earlier one did not.
+        if (waitsFor >= id)
           heard[status.MPI_SOURCE] = true;
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));

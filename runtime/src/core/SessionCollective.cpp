@@ -84,7 +84,7 @@ Status Session::collectCollectives() {
       continue;
     if (kernels[c].inputs.size() != kernels[c].outputs.size())
       return invalidArgument(
-          "kernel #" + std::to_string(c) + " (train.all_reduce) has " +
+          "kernel #" + std::to_string(c) + " (" + kernels[c].op + ") has " +
           std::to_string(kernels[c].inputs.size()) + " operands but " +
           std::to_string(kernels[c].outputs.size()) + " results");
     bool broadcast = kernels[c].op == "train.rank_broadcast";
@@ -138,15 +138,18 @@ Status Session::startCollective(size_t k) {
     float scale = plan_.kernels[k].getFlag(AttrName::mean)
                       ? 1.0f / static_cast<float>(comm_->size())
                       : 1.0f;
-    std::vector<float> scaled;
-    size_t offset = 0;
+    constexpr int64_t kChunk = 1024;
+    float scaled[kChunk];
+    uint16_t *to = bucket.data();
     for (const TensorView &view : in) {
-      int64_t n = view.numElements();
-      scaled.assign(view.as<float>(), view.as<float>() + n);
-      for (float &value : scaled)
-        value *= scale;
-      fromFloats(scaled.data(), DType::BF16, bucket.data() + offset, n);
-      offset += static_cast<size_t>(n);
+      const float *from = view.as<float>();
+      for (int64_t done = 0, n = view.numElements(); done < n; done += kChunk) {
+        int64_t count = std::min(kChunk, n - done);
+        for (int64_t e = 0; e < count; ++e)
+          scaled[e] = from[done + e] * scale;
+        fromFloats(scaled, DType::BF16, to, count);
+        to += count;
+      }
     }
     StatusOr<Communicator::Request> started = comm_->startAllReduce(
         bucket.data(), bucket.size(), DType::BF16, ReduceOp::Sum);
@@ -225,7 +228,8 @@ Status Session::finishCollectives(size_t k, bool started) {
         toFloats(DType::BF16, sums, view.as<float>(), view.numElements());
         sums += view.numElements();
       }
-    } else if (waited.isOk() && comm_->size() > 1) {
+    } else if (waited.isOk() && comm_->size() > 1 &&
+               kernel.op == "train.all_reduce") {
       // A mean's sums divided by the ranks; the packed ones copied out.
       float scale = kernel.getFlag(AttrName::mean)
                         ? 1.0f / static_cast<float>(comm_->size())
@@ -246,9 +250,8 @@ Status Session::finishCollectives(size_t k, bool started) {
       }
     }
     if (first.isOk() && !waited.isOk())
-      first =
-          Status(waited.code(), "kernel #" + std::to_string(c) +
-                                    " (train.all_reduce): " + waited.message());
+      first = Status(waited.code(), "kernel #" + std::to_string(c) + " (" +
+                                        kernel.op + "): " + waited.message());
   }
   return first;
 }
