@@ -419,8 +419,10 @@ def test_a_rank_that_hangs_or_dies_stops_the_job_and_fewer_ranks_resume(
     assert job.returncode != 0
     assert time.monotonic() - began < 30
     if fault == "hangs":
-        assert "rank 2 did not reach it within the timeout" in printed, \
-            printed
+        # Rank 2 among those named (a rank stuck behind it in an earlier
+        # reduction may be named with it).
+        assert re.search(r"ranks? [0-9, ]*\b2\b[0-9, ]* did not reach it "
+                         r"within the timeout", printed), printed
     else:
         assert re.search(r"rank 2 .*(signal 9|Killed)", printed), printed
     from mp_export.common import read_safetensors
