@@ -144,9 +144,7 @@ void mp::run::printSummary(rt::Session &session, int64_t start,
                            int64_t totalSteps, int64_t batch, double seconds,
                            float loss, const ScalarOutputs &scalars) {
   rt::ScalerStats stats = session.scalerStats();
-  // A data-parallel step's examples are the global batch's.
   int ranks = session.communicator().size();
-  batch *= ranks;
   std::printf("trained %lld steps (%lld to %lld) in %.2f s, %.0f examples/s; "
               "last loss %.6f; loss scale %g; skipped %lld",
               static_cast<long long>(totalSteps - start),

@@ -42,9 +42,9 @@ void printImplementations(const rt::Session &session);
 void printProfile(const rt::Session &session, int64_t steps);
 
 /// The run's last line on stdout (what scripts read): steps, time,
-/// examples per second, the last loss, the loss scale and skipped steps,
-/// the step's scalars, whether generated code ran. An stdout that cannot
-/// take it is an error.
+/// examples per second (`batch`: the global batch, every rank's), the last
+/// loss, the loss scale and skipped steps, the step's scalars, whether
+/// generated code ran. An stdout that cannot take it is an error.
 void printSummary(rt::Session &session, int64_t start, int64_t totalSteps,
                   int64_t batch, double seconds, float loss,
                   const ScalarOutputs &scalars);

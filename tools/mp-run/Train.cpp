@@ -59,8 +59,9 @@ Training::Training(const Options &opt, std::unique_ptr<rt::Session> session,
       batchesPerEpoch(this->data.samples /
                       (this->feeds.batch * this->data.ranks)),
       scalars(*this->session), metrics(opt.metrics, scalars.all()),
+      // Examples per step: the global batch's when several ranks train.
       progress(isatty(STDERR_FILENO) && !opt.plainProgress, start, totalSteps,
-               this->feeds.batch, opt.logEvery),
+               this->feeds.batch * this->data.ranks, opt.logEvery),
       floor(lossScaleFloor(this->session->plan())),
       lastSkipped(this->session->scalerStats().stepsSkipped),
       skippedAtStart(lastSkipped),
@@ -325,8 +326,8 @@ int Training::finish() {
     evaluateAt(totalSteps);
   if (opt.profile)
     printProfile(*session, std::max<int64_t>(totalSteps - start, 1));
-  printSummary(*session, start, totalSteps, feeds.batch, progress.seconds(),
-               loss, scalars);
+  printSummary(*session, start, totalSteps, feeds.batch * data.ranks,
+               progress.seconds(), loss, scalars);
   if (opt.verbose)
     std::fprintf(stderr, "mp-run: peak resident memory %.1f MiB\n",
                  static_cast<double>(peakResidentBytes()) / (1 << 20));

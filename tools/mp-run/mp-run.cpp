@@ -135,9 +135,7 @@ static int joinRanks(Options &opt, rt::Session &session, int &rank) {
   int ranks = session.communicator().size();
   if (ranks > 1) {
     // An error on any rank ends the job on all of them at once.
-    static rt::Session *joined;
-    joined = &session;
-    onDie = [](int code) { joined->abortRanks(code); };
+    onDie = [](int code) { rt::abortRanks(code); };
   }
   if (rank != 0) {
     // Rank 0 speaks and writes for the job; the others only train (their

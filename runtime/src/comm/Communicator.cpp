@@ -41,7 +41,6 @@ public:
   void progress() override {}
   Status wait(Request) override { return Status::ok(); }
   Status agree(uint64_t, const std::string &) override { return Status::ok(); }
-  void abort(int code) override { std::exit(code); }
 };
 
 } // namespace

@@ -283,8 +283,6 @@ public:
     return Status::ok();
   }
 
-  void abort(int code) override { MPI_Abort(comm_, code); }
-
 private:
   /// After the wait for collective `id` timed out: which ranks are not
   /// waiting for it too. Every rank whose wait times out tells every other

@@ -57,9 +57,6 @@ public:
   /// Every rank's `value` is the same (the plan's hash, the batch): an
   /// error naming the first rank whose value differs, and `what` it is.
   virtual Status agree(uint64_t value, const std::string &what) = 0;
-  /// Ends the job on every rank (after an error on one: the others would
-  /// wait for it in their next collective).
-  virtual void abort(int code) = 0;
 
   /// How long wait() waits: $MP_COLLECTIVE_TIMEOUT seconds, 300 by default.
   std::chrono::milliseconds timeout() const { return timeout_; }
@@ -78,7 +75,9 @@ private:
 int launcherWorldSize();
 
 /// Ends the whole job where MPI runs (MPI_Abort on MPI_COMM_WORLD: the
-/// launcher ends every rank), else exit(code).
+/// launcher ends every rank), else exit(code): after an error on one rank,
+/// which the others would otherwise meet as a timeout in their next
+/// collective.
 [[noreturn]] void abortRanks(int code);
 
 /// One process: every reduction is the identity.

@@ -118,9 +118,6 @@ public:
   /// is set here, before the first step.
   void setCommunicator(std::unique_ptr<Communicator> communicator);
   const Communicator &communicator() const { return *comm_; }
-  /// Ends the job on every rank (an error on this one that the others
-  /// would otherwise meet as a timeout in their next reduction).
-  void abortRanks(int code) { comm_->abort(code); }
   /// Sums `count` floats over the ranks in place and waits (between steps:
   /// what a front door reports for the whole job, e.g. metric totals).
   Status allReduceSum(float *data, size_t count);
