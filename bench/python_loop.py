@@ -7,8 +7,8 @@ best ms per step of each (docs/benchmarks.md).
 usage: python bench/python_loop.py [--models resnet,causal_lm]
        [--batches 6] [--rounds 3] [--threads 2] [--autocast]
 
---autocast adds PyTorch eager under torch.autocast(bfloat16) (slow on a
-CPU without bf16 instructions). mp.torch.compile uses policy="auto".
+--autocast adds PyTorch eager and torch.compile under
+torch.autocast(bfloat16) (slow on a CPU without bf16 instructions). mp.torch.compile uses policy="auto".
 """
 import argparse
 import os
@@ -78,6 +78,7 @@ def main():
                       "mp.torch.compile": mp_loop()}
         if args.autocast:
             contenders["torch-eager-autocast"] = torch_loop(True, False)
+            contenders["torch-compile-autocast"] = torch_loop(True, True)
         for epoch in contenders.values():  # warm-up: compiles, primitives
             epoch()
         best = {c: float("inf") for c in contenders}

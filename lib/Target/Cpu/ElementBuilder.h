@@ -150,6 +150,7 @@ public:
       return c(rounded.convertToFloat());
     }
     case OpId::MpCast:
+    case OpId::TrainBroadcast: // its operand's element at this position
       return in[0];
     case OpId::TrainNeg:
       return arith::NegFOp::create(b, loc, in[0]);

@@ -1,6 +1,8 @@
 //===- FusedFunctions.cpp - a fused region as one func.func ---------------===//
 #include "FusedFunctions.h"
 
+#include "mp/Target/Cpu/FusedCode.h"
+
 #include "ElementBuilder.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -32,13 +34,6 @@ Block *createBody(OpBuilder &b, const rt::FusedRegion &region,
   return fn.addEntryBlock();
 }
 
-/// Whether operand `id` of `region` is a row (a bias) rather than a full
-/// tensor of the iteration space.
-bool isRowOperand(const rt::Plan &plan, const rt::FusedRegion &region,
-                  uint32_t id) {
-  return plan.tensors[id].numElements() != region.extent * region.rowLength;
-}
-
 } // namespace
 
 /// func.func @<symbol>_body(operands as memrefs, begin, end): the region's
@@ -48,16 +43,31 @@ void mp::fused::buildRegionFunction(OpBuilder &b, const rt::Plan &plan,
   MLIRContext *context = b.getContext();
   Location loc = b.getUnknownLoc();
   bool rows = region.rowLength > 1;
+  // How each operand is read (findFusedRegions made sure it is one way).
+  std::vector<OperandKind> kinds;
+  if (!fusedOperandKinds(plan, region, kinds))
+    kinds.assign(region.operands.size(), OperandKind::Full);
   SmallVector<Type> argTypes;
-  for (uint32_t id : region.operands) {
-    Type element = elementType(context, plan.tensors[id].dtype);
-    if (isRowOperand(plan, region, id))
+  for (size_t i = 0; i < region.operands.size(); ++i) {
+    Type element = elementType(context, plan.tensors[region.operands[i]].dtype);
+    switch (kinds[i]) {
+    case OperandKind::Scalar:
+      argTypes.push_back(MemRefType::get({1}, element));
+      break;
+    case OperandKind::Column:
       argTypes.push_back(MemRefType::get({region.rowLength}, element));
-    else if (rows)
-      argTypes.push_back(
-          MemRefType::get({region.extent, region.rowLength}, element));
-    else
+      break;
+    case OperandKind::Row:
       argTypes.push_back(MemRefType::get({region.extent}, element));
+      break;
+    case OperandKind::Full:
+      if (rows)
+        argTypes.push_back(
+            MemRefType::get({region.extent, region.rowLength}, element));
+      else
+        argTypes.push_back(MemRefType::get({region.extent}, element));
+      break;
+    }
   }
   Block *entry = createBody(b, region, argTypes);
   OpBuilder::InsertionGuard guard(b);
@@ -68,14 +78,32 @@ void mp::fused::buildRegionFunction(OpBuilder &b, const rt::Plan &plan,
 
   unsigned rank = rows ? 2 : 1;
   AffineMap identity = b.getMultiDimIdentityMap(rank);
-  AffineMap rowMap =
+  AffineMap columnMap =
       AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, context);
+  AffineMap rowMap = AffineMap::get(rank, 0, {b.getAffineDimExpr(0)}, context);
+  AffineMap scalarMap =
+      AffineMap::get(rank, 0, {b.getAffineConstantExpr(0)}, context);
   SmallVector<Value> inputs, outputs;
   SmallVector<AffineMap> maps;
   for (size_t i = 0; i < region.operands.size(); ++i) {
     Value arg = entry->getArgument(i);
     Value view = arg;
-    if (!isRowOperand(plan, region, region.operands[i])) {
+    switch (kinds[i]) {
+    case OperandKind::Scalar:
+      maps.push_back(scalarMap);
+      break;
+    case OperandKind::Column:
+      maps.push_back(columnMap);
+      break;
+    case OperandKind::Row:
+      // This range's rows.
+      view = memref::SubViewOp::create(
+          b, loc, arg, SmallVector<OpFoldResult>{begin},
+          SmallVector<OpFoldResult>{count},
+          SmallVector<OpFoldResult>{b.getIndexAttr(1)});
+      maps.push_back(rowMap);
+      break;
+    case OperandKind::Full: {
       SmallVector<OpFoldResult> offsets{begin}, sizes{count},
           strides{b.getIndexAttr(1)};
       if (rows) {
@@ -85,8 +113,8 @@ void mp::fused::buildRegionFunction(OpBuilder &b, const rt::Plan &plan,
       }
       view = memref::SubViewOp::create(b, loc, arg, offsets, sizes, strides);
       maps.push_back(identity);
-    } else {
-      maps.push_back(rowMap);
+      break;
+    }
     }
     (i < region.numInputs ? inputs : outputs).push_back(view);
   }

@@ -22,6 +22,68 @@ using rt::OpId;
 /// The most operands one generated function takes: past it a run ends.
 static constexpr size_t kMaxOperands = 24;
 
+/// How a region reads a train.broadcast's operand, and the row length it
+/// needs of the region (1: any): a scalar; the trailing dimensions of the
+/// result copied (Column, the row those dimensions make); the leading ones
+/// (Row, the rest of the result a row); the whole result (Full, the
+/// identity). False for any other broadcast (a middle run of dimensions:
+/// batch norm's statistics over N, H, W of NCHW).
+static bool classifyBroadcast(const rt::Plan &plan,
+                              const rt::KernelDesc &kernel, OperandKind &kind,
+                              int64_t &rowLength) {
+  if (kernel.inputs.size() != 1 || kernel.outputs.size() != 1)
+    return false;
+  const rt::TensorDesc &source = plan.tensors[kernel.inputs[0]];
+  const std::vector<int64_t> &result = plan.tensors[kernel.outputs[0]].shape;
+  const std::vector<int64_t> *dims = kernel.getInts(rt::AttrName::dims);
+  int64_t rank = static_cast<int64_t>(result.size());
+  if (!dims || dims->size() != source.shape.size() ||
+      source.dtype != plan.tensors[kernel.outputs[0]].dtype)
+    return false;
+  rowLength = 1;
+  if (source.numElements() == 1) {
+    kind = OperandKind::Scalar;
+    return true;
+  }
+  // The result dimensions the source copies (its others have size 1).
+  std::vector<int64_t> copied;
+  for (size_t i = 0; i < dims->size(); ++i) {
+    int64_t d = (*dims)[i];
+    if (d < 0 || d >= rank || (!copied.empty() && d <= copied.back()))
+      return false;
+    if (source.shape[i] == result[d])
+      copied.push_back(d);
+    else if (source.shape[i] != 1)
+      return false;
+  }
+  int64_t n = static_cast<int64_t>(copied.size());
+  if (n == 0)
+    return false;
+  bool leading = copied.front() == 0 && copied.back() == n - 1;
+  bool trailing = copied.back() == rank - 1 && copied.front() == rank - n;
+  if (leading && trailing) {
+    kind = OperandKind::Full;
+    return true;
+  }
+  auto product = [&](int64_t from, int64_t to) {
+    int64_t p = 1;
+    for (int64_t d = from; d < to; ++d)
+      p *= result[d];
+    return p;
+  };
+  if (trailing) {
+    kind = OperandKind::Column;
+    rowLength = product(rank - n, rank);
+    return true;
+  }
+  if (leading) {
+    kind = OperandKind::Row;
+    rowLength = product(n, rank);
+    return true;
+  }
+  return false;
+}
+
 bool mp::isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength) {
   const rt::KernelDesc &kernel = plan.kernels[k];
   if (kernel.flags != 0 || kernel.outputs.size() != 1)
@@ -85,6 +147,12 @@ bool mp::isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength) {
   case OpId::TrainLeakyReluGrad:
     arity = 2;
     break;
+  case OpId::TrainBroadcast: {
+    OperandKind kind;
+    if (!classifyBroadcast(plan, kernel, kind, rowLength))
+      return false;
+    return true;
+  }
   case OpId::TrainBiasAdd: {
     if (kernel.inputs.size() != 2)
       return false;
@@ -166,6 +234,40 @@ bool mp::isRowKernel(const rt::Plan &plan, size_t k, int64_t &rows,
   }
 }
 
+bool mp::fusedOperandKinds(const rt::Plan &plan, const rt::FusedRegion &region,
+                           std::vector<OperandKind> &kinds) {
+  kinds.assign(region.operands.size(), OperandKind::Full);
+  std::vector<char> known(region.operands.size(), 0);
+  for (size_t k = region.first; k < region.first + region.count; ++k) {
+    const rt::KernelDesc &kernel = plan.kernels[k];
+    for (size_t i = 0; i < kernel.inputs.size(); ++i) {
+      auto at = std::find(region.operands.begin(),
+                          region.operands.begin() + region.numInputs,
+                          kernel.inputs[i]);
+      if (at == region.operands.begin() + region.numInputs)
+        continue; // made inside the region
+      size_t o = static_cast<size_t>(at - region.operands.begin());
+      OperandKind kind = OperandKind::Full;
+      int64_t rowLength = 1;
+      if (kernel.opId() == OpId::TrainBiasAdd && i == 1)
+        kind = OperandKind::Column;
+      else if (kernel.opId() == OpId::TrainBroadcast &&
+               !classifyBroadcast(plan, kernel, kind, rowLength))
+        return false;
+      // A column or row of one element, where the region's rows are as
+      // long as its space (or one element long), is one value.
+      int64_t elements = plan.tensors[kernel.inputs[i]].numElements();
+      if (kind != OperandKind::Full && elements == 1)
+        kind = OperandKind::Scalar;
+      if (known[o] && kinds[o] != kind)
+        return false;
+      known[o] = 1;
+      kinds[o] = kind;
+    }
+  }
+  return true;
+}
+
 namespace {
 /// A run being grown: its kernels and iteration space.
 struct Run {
@@ -202,7 +304,10 @@ static bool collectOperands(const rt::Plan &plan, const Run &run,
   region.operands.insert(region.operands.end(), outputs.begin(), outputs.end());
   region.rowLength = run.rowLength;
   region.extent = run.elements / run.rowLength;
-  return true;
+  // One tensor read two ways (a column and a row of a square space): left
+  // to the kernels.
+  std::vector<OperandKind> kinds;
+  return fusedOperandKinds(plan, region, kinds);
 }
 
 std::vector<rt::FusedRegion> mp::findFusedRegions(const rt::Plan &plan) {

@@ -26,8 +26,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
+#include <map>
 #include <random>
+
+#include <unistd.h>
 
 using namespace mp;
 using namespace mp::rt;
@@ -107,6 +111,19 @@ std::vector<float> testValues(uint32_t seed) {
   for (size_t i = 0; i < std::size(specials); ++i)
     values[(seed * 7 + i * 13) % values.size()] = specials[i];
   return values;
+}
+
+/// This process's folder for the libraries it generates: ctest runs the
+/// suite twice at once (the AVX2 variant), and the two must not write one
+/// file.
+std::string scratchPath() {
+  static const std::string path = [] {
+    std::string dir =
+        ::testing::TempDir() + "/fused_codegen_" + std::to_string(getpid());
+    std::filesystem::create_directories(dir);
+    return dir;
+  }();
+  return path;
 }
 
 std::string caseName(const OpCase &c, DType dtype) {
@@ -235,7 +252,7 @@ void compareWithReference(const OpCase &c, DType dtype, bool bias) {
   Plan plan = makePlan(c, dtype, bias);
   mlir::MLIRContext context;
   CodegenOptions options;
-  options.libraryPath = ::testing::TempDir() + "/fused_" +
+  options.libraryPath = scratchPath() + "/fused_" +
                         (bias ? std::string("bias_add_") + dtypeName(dtype)
                               : caseName(c, dtype)) +
                         ".code.so";
@@ -341,8 +358,8 @@ TEST(FusedCodegen, SelectOnAByteCondition) {
     finishPlan(plan, a, b, loss);
     mlir::MLIRContext context;
     CodegenOptions options;
-    options.libraryPath = ::testing::TempDir() + "/fused_select_" +
-                          dtypeName(dtype) + ".code.so";
+    options.libraryPath =
+        scratchPath() + "/fused_select_" + dtypeName(dtype) + ".code.so";
     ASSERT_TRUE(succeeded(
         generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
     ASSERT_EQ(plan.code.regions.size(), 1u);
@@ -389,6 +406,153 @@ TEST(FusedCodegen, SelectOnAByteCondition) {
             << ", reference " << want;
       }
   }
+}
+
+Attr ints(std::vector<int64_t> values) {
+  Attr a;
+  a.kind = Attr::Kind::Ints;
+  a.ints = std::move(values);
+  return a;
+}
+
+/// Broadcasts read in place by generated code: a column (the trailing
+/// dimension, given as [1, kCols] to check that size-1 dimensions are
+/// skipped), a row (the leading one, a keep-dims sum broadcast back) and a
+/// scalar, combined with x: a = x * column, b = (a - row) + scalar. One
+/// region of all six kernels, bitwise the reference in every float dtype.
+TEST(FusedCodegen, BroadcastsOfScalarsRowsAndColumns) {
+  if (!cpuBackendStatus().isOk())
+    GTEST_SKIP() << cpuBackendStatus().message();
+  if (!cpuFeatureSet().avx2 || !cpuFeatureSet().f16c)
+    GTEST_SKIP() << "generated code needs AVX2 and F16C";
+  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Plan plan;
+    plan.policy = "float32";
+    auto add = [&](TensorKind kind, std::vector<int64_t> shape,
+                   std::string name) {
+      plan.tensors.push_back(
+          {kind, dtype, std::move(shape), std::move(name), 0, 0});
+      return static_cast<uint32_t>(plan.tensors.size() - 1);
+    };
+    uint32_t x = add(TensorKind::Input, {kRows, kCols}, "x");
+    uint32_t column = add(TensorKind::Input, {1, kCols}, "column");
+    uint32_t row = add(TensorKind::Input, {kRows}, "row");
+    uint32_t scalar = add(TensorKind::Input, {}, "scalar");
+    uint32_t columns = add(TensorKind::Scratch, {kRows, kCols}, "");
+    uint32_t rows = add(TensorKind::Scratch, {kRows, kCols}, "");
+    uint32_t scalars = add(TensorKind::Scratch, {kRows, kCols}, "");
+    uint32_t a = add(TensorKind::Scratch, {kRows, kCols}, "");
+    uint32_t t = add(TensorKind::Scratch, {kRows, kCols}, "");
+    uint32_t b = add(TensorKind::Scratch, {kRows, kCols}, "");
+    uint32_t loss = add(TensorKind::Scratch, {}, "");
+    plan.kernels.push_back(
+        {"train.broadcast", {column}, {columns}, {{"dims", ints({0, 1})}}});
+    plan.kernels.push_back({"train.mul", {x, columns}, {a}, {}});
+    plan.kernels.push_back(
+        {"train.broadcast", {row}, {rows}, {{"dims", ints({0})}}});
+    plan.kernels.push_back({"train.sub", {a, rows}, {t}, {}});
+    plan.kernels.push_back(
+        {"train.broadcast", {scalar}, {scalars}, {{"dims", ints({})}}});
+    plan.kernels.push_back({"train.add", {t, scalars}, {b}, {}});
+    finishPlan(plan, a, b, loss);
+    mlir::MLIRContext context;
+    CodegenOptions options;
+    options.libraryPath =
+        scratchPath() + "/fused_broadcast_" + dtypeName(dtype) + ".code.so";
+    ASSERT_TRUE(succeeded(
+        generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
+    ASSERT_EQ(plan.code.regions.size(), 1u);
+    EXPECT_EQ(plan.code.regions[0].count, 6u);
+    EXPECT_EQ(plan.code.regions[0].rowLength, kCols);
+    plan.code.resolvedPath = options.libraryPath;
+    std::map<std::string, std::vector<int64_t>> inputs = {
+        {"x", {kRows, kCols}},
+        {"column", {1, kCols}},
+        {"row", {kRows}},
+        {"scalar", {}}};
+    std::vector<std::vector<uint8_t>> results[2];
+    for (int which = 0; which < 2; ++which) {
+      StatusOr<std::unique_ptr<Session>> session =
+          Session::create(plan, which == 0 ? "cpu" : "reference");
+      ASSERT_TRUE(session.isOk()) << session.status().message();
+      EXPECT_EQ((*session)->usesGeneratedCode(), which == 0);
+      uint32_t seed = 1;
+      for (const auto &[name, shape] : inputs) {
+        std::vector<float> v = testValues(seed++);
+        int64_t n = 1;
+        for (int64_t d : shape)
+          n *= d;
+        v.resize(static_cast<size_t>(n));
+        std::vector<uint8_t> bytes = encode(v, dtype, shape);
+        ASSERT_TRUE(
+            (*session)
+                ->setTensor(name, dtype, shape, bytes.data(), bytes.size())
+                .isOk())
+            << name;
+      }
+      Status step = (*session)->runStep();
+      ASSERT_TRUE(step.isOk()) << step.message();
+      for (const char *name : {"a", "b"}) {
+        std::vector<uint8_t> bytes(kRows * kCols * dtypeSize(dtype));
+        ASSERT_TRUE(
+            (*session)->getTensor(name, bytes.data(), bytes.size()).isOk());
+        results[which].push_back(bytes);
+      }
+    }
+    for (size_t r = 0; r < 2; ++r)
+      for (size_t i = 0; i < kRows * kCols; ++i) {
+        size_t size = dtypeSize(dtype);
+        float got = loadFloat({dtype, {1}, results[0][r].data() + i * size}, 0),
+              want =
+                  loadFloat({dtype, {1}, results[1][r].data() + i * size}, 0);
+        if (std::isnan(got) && std::isnan(want))
+          continue;
+        ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+            << (r ? "b" : "a") << "[" << i << "]: generated " << got
+            << ", reference " << want;
+      }
+  }
+}
+
+/// What generated code leaves to the kernels: a broadcast into a middle
+/// run of dimensions, and one tensor read as a row and as a column of a
+/// square space.
+TEST(FusedCodegen, BroadcastsItCannotReadInPlace) {
+  auto planOf = [](std::vector<int64_t> shape, std::vector<int64_t> source,
+                   std::vector<std::vector<int64_t>> dimsOfEach) {
+    Plan plan;
+    plan.policy = "float32";
+    plan.tensors.push_back({TensorKind::Input, DType::F32, source, "v", 0, 0});
+    plan.tensors.push_back({TensorKind::Input, DType::F32, shape, "x", 0, 0});
+    uint32_t last = 1;
+    for (const std::vector<int64_t> &dims : dimsOfEach) {
+      plan.tensors.push_back(
+          {TensorKind::Scratch, DType::F32, shape, "", 0, 0});
+      uint32_t wide = static_cast<uint32_t>(plan.tensors.size() - 1);
+      plan.tensors.push_back(
+          {TensorKind::Scratch, DType::F32, shape, "", 0, 0});
+      uint32_t sum = static_cast<uint32_t>(plan.tensors.size() - 1);
+      plan.kernels.push_back(
+          {"train.broadcast", {0}, {wide}, {{"dims", ints(dims)}}});
+      plan.kernels.push_back({"train.add", {last, wide}, {sum}, {}});
+      last = sum;
+    }
+    plan.results.push_back({ResultRole::Output, last, UINT32_MAX, "y", 0});
+    layOutPlan(plan);
+    return plan;
+  };
+  int64_t rowLength = 0;
+  Plan middle = planOf({4, 3, 5}, {3}, {{1}});
+  EXPECT_FALSE(isFusibleKernel(middle, 0, rowLength));
+  Plan square = planOf({6, 6}, {6}, {{0}, {1}});
+  EXPECT_TRUE(isFusibleKernel(square, 0, rowLength));
+  EXPECT_EQ(rowLength, 6);
+  EXPECT_TRUE(isFusibleKernel(square, 2, rowLength));
+  EXPECT_TRUE(findFusedRegions(square).empty());
+  Plan trailing = planOf({4, 3, 5}, {3, 5}, {{1, 2}});
+  EXPECT_TRUE(isFusibleKernel(trailing, 0, rowLength));
+  EXPECT_EQ(rowLength, 15);
 }
 
 /// A row kernel alone: x (and g) [kRows, kCols] in `dtype`, scale and
@@ -452,8 +616,8 @@ TEST_P(RowKernelTest, MatchesTheReference) {
 
   mlir::MLIRContext context;
   CodegenOptions options;
-  options.libraryPath = ::testing::TempDir() + "/row_" + std::string(c.op + 6) +
-                        "_" + dtypeName(dtype) + ".code.so";
+  options.libraryPath = scratchPath() + "/row_" + std::string(c.op + 6) + "_" +
+                        dtypeName(dtype) + ".code.so";
   ASSERT_TRUE(succeeded(
       generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
   ASSERT_EQ(plan.code.regions.size(), 1u);

@@ -1,9 +1,11 @@
-//===- FusedCode.h - native code for runs of elementwise kernels -*- C++ -*-===//
+//===- FusedCode.h - native code for runs of elementwise kernels -*- C++
+//-*-===//
 //
 // mp-compile's code generation for the CPU (docs/codegen.md). After a plan
 // is built and laid out, runs of consecutive elementwise kernels over one
 // iteration space (the float unary and binary ops, the activations and
-// their gradients, bias_add along the last dimension, fill, mp.cast) become
+// their gradients, bias_add along the last dimension, fill, mp.cast, the
+// broadcasts of a scalar or of leading or trailing dimensions) become
 // fused regions, and so does each row kernel (the norms, softmax): each is
 // lowered from linalg.generic ops on memrefs,
 // whose body applies the kernels' per-element rules in f32 with each
@@ -36,9 +38,24 @@ namespace mp {
 std::vector<rt::FusedRegion> findFusedRegions(const rt::Plan &plan);
 
 /// Whether generated code computes kernel `k` of `plan` (its op, dtypes
-/// and attributes), and on which row length: 1, or the last dimension of
-/// a bias_add's input. For tests and docs.
+/// and attributes), and on which row length: 1 (any), the last dimension
+/// of a bias_add's input, or a broadcast's: the size of the trailing
+/// dimensions it copies (a column broadcast) or of those it fills in
+/// after the leading ones it copies (a row broadcast). For tests and docs.
 bool isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength);
+
+/// How an elementwise region's function reads one of its input operands
+/// over its iteration space [extent, rowLength]: the whole space (Full),
+/// one value per column (Column: a bias, or a broadcast of the trailing
+/// dimensions), one value per row (Row: a broadcast of the leading
+/// dimensions, as a keep-dims reduction is broadcast back) or one value
+/// (Scalar).
+enum class OperandKind { Full, Column, Row, Scalar };
+
+/// Each operand's kind (outputs are Full), from the kernels that read it;
+/// false where two of them read one operand in different ways.
+bool fusedOperandKinds(const rt::Plan &plan, const rt::FusedRegion &region,
+                       std::vector<OperandKind> &kinds);
 
 /// Whether kernel `k` is a row kernel generated code computes (layer_norm,
 /// rms_norm, softmax / log_softmax along the last axis and their
