@@ -141,6 +141,60 @@ void lowerBroadcastMatmul(train::MatmulOp op) {
   op.getRhsMutable().assign(rhs);
 }
 
+/// reduce_sum over the batch of a batched x^T y (`transpose_lhs`, lhs
+/// [B..., K, M], rhs [B..., K, N], nothing else reading the product): one
+/// product over the stacked rows, x reshaped to [B K, M] and y to [B K, N]
+/// (no copy), which is the same sum of products (TensorFlow's gradient of
+/// an einsum's kernel, as Keras' MultiHeadAttention and EinsumDense give,
+/// is of this form). The batched product's [B, M, N] result is never
+/// written, and under a 16-bit policy the sum is accumulated in the
+/// product's f32 accumulator rather than rounded per batch.
+void sumBatchedProduct(train::ReduceSumOp sum) {
+  auto product = sum.getX().getDefiningOp<train::MatmulOp>();
+  if (!product || !product->hasOneUse() || !product.getTransposeLhs() ||
+      product.getTransposeRhs())
+    return;
+  auto lhsType = cast<RankedTensorType>(product.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(product.getRhs().getType());
+  auto productType = product.getType();
+  int64_t rank = productType.getRank();
+  int64_t batchRank = rank - 2;
+  if (batchRank < 1 || lhsType.getRank() != rank || rhsType.getRank() != rank ||
+      !lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
+      lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2) ||
+      sum.getType().getElementType() != productType.getElementType())
+    return;
+  // The sum is over exactly the batch dimensions.
+  SmallVector<int64_t> dims;
+  for (int64_t d : sum.getDims())
+    dims.push_back(d < 0 ? d + rank : d);
+  llvm::sort(dims);
+  if (static_cast<int64_t>(dims.size()) != batchRank)
+    return;
+  for (int64_t i = 0; i < batchRank; ++i)
+    if (dims[i] != i)
+      return;
+  int64_t rows = 1;
+  for (int64_t d : lhsType.getShape().drop_back(1))
+    rows *= d;
+  int64_t m = lhsType.getShape().back(), n = rhsType.getShape().back();
+  OpBuilder b(sum);
+  Location loc = product.getLoc();
+  Value lhs = train::ReshapeOp::create(b, loc, lhsType.clone({rows, m}),
+                                       product.getLhs());
+  Value rhs = train::ReshapeOp::create(b, loc, rhsType.clone({rows, n}),
+                                       product.getRhs());
+  auto stacked = train::MatmulOp::create(b, loc, productType.clone({m, n}), lhs,
+                                         rhs, b.getUnitAttr());
+  stacked->setDiscardableAttrs(product->getDiscardableAttrDictionary());
+  Value result = stacked.getResult();
+  if (sum.getType().getShape() != ArrayRef<int64_t>{m, n})
+    result = train::ReshapeOp::create(b, loc, sum.getType(), result);
+  sum.getResult().replaceAllUsesWith(result);
+  sum->erase();
+  product->erase();
+}
+
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
@@ -451,6 +505,12 @@ struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
     });
     for (Operation *op : elementwise)
       narrowOverBroadcast(op);
+    // Sums over the batch of batched products, after the products' batches
+    // were made equal above.
+    SmallVector<train::ReduceSumOp> sums;
+    getOperation().walk([&](train::ReduceSumOp sum) { sums.push_back(sum); });
+    for (train::ReduceSumOp sum : sums)
+      sumBatchedProduct(sum);
   }
 };
 

@@ -135,3 +135,37 @@ func.func @narrow_over_broadcast(%g: tensor<4x3xf32>, %h: tensor<4x3xf32>, %full
   %ff = train.sub %f2, %f3 : tensor<4x5x5x3xf32>
   return %m, %s, %a, %ce, %ff : tensor<4x5x5x3xf32>, tensor<4x5x5x3xf32>, tensor<4x5x5x3xf32>, tensor<3x3x3xf32>, tensor<4x5x5x3xf32>
 }
+
+// -----
+
+// A sum over the batch of a batched x^T y (TensorFlow's gradient of an
+// einsum's kernel) is one product over the stacked rows, with keep_dims
+// reshaped back. Kept: a sum over a dimension other than the batch's, a
+// product something else also reads, and one without transpose_lhs.
+// CHECK-LABEL: func.func @sum_of_batched_products
+// CHECK: %[[X:.*]] = train.reshape %arg0 : tensor<4x3x6x5xf32> -> tensor<72x5xf32>
+// CHECK: %[[Y:.*]] = train.reshape %arg1 : tensor<4x3x6x7xf32> -> tensor<72x7xf32>
+// CHECK: %[[P:.*]] = train.matmul %[[X]], %[[Y]] {transpose_lhs} : tensor<72x5xf32>, tensor<72x7xf32> -> tensor<5x7xf32>
+// CHECK: %[[K:.*]] = train.reshape %arg0 : tensor<4x3x6x5xf32> -> tensor<72x5xf32>
+// CHECK: %[[L:.*]] = train.reshape %arg1 : tensor<4x3x6x7xf32> -> tensor<72x7xf32>
+// CHECK: %[[Q:.*]] = train.matmul %[[K]], %[[L]] {transpose_lhs} : tensor<72x5xf32>, tensor<72x7xf32> -> tensor<5x7xf32>
+// CHECK: train.reshape %[[Q]] : tensor<5x7xf32> -> tensor<1x1x5x7xf32>
+// CHECK: %[[R:.*]] = train.matmul %arg0, %arg1 {transpose_lhs} : tensor<4x3x6x5xf32>, tensor<4x3x6x7xf32> -> tensor<4x3x5x7xf32>
+// CHECK: train.reduce_sum %[[R]] {dims = array<i64: 0>}
+// CHECK: %[[S:.*]] = train.matmul %arg0, %arg1 {transpose_lhs} : tensor<4x3x6x5xf32>, tensor<4x3x6x7xf32> -> tensor<4x3x5x7xf32>
+// CHECK: train.reduce_sum %[[S]] {dims = array<i64: 0, 1>}
+// CHECK: %[[T:.*]] = train.matmul %arg2, %arg1 : tensor<4x3x5x6xf32>, tensor<4x3x6x7xf32> -> tensor<4x3x5x7xf32>
+// CHECK: train.reduce_sum %[[T]] {dims = array<i64: 0, 1>}
+func.func @sum_of_batched_products(%x: tensor<4x3x6x5xf32>, %y: tensor<4x3x6x7xf32>, %z: tensor<4x3x5x6xf32>) -> (tensor<5x7xf32>, tensor<1x1x5x7xf32>, tensor<3x5x7xf32>, tensor<5x7xf32>, tensor<4x3x5x7xf32>, tensor<5x7xf32>) {
+  %p = train.matmul %x, %y {transpose_lhs} : tensor<4x3x6x5xf32>, tensor<4x3x6x7xf32> -> tensor<4x3x5x7xf32>
+  %a = train.reduce_sum %p {dims = array<i64: 1, 0>} : tensor<4x3x5x7xf32> -> tensor<5x7xf32>
+  %q = train.matmul %x, %y {transpose_lhs} : tensor<4x3x6x5xf32>, tensor<4x3x6x7xf32> -> tensor<4x3x5x7xf32>
+  %b = train.reduce_sum %q {dims = array<i64: 0, 1>, keep_dims} : tensor<4x3x5x7xf32> -> tensor<1x1x5x7xf32>
+  %r = train.matmul %x, %y {transpose_lhs} : tensor<4x3x6x5xf32>, tensor<4x3x6x7xf32> -> tensor<4x3x5x7xf32>
+  %c = train.reduce_sum %r {dims = array<i64: 0>} : tensor<4x3x5x7xf32> -> tensor<3x5x7xf32>
+  %s = train.matmul %x, %y {transpose_lhs} : tensor<4x3x6x5xf32>, tensor<4x3x6x7xf32> -> tensor<4x3x5x7xf32>
+  %d = train.reduce_sum %s {dims = array<i64: 0, 1>} : tensor<4x3x5x7xf32> -> tensor<5x7xf32>
+  %t = train.matmul %z, %y : tensor<4x3x5x6xf32>, tensor<4x3x6x7xf32> -> tensor<4x3x5x7xf32>
+  %e = train.reduce_sum %t {dims = array<i64: 0, 1>} : tensor<4x3x5x7xf32> -> tensor<5x7xf32>
+  return %a, %b, %c, %d, %s, %e : tensor<5x7xf32>, tensor<1x1x5x7xf32>, tensor<3x5x7xf32>, tensor<5x7xf32>, tensor<4x3x5x7xf32>, tensor<5x7xf32>
+}

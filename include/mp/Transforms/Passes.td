@@ -158,6 +158,11 @@ def Decompose : Pass<"mp-decompose", "::mlir::ModuleOp"> {
     element is the op on the same two values. The mean's gradient as
     PyTorch writes it (`div(broadcast(g), fill(N))`) then divides the small
     tensor and writes no full-size fill; a chain narrows in turn.
+    A `reduce_sum` over exactly the batch dimensions of a batched `matmul`
+    with `transpose_lhs` (x^T y per batch: TensorFlow's gradient of an
+    einsum's kernel) that nothing else reads becomes one `matmul` of the
+    operands reshaped to [batch * K, M] and [batch * K, N] (no copy): the
+    same sum of products, without the batched result in memory.
     Discardable attributes (`mp.force`, locations) carry over. Runs first in
     the pipeline, so that the precision passes see what will run.
   }];

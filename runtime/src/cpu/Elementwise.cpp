@@ -288,6 +288,31 @@ bool biasAdd(PathMode mode, const KernelDesc &kernel,
   return true;
 }
 
+/// How many contiguous sums reduceRun interleaves: enough independent
+/// chains of f64 adds to cover an add's latency on two ports.
+constexpr int64_t kRowsAtOnce = 8;
+
+/// acc[r] = the sum of x[r * length + m] over m, in order, in f64, for
+/// rows r < `rows` (at most kRowsAtOnce), `widen` taking an element to f32.
+template <typename T, typename Widen>
+void sumRows(const T *x, int64_t length, int64_t rows, double *acc,
+             Widen widen) {
+  if (rows == kRowsAtOnce) {
+    double s[kRowsAtOnce] = {};
+    for (int64_t m = 0; m < length; ++m)
+      for (int64_t r = 0; r < kRowsAtOnce; ++r)
+        s[r] += static_cast<double>(widen(x[r * length + m]));
+    std::copy(s, s + kRowsAtOnce, acc);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t m = 0; m < length; ++m)
+      sum += static_cast<double>(widen(x[r * length + m]));
+    acc[r] = sum;
+  }
+}
+
 /// reduce_sum / reduce_mean over one run of neighbouring dimensions [a, b)
 /// (the leading ones, the middle ones, as NHWC's H and W, or the trailing
 /// ones): x seen as [outer, mid, inner], each result element (o, i) sums
@@ -345,19 +370,36 @@ bool reduceRun(PathMode mode, const KernelDesc &kernel, bool mean,
   auto items = [&](int64_t begin, int64_t end) {
     double acc[kChunk];
     float buf[kChunk];
+    if (inner == 1 && (inType == DType::F32 || inType == DType::BF16)) {
+      // Sums down contiguous runs (a row's sum: the last dimensions): each
+      // in memory order in f64 as the reference adds it, kRowsAtOnce of
+      // them side by side, so that the adds of different rows overlap
+      // (one chain waits for each add's latency).
+      for (int64_t item = begin; item < end; item += kRowsAtOnce) {
+        int64_t rows = std::min(kRowsAtOnce, end - item);
+        if (inType == DType::F32)
+          sumRows(in[0].as<const float>() + item * mid, mid, rows, acc,
+                  [](float v) { return v; });
+        else
+          sumRows(in[0].as<const uint16_t>() + item * mid, mid, rows, acc,
+                  [](uint16_t v) { // bf16 is f32's upper half: exact
+                    uint32_t bits = static_cast<uint32_t>(v) << 16;
+                    float f;
+                    std::memcpy(&f, &bits, sizeof f);
+                    return f;
+                  });
+        for (int64_t r = 0; r < rows; ++r)
+          buf[r] = static_cast<float>(acc[r] / count);
+        fromFloats(buf, outType, elementAt(out[0], item), rows);
+      }
+      return;
+    }
     for (int64_t item = begin; item < end; ++item) {
       int64_t o = item / blocks, c = (item % blocks) * width;
       int64_t n = std::min(width, inner - c);
       int64_t first = o * mid * inner + c;
       std::fill(acc, acc + n, 0.0);
-      if (inner == 1 && inType == DType::F32) {
-        // One sum down a contiguous run, in order.
-        const float *x = in[0].as<const float>() + first;
-        double sum = 0;
-        for (int64_t m = 0; m < mid; ++m)
-          sum += x[m];
-        acc[0] = sum;
-      } else if (inType == DType::F32) {
+      if (inType == DType::F32) {
         addColumns(acc, in[0].as<const float>() + first, mid, inner, n);
       } else if (inType == DType::BF16) {
         addColumnsBf16(acc, in[0].as<const uint16_t>() + first, mid, inner, n);

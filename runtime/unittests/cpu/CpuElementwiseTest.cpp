@@ -155,6 +155,10 @@ TEST_F(CpuElementwiseTest, ReductionsAreBitwiseTheReference) {
       {{16, 128, 72}, {2, 1}, {16}, false},
       {{4, 9, 7, 35}, {1, 2}, {4, 35}, false},
       {{3, 5, 2100}, {1}, {3, 2100}, false},
+      // Contiguous runs (a row's sum), eight at once and the rest one by
+      // one: counts of rows not a multiple of eight.
+      {{37, 515}, {1}, {37}, false},
+      {{5, 2, 9}, {2}, {5, 2, 1}, true},
       // Not one run: the reference kernel on row slices, same bytes.
       {{4, 9, 7, 35}, {1, 3}, {4, 7}, false},
   };
