@@ -141,6 +141,70 @@ void lowerBroadcastMatmul(train::MatmulOp op) {
   op.getRhsMutable().assign(rhs);
 }
 
+/// `type` with its last two dimensions exchanged.
+RankedTensorType swapLastTwo(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[shape.size() - 2], shape.back());
+  return type.clone(shape);
+}
+
+/// A matmul operand that is a transpose whose last step exchanges the last
+/// two dimensions (through a reshape of the batch dimensions only, as a
+/// batched product flattens [B, H] to B H): the exchange becomes the
+/// operand's transpose flag, and the transpose that is left (if any) moves
+/// whole rows (its last dimension stays), which the backends copy row by
+/// row instead of tile by tile. Keras' MultiHeadAttention (an einsum's
+/// transposes) writes these: k^T as [B, S, H, D] -> [B, H, D, S], the
+/// scores' gradient as [B, H, S, T] -> [B, H, T, S].
+void foldTransposeIntoMatmul(train::MatmulOp op, bool lhs) {
+  Value operand = lhs ? op.getLhs() : op.getRhs();
+  auto reshape = operand.getDefiningOp<train::ReshapeOp>();
+  Value inner = reshape ? reshape.getX() : operand;
+  auto transpose = inner.getDefiningOp<train::TransposeOp>();
+  if (!transpose)
+    return;
+  auto transposedType = cast<RankedTensorType>(transpose.getType());
+  auto operandType = cast<RankedTensorType>(operand.getType());
+  int64_t rank = transposedType.getRank();
+  if (rank < 2 || operandType.getRank() < 2 ||
+      !transposedType.hasStaticShape() || !operandType.hasStaticShape() ||
+      transposedType.getShape().take_back(2) !=
+          operandType.getShape().take_back(2))
+    return;
+  // perm = q, then the exchange of the last two: q is perm with its last
+  // two entries exchanged.
+  SmallVector<int64_t> q(transpose.getPermutation());
+  std::swap(q[rank - 2], q[rank - 1]);
+  bool identity = true;
+  for (int64_t i = 0; i < rank; ++i)
+    identity &= q[i] == i;
+  if (!identity && q[rank - 1] != rank - 1)
+    return;
+  OpBuilder b(op);
+  Location loc = transpose.getLoc();
+  Value value = transpose.getX();
+  if (!identity) {
+    auto moved = train::TransposeOp::create(b, loc, swapLastTwo(transposedType),
+                                            value, b.getDenseI64ArrayAttr(q));
+    moved->setDiscardableAttrs(transpose->getDiscardableAttrDictionary());
+    value = moved.getResult();
+  }
+  if (reshape)
+    value = train::ReshapeOp::create(b, reshape.getLoc(),
+                                     swapLastTwo(operandType), value);
+  if (lhs) {
+    op.getLhsMutable().assign(value);
+    op.setTransposeLhs(!op.getTransposeLhs());
+  } else {
+    op.getRhsMutable().assign(value);
+    op.setTransposeRhs(!op.getTransposeRhs());
+  }
+  if (reshape && reshape->use_empty())
+    reshape->erase();
+  if (transpose->use_empty())
+    transpose->erase();
+}
+
 /// reduce_sum over the batch of a batched x^T y (`transpose_lhs`, lhs
 /// [B..., K, M], rhs [B..., K, N], nothing else reading the product): one
 /// product over the stacked rows, x reshaped to [B K, M] and y to [B K, N]
@@ -454,6 +518,8 @@ struct DecomposePass : public mp::impl::DecomposeBase<DecomposePass> {
     for (Operation *op : ops) {
       if (auto matmul = dyn_cast<train::MatmulOp>(op)) {
         lowerBroadcastMatmul(matmul);
+        foldTransposeIntoMatmul(matmul, /*lhs=*/true);
+        foldTransposeIntoMatmul(matmul, /*lhs=*/false);
         continue;
       }
       if (auto attention = dyn_cast<train::AttentionOp>(op)) {

@@ -169,3 +169,34 @@ func.func @sum_of_batched_products(%x: tensor<4x3x6x5xf32>, %y: tensor<4x3x6x7xf
   %e = train.reduce_sum %t {dims = array<i64: 0, 1>} : tensor<4x3x5x7xf32> -> tensor<5x7xf32>
   return %a, %b, %c, %d, %s, %e : tensor<5x7xf32>, tensor<1x1x5x7xf32>, tensor<3x5x7xf32>, tensor<5x7xf32>, tensor<4x3x5x7xf32>, tensor<5x7xf32>
 }
+
+// -----
+
+// A transpose whose last step exchanges a matmul operand's last two
+// dimensions (through a reshape of the batch only) becomes the operand's
+// transpose flag; what is left of it keeps the last dimension. Kept: a
+// transpose that would leave a transpose moving the last dimension.
+// CHECK-LABEL: func.func @transpose_into_matmul
+// CHECK: %[[X:.*]] = train.reshape %arg0 : tensor<2x3x4x5xf32> -> tensor<6x4x5xf32>
+// CHECK: train.matmul %[[X]], %arg3 {transpose_lhs} : tensor<6x4x5xf32>, tensor<6x4x7xf32> -> tensor<6x5x7xf32>
+// CHECK: %[[K:.*]] = train.transpose %arg1 {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x5x3x4xf32> -> tensor<2x3x5x4xf32>
+// CHECK: %[[R:.*]] = train.reshape %[[K]] : tensor<2x3x5x4xf32> -> tensor<6x5x4xf32>
+// CHECK: train.matmul %arg2, %[[R]] {transpose_rhs} : tensor<6x7x4xf32>, tensor<6x5x4xf32> -> tensor<6x7x5xf32>
+// CHECK: train.matmul %arg4, %arg5 : tensor<7x4xf32>, tensor<4x5xf32> -> tensor<7x5xf32>
+// CHECK: %[[T:.*]] = train.transpose %arg1 {permutation = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[U:.*]] = train.reshape %[[T]]
+// CHECK: train.matmul %[[U]], %arg6 : tensor<6x5x4xf32>, tensor<6x4x2xf32> -> tensor<6x5x2xf32>
+func.func @transpose_into_matmul(%x: tensor<2x3x4x5xf32>, %k: tensor<2x5x3x4xf32>, %q: tensor<6x7x4xf32>, %y: tensor<6x4x7xf32>, %a: tensor<7x4xf32>, %bt: tensor<4x5xf32>, %z: tensor<6x4x2xf32>) -> (tensor<6x5x7xf32>, tensor<6x7x5xf32>, tensor<7x5xf32>, tensor<6x5x2xf32>) {
+  %xt = train.transpose %x {permutation = array<i64: 0, 1, 3, 2>} : tensor<2x3x4x5xf32> -> tensor<2x3x5x4xf32>
+  %xr = train.reshape %xt : tensor<2x3x5x4xf32> -> tensor<6x5x4xf32>
+  %p = train.matmul %xr, %y : tensor<6x5x4xf32>, tensor<6x4x7xf32> -> tensor<6x5x7xf32>
+  %kt = train.transpose %k {permutation = array<i64: 0, 2, 3, 1>} : tensor<2x5x3x4xf32> -> tensor<2x3x4x5xf32>
+  %kr = train.reshape %kt : tensor<2x3x4x5xf32> -> tensor<6x4x5xf32>
+  %s = train.matmul %q, %kr : tensor<6x7x4xf32>, tensor<6x4x5xf32> -> tensor<6x7x5xf32>
+  %b = train.transpose %bt {permutation = array<i64: 1, 0>} : tensor<4x5xf32> -> tensor<5x4xf32>
+  %c = train.matmul %a, %b {transpose_rhs} : tensor<7x4xf32>, tensor<5x4xf32> -> tensor<7x5xf32>
+  %m = train.transpose %k {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x5x3x4xf32> -> tensor<2x3x5x4xf32>
+  %mr = train.reshape %m : tensor<2x3x5x4xf32> -> tensor<6x5x4xf32>
+  %d = train.matmul %mr, %z : tensor<6x5x4xf32>, tensor<6x4x2xf32> -> tensor<6x5x2xf32>
+  return %p, %s, %c, %d : tensor<6x5x7xf32>, tensor<6x7x5xf32>, tensor<7x5xf32>, tensor<6x5x2xf32>
+}

@@ -150,7 +150,12 @@ def Decompose : Pass<"mp-decompose", "::mlir::ModuleOp"> {
     A `matmul` whose batch dimensions broadcast becomes one on equal
     batches: an rhs whose batch is all 1s is reshaped to the shared rank-2
     form (no copy), any other operand whose batch differs from the
-    result's is `broadcast` to it.
+    result's is `broadcast` to it. A `matmul` operand that is a
+    `transpose` (through a `reshape` of the batch dimensions only) whose
+    permutation ends by exchanging the last two dimensions takes that
+    exchange as its transpose flag, and what is left of the permutation,
+    if anything, keeps the last dimension (copied row by row): Keras'
+    MultiHeadAttention's k^T and its scores' gradient.
     An `add`, `sub`, `mul`, `div`, `maximum` or `minimum` whose operands
     are two `broadcast`s of one source shape with the same dims, or a
     `broadcast` and a `fill`, becomes the op at the source shape (a `fill`
