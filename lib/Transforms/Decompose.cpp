@@ -180,6 +180,10 @@ void foldTransposeIntoMatmul(train::MatmulOp op, bool lhs) {
     identity &= q[i] == i;
   if (!identity && q[rank - 1] != rank - 1)
     return;
+  // A transpose that is left and read elsewhere too would run twice.
+  if (!identity &&
+      (!transpose->hasOneUse() || (reshape && !reshape->hasOneUse())))
+    return;
   OpBuilder b(op);
   Location loc = transpose.getLoc();
   Value value = transpose.getX();

@@ -200,3 +200,18 @@ func.func @transpose_into_matmul(%x: tensor<2x3x4x5xf32>, %k: tensor<2x5x3x4xf32
   %d = train.matmul %mr, %z : tensor<6x5x4xf32>, tensor<6x4x2xf32> -> tensor<6x5x2xf32>
   return %p, %s, %c, %d : tensor<6x5x7xf32>, tensor<6x7x5xf32>, tensor<7x5xf32>, tensor<6x5x2xf32>
 }
+
+// -----
+
+// Kept: a fold that would leave a transpose (a row-moving one) while
+// something else reads the original too: both would run.
+// CHECK-LABEL: func.func @shared_transpose_kept
+// CHECK: %[[T:.*]] = train.transpose %arg0 {permutation = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[R:.*]] = train.reshape %[[T]]
+// CHECK: train.matmul %arg1, %[[R]] : tensor<6x7x4xf32>, tensor<6x4x5xf32> -> tensor<6x7x5xf32>
+func.func @shared_transpose_kept(%k: tensor<2x5x3x4xf32>, %q: tensor<6x7x4xf32>) -> (tensor<6x7x5xf32>, tensor<2x3x4x5xf32>) {
+  %kt = train.transpose %k {permutation = array<i64: 0, 2, 3, 1>} : tensor<2x5x3x4xf32> -> tensor<2x3x4x5xf32>
+  %kr = train.reshape %kt : tensor<2x3x4x5xf32> -> tensor<6x4x5xf32>
+  %s = train.matmul %q, %kr : tensor<6x7x4xf32>, tensor<6x4x5xf32> -> tensor<6x7x5xf32>
+  return %s, %kt : tensor<6x7x5xf32>, tensor<2x3x4x5xf32>
+}

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <cassert>
 #include <map>
 
 using namespace mlir;
@@ -43,10 +44,11 @@ void mp::fused::buildRegionFunction(OpBuilder &b, const rt::Plan &plan,
   MLIRContext *context = b.getContext();
   Location loc = b.getUnknownLoc();
   bool rows = region.rowLength > 1;
-  // How each operand is read (findFusedRegions made sure it is one way).
+  // How each operand is read: findFusedRegions made no region with an
+  // operand read two ways.
   std::vector<OperandKind> kinds;
-  if (!fusedOperandKinds(plan, region, kinds))
-    kinds.assign(region.operands.size(), OperandKind::Full);
+  [[maybe_unused]] bool oneWay = fusedOperandKinds(plan, region, kinds);
+  assert(oneWay && "a fused region reads an operand two ways");
   SmallVector<Type> argTypes;
   for (size_t i = 0; i < region.operands.size(); ++i) {
     Type element = elementType(context, plan.tensors[region.operands[i]].dtype);

@@ -22,6 +22,15 @@ using rt::OpId;
 /// The most operands one generated function takes: past it a run ends.
 static constexpr size_t kMaxOperands = 24;
 
+/// The product of shape[from, to).
+static int64_t dimsProduct(const std::vector<int64_t> &shape, int64_t from,
+                           int64_t to) {
+  int64_t p = 1;
+  for (int64_t d = from; d < to; ++d)
+    p *= shape[d];
+  return p;
+}
+
 /// How a region reads a train.broadcast's operand, and the row length it
 /// needs of the region (1: any): a scalar; the trailing dimensions of the
 /// result copied (Column, the row those dimensions make); the leading ones
@@ -66,10 +75,7 @@ static bool classifyBroadcast(const rt::Plan &plan,
     return true;
   }
   auto product = [&](int64_t from, int64_t to) {
-    int64_t p = 1;
-    for (int64_t d = from; d < to; ++d)
-      p *= result[d];
-    return p;
+    return dimsProduct(result, from, to);
   };
   if (trailing) {
     kind = OperandKind::Column;
@@ -206,10 +212,7 @@ bool mp::isRowKernel(const rt::Plan &plan, size_t k, int64_t &rows,
   if (rank == 0 || axis < 0 || axis >= rank)
     return false;
   auto product = [&](int64_t from, int64_t to) {
-    int64_t p = 1;
-    for (int64_t d = from; d < to; ++d)
-      p *= shape[d];
-    return p;
+    return dimsProduct(shape, from, to);
   };
   switch (kernel.opId()) {
   case OpId::TrainLayerNorm:

@@ -326,6 +326,53 @@ TEST(FusedCodegen, BiasAddAlongTheLastDimension) {
     compareWithReference({"train.bias_add", 2, false}, dtype, /*bias=*/true);
 }
 
+/// One input of expectBitwiseTheReference: its name, dtype, shape, bytes.
+struct Input {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+
+/// Runs one step of `plan` (generated code attached) on the cpu backend
+/// and on the reference, from `inputs`, and expects outputs "a" and "b"
+/// ([kRows, kCols] in `dtype`) bitwise the same (NaN of any payload alike).
+void expectBitwiseTheReference(const Plan &plan, DType dtype,
+                               const std::vector<Input> &inputs) {
+  std::vector<std::vector<uint8_t>> results[2];
+  for (int which = 0; which < 2; ++which) {
+    StatusOr<std::unique_ptr<Session>> session =
+        Session::create(plan, which == 0 ? "cpu" : "reference");
+    ASSERT_TRUE(session.isOk()) << session.status().message();
+    EXPECT_EQ((*session)->usesGeneratedCode(), which == 0);
+    for (const Input &input : inputs)
+      ASSERT_TRUE((*session)
+                      ->setTensor(input.name, input.dtype, input.shape,
+                                  input.bytes.data(), input.bytes.size())
+                      .isOk())
+          << input.name;
+    Status step = (*session)->runStep();
+    ASSERT_TRUE(step.isOk()) << step.message();
+    for (const char *name : {"a", "b"}) {
+      std::vector<uint8_t> bytes(kRows * kCols * dtypeSize(dtype));
+      ASSERT_TRUE(
+          (*session)->getTensor(name, bytes.data(), bytes.size()).isOk());
+      results[which].push_back(bytes);
+    }
+  }
+  size_t size = dtypeSize(dtype);
+  for (size_t r = 0; r < 2; ++r)
+    for (size_t i = 0; i < kRows * kCols; ++i) {
+      float got = loadFloat({dtype, {1}, results[0][r].data() + i * size}, 0),
+            want = loadFloat({dtype, {1}, results[1][r].data() + i * size}, 0);
+      if (std::isnan(got) && std::isnan(want))
+        continue;
+      ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+          << (r ? "b" : "a") << "[" << i << "]: generated " << got
+          << ", reference " << want;
+    }
+}
+
 /// select with a byte condition (i1) in a region: select(keep, x, fill(-inf))
 /// then mul, as the attention masks run; bitwise the reference (no
 /// arithmetic but the product), in every float dtype, the condition's
@@ -369,42 +416,11 @@ TEST(FusedCodegen, SelectOnAByteCondition) {
     std::vector<uint8_t> keepBytes(kRows * kCols);
     for (size_t i = 0; i < keepBytes.size(); ++i)
       keepBytes[i] = i % 3 == 0 ? 0 : (i % 3 == 1 ? 1 : 0xff);
-    std::vector<uint8_t> xb = encode(testValues(1), dtype, shape),
-                         gb = encode(testValues(2), dtype, shape);
-    std::vector<std::vector<uint8_t>> results[2];
-    for (int which = 0; which < 2; ++which) {
-      StatusOr<std::unique_ptr<Session>> session =
-          Session::create(plan, which == 0 ? "cpu" : "reference");
-      ASSERT_TRUE(session.isOk()) << session.status().message();
-      EXPECT_EQ((*session)->usesGeneratedCode(), which == 0);
-      ASSERT_TRUE((*session)
-                      ->setTensor("keep", DType::I1, shape, keepBytes.data(),
-                                  keepBytes.size())
-                      .isOk());
-      ASSERT_TRUE(
-          (*session)->setTensor("x", dtype, shape, xb.data(), xb.size()).isOk());
-      ASSERT_TRUE(
-          (*session)->setTensor("g", dtype, shape, gb.data(), gb.size()).isOk());
-      Status step = (*session)->runStep();
-      ASSERT_TRUE(step.isOk()) << step.message();
-      for (const char *name : {"a", "b"}) {
-        std::vector<uint8_t> bytes(kRows * kCols * dtypeSize(dtype));
-        ASSERT_TRUE(
-            (*session)->getTensor(name, bytes.data(), bytes.size()).isOk());
-        results[which].push_back(bytes);
-      }
-    }
-    for (size_t r = 0; r < 2; ++r)
-      for (size_t i = 0; i < kRows * kCols; ++i) {
-        size_t size = dtypeSize(dtype);
-        float got = loadFloat({dtype, {1}, results[0][r].data() + i * size}, 0),
-              want = loadFloat({dtype, {1}, results[1][r].data() + i * size}, 0);
-        if (std::isnan(got) && std::isnan(want))
-          continue;
-        ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
-            << (r ? "b" : "a") << "[" << i << "]: generated " << got
-            << ", reference " << want;
-      }
+    expectBitwiseTheReference(
+        plan, dtype,
+        {{"keep", DType::I1, shape, keepBytes},
+         {"x", dtype, shape, encode(testValues(1), dtype, shape)},
+         {"g", dtype, shape, encode(testValues(2), dtype, shape)}});
   }
 }
 
@@ -466,52 +482,20 @@ TEST(FusedCodegen, BroadcastsOfScalarsRowsAndColumns) {
     EXPECT_EQ(plan.code.regions[0].count, 6u);
     EXPECT_EQ(plan.code.regions[0].rowLength, kCols);
     plan.code.resolvedPath = options.libraryPath;
-    std::map<std::string, std::vector<int64_t>> inputs = {
-        {"x", {kRows, kCols}},
-        {"column", {1, kCols}},
-        {"row", {kRows}},
-        {"scalar", {}}};
-    std::vector<std::vector<uint8_t>> results[2];
-    for (int which = 0; which < 2; ++which) {
-      StatusOr<std::unique_ptr<Session>> session =
-          Session::create(plan, which == 0 ? "cpu" : "reference");
-      ASSERT_TRUE(session.isOk()) << session.status().message();
-      EXPECT_EQ((*session)->usesGeneratedCode(), which == 0);
-      uint32_t seed = 1;
-      for (const auto &[name, shape] : inputs) {
-        std::vector<float> v = testValues(seed++);
-        int64_t n = 1;
-        for (int64_t d : shape)
-          n *= d;
-        v.resize(static_cast<size_t>(n));
-        std::vector<uint8_t> bytes = encode(v, dtype, shape);
-        ASSERT_TRUE(
-            (*session)
-                ->setTensor(name, dtype, shape, bytes.data(), bytes.size())
-                .isOk())
-            << name;
-      }
-      Status step = (*session)->runStep();
-      ASSERT_TRUE(step.isOk()) << step.message();
-      for (const char *name : {"a", "b"}) {
-        std::vector<uint8_t> bytes(kRows * kCols * dtypeSize(dtype));
-        ASSERT_TRUE(
-            (*session)->getTensor(name, bytes.data(), bytes.size()).isOk());
-        results[which].push_back(bytes);
-      }
+    std::vector<Input> inputs = {{"x", dtype, {kRows, kCols}, {}},
+                                 {"column", dtype, {1, kCols}, {}},
+                                 {"row", dtype, {kRows}, {}},
+                                 {"scalar", dtype, {}, {}}};
+    uint32_t seed = 1;
+    for (Input &input : inputs) {
+      std::vector<float> v = testValues(seed++);
+      int64_t n = 1;
+      for (int64_t d : input.shape)
+        n *= d;
+      v.resize(static_cast<size_t>(n));
+      input.bytes = encode(v, dtype, input.shape);
     }
-    for (size_t r = 0; r < 2; ++r)
-      for (size_t i = 0; i < kRows * kCols; ++i) {
-        size_t size = dtypeSize(dtype);
-        float got = loadFloat({dtype, {1}, results[0][r].data() + i * size}, 0),
-              want =
-                  loadFloat({dtype, {1}, results[1][r].data() + i * size}, 0);
-        if (std::isnan(got) && std::isnan(want))
-          continue;
-        ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
-            << (r ? "b" : "a") << "[" << i << "]: generated " << got
-            << ", reference " << want;
-      }
+    expectBitwiseTheReference(plan, dtype, inputs);
   }
 }
 

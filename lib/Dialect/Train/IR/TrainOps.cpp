@@ -571,5 +571,17 @@ LogicalResult AdaptiveAvgPool2DGradOp::verify() {
   return verifyAdaptivePool(*this, getLayout(), getResult(), getGrad());
 }
 
+/// A condition that is one constant everywhere (Keras' causal mask is
+/// where(true, tril, false)) picks one operand, as does a select of one
+/// value twice: exact.
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  if (getTrueValue() == getFalseValue())
+    return getTrueValue();
+  auto condition = dyn_cast_or_null<SplatElementsAttr>(adaptor.getCondition());
+  if (!condition)
+    return {};
+  return condition.getSplatValue<bool>() ? getTrueValue() : getFalseValue();
+}
+
 #define GET_OP_CLASSES
 #include "mp/Dialect/Train/IR/TrainOps.cpp.inc"

@@ -281,6 +281,7 @@ def Train_SelectOp : Train_Op<"select", [
   let assemblyFormat = [{
     $condition `,` $true_value `,` $false_value attr-dict `:` type($result)
   }];
+  let hasFolder = 1;
 }
 
 /// Activation gradients: (upstream gradient, saved forward tensor) -> grad.
