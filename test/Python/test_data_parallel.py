@@ -487,6 +487,7 @@ if mode == "ddp":
         mean = loss.detach().clone()
         dist.all_reduce(mean)
         losses.append(float(mean) / N)
+    dist.barrier()  # neither rank tears gloo down while the other reads
     dist.destroy_process_group()
 else:
     import mp
@@ -517,12 +518,26 @@ def test_batch_norm_trains_as_pytorch_ddp(tmp_path):
     (tmp_path / "loop.py").write_text(DDP_SCRIPT)
     env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"),
                MP_CACHE_DIR=str(tmp_path / "cache"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = str(s.getsockname()[1])
-    for mode in ("ddp", "mp"):
+    def free_port():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return str(s.getsockname()[1])
+
+    def loop(mode):
         run([sys.executable, str(tmp_path / "loop.py"), mode,
-             str(tmp_path / (mode + ".npz")), port], 2, env)
+             str(tmp_path / (mode + ".npz")), free_port()], 2, env)
+
+    # PyTorch's own run is the reference: its gloo process group ended a
+    # rank with std::terminate once under ctest -j2 beside the Keras
+    # corpus ("terminate called without an active exception"), so it gets
+    # a second try on a fresh port. mp's run gets one.
+    try:
+        loop("ddp")
+    except AssertionError as error:
+        if "terminate called" not in str(error):
+            raise
+        loop("ddp")
+    loop("mp")
     ddp = np.load(tmp_path / "ddp.npz")
     ours = np.load(tmp_path / "mp.npz")
     np.testing.assert_allclose(ours["losses"], ddp["losses"], rtol=1e-5)
