@@ -126,6 +126,18 @@ std::string scratchPath() {
   return path;
 }
 
+/// Generates `plan`'s code into this process's folder as `<name>.code.so`
+/// and attaches the library to the plan; true where it made one region.
+bool attachCode(Plan &plan, const std::string &name) {
+  mlir::MLIRContext context;
+  CodegenOptions options;
+  options.libraryPath = scratchPath() + "/" + name + ".code.so";
+  if (failed(generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))))
+    return false;
+  plan.code.resolvedPath = options.libraryPath;
+  return plan.code.regions.size() == 1;
+}
+
 std::string caseName(const OpCase &c, DType dtype) {
   std::string name = std::string(c.op + 6) + (c.attrs.count("tanh_approx") ? "_tanh" : "");
   return name + "_" + dtypeName(dtype);
@@ -250,18 +262,11 @@ void compareWithReference(const OpCase &c, DType dtype, bool bias) {
     GTEST_SKIP() << "generated code needs AVX2 and F16C; this CPU has "
                  << cpuFeatures();
   Plan plan = makePlan(c, dtype, bias);
-  mlir::MLIRContext context;
-  CodegenOptions options;
-  options.libraryPath = scratchPath() + "/fused_" +
-                        (bias ? std::string("bias_add_") + dtypeName(dtype)
-                              : caseName(c, dtype)) +
-                        ".code.so";
-  ASSERT_TRUE(succeeded(
-      generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
-  ASSERT_EQ(plan.code.regions.size(), 1u);
+  ASSERT_TRUE(attachCode(
+      plan, "fused_" + (bias ? std::string("bias_add_") + dtypeName(dtype)
+                             : caseName(c, dtype))));
   ASSERT_EQ(plan.code.regions[0].count, 2u);
   EXPECT_EQ(plan.code.regions[0].rowLength, bias ? kCols : 1);
-  plan.code.resolvedPath = options.libraryPath;
 
   bool fused = false, unfused = true;
   std::vector<float> second;
@@ -403,15 +408,9 @@ TEST(FusedCodegen, SelectOnAByteCondition) {
     plan.kernels.push_back({"train.select", {keep, x, low}, {a}, {}});
     plan.kernels.push_back({"train.mul", {a, g}, {b}, {}});
     finishPlan(plan, a, b, loss);
-    mlir::MLIRContext context;
-    CodegenOptions options;
-    options.libraryPath =
-        scratchPath() + "/fused_select_" + dtypeName(dtype) + ".code.so";
-    ASSERT_TRUE(succeeded(
-        generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
-    ASSERT_EQ(plan.code.regions.size(), 1u);
+    ASSERT_TRUE(
+        attachCode(plan, std::string("fused_select_") + dtypeName(dtype)));
     EXPECT_EQ(plan.code.regions[0].count, 3u);
-    plan.code.resolvedPath = options.libraryPath;
     std::vector<int64_t> shape{kRows, kCols};
     std::vector<uint8_t> keepBytes(kRows * kCols);
     for (size_t i = 0; i < keepBytes.size(); ++i)
@@ -472,16 +471,10 @@ TEST(FusedCodegen, BroadcastsOfScalarsRowsAndColumns) {
         {"train.broadcast", {scalar}, {scalars}, {{"dims", ints({})}}});
     plan.kernels.push_back({"train.add", {t, scalars}, {b}, {}});
     finishPlan(plan, a, b, loss);
-    mlir::MLIRContext context;
-    CodegenOptions options;
-    options.libraryPath =
-        scratchPath() + "/fused_broadcast_" + dtypeName(dtype) + ".code.so";
-    ASSERT_TRUE(succeeded(
-        generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
-    ASSERT_EQ(plan.code.regions.size(), 1u);
+    ASSERT_TRUE(
+        attachCode(plan, std::string("fused_broadcast_") + dtypeName(dtype)));
     EXPECT_EQ(plan.code.regions[0].count, 6u);
     EXPECT_EQ(plan.code.regions[0].rowLength, kCols);
-    plan.code.resolvedPath = options.libraryPath;
     std::vector<Input> inputs = {{"x", dtype, {kRows, kCols}, {}},
                                  {"column", dtype, {1, kCols}, {}},
                                  {"row", dtype, {kRows}, {}},
@@ -598,16 +591,10 @@ TEST_P(RowKernelTest, MatchesTheReference) {
         {ResultRole::Output, outputs[o], UINT32_MAX, "out" + std::to_string(o), 0});
   layOutPlan(plan);
 
-  mlir::MLIRContext context;
-  CodegenOptions options;
-  options.libraryPath = scratchPath() + "/row_" + std::string(c.op + 6) + "_" +
-                        dtypeName(dtype) + ".code.so";
-  ASSERT_TRUE(succeeded(
-      generateFusedCode(plan, options, mlir::UnknownLoc::get(&context))));
-  ASSERT_EQ(plan.code.regions.size(), 1u);
+  ASSERT_TRUE(attachCode(plan, "row_" + std::string(c.op + 6) + "_" +
+                                   dtypeName(dtype)));
   EXPECT_EQ(plan.code.regions[0].extent, kRows);
   EXPECT_EQ(plan.code.regions[0].rowLength, kCols);
-  plan.code.resolvedPath = options.libraryPath;
 
   // x: the usual values (the special ones too: a NaN or inf row stays
   // NaN or inf alike); scale and offset in [-8, 8].
