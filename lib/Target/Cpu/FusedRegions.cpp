@@ -74,17 +74,14 @@ static bool classifyBroadcast(const rt::Plan &plan,
     kind = OperandKind::Full;
     return true;
   }
-  auto product = [&](int64_t from, int64_t to) {
-    return dimsProduct(result, from, to);
-  };
   if (trailing) {
     kind = OperandKind::Column;
-    rowLength = product(rank - n, rank);
+    rowLength = dimsProduct(result, rank - n, rank);
     return true;
   }
   if (leading) {
     kind = OperandKind::Row;
-    rowLength = product(n, rank);
+    rowLength = dimsProduct(result, n, rank);
     return true;
   }
   return false;
@@ -155,9 +152,7 @@ bool mp::isFusibleKernel(const rt::Plan &plan, size_t k, int64_t &rowLength) {
     break;
   case OpId::TrainBroadcast: {
     OperandKind kind;
-    if (!classifyBroadcast(plan, kernel, kind, rowLength))
-      return false;
-    return true;
+    return classifyBroadcast(plan, kernel, kind, rowLength);
   }
   case OpId::TrainBiasAdd: {
     if (kernel.inputs.size() != 2)
@@ -211,15 +206,12 @@ bool mp::isRowKernel(const rt::Plan &plan, size_t k, int64_t &rows,
     axis += rank;
   if (rank == 0 || axis < 0 || axis >= rank)
     return false;
-  auto product = [&](int64_t from, int64_t to) {
-    return dimsProduct(shape, from, to);
-  };
   switch (kernel.opId()) {
   case OpId::TrainLayerNorm:
   case OpId::TrainRmsNorm:
     // Rows of shape[axis:] elements.
-    rows = product(0, axis);
-    length = product(axis, rank);
+    rows = dimsProduct(shape, 0, axis);
+    length = dimsProduct(shape, axis, rank);
     return kernel.outputs.size() ==
            (kernel.opId() == OpId::TrainLayerNorm ? 3u : 2u);
   case OpId::TrainSoftmax:
@@ -229,7 +221,7 @@ bool mp::isRowKernel(const rt::Plan &plan, size_t k, int64_t &rows,
     // Along the last axis only: a row is contiguous.
     if (axis != rank - 1)
       return false;
-    rows = product(0, axis);
+    rows = dimsProduct(shape, 0, axis);
     length = shape[axis];
     return kernel.outputs.size() == 1;
   default:

@@ -5,6 +5,7 @@
 
 #include "cpu/Cast.h"
 #include "cpu/Chunks.h"
+#include "cpu/ElementAccess.h"
 #include "cpu/LossScaling.h"
 #include "cpu/Optimizer.h"
 #include "cpu/PathMode.h"
@@ -293,22 +294,23 @@ bool biasAdd(PathMode mode, const KernelDesc &kernel,
 constexpr int64_t kRowsAtOnce = 8;
 
 /// acc[r] = the sum of x[r * length + m] over m, in order, in f64, for
-/// rows r < `rows` (at most kRowsAtOnce), `widen` taking an element to f32.
-template <typename T, typename Widen>
-void sumRows(const T *x, int64_t length, int64_t rows, double *acc,
-             Widen widen) {
+/// rows r < `rows` (at most kRowsAtOnce), elements read as `Elems` says
+/// (cpu/ElementAccess.h).
+template <typename Elems>
+void sumRows(const typename Elems::T *x, int64_t length, int64_t rows,
+             double *acc) {
   if (rows == kRowsAtOnce) {
     double s[kRowsAtOnce] = {};
     for (int64_t m = 0; m < length; ++m)
       for (int64_t r = 0; r < kRowsAtOnce; ++r)
-        s[r] += static_cast<double>(widen(x[r * length + m]));
+        s[r] += static_cast<double>(Elems::load(x, r * length + m));
     std::copy(s, s + kRowsAtOnce, acc);
     return;
   }
   for (int64_t r = 0; r < rows; ++r) {
     double sum = 0;
     for (int64_t m = 0; m < length; ++m)
-      sum += static_cast<double>(widen(x[r * length + m]));
+      sum += static_cast<double>(Elems::load(x, r * length + m));
     acc[r] = sum;
   }
 }
@@ -377,17 +379,11 @@ bool reduceRun(PathMode mode, const KernelDesc &kernel, bool mean,
       // (one chain waits for each add's latency).
       for (int64_t item = begin; item < end; item += kRowsAtOnce) {
         int64_t rows = std::min(kRowsAtOnce, end - item);
-        if (inType == DType::F32)
-          sumRows(in[0].as<const float>() + item * mid, mid, rows, acc,
-                  [](float v) { return v; });
-        else
-          sumRows(in[0].as<const uint16_t>() + item * mid, mid, rows, acc,
-                  [](uint16_t v) { // bf16 is f32's upper half: exact
-                    uint32_t bits = static_cast<uint32_t>(v) << 16;
-                    float f;
-                    std::memcpy(&f, &bits, sizeof f);
-                    return f;
-                  });
+        withElems(inType, [&](auto elems) {
+          using Elems = decltype(elems);
+          sumRows<Elems>(in[0].as<const typename Elems::T>() + item * mid, mid,
+                         rows, acc);
+        });
         for (int64_t r = 0; r < rows; ++r)
           buf[r] = static_cast<float>(acc[r] / count);
         fromFloats(buf, outType, elementAt(out[0], item), rows);

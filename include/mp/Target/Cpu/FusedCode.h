@@ -1,5 +1,4 @@
-//===- FusedCode.h - native code for runs of elementwise kernels -*- C++
-//-*-===//
+//===- FusedCode.h - native code for elementwise runs ----------*- C++ -*-===//
 //
 // mp-compile's code generation for the CPU (docs/codegen.md). After a plan
 // is built and laid out, runs of consecutive elementwise kernels over one
