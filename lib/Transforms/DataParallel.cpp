@@ -38,6 +38,172 @@ int64_t f32Bytes(Value value) {
   return type.getNumElements() * 4;
 }
 
+/// ZeRO stage 1 of a step (mode=zero1): every optimizer update runs on
+/// this rank's shard of its parameter. Per bucket of gradients (in the
+/// order the backward pass makes them): one train.reduce_scatter of the
+/// gradients right after the last of them, one train.rank_shard of their
+/// parameters, the updates retyped to shards (their optimizer state
+/// arguments and results too: the memory that falls by the world size),
+/// and one train.all_gather of the updated parameter shards after the
+/// bucket's last update, which the step returns as the new parameters.
+class ShardedUpdates {
+public:
+  ShardedUpdates(FunctionOpInterface fn, int64_t worldSize)
+      : fn(fn), body(fn.getFunctionBody().front()), worldSize(worldSize) {}
+
+  LogicalResult shard(ArrayRef<SmallVector<Value>> buckets) {
+    if (failed(findUpdates()))
+      return failure();
+    for (ArrayRef<Value> bucket : buckets)
+      if (!bucket.empty() && failed(shardBucket(bucket)))
+        return failure();
+    Operation *terminator = body.getTerminator();
+    fn.setFunctionTypeAttr(TypeAttr::get(
+        FunctionType::get(fn->getContext(), body.getArgumentTypes(),
+                          terminator->getOperandTypes())));
+    return success();
+  }
+
+private:
+  /// What zero1 needs of a gradient's consumer: one fused optimizer
+  /// update, whose parameter and optimizer state are the step's arguments
+  /// and whose new values the step only returns.
+  LogicalResult findUpdates() {
+    GradientEdges gradients = findGradientEdges(body);
+    Operation *terminator = body.getTerminator();
+    for (OpOperand *edge : gradients.edges) {
+      Operation *owner = edge->getOwner();
+      auto update = dyn_cast<train::OptimizerOpInterface>(owner);
+      if (!update)
+        return owner->emitOpError()
+               << "reads the gradients before an update; under "
+                  "data-parallel=zero1 each rank holds only its shards of "
+                  "them, and "
+               << (isa<train::GradientTransformOpInterface>(owner)
+                       ? "clipping over the shards"
+                       : "an optimizer written as elementwise ops")
+               << " is not built: use data-parallel=allreduce "
+                  "(docs/distributed.md)";
+      if (edge->getOperandNumber() != 1 || !edge->get().hasOneUse())
+        return owner->emitOpError()
+               << "shares its gradient with another op; data-parallel=zero1 "
+                  "shards each gradient for one update";
+      Value param = owner->getOperand(0);
+      auto type = cast<RankedTensorType>(param.getType());
+      auto arg = dyn_cast<BlockArgument>(param);
+      if (!arg || arg.getOwner() != &body ||
+          train::getArgRole(fn, arg.getArgNumber()) != train::Role::Param)
+        return owner->emitOpError()
+               << "updates a value that is not a parameter of the step; "
+                  "data-parallel=zero1 shards parameters' updates only";
+      Update found{owner, {}};
+      for (unsigned i = 2, e = owner->getNumOperands(); i < e; ++i) {
+        Value state = owner->getOperand(i);
+        if (state.getType() != type)
+          continue;
+        auto stateArg = dyn_cast<BlockArgument>(state);
+        if (!stateArg || stateArg.getOwner() != &body ||
+            train::getArgRole(fn, stateArg.getArgNumber()) !=
+                train::Role::OptState ||
+            !state.hasOneUse())
+          return owner->emitOpError()
+                 << "reads operand #" << i
+                 << " as optimizer state, but it is not an optimizer-state "
+                    "argument of the step that only this update reads; "
+                    "data-parallel=zero1 cannot shard it";
+        found.states.push_back(stateArg);
+      }
+      if (owner->getNumResults() != found.states.size() + 1)
+        return owner->emitOpError()
+               << "has " << owner->getNumResults() << " results for "
+               << found.states.size() + 1
+               << " parameter and state operands; data-parallel=zero1 "
+                  "cannot pair them";
+      for (Value result : owner->getResults())
+        for (Operation *user : result.getUsers())
+          if (user != terminator)
+            return user->emitOpError()
+                   << "reads an updated parameter or optimizer state inside "
+                      "the step; under data-parallel=zero1 the update runs "
+                      "on shards";
+      updates[edge->get()] = found;
+    }
+    return success();
+  }
+
+  RankedTensorType shardType(Type whole) const {
+    auto type = cast<RankedTensorType>(whole);
+    return RankedTensorType::get(
+        {train::shardSize(type.getNumElements(), worldSize)},
+        type.getElementType());
+  }
+
+  LogicalResult shardBucket(ArrayRef<Value> bucket) {
+    Operation *lastGrad = bucket.back().getDefiningOp();
+    Location loc = lastGrad->getLoc();
+    OpBuilder b(lastGrad->getContext());
+    b.setInsertionPointAfter(lastGrad);
+    SmallVector<Type> shards;
+    SmallVector<Value> params;
+    for (Value grad : bucket) {
+      shards.push_back(shardType(grad.getType()));
+      params.push_back(updates.lookup(grad).op->getOperand(0));
+    }
+    auto scattered = train::ReduceScatterOp::create(
+        b, loc, shards, ValueRange(bucket), worldSize);
+    SmallVector<Type> paramShards;
+    for (Value param : params)
+      paramShards.push_back(shardType(param.getType()));
+    auto own = train::RankShardOp::create(b, loc, paramShards,
+                                          ValueRange(params), worldSize);
+    Operation *terminator = body.getTerminator();
+    Operation *lastUpdate = nullptr;
+    SmallVector<Value> newShards;
+    SmallVector<unsigned> returnedAt;
+    for (auto [i, grad] : llvm::enumerate(bucket)) {
+      Update update = updates.lookup(grad);
+      Operation *op = update.op;
+      op->setOperand(0, own.getResult(i));
+      op->setOperand(1, scattered.getResult(i));
+      for (BlockArgument state : update.states) {
+        RankedTensorType type = shardType(state.getType());
+        state.setType(type);
+      }
+      for (Value result : op->getResults())
+        result.setType(shardType(result.getType()));
+      if (!lastUpdate || lastUpdate->isBeforeInBlock(op))
+        lastUpdate = op;
+      Value newParam = op->getResult(0);
+      for (OpOperand &use : newParam.getUses())
+        returnedAt.push_back(use.getOperandNumber());
+      newShards.push_back(newParam);
+      if (!newParam.hasOneUse())
+        return op->emitOpError()
+               << "returns its updated parameter "
+               << (newParam.use_empty() ? "nowhere" : "more than once")
+               << "; data-parallel=zero1 gathers it once";
+    }
+    b.setInsertionPointAfter(lastUpdate);
+    SmallVector<Type> wholes;
+    for (Value param : params)
+      wholes.push_back(param.getType());
+    auto gathered = train::AllGatherOp::create(
+        b, loc, wholes, ValueRange(newShards), worldSize);
+    for (auto [i, at] : llvm::enumerate(returnedAt))
+      terminator->setOperand(at, gathered.getResult(i));
+    return success();
+  }
+
+  struct Update {
+    Operation *op = nullptr;
+    SmallVector<BlockArgument> states;
+  };
+  FunctionOpInterface fn;
+  Block &body;
+  int64_t worldSize;
+  llvm::DenseMap<Value, Update> updates;
+};
+
 struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
   using DataParallelBase::DataParallelBase;
 
@@ -53,6 +219,20 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
     if (!(bucketMb > 0))
       return emitError(UnknownLoc::get(context))
              << "mp-data-parallel: bucket-mb must be > 0, got " << bucketMb;
+    if (mode == "zero1" && worldSize < 1)
+      return emitError(UnknownLoc::get(context))
+             << "mp-data-parallel: mode zero1 shards the optimizer state "
+                "over a number of ranks fixed when the step is compiled: "
+                "give it as world-size=N (the -np of mpirun)";
+    if (mode == "zero1" && reduceDtype != "f32")
+      return emitError(UnknownLoc::get(context))
+             << "mp-data-parallel: mode zero1 reduce-scatters in f32; "
+                "reduce-dtype="
+             << reduceDtype << " is built for allreduce only";
+    if (mode != "zero1" && worldSize != 0)
+      return emitError(UnknownLoc::get(context))
+             << "mp-data-parallel: world-size is an option of mode zero1 "
+                "(allreduce runs on any number of ranks)";
     return success();
   }
 
@@ -65,10 +245,6 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
   }
 
   LogicalResult parallelize(FunctionOpInterface fn) {
-    if (mode == "zero1")
-      return fn.emitOpError()
-             << "data-parallel=zero1 (sharded optimizer state) is not built "
-                "yet; use data-parallel=allreduce (docs/distributed.md)";
     Block &body = fn.getFunctionBody().front();
     if (syncBatchNorm && hasBatchNorm(body)) {
       if (failed(synchronizeBatchNorms(body)))
@@ -91,18 +267,22 @@ struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {
       return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp());
     });
     int64_t limit = static_cast<int64_t>(bucketMb * 1e6);
-    SmallVector<Value> bucket;
+    SmallVector<SmallVector<Value>> buckets(1);
     int64_t bytes = 0;
     for (size_t i = 0; i < ordered.size(); ++i) {
-      bucket.push_back(ordered[i]);
+      buckets.back().push_back(ordered[i]);
       bytes += f32Bytes(ordered[i]);
-      if (bytes >= limit || i + 1 == ordered.size()) {
-        if (failed(reduce(fn, bucket)))
-          return failure();
-        bucket.clear();
+      if ((bytes >= limit || i + 1 == ordered.size())) {
+        if (i + 1 != ordered.size())
+          buckets.emplace_back();
         bytes = 0;
       }
     }
+    if (mode == "zero1")
+      return ShardedUpdates(fn, worldSize).shard(buckets);
+    for (ArrayRef<Value> bucket : buckets)
+      if (!bucket.empty() && failed(reduce(fn, bucket)))
+        return failure();
     return success();
   }
 

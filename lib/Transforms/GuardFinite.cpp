@@ -61,17 +61,20 @@ struct GuardFinitePass : public mp::impl::GuardFiniteBase<GuardFinitePass> {
       b.setInsertionPointToStart(&body);
     auto check = mpd::AllFiniteOp::create(
         b, fn.getLoc(), RankedTensorType::get({}, b.getI1Type()), grads);
+    // Under ZeRO-1 each rank checked the gradient shards it owns.
+    Value verdict = check.getResult();
+    if (!body.getOps<train::ReduceScatterOp>().empty())
+      verdict = train::AllRanksOp::create(b, fn.getLoc(), verdict);
     unsigned n = fn.getNumResults();
     DictionaryAttr attrs = b.getDictionaryAttr(
         {b.getNamedAttr(train::TrainDialect::kRoleAttrName,
                         b.getStringAttr("check")),
          b.getNamedAttr(train::TrainDialect::kNameAttrName,
                         b.getStringAttr("finite_gradients"))});
-    if (failed(fn.insertResults({n}, {check.getType()}, {attrs})))
+    if (failed(fn.insertResults({n}, {verdict.getType()}, {attrs})))
       return fn.emitOpError() << "cannot add the gradient check's result";
     Operation *terminator = body.getTerminator();
-    terminator->insertOperands(terminator->getNumOperands(),
-                               {check.getResult()});
+    terminator->insertOperands(terminator->getNumOperands(), {verdict});
     return success();
   }
 };

@@ -348,7 +348,11 @@ struct LossScalingPass : public mp::impl::LossScalingBase<LossScalingPass> {
     auto check = mpd::UnscaleAndCheckOp::create(
         b, loc, unscaledTypes, RankedTensorType::get({}, b.getI1Type()), scale,
         sources);
+    // Under ZeRO-1 each rank checked the gradient shards it owns: the step
+    // is applied where every rank's are finite.
     Value allFinite = check.getAllFinite();
+    if (!body.getOps<train::ReduceScatterOp>().empty())
+      allFinite = train::AllRanksOp::create(b, loc, allFinite);
 
     // The updates, transforms and markers, and every op computed from
     // them (an optimizer written as elementwise ops), move after the check

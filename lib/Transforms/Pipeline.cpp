@@ -23,6 +23,7 @@ void mp::buildMixedPrecisionPipeline(OpPassManager &pm,
     parallel.bucketMb = options.bucketMb;
     parallel.reduceDtype = options.reduceDtype;
     parallel.syncBatchNorm = options.syncBatchNorm;
+    parallel.worldSize = options.worldSize;
     pm.addPass(createDataParallel(parallel));
   }
   AssignPrecisionOptions assign;

@@ -4,6 +4,7 @@
 #include "mp/Transforms/Passes.h"
 
 #include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/Dialect/Train/IR/TrainOps.h"
 #include "mp/Transforms/Annotations.h"
 
@@ -72,6 +73,11 @@ struct FunctionReport {
   int64_t broadcastBytes = 0;
   bool syncBatchNorm = false;
   std::string reducedType;
+  /// ZeRO-1 (train.reduce_scatter): the ranks the state is sharded over,
+  /// the bytes the gathers bring back per step, and the optimizer state
+  /// each rank keeps, sharded and as it would be whole.
+  int64_t worldSize = 0, gatheredBytes = 0;
+  int64_t stateBytes = 0, wholeStateBytes = 0;
 };
 
 struct PrecisionReportPass
@@ -109,6 +115,13 @@ struct PrecisionReportPass
     if (auto policy = fn->getAttrOfType<StringAttr>(kPolicyAttrName))
       report.policy = policy.getValue().str();
     report.syncBatchNorm = fn->hasAttr(kSyncBatchNormAttrName);
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+      if (train::getArgRole(fn, i) == train::Role::OptState) {
+        auto type = cast<ShapedType>(fn.getArgument(i).getType());
+        report.stateBytes += type.getNumElements() *
+                             std::max(8u, type.getElementTypeBitWidth()) / 8;
+      }
+    report.wholeStateBytes = report.stateBytes;
     fn.walk([&](Operation *op) {
       if (op == fn.getOperation())
         return;
@@ -132,6 +145,37 @@ struct PrecisionReportPass
           report.reducedType =
               train::stringifyReduceDType(reduce.getReduceDtype()).str();
       }
+      if (auto scatter = dyn_cast<train::ReduceScatterOp>(op)) {
+        ++report.reductions;
+        report.worldSize = scatter.getWorldSize();
+        for (Value v : scatter.getInputs()) {
+          auto type = cast<ShapedType>(v.getType());
+          report.reducedBytes +=
+              type.getNumElements() * type.getElementTypeBitWidth() / 8;
+        }
+        report.reducedType = "f32";
+      }
+      if (auto gather = dyn_cast<train::AllGatherOp>(op))
+        for (Value v : gather.getResults()) {
+          auto type = cast<ShapedType>(v.getType());
+          report.gatheredBytes +=
+              type.getNumElements() * type.getElementTypeBitWidth() / 8;
+        }
+      if (auto update = dyn_cast<train::OptimizerOpInterface>(op))
+        if (auto own = op->getOperand(0).getDefiningOp<train::RankShardOp>()) {
+          // Each state operand shaped like the parameter's shard is a
+          // shard of a state shaped like the parameter.
+          Value shard = op->getOperand(0);
+          auto whole = cast<ShapedType>(
+              own.getInputs()[cast<OpResult>(shard).getResultNumber()]
+                  .getType());
+          auto part = cast<ShapedType>(shard.getType());
+          int64_t bytes = whole.getElementTypeBitWidth() / 8;
+          for (unsigned i = 2, e = op->getNumOperands(); i < e; ++i)
+            if (op->getOperand(i).getType() == shard.getType())
+              report.wholeStateBytes +=
+                  (whole.getNumElements() - part.getNumElements()) * bytes;
+        }
       if (auto broadcast = dyn_cast<train::RankBroadcastOp>(op)) {
         for (Value v : broadcast.getInputs()) {
           auto type = cast<ShapedType>(v.getType());
@@ -247,6 +291,15 @@ struct PrecisionReportPass
         parallel["batch_norm"] =
             "per-rank batch statistics; rank 0's running statistics on "
             "every rank (PyTorch DDP's broadcast_buffers)";
+      if (r.worldSize) {
+        parallel["mode"] = "zero1";
+        parallel["world_size"] = r.worldSize;
+        parallel["gathered_bytes_per_step"] = r.gatheredBytes;
+        parallel["optimizer_state_bytes_per_rank"] = r.stateBytes;
+        parallel["optimizer_state_bytes_unsharded"] = r.wholeStateBytes;
+      } else {
+        parallel["mode"] = "allreduce";
+      }
       if (r.broadcastBuffers) {
         parallel["buffers_from_rank0"] = r.broadcastBuffers;
         parallel["buffer_bytes_per_step"] = r.broadcastBytes;

@@ -81,6 +81,7 @@ _SIGNATURES = {
                   ctypes.c_void_p, ctypes.c_size_t]),
     "mp_session_rank": (ctypes.c_int, [_P]),
     "mp_session_world_size": (ctypes.c_int, [_P]),
+    "mp_session_sharded_over": (ctypes.c_int, [_P]),
     "mp_abort_ranks": (None, [ctypes.c_int]),
     "mp_session_collective_wait_seconds": (ctypes.c_double, [_P]),
     "mp_session_all_reduce_sum": (_P, [_P, _P, ctypes.c_size_t]),

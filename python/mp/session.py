@@ -163,6 +163,18 @@ class Session:
         # mp_session_create set it up, and refused any other plan there.
         self.rank = native.mp_session_rank(session)
         self.world_size = native.mp_session_world_size(session)
+        sharded = native.mp_session_sharded_over(session)
+        if sharded:
+            # Its optimizer state is this rank's shard: the state_dict,
+            # write-back and sync_to paths read state whole.
+            native.mp_session_free(session)
+            self._session = None
+            raise BackendError(
+                "the plan shards its optimizer state over %d ranks "
+                "(data-parallel=zero1), which mp-run runs; the Python API "
+                "reads and writes state whole and does not run zero1 "
+                "plans yet: compile with data-parallel=allreduce "
+                "(docs/distributed.md)" % sharded)
         if self.world_size > 1:
             _abort_ranks_on_uncaught(self)
         self.backend = native.mp_session_backend_name(session).decode()

@@ -16,7 +16,6 @@
 // RUN: FileCheck %s --check-prefix=BUFFERS-REPORT --input-file=%t.cnn.json
 // RUN: mp-opt %examples/cnn.mlir --mp-mixed-precision="policy=float32 data-parallel=allreduce sync-batch-norm=true report=%t.sync.json" | FileCheck %s --check-prefix=SYNC
 // RUN: FileCheck %s --check-prefix=SYNC-REPORT --input-file=%t.sync.json
-// RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=zero1" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=ring" 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not mp-opt %examples/mlp.mlir --mp-data-parallel="mode=allreduce bucket-mb=0" 2>&1 | FileCheck %s --check-prefix=SIZE
 
@@ -44,6 +43,7 @@
 // REPORT: "data_parallel": {
 // REPORT-NEXT: "bytes_per_step": 814120,
 // REPORT-NEXT: "dtype": "f32",
+// REPORT-NEXT: "mode": "allreduce",
 // REPORT-NEXT: "reductions": 2
 
 // reduce-dtype=bf16: the operands and results stay f32 (master
@@ -83,7 +83,6 @@
 // SYNC-NOT: train.batch_norm_grad
 // SYNC: train.all_reduce %{{.*}}, %{{.*}} : tensor<32xf32>, tensor<32xf32>
 // SYNC-REPORT: "batch_norm": "batch statistics of the global batch, over every rank (SyncBatchNorm)",
-// ZERO: error: 'func.func' op data-parallel=zero1 (sharded optimizer state) is not built yet
 // MODE: error: mp-data-parallel: unknown mode 'ring' (expected off, allreduce or zero1)
 // REDUCE-DTYPE: error: mp-data-parallel: unknown reduce-dtype 'f16' (expected f32 or bf16)
 // SIZE: error: mp-data-parallel: bucket-mb must be > 0, got 0

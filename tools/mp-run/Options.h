@@ -25,6 +25,9 @@ struct Options {
   int64_t evalEvery = 0;
   std::string initParams;
   std::string checkpoint;
+  /// Not an option: set on ranks other than 0 of a ZeRO-1 job, which take
+  /// part in every checkpoint (their shards gathered) but write none.
+  bool checkpointGatherOnly = false;
   int64_t checkpointEvery = 0;
   std::string resume;
   bool resumeOtherPlan = false; ///< take a checkpoint of another plan

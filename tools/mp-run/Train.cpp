@@ -77,6 +77,18 @@ Training::Training(const Options &opt, std::unique_ptr<rt::Session> session,
 void Training::saveBeforeExit(const char *why) {
   if (opt.checkpoint.empty())
     return;
+  if (session->shardedOver() > 1) {
+    // The ranks stop at different steps (or one alone, on an error): a
+    // save that gathers every rank's shards would wait for ones that
+    // never come.
+    if (!opt.checkpointGatherOnly)
+      std::fprintf(stderr,
+                   "mp-run: %s; under data-parallel=zero1 a checkpoint needs "
+                   "every rank at the same step, so none is written now: the "
+                   "last one written stays\n",
+                   why);
+    return;
+  }
   rt::Status saved = rt::saveCheckpoint(*session, opt.checkpoint);
   if (saved.isOk())
     std::fprintf(stderr, "mp-run: %s; the state after step %lld is in %s\n",

@@ -42,7 +42,7 @@ namespace {
 /// step: its directory made, writable, stale temporaries of an
 /// interrupted save removed.
 void prepareCheckpoint(const Options &opt) {
-  if (opt.checkpoint.empty())
+  if (opt.checkpoint.empty() || opt.checkpointGatherOnly)
     return;
   std::vector<std::string> made, removed;
   check(rt::prepareCheckpointPath(opt.checkpoint, /*makeDirectories=*/true,
@@ -139,8 +139,12 @@ static int joinRanks(Options &opt, rt::Session &session, int &rank) {
   }
   if (rank != 0) {
     // Rank 0 speaks and writes for the job; the others only train (their
-    // errors still reach stderr).
-    opt.checkpoint.clear();
+    // errors still reach stderr). Under ZeRO-1 they hold shards of the
+    // state: every checkpoint gathers them, so they take part in each.
+    if (session.shardedOver() > 1 && !opt.checkpoint.empty())
+      opt.checkpointGatherOnly = true;
+    else
+      opt.checkpoint.clear();
     opt.metrics.clear();
     opt.quiet = true;
     if (!std::freopen("/dev/null", "w", stdout))

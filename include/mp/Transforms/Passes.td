@@ -308,10 +308,27 @@ def DataParallel : Pass<"mp-data-parallel", "::mlir::ModuleOp"> {
     (`broadcast_buffers`); with `sync-batch-norm`, batch norms and their
     gradients use the statistics of the whole global batch instead
     (SyncBatchNorm).
+    With `mode=zero1` (ZeRO stage 1) and `world-size=N`: each fused
+    optimizer update runs on this rank's shard of its parameter (seen flat,
+    cut into N shards of ceil(n / N) elements): its gradients, in the same
+    buckets, are reduced by one `train.reduce_scatter` that leaves each
+    rank the mean of its own shards; its parameter's shard is taken by a
+    `train.rank_shard`; its optimizer state arguments and results become
+    shards (the memory that falls by N); and the updated shards are made
+    whole again on every rank by one `train.all_gather` per bucket. The
+    f32 parameters stay whole on every rank (PyTorch's
+    ZeroRedundancyOptimizer keeps them so). A later loss-scaling check of
+    the shards combines its verdict over the ranks (`train.all_ranks`).
+    Gradient-norm clipping and optimizers written as elementwise ops are
+    refused under zero1.
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"off\"",
-           "off, or allreduce (zero1 is not built)">,
+           "off, allreduce, or zero1 (ZeRO stage 1: optimizer state "
+           "sharded over world-size ranks)">,
+    Option<"worldSize", "world-size", "int64_t", "0",
+           "with zero1, the number of ranks the plan shards its optimizer "
+           "state over (a plan runs on exactly this many)">,
     Option<"bucketMb", "bucket-mb", "double", "25.0",
            "bucket size in MB (10^6 bytes of f32 gradients; PyTorch DDP's "
            "default is 25)">,
@@ -383,8 +400,13 @@ def MixedPrecisionPipeline
            "static or none">,
   ] # LossScaleOptions # [
     Option<"dataParallel", "data-parallel", "std::string", "\"off\"",
-           "off, or allreduce: average the gradients over the ranks of an "
-           "mpirun job (mp-data-parallel, docs/distributed.md)">,
+           "off, allreduce (average the gradients over the ranks of an "
+           "mpirun job) or zero1 (reduce-scatter them to the rank that owns "
+           "their optimizer state; needs world-size) (mp-data-parallel, "
+           "docs/distributed.md)">,
+    Option<"worldSize", "world-size", "int64_t", "0",
+           "with data-parallel=zero1, the number of ranks the optimizer "
+           "state is sharded over">,
     Option<"bucketMb", "bucket-mb", "double", "25.0",
            "with data-parallel, the gradient bucket size in MB">,
     Option<"reduceDtype", "reduce-dtype", "std::string", "\"f32\"",

@@ -443,11 +443,17 @@ private:
                     "'logits' or 'all_finite')";
       }
     // The loss scaler's verdict, for the session's statistics.
-    for (auto check : step.getFunctionBody().getOps<mpd::UnscaleAndCheckOp>())
-      if (ids.count(check.getAllFinite()))
+    // Under ZeRO-1, every rank's verdict combined (train.all_ranks).
+    for (auto check : step.getFunctionBody().getOps<mpd::UnscaleAndCheckOp>()) {
+      Value verdict = check.getAllFinite();
+      for (Operation *user : verdict.getUsers())
+        if (auto all = dyn_cast<train::AllRanksOp>(user))
+          verdict = all.getResult();
+      if (ids.count(verdict))
         plan.results.push_back(
-            {rt::ResultRole::Output, ids[check.getAllFinite()], UINT32_MAX,
+            {rt::ResultRole::Output, ids[verdict], UINT32_MAX,
              stringifyScalerTensor(ScalerTensor::AllFinite).str()});
+    }
     return success();
   }
 

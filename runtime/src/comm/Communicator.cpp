@@ -3,6 +3,7 @@
 #include "mp/runtime/Communicator.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 using namespace mp::rt;
@@ -36,6 +37,18 @@ public:
     if (root != 0)
       return invalidArgument("a broadcast from rank " + std::to_string(root) +
                              " of 1");
+    return Request(0);
+  }
+  StatusOr<Request> startReduceScatter(const float *send, float *recv,
+                                       size_t perRank) override {
+    if (perRank && send != recv)
+      std::memmove(recv, send, perRank * sizeof(float));
+    return Request(0);
+  }
+  StatusOr<Request> startAllGather(const void *send, void *recv,
+                                   size_t bytesPerRank) override {
+    if (bytesPerRank && send != recv)
+      std::memmove(recv, send, bytesPerRank);
     return Request(0);
   }
   void progress() override {}

@@ -221,6 +221,41 @@ public:
     return id;
   }
 
+  StatusOr<Request> startReduceScatter(const float *send, float *recv,
+                                       size_t perRank) override {
+    if (perRank > static_cast<size_t>(INT32_MAX))
+      return unimplemented("a reduce-scatter of " + std::to_string(perRank) +
+                           " floats per rank (MPI counts are int)");
+    MPI_Request request;
+    int code = MPI_Ireduce_scatter_block(send, recv, static_cast<int>(perRank),
+                                         MPI_FLOAT, MPI_SUM, comm_, &request);
+    if (code != MPI_SUCCESS)
+      return internalError("MPI_Ireduce_scatter_block of " +
+                           std::to_string(perRank) + " floats on rank " +
+                           std::to_string(rank_) + ": " + mpiError(code));
+    Request id = next_++;
+    pending_.emplace(id, request);
+    return id;
+  }
+
+  StatusOr<Request> startAllGather(const void *send, void *recv,
+                                   size_t bytesPerRank) override {
+    if (bytesPerRank > static_cast<size_t>(INT32_MAX))
+      return unimplemented("an all-gather of " + std::to_string(bytesPerRank) +
+                           " bytes per rank (MPI counts are int)");
+    MPI_Request request;
+    int count = static_cast<int>(bytesPerRank);
+    int code = MPI_Iallgather(send, count, MPI_BYTE, recv, count, MPI_BYTE,
+                              comm_, &request);
+    if (code != MPI_SUCCESS)
+      return internalError("MPI_Iallgather of " + std::to_string(bytesPerRank) +
+                           " bytes on rank " + std::to_string(rank_) + ": " +
+                           mpiError(code));
+    Request id = next_++;
+    pending_.emplace(id, request);
+    return id;
+  }
+
   void progress() override {
     for (auto &[id, request] : pending_) {
       int done = 0;
@@ -241,7 +276,7 @@ public:
       int code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
       if (code != MPI_SUCCESS) {
         pending_.erase(found);
-        return internalError("an all-reduce on rank " + std::to_string(rank_) +
+        return internalError("a collective on rank " + std::to_string(rank_) +
                              " failed: " + mpiError(code));
       }
       if (done)
@@ -254,7 +289,7 @@ public:
                       static_cast<double>(timeout().count()) / 1000.0);
         return internalError(
             "rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
-            ": an all-reduce did not complete within " + seconds +
+            ": a collective did not complete within " + seconds +
             " s (MP_COLLECTIVE_TIMEOUT): " + missingRanks(id));
       }
       std::this_thread::sleep_for(pause);

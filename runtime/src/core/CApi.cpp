@@ -173,6 +173,10 @@ int mp_session_world_size(const mp_session *session) {
   return session ? session->session->communicator().size() : 1;
 }
 
+int mp_session_sharded_over(const mp_session *session) {
+  return session ? static_cast<int>(session->session->shardedOver()) : 0;
+}
+
 mp_status *mp_session_all_reduce_sum(mp_session *session, float *data,
                                      size_t count) {
   return guard(__func__, [&](const char *function) -> Status {

@@ -19,14 +19,26 @@ static constexpr const char *kFormat = "mp.checkpoint";
 static constexpr const char *kScalerStateKey =
     vocab::stringify(vocab::Role::ScalerState);
 
-Status mp::rt::saveCheckpoint(const Session &session, const std::string &path) {
+Status mp::rt::saveCheckpoint(Session &session, const std::string &path) {
   std::vector<SafetensorsTensor> tensors;
   std::string scalerState;
-  // Tensors in device memory are copied out first.
+  // Tensors in device memory are copied out first, and ZeRO-1's shards
+  // gathered whole (every rank takes part; rank 0 writes).
   std::vector<std::vector<uint8_t>> copies;
   for (const TensorInfo &info : session.tensors()) {
     if (info.isOutput || !isPersistent(info.kind))
       continue;
+    if (info.sharded) {
+      size_t bytes = dtypeSize(info.dtype);
+      for (int64_t d : info.wholeShape)
+        bytes *= static_cast<size_t>(d);
+      copies.emplace_back(bytes);
+      MP_RETURN_IF_ERROR(
+          session.gatherState(info, copies.back().data(), bytes));
+      tensors.push_back({info.name, info.dtype, info.wholeShape,
+                         copies.back().data(), bytes});
+      continue;
+    }
     const void *data = session.tensorData(info);
     if (!data) {
       copies.emplace_back(info.byteSize);
@@ -39,6 +51,10 @@ Status mp::rt::saveCheckpoint(const Session &session, const std::string &path) {
     if (info.kind == TensorKind::ScalerState)
       scalerState += (scalerState.empty() ? "" : ",") + quoteJson(info.name);
   }
+  // Under ZeRO-1 this rank took part in the gathers; rank 0 writes.
+  // (Any other plan's ranks each hold the whole state and write it.)
+  if (session.shardedOver() > 1 && session.communicator().rank() != 0)
+    return Status::ok();
   ScalerStats stats = session.scalerStats();
   std::map<std::string, std::string> metadata = {
       {"format", kFormat},
@@ -71,12 +87,15 @@ public:
         missing.push_back(info.name);
       return;
     }
-    if (tensor->dtype != info.dtype || tensor->shape != info.shape) {
+    // A ZeRO-1 shard is stored whole.
+    const std::vector<int64_t> &shape =
+        info.sharded ? info.wholeShape : info.shape;
+    if (tensor->dtype != info.dtype || tensor->shape != shape) {
       mismatches.push_back("'" + info.name + "' is " +
                            safetensorsDtypeName(tensor->dtype) +
                            formatShape(tensor->shape) + " in the file but " +
                            safetensorsDtypeName(info.dtype) +
-                           formatShape(info.shape) + " in the plan");
+                           formatShape(shape) + " in the plan");
       return;
     }
     loads.push_back({&info, tensor});
@@ -113,9 +132,11 @@ public:
   /// Copies every matched tensor; check() has vouched for them.
   Status copy() {
     for (const auto &[info, tensor] : loads)
-      MP_RETURN_IF_ERROR(session.setTensor(info->name, tensor->dtype,
-                                           tensor->shape, tensor->data,
-                                           tensor->byteSize));
+      MP_RETURN_IF_ERROR(
+          info->sharded
+              ? session.setStateFromWhole(*info, tensor->data, tensor->byteSize)
+              : session.setTensor(info->name, tensor->dtype, tensor->shape,
+                                  tensor->data, tensor->byteSize));
     return Status::ok();
   }
 

@@ -159,14 +159,31 @@ std::vector<std::string> Session::kernelImplementations() const {
     const KernelDesc &kernel = plan_.kernels[k];
     if (!out[k].empty())
       continue;
-    if (kernel.isCollective())
-      out[k] = std::string(kernel.op == "train.rank_broadcast"
-                               ? "rank 0's, broadcast over "
-                               : "a mean over ") +
-               std::to_string(comm_->size()) + " rank" +
+    if (kernel.isCollective()) {
+      const char *what = "a mean over ";
+      switch (kernel.opId()) {
+      case OpId::TrainRankBroadcast:
+        what = "rank 0's, broadcast over ";
+        break;
+      case OpId::TrainReduceScatter:
+        what = "this rank's shard of a mean over ";
+        break;
+      case OpId::TrainRankShard:
+        what = "this rank's shard (a copy), one of ";
+        break;
+      case OpId::TrainAllGather:
+        what = "every rank's shard gathered, from ";
+        break;
+      case OpId::TrainAllRanks:
+        what = "the and of the verdicts of ";
+        break;
+      default:
+        break;
+      }
+      out[k] = what + std::to_string(comm_->size()) + " rank" +
                (comm_->size() == 1 ? "" : "s") + " (" + comm_->name() +
                " communicator)";
-    else if (hoisted[k])
+    } else if (hoisted[k])
       out[k] = "after the optimizer writes the weight: " +
                backend_->implementationOf(kernel);
     else if (runsWithHost_[k])
@@ -300,6 +317,7 @@ Status Session::runStep(float *outLoss) {
         session.releaseBindings(!completed);
     }
   } release{*this};
+  MP_RETURN_IF_ERROR(checkWorldSize());
   MP_RETURN_IF_ERROR(checkBound());
   haveResults_ = false;
   failedCheck_ = false;

@@ -26,7 +26,7 @@ void Session::setCommunicator(std::unique_ptr<Communicator> communicator) {
 Status Session::joinLauncher(const std::string &who, const std::string &hint) {
   int ranks = launcherWorldSize();
   if (ranks == 1)
-    return Status::ok();
+    return checkWorldSize();
   if (!hasCollectives()) {
     const char *independent = std::getenv("MP_INDEPENDENT_RANKS");
     if (independent && std::string(independent) == "1")
@@ -44,7 +44,7 @@ Status Session::joinLauncher(const std::string &who, const std::string &hint) {
     return comm.status();
   MP_RETURN_IF_ERROR((*comm)->agree(planHash(), "plan (its hash)"));
   setCommunicator(std::move(*comm));
-  return Status::ok();
+  return checkWorldSize();
 }
 
 namespace {
@@ -77,6 +77,7 @@ Status Session::collectCollectives() {
   waitBefore_.assign(kernels.size(), {});
   bf16Bucket_.assign(kernels.size(), {});
   packed_.assign(kernels.size(), {});
+  shardRecv_.assign(kernels.size(), {});
   const char *overlap = std::getenv("MP_COLLECTIVE_OVERLAP");
   overlapCollectives_ = !(overlap && std::string(overlap) == "0");
   for (size_t c = 0; c < kernels.size(); ++c) {
@@ -87,19 +88,44 @@ Status Session::collectCollectives() {
           "kernel #" + std::to_string(c) + " (" + kernels[c].op + ") has " +
           std::to_string(kernels[c].inputs.size()) + " operands but " +
           std::to_string(kernels[c].outputs.size()) + " results");
-    bool broadcast = kernels[c].op == "train.rank_broadcast";
+    OpId op = kernels[c].opId();
+    bool broadcast = op == OpId::TrainRankBroadcast;
     for (uint32_t t : kernels[c].outputs)
-      if (!broadcast && plan_.tensors[t].dtype != DType::F32)
-        return unimplemented("kernel #" + std::to_string(c) +
-                             " (train.all_reduce) reduces " +
+      if (!broadcast && op != OpId::TrainAllRanks &&
+          plan_.tensors[t].dtype != DType::F32)
+        return unimplemented("kernel #" + std::to_string(c) + " (" +
+                             kernels[c].op + ") reduces " +
                              dtypeName(plan_.tensors[t].dtype) +
                              " tensors; collectives reduce f32 ones");
-    if (sendsBf16(kernels[c])) {
+    if (op == OpId::TrainReduceScatter || op == OpId::TrainRankShard ||
+        op == OpId::TrainAllGather) {
+      // ZeRO-1 (SessionShards.cpp): one world size for the whole plan.
+      int64_t ranks = kernels[c].getInt(AttrName::world_size, 0);
+      if (ranks < 1 || (shardedOver_ && ranks != shardedOver_))
+        return invalidArgument(
+            "kernel #" + std::to_string(c) + " (" + kernels[c].op +
+            ") shards over " + std::to_string(ranks) + " ranks" +
+            (shardedOver_
+                 ? ", another kernel over " + std::to_string(shardedOver_)
+                 : std::string()));
+      shardedOver_ = ranks;
+      int64_t block = 0;
+      for (uint32_t t :
+           op == OpId::TrainAllGather ? kernels[c].outputs : kernels[c].inputs)
+        block += (plan_.tensors[t].numElements() + ranks - 1) / ranks;
+      if (op == OpId::TrainReduceScatter) {
+        packed_[c].resize(static_cast<size_t>(block * ranks));
+        shardRecv_[c].resize(static_cast<size_t>(block));
+      } else if (op == OpId::TrainAllGather) {
+        packed_[c].resize(static_cast<size_t>(block));
+        shardRecv_[c].resize(static_cast<size_t>(block * ranks));
+      }
+    } else if (sendsBf16(kernels[c])) {
       size_t elements = 0;
       for (uint32_t t : kernels[c].outputs)
         elements += static_cast<size_t>(plan_.tensors[t].numElements());
       bf16Bucket_[c].resize(elements);
-    } else if (!broadcast) {
+    } else if (op == OpId::TrainAllReduce) {
       size_t small = 0, elements = 0;
       for (uint32_t t : kernels[c].outputs)
         if (packs(plan_.tensors[t])) {
@@ -126,6 +152,18 @@ Status Session::collectCollectives() {
 }
 
 Status Session::startCollective(size_t k) {
+  switch (plan_.kernels[k].opId()) {
+  case OpId::TrainRankShard:
+    return takeShards(k);
+  case OpId::TrainReduceScatter:
+    return startReduceScatter(k);
+  case OpId::TrainAllGather:
+    return gatherShards(k);
+  case OpId::TrainAllRanks:
+    return combineVerdicts(k);
+  default:
+    break;
+  }
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
   std::vector<Communicator::Request> requests;
@@ -221,7 +259,9 @@ Status Session::finishCollectives(size_t k, bool started) {
     collectiveWait_ += std::chrono::steady_clock::now() - began;
     inFlight_.erase(inFlight_.begin() + static_cast<std::ptrdiff_t>(i));
     const KernelDesc &kernel = plan_.kernels[c];
-    if (waited.isOk() && !bf16Bucket_[c].empty() && comm_->size() > 1) {
+    if (waited.isOk() && kernel.opId() == OpId::TrainReduceScatter) {
+      finishReduceScatter(c);
+    } else if (waited.isOk() && !bf16Bucket_[c].empty() && comm_->size() > 1) {
       // The bf16 sums (of values divided already) widened into the results.
       const uint16_t *sums = bf16Bucket_[c].data();
       for (const TensorView &view : kernelOutputs_[parity_][c]) {

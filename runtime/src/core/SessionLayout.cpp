@@ -104,7 +104,9 @@ Status Session::initialize() {
   for (const HoistedCast &cast : hoisted_)
     MP_RETURN_IF_ERROR(refreshCasts(cast.state));
   MP_RETURN_IF_ERROR(stageCopies(copied, replaced));
-  return nameTensors();
+  MP_RETURN_IF_ERROR(nameTensors());
+  markShardedState();
+  return Status::ok();
 }
 
 /// Every kernel the backend declines, named at once (supports() is pure),

@@ -58,6 +58,14 @@ bool mp::rt::isOptimizerUpdate(OpId op) {
          op == OpId::TrainAdam || op == OpId::TrainAdamw;
 }
 
+bool KernelDesc::isCollective() const { return isCollectiveOp(opId()); }
+
+bool mp::rt::isCollectiveOp(OpId op) {
+  return op == OpId::TrainAllReduce || op == OpId::TrainRankBroadcast ||
+         op == OpId::TrainReduceScatter || op == OpId::TrainRankShard ||
+         op == OpId::TrainAllGather || op == OpId::TrainAllRanks;
+}
+
 std::vector<uint32_t> mp::rt::gradientCheckers(const Plan &plan,
                                                size_t check) {
   size_t count = plan.tensors.size();

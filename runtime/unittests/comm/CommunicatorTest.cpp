@@ -39,6 +39,19 @@ TEST(SingleProcessTest, ReductionsAreTheIdentity) {
   EXPECT_TRUE(single->wait(*started).isOk());
   EXPECT_EQ(values, (std::vector<float>{1.5f, -2.0f}));
   EXPECT_TRUE(single->agree(42, "the plan").isOk());
+  // ZeRO-1's: one rank's block is the whole.
+  std::vector<float> shard(2, 0.0f);
+  StatusOr<Communicator::Request> scattered =
+      single->startReduceScatter(values.data(), shard.data(), 2);
+  ASSERT_TRUE(scattered.isOk());
+  EXPECT_TRUE(single->wait(*scattered).isOk());
+  EXPECT_EQ(shard, values);
+  std::vector<float> gathered(2, 0.0f);
+  StatusOr<Communicator::Request> gather =
+      single->startAllGather(values.data(), gathered.data(), 8);
+  ASSERT_TRUE(gather.isOk());
+  EXPECT_TRUE(single->wait(*gather).isOk());
+  EXPECT_EQ(gathered, values);
   EXPECT_EQ(startCode(*single, values.data(), DType::F16, ReduceOp::Sum),
             StatusCode::Unimplemented);
 }
@@ -197,6 +210,32 @@ TEST(MpiTest, BroadcastsRank0s) {
             StatusCode::InvalidArgument);
 }
 
+/// ZeRO-1's collectives: a reduce-scatter leaves rank r the sum of every
+/// rank's block r; an all-gather puts rank r's bytes at r x bytesPerRank;
+/// both in flight at once.
+TEST(MpiTest, ReduceScattersAndGathers) {
+  Communicator &comm = world();
+  int r = comm.rank(), n = comm.size();
+  // Block q of rank r: {10 q + r, 1}.
+  std::vector<float> send, sums(2, -1.0f);
+  for (int q = 0; q < n; ++q)
+    send.insert(send.end(), {float(10 * q + r), 1.0f});
+  std::vector<int32_t> mine = {r, -r, 7}, all(3 * n, -1);
+  auto scatter = comm.startReduceScatter(send.data(), sums.data(), 2);
+  auto gather = comm.startAllGather(mine.data(), all.data(), 12);
+  ASSERT_TRUE(scatter.isOk() && gather.isOk());
+  comm.progress();
+  ASSERT_TRUE(comm.wait(*gather).isOk());
+  ASSERT_TRUE(comm.wait(*scatter).isOk());
+  float ranks = float(n * (n - 1) / 2);
+  EXPECT_EQ(sums, (std::vector<float>{float(10 * r * n) + ranks, float(n)}));
+  for (int q = 0; q < n; ++q)
+    EXPECT_EQ(
+        std::vector<int32_t>(all.begin() + 3 * q, all.begin() + 3 * q + 3),
+        (std::vector<int32_t>{q, -q, 7}))
+        << q;
+}
+
 /// bf16 sums: exact where the sum is representable, and rounded to bf16
 /// (nearest even) where it is not; the same on every rank.
 TEST(MpiTest, SumsBf16) {
@@ -284,6 +323,58 @@ TEST(MpiTest, SessionAveragesAcrossRanks) {
     Status replay = session.runStepWatched([](size_t) { return true; });
     EXPECT_EQ(replay.code(), StatusCode::Unimplemented);
   }
+}
+
+/// ZeRO-1's kernels in a step, 5 elements over N ranks (uneven: padded):
+/// rank r's shard of its x, plus its shard of the mean of every rank's x,
+/// gathered whole on every rank; a verdict false on one rank is false on
+/// all. The same plan on another number of ranks is refused.
+TEST(MpiTest, SessionRunsZero1Kernels) {
+  Communicator &comm = world();
+  int r = comm.rank(), n = comm.size();
+  for (const std::string &backend :
+       {std::string("reference"), std::string("default")}) {
+    std::unique_ptr<Session> made =
+        sessionOnTheRanks(mp::rt::testing::makeZero1Plan(n), backend);
+    ASSERT_TRUE(made);
+    Session &session = *made;
+    EXPECT_EQ(session.shardedOver(), n);
+    const int64_t shape[] = {5};
+    std::vector<float> base = {1, -2, 3, 0.5f, 4}, x = base;
+    for (float &v : x)
+      v *= float(r + 1);
+    for (uint8_t everyone : {1, 0}) {
+      // False on the last rank only when `everyone` is 0.
+      uint8_t ok = everyone || r != n - 1;
+      ASSERT_TRUE(
+          session.setTensor("x", DType::F32, shape, 1, x.data(), 20).isOk());
+      ASSERT_TRUE(
+          session.setTensor("ok", DType::I1, nullptr, 0, &ok, 1).isOk());
+      float loss = 0;
+      Status ran = session.runStep(&loss);
+      ASSERT_TRUE(ran.isOk()) << ran.message();
+      std::vector<float> w(5);
+      uint8_t all = 2;
+      ASSERT_TRUE(session.getTensor("w", w.data(), 20).isOk());
+      ASSERT_TRUE(session.getTensor("all", &all, 1).isOk());
+      int64_t s = (5 + n - 1) / n;
+      float mean = float(n + 1) / 2.0f;
+      for (int64_t e = 0; e < 5; ++e) {
+        float owner = float(e / s + 1);
+        EXPECT_FLOAT_EQ(w[e], base[e] * (owner + mean)) << backend << e;
+      }
+      EXPECT_EQ(all, everyone) << backend;
+    }
+  }
+  std::unique_ptr<Session> other =
+      sessionOnTheRanks(mp::rt::testing::makeZero1Plan(n + 1), "reference");
+  ASSERT_TRUE(other);
+  Status refused = other->runStep(nullptr);
+  EXPECT_EQ(refused.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(refused.message().find("shards its optimizer state over " +
+                                   std::to_string(n + 1) + " ranks"),
+            std::string::npos)
+      << refused.message();
 }
 
 #endif // MP_HAVE_MPI

@@ -36,11 +36,19 @@ TEST(OpTableTest, NamesAndIdsRoundTrip) {
 TEST(OpTableTest, EveryReferenceKernelIsAnOpOfTheTable) {
   for (const std::string &op : referenceBackendOps())
     EXPECT_NE(findOp(op), OpId::Unknown) << op;
-  // Every op but the constant (a plan tensor) and the two collectives (run
-  // by the session's communicator) has a reference kernel.
-  EXPECT_EQ(referenceBackendOps().size(), kNumOps - 3);
+  // Every op but the constant (a plan tensor) and the six collectives
+  // (run by the session's communicator) has a reference kernel.
+  size_t collectives = 0;
+  for (size_t i = 0; i < kNumOps; ++i)
+    collectives += isCollectiveOp(static_cast<OpId>(i));
+  EXPECT_EQ(collectives, 6u);
+  EXPECT_EQ(referenceBackendOps().size(), kNumOps - 1 - collectives);
   EXPECT_EQ(findOp("train.all_reduce"), OpId::TrainAllReduce);
   EXPECT_EQ(findOp("train.rank_broadcast"), OpId::TrainRankBroadcast);
+  for (const char *zero1 : {"train.reduce_scatter", "train.rank_shard",
+                            "train.all_gather", "train.all_ranks"})
+    EXPECT_TRUE(isCollectiveOp(findOp(zero1))) << zero1;
+  EXPECT_FALSE(isCollectiveOp(OpId::TrainSgd));
 }
 
 TEST(OpTableTest, SchemasComeFromTheOds) {

@@ -207,6 +207,29 @@ Plan mp::rt::testing::makeAllReducePlan(DType dtype,
   return b.finishLaidOut();
 }
 
+Plan mp::rt::testing::makeZero1Plan(int64_t ranks) {
+  TestPlanBuilder b;
+  int64_t s = (5 + ranks - 1) / ranks;
+  uint32_t x = b.tensor(TensorKind::Input, DType::F32, {5}, "x");
+  uint32_t ok = b.tensor(TensorKind::Input, DType::I1, {}, "ok");
+  uint32_t own = b.scratch(DType::F32, {s}), mean = b.scratch(DType::F32, {s});
+  uint32_t sum = b.scratch(DType::F32, {s}), w = b.scratch(DType::F32, {5});
+  uint32_t square = b.scratch(DType::F32, {5});
+  uint32_t all = b.scratch(DType::I1, {}), loss = b.scratch(DType::F32, {});
+  b.kernel("train.rank_shard", {x}, {own}, {{"world_size", ints({ranks})}});
+  b.kernel("train.reduce_scatter", {x}, {mean},
+           {{"world_size", ints({ranks})}});
+  b.kernel("train.add", {own, mean}, {sum});
+  b.kernel("train.all_gather", {sum}, {w}, {{"world_size", ints({ranks})}});
+  b.kernel("train.all_ranks", {ok}, {all});
+  b.kernel("train.mul", {w, w}, {square});
+  b.kernel("train.reduce_sum", {square}, {loss}, {{"dims", ints({0})}});
+  b.result(ResultRole::Loss, loss, "loss");
+  b.result(ResultRole::Output, w, "w");
+  b.result(ResultRole::Output, all, "all");
+  return b.finishLaidOut();
+}
+
 ReshapeOfInputPlan mp::rt::testing::makeReshapeOfInputPlan() {
   TestPlanBuilder b;
   ReshapeOfInputPlan r;

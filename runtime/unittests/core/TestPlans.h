@@ -132,6 +132,13 @@ std::unique_ptr<Session> createTestSession(Plan plan,
 Plan makeAllReducePlan(DType dtype = DType::F32,
                        const std::string &reduceDtype = "f32");
 
+/// ZeRO-1's kernels over `ranks` ranks: s = rank_shard(x), g =
+/// reduce_scatter(x) (this rank's shard of the mean), w = all_gather(s +
+/// g), all = all_ranks(ok), loss = sum(w * w); x the input "x" f32[5] (a
+/// shard of ceil(5 / ranks), the last padded), ok the i1 input "ok", w and
+/// all the outputs "w" and "all".
+Plan makeZero1Plan(int64_t ranks);
+
 /// Binds `x` and `t` to the least-squares model's input and label.
 void bindLeastSquaresBatch(Session &session, const std::vector<float> &x,
                            const std::vector<float> &t);

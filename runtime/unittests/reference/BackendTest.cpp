@@ -15,8 +15,7 @@ static std::set<std::string> dialectOps() {
   // communicator runs them, docs/distributed.md).
   for (size_t i = 0; i < kNumOps; ++i)
     if (static_cast<OpId>(i) != OpId::TrainConstant &&
-        static_cast<OpId>(i) != OpId::TrainAllReduce &&
-        static_cast<OpId>(i) != OpId::TrainRankBroadcast)
+        !isCollectiveOp(static_cast<OpId>(i)))
       ops.insert(opName(static_cast<OpId>(i)));
   return ops;
 }

@@ -205,3 +205,50 @@ LogicalResult RankBroadcastOp::verify() {
   return verifyCollective(*this, getInputs().getTypes(),
                           getResults().getTypes());
 }
+
+//===----------------------------------------------------------------------===//
+// ZeRO-1 shards
+//===----------------------------------------------------------------------===//
+
+int64_t mp::train::shardSize(int64_t elements, int64_t worldSize) {
+  return (elements + worldSize - 1) / worldSize;
+}
+
+/// `whole` and `shards` pair up: each shard the 1-D [shardSize] of its
+/// whole tensor's element count, of the same element type.
+static LogicalResult verifyShards(Operation *op, TypeRange whole,
+                                  TypeRange shards, int64_t worldSize) {
+  if (worldSize < 1)
+    return op->emitOpError()
+           << "has world_size " << worldSize << "; it must be at least 1";
+  if (whole.empty())
+    return op->emitOpError() << "expects at least one tensor";
+  if (whole.size() != shards.size())
+    return op->emitOpError() << "has " << whole.size() << " whole tensors but "
+                             << shards.size() << " shards";
+  for (auto [i, full, shard] : llvm::enumerate(whole, shards)) {
+    auto fullType = cast<ShapedType>(full);
+    int64_t s = shardSize(fullType.getNumElements(), worldSize);
+    auto expected = RankedTensorType::get({s}, fullType.getElementType());
+    if (shard != expected)
+      return op->emitOpError()
+             << "tensor #" << i << " is " << full << ": its shard over "
+             << worldSize << " ranks is " << expected << ", not " << shard;
+  }
+  return success();
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return verifyShards(*this, getInputs().getTypes(), getResults().getTypes(),
+                      getWorldSize());
+}
+
+LogicalResult RankShardOp::verify() {
+  return verifyShards(*this, getInputs().getTypes(), getResults().getTypes(),
+                      getWorldSize());
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyShards(*this, getResults().getTypes(), getInputs().getTypes(),
+                      getWorldSize());
+}

@@ -21,8 +21,10 @@ namespace mp::rt {
 inline constexpr int kCheckpointVersion = 1;
 
 /// Writes the session's persistent state to `path` atomically: the previous
-/// file stays intact until the new one is complete on disk.
-Status saveCheckpoint(const Session &session, const std::string &path);
+/// file stays intact until the new one is complete on disk. A ZeRO-1
+/// session's sharded state is saved whole (Session::gatherState): then
+/// every rank calls this, together, and rank 0 writes the file.
+Status saveCheckpoint(Session &session, const std::string &path);
 
 /// What a training driver checks before its first step, so that a run
 /// never trains for hours and then fails to save: `path` names a file (not

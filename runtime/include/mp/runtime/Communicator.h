@@ -47,6 +47,18 @@ public:
   /// other rank, in place, without waiting (MPI_Ibcast).
   virtual StatusOr<Request> startBroadcast(void *data, size_t bytes,
                                            int root) = 0;
+  /// Starts a reduce-scatter of f32 sums without waiting (ZeRO-1,
+  /// MPI_Ireduce_scatter_block): `send` holds size() blocks of `perRank`
+  /// floats, block r for rank r; `recv` (perRank floats) ends as the sum
+  /// over the ranks of their block rank(). Both must stay untouched until
+  /// wait() returns.
+  virtual StatusOr<Request> startReduceScatter(const float *send, float *recv,
+                                               size_t perRank) = 0;
+  /// Starts an all-gather without waiting (MPI_Iallgather): every rank's
+  /// `bytesPerRank` bytes at `send` end in `recv` (size() x bytesPerRank),
+  /// rank r's at r x bytesPerRank.
+  virtual StatusOr<Request> startAllGather(const void *send, void *recv,
+                                           size_t bytesPerRank) = 0;
   /// Lets the collectives started advance without waiting (MPI advances a
   /// non-blocking collective only inside its own calls): called between
   /// kernels.

@@ -89,11 +89,10 @@ struct KernelDesc {
   OpId opId() const;
   /// A train.reshape whose result is its input's bytes: not run.
   bool isView() const { return flags & kViewKernel; }
-  /// A collective (train.all_reduce, train.rank_broadcast): run by the
-  /// session's communicator, not by a backend (docs/distributed.md).
-  bool isCollective() const {
-    return op == "train.all_reduce" || op == "train.rank_broadcast";
-  }
+  /// A collective (train.all_reduce, train.rank_broadcast, and ZeRO-1's
+  /// train.reduce_scatter, rank_shard, all_gather and all_ranks): run by
+  /// the session's communicator, not by a backend (docs/distributed.md).
+  bool isCollective() const;
   /// An mp.cast of a double-buffered state: run when the state changes.
   bool isHoistedCast() const { return flags & kHoistedCastKernel; }
   /// An mp.all_finite the optimizer updates may check for it.
@@ -144,6 +143,9 @@ struct KernelDesc {
   const std::string *getString(AttrName name) const;
 };
 
+/// Whether the session runs op `id` on its communicator rather than on a
+/// backend (KernelDesc::isCollective).
+bool isCollectiveOp(OpId id);
 /// The op named `name`; OpId::Unknown when there is none.
 OpId findOp(std::string_view name);
 /// Its schema (id must not be Unknown) and name ("<unknown op>" for

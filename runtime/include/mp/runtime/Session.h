@@ -38,6 +38,12 @@ struct TensorInfo {
   std::vector<int64_t> shape;
   uint64_t byteSize = 0;
   uint32_t tensor = 0; ///< its id in the plan
+  /// ZeRO-1 (data-parallel=zero1): this rank holds only its shard, `shape`
+  /// [ceil(n / ranks)], of optimizer state whose whole shape is
+  /// `wholeShape`; checkpoints save and load it whole (gatherState,
+  /// setStateFromWhole).
+  bool sharded = false;
+  std::vector<int64_t> wholeShape;
 };
 
 /// What the loss scaler did. Kept when the plan reports the scaler's
@@ -130,6 +136,18 @@ public:
   Status joinLauncher(const std::string &who, const std::string &hint = "");
   /// Whether the plan has collectives (a data-parallel step).
   bool hasCollectives() const { return !collectives_.empty(); }
+  /// ZeRO-1: the number of ranks the plan shards its optimizer state over
+  /// (data-parallel=zero1 world-size); 0 when it shards nothing. Such a
+  /// plan runs on exactly that many ranks.
+  int64_t shardedOver() const { return shardedOver_; }
+  /// The whole tensor of which `info` (a sharded state) holds this rank's
+  /// shard, in `whole` (`bytes`: the whole tensor's): every rank's shard
+  /// gathered. A collective: every rank calls it for the same tensors in
+  /// the same order (checkpoints).
+  Status gatherState(const TensorInfo &info, void *whole, size_t bytes);
+  /// Sets sharded `info` to this rank's shard of the whole tensor `whole`.
+  Status setStateFromWhole(const TensorInfo &info, const void *whole,
+                           size_t bytes);
   /// Seconds the steps run so far spent waiting for their reductions to
   /// complete (what overlap with the backward pass did not hide).
   double collectiveWaitSeconds() const {
@@ -256,6 +274,22 @@ private:
   /// then divides a mean's results by the number of ranks (f32) or widens
   /// the bf16 sums into them.
   Status finishCollectives(size_t k, bool started = false);
+  /// ZeRO-1's kernels (SessionShards.cpp): this rank's shards of whole
+  /// tensors; the reduce-scatter of gradients started (finished by
+  /// finishReduceScatter); the updated shards gathered whole; the verdict
+  /// combined over the ranks. The last two wait.
+  Status takeShards(size_t k);
+  Status startReduceScatter(size_t k);
+  void finishReduceScatter(size_t k);
+  Status gatherShards(size_t k);
+  Status combineVerdicts(size_t k);
+  /// Each sharded state's TensorInfo marked, from the plan's kernels (an
+  /// update whose parameter is a train.rank_shard result: its state
+  /// operands of the same shape are shards of tensors shaped like the
+  /// parameter).
+  void markShardedState();
+  /// A ZeRO-1 plan on another number of ranks than it was built for.
+  Status checkWorldSize() const;
   static constexpr size_t kAllCollectives = ~size_t(0);
   /// Ends the binding of `tensor`, if any (setTensor() then copies).
   void unbind(uint32_t tensor);
@@ -335,6 +369,10 @@ private:
   /// Per kernel: the f32 bucket its small results are reduced in, packed
   /// (empty where it has fewer than two).
   std::vector<std::vector<float>> packed_;
+  /// Per ZeRO-1 kernel: what its reduce-scatter or all-gather receives
+  /// (packed_ holds what it sends).
+  std::vector<std::vector<float>> shardRecv_;
+  int64_t shardedOver_ = 0;
   /// Whether the step waits for each reduction as soon as it starts
   /// ($MP_COLLECTIVE_OVERLAP=0: the measurement without overlap).
   bool overlapCollectives_ = true;

@@ -105,6 +105,9 @@ const char *mp_session_backend_name(const mp_session *session);
  * process's rank and their number; 0 and 1 otherwise. */
 int mp_session_rank(const mp_session *session);
 int mp_session_world_size(const mp_session *session);
+/* The number of ranks a data-parallel=zero1 plan shards its optimizer state
+ * over (it runs on exactly that many); 0 for any other plan. */
+int mp_session_sharded_over(const mp_session *session);
 /* Seconds the steps run so far waited for their gradient reductions (what
  * overlap with the backward pass did not hide); 0 in one process. */
 double mp_session_collective_wait_seconds(const mp_session *session);

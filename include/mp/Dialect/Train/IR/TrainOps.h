@@ -29,6 +29,11 @@ ImageDims imageDims(Layout layout);
 FilterLayout filterLayoutOf(Layout layout,
                             std::optional<FilterLayout> filterLayout);
 
+/// The elements of one rank's shard of a tensor of `elements` elements
+/// cut over `worldSize` ranks (ZeRO-1): ceil(elements / worldSize), the
+/// last rank's padded with zeros (train.reduce_scatter).
+int64_t shardSize(int64_t elements, int64_t worldSize);
+
 } // namespace mp::train
 
 #include "mp/Dialect/Train/IR/TrainInterfaces.h.inc"

@@ -109,6 +109,90 @@ def Train_RankBroadcastOp : Train_Op<"rank_broadcast"> {
   let hasVerifier = 1;
 }
 
+// ZeRO-1 (data-parallel=zero1, docs/distributed.md): a tensor of n
+// elements seen flat and cut into world_size shards of s = ceil(n /
+// world_size) elements, the last padded with zeros; rank r owns elements
+// [r s, (r + 1) s).
+
+def Train_ReduceScatterOp : Train_Op<"reduce_scatter"> {
+  let precisionReason = [{
+    the reduced gradients enter the update, an fp32 island (master weights):
+    reduced in f32, as PyTorch's ZeroRedundancyOptimizer reduces its fp32
+    gradients
+  }];
+  let precisionCategory = "Deny";
+  let summary = "this rank's shard of the mean of tensors over the ranks";
+  let description = [{
+    Each result is this rank's shard of its operand averaged over the
+    `world_size` ranks of the job (the sum divided by `world_size`): the
+    part of the global batch's gradient that this rank's optimizer state
+    updates. One bucket of gradients per op. Started when reached, without
+    waiting; the step waits for it before the first op that reads a result.
+  }];
+  let arguments = (ins Variadic<Train_FloatTensor>:$inputs,
+                       I64Attr:$world_size);
+  let results = (outs Variadic<Train_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_RankShardOp : Train_Op<"rank_shard"> {
+  let precisionReason = [{
+    the shards are of f32 master weights, read by the optimizer, an fp32
+    island
+  }];
+  let precisionCategory = "Deny";
+  let summary = "this rank's shard of tensors every rank holds whole";
+  let description = [{
+    Each result is this rank's shard of its operand, which is the same on
+    every rank (a parameter): a copy, no communication. In one process of
+    a one-rank plan, the operand flattened.
+  }];
+  let arguments = (ins Variadic<Train_FloatTensor>:$inputs,
+                       I64Attr:$world_size);
+  let results = (outs Variadic<Train_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_AllGatherOp : Train_Op<"all_gather"> {
+  let precisionReason = [{
+    the shards gathered are updated f32 master weights: they stay f32
+  }];
+  let precisionCategory = "Deny";
+  let summary = "whole tensors from every rank's shard of them";
+  let description = [{
+    Each result is the tensor whose shard on rank r is rank r's operand
+    (the padding dropped): the parameters every rank's optimizer updated
+    in part, whole again on every rank for the next step.
+  }];
+  let arguments = (ins Variadic<Train_FloatTensor>:$inputs,
+                       I64Attr:$world_size);
+  let results = (outs Variadic<Train_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Train_AllRanksOp : Train_Op<"all_ranks", [SameOperandsAndResultType]> {
+  let precisionReason = [{a verdict: i1, no float type to choose}];
+  let precisionCategory = "Deny";
+  let summary = "true where the operand is true on every rank";
+  let description = [{
+    The logical and of a 0-d i1 over the ranks of the job. A ZeRO-1 step
+    checks the gradient shards it owns; the verdict that decides whether
+    every rank applies the step is every rank's together.
+  }];
+  let arguments = (ins 0DTensorOf<[I1]>:$verdict);
+  let results = (outs 0DTensorOf<[I1]>:$result);
+  let assemblyFormat = "$verdict attr-dict `:` type($verdict)";
+}
+
 def Train_SgdOp : Train_Op<"sgd", [Train_OptimizerOpInterface,
     AllTypesMatch<["param", "grad", "new_param"]>]> {
   let precisionReason = [{the optimizer is an fp32 island: master weights}];

@@ -1,0 +1,245 @@
+//===- SessionShards.cpp - ZeRO-1's kernels and sharded state -------------===//
+//
+// A data-parallel=zero1 plan (docs/distributed.md) keeps each optimizer
+// state as this rank's shard: the tensor seen flat and cut into as many
+// shards as the plan's world size, s = ceil(n / N) elements each, the last
+// padded with zeros; rank r owns elements [r s, (r + 1) s). Its kernels run
+// on the session's communicator like train.all_reduce: train.rank_shard
+// copies this rank's shards out of whole tensors, train.reduce_scatter
+// leaves each rank the mean of its gradient shards (started without
+// waiting, finished before the update reads it), train.all_gather makes
+// the updated parameter shards whole again, train.all_ranks ands the
+// verdicts. Checkpoints gather the state whole (gatherState) and take a
+// rank's shard back from it (setStateFromWhole): a checkpoint does not
+// depend on the number of ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/runtime/Session.h"
+#include "mp/runtime/Tensor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+using namespace mp::rt;
+
+namespace {
+
+int64_t shardOf(int64_t elements, int64_t ranks) {
+  return (elements + ranks - 1) / ranks;
+}
+
+/// Where each tensor of a ZeRO-1 kernel sits in the packed block a rank
+/// sends or receives: tensor i's shard of s[i] elements at offset[i], the
+/// block `total` elements.
+struct ShardLayout {
+  std::vector<int64_t> elements, shard, offset;
+  int64_t total = 0;
+  ShardLayout(const Plan &plan, const std::vector<uint32_t> &whole,
+              int64_t ranks) {
+    for (uint32_t t : whole) {
+      int64_t n = plan.tensors[t].numElements();
+      elements.push_back(n);
+      shard.push_back(shardOf(n, ranks));
+      offset.push_back(total);
+      total += shard.back();
+    }
+  }
+  /// How many of tensor i's elements rank `r`'s shard holds (the rest is
+  /// padding).
+  int64_t held(size_t i, int64_t r) const {
+    return std::clamp<int64_t>(elements[i] - r * shard[i], 0, shard[i]);
+  }
+};
+
+} // namespace
+
+Status Session::checkWorldSize() const {
+  if (shardedOver_ == 0 || shardedOver_ == comm_->size())
+    return Status::ok();
+  return invalidArgument(
+      "the plan shards its optimizer state over " +
+      std::to_string(shardedOver_) +
+      " ranks (data-parallel=zero1 world-size=" + std::to_string(shardedOver_) +
+      ") but runs on " + std::to_string(comm_->size()) +
+      (comm_->size() == 1 ? " process" : " ranks") +
+      ": run it with mpirun -np " + std::to_string(shardedOver_) +
+      ", or compile the step for this number of ranks (a checkpoint of one "
+      "resumes under the other)");
+}
+
+void Session::markShardedState() {
+  const std::vector<KernelDesc> &kernels = plan_.kernels;
+  const std::vector<TensorDesc> &tensors = plan_.tensors;
+  // Each train.rank_shard result: the whole tensor it is a shard of.
+  std::map<uint32_t, uint32_t> wholeOf;
+  for (const KernelDesc &kernel : kernels)
+    if (kernel.opId() == OpId::TrainRankShard)
+      for (size_t i = 0; i < kernel.outputs.size(); ++i)
+        wholeOf[kernel.outputs[i]] = kernel.inputs[i];
+  if (wholeOf.empty())
+    return;
+  std::map<uint32_t, uint32_t> stateOf; // state tensor -> whole tensor
+  for (const KernelDesc &kernel : kernels) {
+    if (!isOptimizerUpdate(kernel.opId()) || kernel.inputs.empty())
+      continue;
+    auto whole = wholeOf.find(kernel.inputs[0]);
+    if (whole == wholeOf.end())
+      continue;
+    const TensorDesc &param = tensors[kernel.inputs[0]];
+    for (size_t i = 2; i < kernel.inputs.size(); ++i) {
+      const TensorDesc &state = tensors[kernel.inputs[i]];
+      if (state.kind == TensorKind::OptState && state.shape == param.shape &&
+          state.dtype == param.dtype)
+        stateOf[kernel.inputs[i]] = whole->second;
+    }
+  }
+  for (TensorInfo &info : infos_) {
+    auto found = stateOf.find(info.tensor);
+    if (info.isOutput || found == stateOf.end())
+      continue;
+    info.sharded = true;
+    info.wholeShape = tensors[found->second].shape;
+  }
+}
+
+Status Session::takeShards(size_t k) {
+  const std::vector<TensorView> &in = kernelInputs_[parity_][k],
+                                &out = kernelOutputs_[parity_][k];
+  ShardLayout layout(plan_, plan_.kernels[k].inputs, shardedOver_);
+  int64_t r = comm_->rank();
+  for (size_t i = 0; i < in.size(); ++i) {
+    int64_t held = layout.held(i, r);
+    float *to = out[i].as<float>();
+    const float *from = in[i].as<float>() + r * layout.shard[i];
+    if (held)
+      std::memmove(to, from, static_cast<size_t>(held) * sizeof(float));
+    std::fill(to + held, to + layout.shard[i], 0.0f);
+  }
+  return Status::ok();
+}
+
+Status Session::startReduceScatter(size_t k) {
+  const std::vector<TensorView> &in = kernelInputs_[parity_][k];
+  ShardLayout layout(plan_, plan_.kernels[k].inputs, shardedOver_);
+  // Rank q's block: each gradient's q-th shard, zero-padded.
+  float *send = packed_[k].data();
+  for (int64_t q = 0; q < shardedOver_; ++q)
+    for (size_t i = 0; i < in.size(); ++i) {
+      float *to = send + q * layout.total + layout.offset[i];
+      int64_t held = layout.held(i, q);
+      if (held)
+        std::memcpy(to, in[i].as<float>() + q * layout.shard[i],
+                    static_cast<size_t>(held) * sizeof(float));
+      std::fill(to + held, to + layout.shard[i], 0.0f);
+    }
+  StatusOr<Communicator::Request> started = comm_->startReduceScatter(
+      send, shardRecv_[k].data(), static_cast<size_t>(layout.total));
+  if (!started.isOk())
+    return started.status();
+  inFlight_.emplace_back(static_cast<uint32_t>(k),
+                         std::vector<Communicator::Request>{*started});
+  return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
+}
+
+void Session::finishReduceScatter(size_t k) {
+  const std::vector<TensorView> &out = kernelOutputs_[parity_][k];
+  ShardLayout layout(plan_, plan_.kernels[k].inputs, shardedOver_);
+  float scale = 1.0f / static_cast<float>(shardedOver_);
+  const float *sums = shardRecv_[k].data();
+  for (size_t i = 0; i < out.size(); ++i) {
+    float *to = out[i].as<float>();
+    for (int64_t e = 0; e < layout.shard[i]; ++e)
+      to[e] = sums[layout.offset[i] + e] * scale;
+  }
+}
+
+Status Session::gatherShards(size_t k) {
+  const std::vector<TensorView> &in = kernelInputs_[parity_][k],
+                                &out = kernelOutputs_[parity_][k];
+  ShardLayout layout(plan_, plan_.kernels[k].outputs, shardedOver_);
+  float *send = packed_[k].data();
+  for (size_t i = 0; i < in.size(); ++i)
+    std::memcpy(send + layout.offset[i], in[i].data,
+                static_cast<size_t>(layout.shard[i]) * sizeof(float));
+  float *recv = shardRecv_[k].data();
+  auto began = std::chrono::steady_clock::now();
+  StatusOr<Communicator::Request> started = comm_->startAllGather(
+      send, recv, static_cast<size_t>(layout.total) * sizeof(float));
+  Status waited = started.isOk() ? comm_->wait(*started) : started.status();
+  collectiveWait_ += std::chrono::steady_clock::now() - began;
+  if (!waited.isOk())
+    return waited;
+  for (size_t i = 0; i < out.size(); ++i)
+    for (int64_t q = 0; q < shardedOver_; ++q)
+      if (int64_t held = layout.held(i, q))
+        std::memcpy(out[i].as<float>() + q * layout.shard[i],
+                    recv + q * layout.total + layout.offset[i],
+                    static_cast<size_t>(held) * sizeof(float));
+  return Status::ok();
+}
+
+Status Session::combineVerdicts(size_t k) {
+  const std::vector<TensorView> &in = kernelInputs_[parity_][k],
+                                &out = kernelOutputs_[parity_][k];
+  // The and of the verdicts: the max of their negations.
+  uint8_t failed = *in[0].as<uint8_t>() ? 0 : 1;
+  auto began = std::chrono::steady_clock::now();
+  StatusOr<Communicator::Request> started =
+      comm_->startAllReduce(&failed, 1, DType::I1, ReduceOp::Max);
+  Status waited = started.isOk() ? comm_->wait(*started) : started.status();
+  collectiveWait_ += std::chrono::steady_clock::now() - began;
+  if (!waited.isOk())
+    return waited;
+  *out[0].as<uint8_t>() = failed ? 0 : 1;
+  return Status::ok();
+}
+
+Status Session::gatherState(const TensorInfo &info, void *whole, size_t bytes) {
+  if (!info.sharded)
+    return invalidArgument("'" + info.name + "' is not sharded state");
+  const TensorDesc &desc = plan_.tensors[info.tensor];
+  int64_t n = 1;
+  for (int64_t d : info.wholeShape)
+    n *= d;
+  if (bytes != static_cast<size_t>(n) * dtypeSize(desc.dtype))
+    return invalidArgument("'" + info.name + "' has " +
+                           std::to_string(n * dtypeSize(desc.dtype)) +
+                           " bytes whole, not " + std::to_string(bytes));
+  MP_RETURN_IF_ERROR(checkWorldSize());
+  size_t shardBytes = desc.byteSize();
+  std::vector<uint8_t> shard(shardBytes),
+      all(shardBytes * static_cast<size_t>(shardedOver_));
+  MP_RETURN_IF_ERROR(copyOut(info.tensor, shard.data(), shardBytes));
+  StatusOr<Communicator::Request> started =
+      comm_->startAllGather(shard.data(), all.data(), shardBytes);
+  Status waited = started.isOk() ? comm_->wait(*started) : started.status();
+  if (!waited.isOk())
+    return Status(waited.code(), "gathering the shards of '" + info.name +
+                                     "': " + waited.message());
+  std::memcpy(whole, all.data(), bytes);
+  return Status::ok();
+}
+
+Status Session::setStateFromWhole(const TensorInfo &info, const void *whole,
+                                  size_t bytes) {
+  if (!info.sharded)
+    return invalidArgument("'" + info.name + "' is not sharded state");
+  MP_RETURN_IF_ERROR(checkWorldSize());
+  const TensorDesc &desc = plan_.tensors[info.tensor];
+  int64_t n = 1;
+  for (int64_t d : info.wholeShape)
+    n *= d;
+  if (bytes != static_cast<size_t>(n) * dtypeSize(desc.dtype))
+    return invalidArgument("'" + info.name + "' has " +
+                           std::to_string(n * dtypeSize(desc.dtype)) +
+                           " bytes whole, not " + std::to_string(bytes));
+  size_t shardBytes = desc.byteSize();
+  size_t from = shardBytes * static_cast<size_t>(comm_->rank());
+  std::vector<uint8_t> shard(shardBytes, 0);
+  if (from < bytes)
+    std::memcpy(shard.data(), static_cast<const uint8_t *>(whole) + from,
+                std::min(shardBytes, bytes - from));
+  return setTensor(info.name, desc.dtype, desc.shape, shard.data(), shardBytes);
+}

@@ -1,0 +1,68 @@
+// mp-data-parallel mode=zero1 (ZeRO stage 1): every update runs on this
+// rank's shard of its parameter, seen flat and cut into world-size shards
+// of ceil(n / N) elements. The CNN's gradients (one 25-MB bucket) are
+// reduce-scattered right after the last of them; the parameters' shards
+// are taken by one train.rank_shard; sgd_momentum runs on the shards, its
+// momentum buffers are shards in the signature (the memory that falls by
+// N: fc.bias's 10 elements over 3 ranks are 4 per rank, the last padded);
+// the updated shards are gathered whole, and the step returns them.
+// RUN: mp-opt %examples/cnn.mlir --mp-mixed-precision="policy=float32 data-parallel=zero1 world-size=3 report=%t.json" | FileCheck %s --check-prefix=F32
+// RUN: FileCheck %s --check-prefix=REPORT --input-file=%t.json
+// RUN: mp-opt %examples/cnn.mlir --mp-mixed-precision="policy=mixed_float16 data-parallel=zero1 world-size=2" | FileCheck %s --check-prefix=F16
+// RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=zero1" 2>&1 | FileCheck %s --check-prefix=NO-SIZE
+// RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce world-size=2" 2>&1 | FileCheck %s --check-prefix=SIZE-ALLREDUCE
+// RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=zero1 world-size=2 reduce-dtype=bf16" 2>&1 | FileCheck %s --check-prefix=BF16
+// RUN: not mp-opt %examples/causal_lm.mlir --mp-data-parallel="mode=zero1 world-size=2" 2>&1 | FileCheck %s --check-prefix=CLIP
+// RUN: mp-opt %s --split-input-file --verify-diagnostics
+
+// F32: func.func @train_step({{.*}}%arg13: tensor<10xf32> {train.name = "fc.bias", train.role = "param"}, %arg14: tensor<96xf32> {train.name = "conv1.weight.momentum_buffer", train.role = "opt_state"}
+// F32-SAME: %arg21: tensor<4xf32> {train.name = "fc.bias.momentum_buffer", train.role = "opt_state"}
+// F32: %[[FC_W:.*]] = train.matmul {{.*}}transpose_lhs
+// F32: %[[RS:.*]]:8 = train.reduce_scatter %[[FC_B:[^,]*]], %[[FC_W]], {{.*}} {world_size = 3 : i64} : tensor<10xf32>, tensor<64x10xf32>, {{.*}} -> tensor<4xf32>, tensor<214xf32>,
+// The finite check reads the shards; the verdict is every rank's.
+// F32-NEXT: %[[CHECK:.*]] = mp.all_finite %[[RS]]#7, {{.*}}, %[[RS]]#0 :
+// F32-NEXT: %[[ALL:.*]] = train.all_ranks %[[CHECK]] : tensor<i1>
+// F32-NEXT: %[[OWN:.*]]:8 = train.rank_shard %arg13, %arg12, {{.*}} {world_size = 3 : i64} : tensor<10xf32>, tensor<64x10xf32>, {{.*}} -> tensor<4xf32>, tensor<214xf32>,
+// F32: %[[P:.*]], %[[M:.*]] = train.sgd_momentum %[[OWN]]#0, %[[RS]]#0, %arg21 {{.*}} : tensor<4xf32>
+// F32-NEXT: %[[G:.*]]:8 = train.all_gather {{.*}}%[[P]]{{.*}} {world_size = 3 : i64} : {{.*}} -> tensor<10xf32>, tensor<64x10xf32>,
+// F32: return {{.*}}%[[G]]#0, {{.*}}%[[M]], {{.*}}%[[ALL]] : {{.*}}tensor<10xf32>, {{.*}}tensor<4xf32>, tensor<i1>
+
+// REPORT: "data_parallel": {
+// REPORT: "bytes_per_step": 78248,
+// REPORT-NEXT: "dtype": "f32",
+// REPORT-NEXT: "gathered_bytes_per_step": 78248,
+// REPORT-NEXT: "mode": "zero1",
+// REPORT-NEXT: "optimizer_state_bytes_per_rank": 26096,
+// REPORT-NEXT: "optimizer_state_bytes_unsharded": 78248,
+// REPORT-NEXT: "reductions": 1,
+// REPORT-NEXT: "world_size": 3
+
+// Loss scaling checks the shards and skips or applies the step as every
+// rank's verdict says: the selects and the scale's update read it.
+// F16: %[[RS:.*]]:8 = train.reduce_scatter
+// F16: %{{.*}}, %[[FINITE:.*]] = mp.unscale_and_check %{{.*}}, %[[RS]]#7,
+// F16-NEXT: %[[ALL:.*]] = train.all_ranks %[[FINITE]] : tensor<i1>
+// F16: train.sgd_momentum {{.*}} : tensor<144xf32>
+// F16: train.all_gather
+// F16: mp.select %[[ALL]],
+// F16: mp.update_scale {{.*}}, %[[ALL]]
+
+// NO-SIZE: error: mp-data-parallel: mode zero1 shards the optimizer state over a number of ranks fixed when the step is compiled: give it as world-size=N
+// SIZE-ALLREDUCE: error: mp-data-parallel: world-size is an option of mode zero1
+// BF16: error: mp-data-parallel: mode zero1 reduce-scatters in f32; reduce-dtype=bf16 is built for allreduce only
+// CLIP: error: 'train.clip_grad_norm' op reads the gradients before an update; under data-parallel=zero1 each rank holds only its shards of them, and clipping over the shards is not built: use data-parallel=allreduce
+
+// The ops' shapes: a shard is the 1-D ceil(n / world_size) of its tensor.
+func.func @shard_size(%g: tensor<3x5xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{tensor #0 is 'tensor<3x5xf32>': its shard over 2 ranks is 'tensor<8xf32>', not 'tensor<7xf32>'}}
+  %s = train.reduce_scatter %g {world_size = 2 : i64} : tensor<3x5xf32> -> tensor<7xf32>
+  return %s : tensor<7xf32>
+}
+
+// -----
+
+func.func @gather_size(%s: tensor<5xf32>) -> tensor<3x3xf32> {
+  // expected-error @+1 {{tensor #0 is 'tensor<3x3xf32>': its shard over 3 ranks is 'tensor<3xf32>', not 'tensor<5xf32>'}}
+  %g = train.all_gather %s {world_size = 3 : i64} : tensor<5xf32> -> tensor<3x3xf32>
+  return %g : tensor<3x3xf32>
+}
