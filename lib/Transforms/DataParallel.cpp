@@ -46,6 +46,9 @@ int64_t f32Bytes(Value value) {
 /// arguments and results too: the memory that falls by the world size),
 /// and one train.all_gather of the updated parameter shards after the
 /// bucket's last update, which the step returns as the new parameters.
+/// Clipping between the gradients and the updates clips the shards:
+/// clip_grad_value elementwise, clip_grad_norm as
+/// train.clip_grad_norm_shards (the norm of the whole gradients).
 class ShardedUpdates {
 public:
   ShardedUpdates(FunctionOpInterface fn, int64_t worldSize)
@@ -57,6 +60,9 @@ public:
     for (ArrayRef<Value> bucket : buckets)
       if (!bucket.empty() && failed(shardBucket(bucket)))
         return failure();
+    for (Operation *clip : clips)
+      if (failed(shardClip(clip)))
+        return failure();
     Operation *terminator = body.getTerminator();
     fn.setFunctionTypeAttr(TypeAttr::get(
         FunctionType::get(fn->getContext(), body.getArgumentTypes(),
@@ -65,27 +71,56 @@ public:
   }
 
 private:
+  /// The update a gradient enters through `edge`: the optimizer that reads
+  /// it, directly or through a clip; null after an error.
+  Operation *updateOf(OpOperand *edge) {
+    Operation *owner = edge->getOwner();
+    if (isa<train::OptimizerOpInterface>(owner) &&
+        edge->getOperandNumber() == 1)
+      return owner;
+    if (!isa<train::ClipGradNormOp, train::ClipGradValueOp>(owner)) {
+      owner->emitOpError()
+          << "reads the gradients before an update; under "
+             "data-parallel=zero1 each rank holds only its shards of them, "
+             "and "
+          << (isa<train::GradientTransformOpInterface>(owner)
+                  ? "this transform of them"
+                  : "an optimizer written as elementwise ops")
+          << " is not built over shards: use data-parallel=allreduce "
+             "(docs/distributed.md)";
+      return nullptr;
+    }
+    auto transform = cast<train::GradientTransformOpInterface>(owner);
+    unsigned index = edge->getOperandNumber() - transform.getGradientOperands()
+                                                    .getAsOperandRange()
+                                                    .getBeginOperandIndex();
+    Value clipped = owner->getResult(index);
+    Operation *update =
+        clipped.hasOneUse() ? clipped.getUses().begin()->getOwner() : nullptr;
+    if (!update || !isa<train::OptimizerOpInterface>(update) ||
+        clipped.getUses().begin()->getOperandNumber() != 1) {
+      owner->emitOpError()
+          << "result #" << index
+          << " is read by something other than one optimizer update; "
+             "data-parallel=zero1 clips the shards each update reads";
+      return nullptr;
+    }
+    clips.insert(owner);
+    return update;
+  }
+
   /// What zero1 needs of a gradient's consumer: one fused optimizer
-  /// update, whose parameter and optimizer state are the step's arguments
-  /// and whose new values the step only returns.
+  /// update (after a clip or not), whose parameter and optimizer state
+  /// are the step's arguments and whose new values the step only returns.
   LogicalResult findUpdates() {
     GradientEdges gradients = findGradientEdges(body);
     Operation *terminator = body.getTerminator();
     for (OpOperand *edge : gradients.edges) {
-      Operation *owner = edge->getOwner();
-      auto update = dyn_cast<train::OptimizerOpInterface>(owner);
-      if (!update)
-        return owner->emitOpError()
-               << "reads the gradients before an update; under "
-                  "data-parallel=zero1 each rank holds only its shards of "
-                  "them, and "
-               << (isa<train::GradientTransformOpInterface>(owner)
-                       ? "clipping over the shards"
-                       : "an optimizer written as elementwise ops")
-               << " is not built: use data-parallel=allreduce "
-                  "(docs/distributed.md)";
-      if (edge->getOperandNumber() != 1 || !edge->get().hasOneUse())
-        return owner->emitOpError()
+      Operation *owner = updateOf(edge);
+      if (!owner)
+        return failure();
+      if (!edge->get().hasOneUse())
+        return edge->getOwner()->emitOpError()
                << "shares its gradient with another op; data-parallel=zero1 "
                   "shards each gradient for one update";
       Value param = owner->getOperand(0);
@@ -96,7 +131,7 @@ private:
         return owner->emitOpError()
                << "updates a value that is not a parameter of the step; "
                   "data-parallel=zero1 shards parameters' updates only";
-      Update found{owner, {}};
+      Update found{edge, owner, {}};
       for (unsigned i = 2, e = owner->getNumOperands(); i < e; ++i) {
         Value state = owner->getOperand(i);
         if (state.getType() != type)
@@ -126,6 +161,12 @@ private:
                    << "reads an updated parameter or optimizer state inside "
                       "the step; under data-parallel=zero1 the update runs "
                       "on shards";
+      Value newParam = owner->getResult(0);
+      if (!newParam.hasOneUse())
+        return owner->emitOpError()
+               << "returns its updated parameter "
+               << (newParam.use_empty() ? "nowhere" : "more than once")
+               << "; data-parallel=zero1 gathers it once";
       updates[edge->get()] = found;
     }
     return success();
@@ -143,65 +184,81 @@ private:
     Location loc = lastGrad->getLoc();
     OpBuilder b(lastGrad->getContext());
     b.setInsertionPointAfter(lastGrad);
-    SmallVector<Type> shards;
+    SmallVector<Type> shards, paramShards, wholes;
     SmallVector<Value> params;
     for (Value grad : bucket) {
+      Value param = updates.lookup(grad).op->getOperand(0);
       shards.push_back(shardType(grad.getType()));
-      params.push_back(updates.lookup(grad).op->getOperand(0));
+      params.push_back(param);
+      paramShards.push_back(shardType(param.getType()));
+      wholes.push_back(param.getType());
     }
     auto scattered = train::ReduceScatterOp::create(
         b, loc, shards, ValueRange(bucket), worldSize);
-    SmallVector<Type> paramShards;
-    for (Value param : params)
-      paramShards.push_back(shardType(param.getType()));
     auto own = train::RankShardOp::create(b, loc, paramShards,
                                           ValueRange(params), worldSize);
-    Operation *terminator = body.getTerminator();
     Operation *lastUpdate = nullptr;
     SmallVector<Value> newShards;
-    SmallVector<unsigned> returnedAt;
+    SmallVector<OpOperand *> returned;
     for (auto [i, grad] : llvm::enumerate(bucket)) {
       Update update = updates.lookup(grad);
       Operation *op = update.op;
+      update.edge->set(scattered.getResult(i));
       op->setOperand(0, own.getResult(i));
-      op->setOperand(1, scattered.getResult(i));
-      for (BlockArgument state : update.states) {
-        RankedTensorType type = shardType(state.getType());
-        state.setType(type);
-      }
+      for (BlockArgument state : update.states)
+        state.setType(shardType(state.getType()));
       for (Value result : op->getResults())
         result.setType(shardType(result.getType()));
       if (!lastUpdate || lastUpdate->isBeforeInBlock(op))
         lastUpdate = op;
-      Value newParam = op->getResult(0);
-      for (OpOperand &use : newParam.getUses())
-        returnedAt.push_back(use.getOperandNumber());
-      newShards.push_back(newParam);
-      if (!newParam.hasOneUse())
-        return op->emitOpError()
-               << "returns its updated parameter "
-               << (newParam.use_empty() ? "nowhere" : "more than once")
-               << "; data-parallel=zero1 gathers it once";
+      newShards.push_back(op->getResult(0));
+      returned.push_back(&*op->getResult(0).getUses().begin());
     }
     b.setInsertionPointAfter(lastUpdate);
-    SmallVector<Type> wholes;
-    for (Value param : params)
-      wholes.push_back(param.getType());
     auto gathered = train::AllGatherOp::create(
         b, loc, wholes, ValueRange(newShards), worldSize);
-    for (auto [i, at] : llvm::enumerate(returnedAt))
-      terminator->setOperand(at, gathered.getResult(i));
+    for (auto [i, use] : llvm::enumerate(returned))
+      use->set(gathered.getResult(i));
+    return success();
+  }
+
+  /// A clip now reading shards: its results are shards too, and the norm
+  /// clip is the whole gradients' (train.clip_grad_norm_shards).
+  LogicalResult shardClip(Operation *clip) {
+    auto transform = cast<train::GradientTransformOpInterface>(clip);
+    OperandRange grads = transform.getGradientOperands().getAsOperandRange();
+    for (Value grad : grads)
+      if (Operation *def = grad.getDefiningOp())
+        if (!def->isBeforeInBlock(clip))
+          return clip->emitOpError()
+                 << "reads a gradient before the last gradient of its bucket "
+                    "is computed, where data-parallel=zero1 reduce-scatters "
+                    "it; use a larger bucket-mb or report this step";
+    for (auto [grad, clipped] : llvm::zip(grads, clip->getResults()))
+      clipped.setType(grad.getType());
+    auto norm = dyn_cast<train::ClipGradNormOp>(clip);
+    if (!norm)
+      return success();
+    OpBuilder b(clip);
+    auto sharded = train::ClipGradNormShardsOp::create(
+        b, clip->getLoc(), clip->getResultTypes(), norm.getGrads(),
+        norm.getMaxNormAttr(), norm.getNormTypeAttr(),
+        b.getI64IntegerAttr(worldSize));
+    clip->replaceAllUsesWith(sharded->getResults());
+    clip->erase();
     return success();
   }
 
   struct Update {
-    Operation *op = nullptr;
+    OpOperand *edge = nullptr; ///< where the gradient enters
+    Operation *op = nullptr;   ///< the update
     SmallVector<BlockArgument> states;
   };
   FunctionOpInterface fn;
   Block &body;
   int64_t worldSize;
   llvm::DenseMap<Value, Update> updates;
+  llvm::SetVector<Operation *> clips;
 };
 
 struct DataParallelPass : public mp::impl::DataParallelBase<DataParallelPass> {

@@ -6,13 +6,15 @@ batch N x B; an inf on one rank skips the step on every rank; checkpoints
 hold the state whole, so they resume on any number of ranks and under
 any plan of the model. Skipped where mpirun or the build's MPI is
 missing."""
+import json
+import os
 import re
 import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import tool
+from conftest import ROOT, tool
 from test_data_parallel import (ENV, MPIRUN, BATCH, assert_same_parameters,
                                 cnn_plan, has_mpi, plan, run, save_data)
 
@@ -186,3 +188,38 @@ def test_the_python_api_refuses_zero1_plans(tmp_path):
     sharded = plan(tmp_path, "z1", options=zero1(1))
     with pytest.raises(mp.BackendError, match="data-parallel=zero1"):
         mp.Session(sharded)
+
+
+def test_zero1_clips_by_the_norm_of_the_whole_gradients(tmp_path):
+    """examples/causal_lm.mlir (AdamW, a warm-up schedule, clip_grad_norm,
+    here with max_norm 0.05 so that every step clips), float32, 2 ranks, 6
+    steps on the same synthetic data: zero1, whose ranks each clip their
+    shards by the norm of the whole gradients, trains as allreduce does
+    (parameters, both moments and the step count within 1e-6 relative);
+    the report halves the optimizer state per rank."""
+    with open(os.path.join(ROOT, "examples", "causal_lm.mlir")) as f:
+        text = f.read()
+    (tmp_path / "step.mlir").write_text(
+        text.replace("max_norm = 1.0", "max_norm = 0.05"))
+    plans = {}
+    for mode, options in (("zero1", zero1(2)),
+                          ("allreduce", " data-parallel=allreduce")):
+        plans[mode] = tmp_path / (mode + ".plan")
+        subprocess.run([tool("mp-compile"), str(tmp_path / "step.mlir"),
+                        "--mixed-precision=policy=float32" + options +
+                        " report=" + str(tmp_path / (mode + ".json")),
+                        "-o", str(plans[mode])], check=True)
+        run([tool("mp-run"), str(plans[mode]), "--synthetic",
+             "--synthetic-samples", "192", "--steps", "6", "--seed", "3",
+             "--plain", "--checkpoint", str(tmp_path / (mode + ".ckpt"))], 2)
+    errors = relative_errors(tmp_path / "allreduce.ckpt",
+                             tmp_path / "zero1.ckpt")
+    assert any(n.endswith("exp_avg_sq") for n in errors)
+    assert max(errors.values()) <= 1e-6, errors
+    with open(tmp_path / "zero1.json") as f:
+        [report] = json.load(f)["functions"]
+    parallel = report["data_parallel"]
+    assert parallel["mode"] == "zero1"
+    # Every moment is halved, the padding aside; the step count is whole.
+    assert parallel["optimizer_state_bytes_per_rank"] < \
+        0.51 * parallel["optimizer_state_bytes_unsharded"]

@@ -12,7 +12,8 @@
 // RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=zero1" 2>&1 | FileCheck %s --check-prefix=NO-SIZE
 // RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce world-size=2" 2>&1 | FileCheck %s --check-prefix=SIZE-ALLREDUCE
 // RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=zero1 world-size=2 reduce-dtype=bf16" 2>&1 | FileCheck %s --check-prefix=BF16
-// RUN: not mp-opt %examples/causal_lm.mlir --mp-data-parallel="mode=zero1 world-size=2" 2>&1 | FileCheck %s --check-prefix=CLIP
+// RUN: mp-opt %examples/causal_lm.mlir --mp-mixed-precision="policy=mixed_bfloat16 data-parallel=zero1 world-size=2" | FileCheck %s --check-prefix=CLIP
+// RUN: not mp-opt %S/../Tools/mp-run/Inputs/lion.mlir --mp-data-parallel="mode=zero1 world-size=2" 2>&1 | FileCheck %s --check-prefix=ELEMENTWISE
 // RUN: mp-opt %s --split-input-file --verify-diagnostics
 
 // F32: func.func @train_step({{.*}}%arg13: tensor<10xf32> {train.name = "fc.bias", train.role = "param"}, %arg14: tensor<96xf32> {train.name = "conv1.weight.momentum_buffer", train.role = "opt_state"}
@@ -50,7 +51,18 @@
 // NO-SIZE: error: mp-data-parallel: mode zero1 shards the optimizer state over a number of ranks fixed when the step is compiled: give it as world-size=N
 // SIZE-ALLREDUCE: error: mp-data-parallel: world-size is an option of mode zero1
 // BF16: error: mp-data-parallel: mode zero1 reduce-scatters in f32; reduce-dtype=bf16 is built for allreduce only
-// CLIP: error: 'train.clip_grad_norm' op reads the gradients before an update; under data-parallel=zero1 each rank holds only its shards of them, and clipping over the shards is not built: use data-parallel=allreduce
+// Clipping by the global norm clips the shards by the norm of the whole
+// gradients (every rank's partial sum combined); the updates (AdamW: two
+// moments per parameter, sharded) read the clipped shards.
+// CLIP: %[[RS:.*]]:36 = train.reduce_scatter {{.*}} -> {{.*}}tensor<3072xf32>
+// CLIP-NEXT: mp.all_finite %[[RS]]#35,
+// CLIP-NEXT: train.all_ranks
+// CLIP-NOT: train.clip_grad_norm %
+// CLIP: %[[CLIPPED:.*]]:36, %{{.*}} = train.clip_grad_norm_shards %[[RS]]#35, {{.*}} {max_norm = 1.000000e+00 : f64, world_size = 2 : i64} : tensor<3072xf32>,
+// CLIP: train.adamw %{{.*}}, %[[CLIPPED]]#0, %{{.*}}, %{{.*}}, %{{.*}} lr {{.*}} : tensor<3072xf32>, tensor<i64>
+// CLIP: train.all_gather
+// An optimizer written as elementwise ops is not fused: it is refused.
+// ELEMENTWISE: error: 'train.gradient' op reads the gradients before an update; under data-parallel=zero1 each rank holds only its shards of them, and an optimizer written as elementwise ops is not built over shards: use data-parallel=allreduce
 
 // The ops' shapes: a shard is the 1-D ceil(n / world_size) of its tensor.
 func.func @shard_size(%g: tensor<3x5xf32>) -> tensor<7xf32> {

@@ -319,8 +319,10 @@ def DataParallel : Pass<"mp-data-parallel", "::mlir::ModuleOp"> {
     f32 parameters stay whole on every rank (PyTorch's
     ZeroRedundancyOptimizer keeps them so). A later loss-scaling check of
     the shards combines its verdict over the ranks (`train.all_ranks`).
-    Gradient-norm clipping and optimizers written as elementwise ops are
-    refused under zero1.
+    Clipping reads the shards: `clip_grad_value` as it is,
+    `clip_grad_norm` as `train.clip_grad_norm_shards` (the norm of the
+    whole gradients, every rank's partial sum combined). Optimizers
+    written as elementwise ops are refused under zero1.
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"off\"",

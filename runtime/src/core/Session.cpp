@@ -177,6 +177,9 @@ std::vector<std::string> Session::kernelImplementations() const {
       case OpId::TrainAllRanks:
         what = "the and of the verdicts of ";
         break;
+      case OpId::TrainClipGradNormShards:
+        what = "a norm clip of the shards of ";
+        break;
       default:
         break;
       }

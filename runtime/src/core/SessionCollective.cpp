@@ -83,12 +83,14 @@ Status Session::collectCollectives() {
   for (size_t c = 0; c < kernels.size(); ++c) {
     if (!kernels[c].isCollective())
       continue;
-    if (kernels[c].inputs.size() != kernels[c].outputs.size())
+    OpId op = kernels[c].opId();
+    // A norm clip returns its norm too.
+    size_t extra = op == OpId::TrainClipGradNormShards ? 1 : 0;
+    if (kernels[c].inputs.size() + extra != kernels[c].outputs.size())
       return invalidArgument(
           "kernel #" + std::to_string(c) + " (" + kernels[c].op + ") has " +
           std::to_string(kernels[c].inputs.size()) + " operands but " +
           std::to_string(kernels[c].outputs.size()) + " results");
-    OpId op = kernels[c].opId();
     bool broadcast = op == OpId::TrainRankBroadcast;
     for (uint32_t t : kernels[c].outputs)
       if (!broadcast && op != OpId::TrainAllRanks &&
@@ -98,7 +100,7 @@ Status Session::collectCollectives() {
                              dtypeName(plan_.tensors[t].dtype) +
                              " tensors; collectives reduce f32 ones");
     if (op == OpId::TrainReduceScatter || op == OpId::TrainRankShard ||
-        op == OpId::TrainAllGather) {
+        op == OpId::TrainAllGather || op == OpId::TrainClipGradNormShards) {
       // ZeRO-1 (SessionShards.cpp): one world size for the whole plan.
       int64_t ranks = kernels[c].getInt(AttrName::world_size, 0);
       if (ranks < 1 || (shardedOver_ && ranks != shardedOver_))
@@ -161,6 +163,8 @@ Status Session::startCollective(size_t k) {
     return gatherShards(k);
   case OpId::TrainAllRanks:
     return combineVerdicts(k);
+  case OpId::TrainClipGradNormShards:
+    return clipShards(k);
   default:
     break;
   }

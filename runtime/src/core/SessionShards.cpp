@@ -19,6 +19,7 @@
 #include "mp/runtime/Tensor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -193,6 +194,60 @@ Status Session::combineVerdicts(size_t k) {
   if (!waited.isOk())
     return waited;
   *out[0].as<uint8_t>() = failed ? 0 : 1;
+  return Status::ok();
+}
+
+Status Session::clipShards(size_t k) {
+  const std::vector<TensorView> &in = kernelInputs_[parity_][k],
+                                &out = kernelOutputs_[parity_][k];
+  const KernelDesc &kernel = plan_.kernels[k];
+  double p = kernel.getFloat(AttrName::norm_type, 2.0);
+  double maxNorm = kernel.getFloat(AttrName::max_norm, 1.0);
+  bool isMax = std::isinf(p);
+  // This rank's part: the sum of |g|^p over its shards in f64 (the
+  // padding adds 0), or the largest |g| (NaN when one is NaN).
+  double partial = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const float *g = in[i].as<float>();
+    for (int64_t e = 0, n = in[i].numElements(); e < n; ++e) {
+      double a = std::fabs(static_cast<double>(g[e]));
+      if (isMax)
+        partial =
+            std::isnan(a) || std::isnan(partial) ? NAN : std::max(partial, a);
+      else
+        partial += p == 2 ? a * a : std::pow(a, p);
+    }
+  }
+  // Every rank's part, combined in rank order: the same norm everywhere.
+  std::vector<double> parts(static_cast<size_t>(comm_->size()));
+  auto began = std::chrono::steady_clock::now();
+  StatusOr<Communicator::Request> started =
+      comm_->startAllGather(&partial, parts.data(), sizeof(double));
+  Status waited = started.isOk() ? comm_->wait(*started) : started.status();
+  collectiveWait_ += std::chrono::steady_clock::now() - began;
+  if (!waited.isOk())
+    return waited;
+  double total = 0;
+  for (double part : parts)
+    total = !isMax              ? total + part
+            : std::isnan(part)  ? part
+            : std::isnan(total) ? total
+                                : std::max(total, part);
+  double norm = isMax    ? total
+                : p == 2 ? std::sqrt(total)
+                         : std::pow(total, 1 / p);
+  // As train.clip_grad_norm: PyTorch's max_norm / (norm + 1e-6), at most
+  // 1, a NaN kept.
+  double coef = maxNorm / (norm + 1e-6);
+  float scale =
+      static_cast<float>(std::isnan(coef) ? coef : std::min(coef, 1.0));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const float *g = in[i].as<float>();
+    float *r = out[i].as<float>();
+    for (int64_t e = 0, n = in[i].numElements(); e < n; ++e)
+      r[e] = g[e] * scale;
+  }
+  *out.back().as<float>() = static_cast<float>(norm);
   return Status::ok();
 }
 

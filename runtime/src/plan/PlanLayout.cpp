@@ -63,7 +63,8 @@ bool KernelDesc::isCollective() const { return isCollectiveOp(opId()); }
 bool mp::rt::isCollectiveOp(OpId op) {
   return op == OpId::TrainAllReduce || op == OpId::TrainRankBroadcast ||
          op == OpId::TrainReduceScatter || op == OpId::TrainRankShard ||
-         op == OpId::TrainAllGather || op == OpId::TrainAllRanks;
+         op == OpId::TrainAllGather || op == OpId::TrainAllRanks ||
+         op == OpId::TrainClipGradNormShards;
 }
 
 std::vector<uint32_t> mp::rt::gradientCheckers(const Plan &plan,

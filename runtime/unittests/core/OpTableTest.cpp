@@ -36,12 +36,12 @@ TEST(OpTableTest, NamesAndIdsRoundTrip) {
 TEST(OpTableTest, EveryReferenceKernelIsAnOpOfTheTable) {
   for (const std::string &op : referenceBackendOps())
     EXPECT_NE(findOp(op), OpId::Unknown) << op;
-  // Every op but the constant (a plan tensor) and the six collectives
+  // Every op but the constant (a plan tensor) and the seven collectives
   // (run by the session's communicator) has a reference kernel.
   size_t collectives = 0;
   for (size_t i = 0; i < kNumOps; ++i)
     collectives += isCollectiveOp(static_cast<OpId>(i));
-  EXPECT_EQ(collectives, 6u);
+  EXPECT_EQ(collectives, 7u);
   EXPECT_EQ(referenceBackendOps().size(), kNumOps - 1 - collectives);
   EXPECT_EQ(findOp("train.all_reduce"), OpId::TrainAllReduce);
   EXPECT_EQ(findOp("train.rank_broadcast"), OpId::TrainRankBroadcast);

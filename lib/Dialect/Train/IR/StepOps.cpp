@@ -126,14 +126,29 @@ static LogicalResult checkClip(Operation *op, size_t gradients,
   return success();
 }
 
-LogicalResult ClipGradNormOp::verify() {
-  if (failed(checkClip(*this, getGrads().size(), "max_norm",
-                       getMaxNorm().convertToDouble())))
+/// A norm clip's gradients, max_norm and norm_type.
+template <typename ClipOp> static LogicalResult checkClipNorm(ClipOp op) {
+  if (failed(checkClip(op, op.getGrads().size(), "max_norm",
+                       op.getMaxNorm().convertToDouble())))
     return failure();
-  double p = getNormType().convertToDouble();
+  double p = op.getNormType().convertToDouble();
   if (!(p > 0))
-    return emitOpError() << "needs a positive 'norm_type' (or inf), got "
-                         << num(p);
+    return op.emitOpError()
+           << "needs a positive 'norm_type' (or inf), got " << num(p);
+  return success();
+}
+
+LogicalResult ClipGradNormOp::verify() { return checkClipNorm(*this); }
+
+LogicalResult ClipGradNormShardsOp::verify() {
+  if (failed(checkClipNorm(*this)))
+    return failure();
+  if (getWorldSize() < 1)
+    return emitOpError() << "has world_size " << getWorldSize()
+                         << "; it must be at least 1";
+  for (Type grad : getGrads().getTypes())
+    if (cast<ShapedType>(grad).getRank() != 1)
+      return emitOpError() << "clips shards (1-D), not " << grad;
   return success();
 }
 

@@ -90,8 +90,9 @@ struct KernelDesc {
   /// A train.reshape whose result is its input's bytes: not run.
   bool isView() const { return flags & kViewKernel; }
   /// A collective (train.all_reduce, train.rank_broadcast, and ZeRO-1's
-  /// train.reduce_scatter, rank_shard, all_gather and all_ranks): run by
-  /// the session's communicator, not by a backend (docs/distributed.md).
+  /// train.reduce_scatter, rank_shard, all_gather, all_ranks and
+  /// clip_grad_norm_shards): run by the session's communicator, not by a
+  /// backend (docs/distributed.md).
   bool isCollective() const;
   /// An mp.cast of a double-buffered state: run when the state changes.
   bool isHoistedCast() const { return flags & kHoistedCastKernel; }

@@ -277,12 +277,14 @@ private:
   /// ZeRO-1's kernels (SessionShards.cpp): this rank's shards of whole
   /// tensors; the reduce-scatter of gradients started (finished by
   /// finishReduceScatter); the updated shards gathered whole; the verdict
-  /// combined over the ranks. The last two wait.
+  /// combined over the ranks; the norm clip of the shards. The last three
+  /// wait.
   Status takeShards(size_t k);
   Status startReduceScatter(size_t k);
   void finishReduceScatter(size_t k);
   Status gatherShards(size_t k);
   Status combineVerdicts(size_t k);
+  Status clipShards(size_t k);
   /// Each sharded state's TensorInfo marked, from the plan's kernels (an
   /// update whose parameter is a train.rank_shard result: its state
   /// operands of the same shape are shards of tensors shaped like the

@@ -347,6 +347,34 @@ def Train_ClipGradNormOp : Train_Op<"clip_grad_norm", [
   let hasVerifier = 1;
 }
 
+def Train_ClipGradNormShardsOp : Train_Op<"clip_grad_norm_shards", [
+    Train_GradientTransformOpInterface,
+    RangedTypesMatchWith<"every clipped gradient has its gradient's type",
+                         "grads", "clipped", "$_self">]> {
+  let precisionReason = [{
+    a norm over every gradient of the model: a reduction, fp32 with a
+    double accumulator
+  }];
+  let precisionCategory = "Deny";
+  let summary = "clip_grad_norm of gradients sharded over the ranks (ZeRO-1)";
+  let description = [{
+    `train.clip_grad_norm` where each rank holds only its shards of the
+    gradients (`train.reduce_scatter` under data-parallel=zero1): the norm
+    is the whole gradients' on every rank. Each rank sums |g|^p over its
+    shards in double (the maximum of |g| for p = inf; the padding adds
+    nothing); the ranks' partial sums are gathered and added in rank
+    order, so every rank computes the same norm and the same factor
+    min(1, max_norm / (total + 1e-6)). Run by the session's communicator.
+  }];
+  let arguments = (ins Variadic<Train_FloatTensor>:$grads, F64Attr:$max_norm,
+                       DefaultValuedAttr<F64Attr, "2.0">:$norm_type,
+                       I64Attr:$world_size);
+  let results = (outs Variadic<Train_FloatTensor>:$clipped,
+                      Train_ScalarF32:$total_norm);
+  let assemblyFormat = "$grads attr-dict `:` type($grads)";
+  let hasVerifier = 1;
+}
+
 def Train_ClipGradValueOp : Train_Op<"clip_grad_value", [
     Train_GradientTransformOpInterface,
     RangedTypesMatchWith<"every clipped gradient has its gradient's type",
