@@ -105,16 +105,9 @@ Role resultRole(Operation *op, unsigned index) {
 }
 
 /// The ops whose every operand and result have one shape and that compute
-/// element by element: the train dialect's same-type ops without an axis
-/// (softmax has one; the seed and gradient markers are not images) and
-/// mp.cast.
+/// element by element: train's (train::isElementwise) and mp.cast.
 bool isElementwise(Operation *op) {
-  if (isa<mpd::CastOp>(op))
-    return true;
-  return op->getDialect() && isa<train::TrainDialect>(op->getDialect()) &&
-         op->hasTrait<mlir::OpTrait::SameOperandsAndResultType>() &&
-         op->getNumRegions() == 0 && op->getNumResults() == 1 &&
-         !op->hasAttr("axis") && !isa<train::GradSeedOp, train::GradientOp>(op);
+  return isa<mpd::CastOp>(op) || train::isElementwise(op);
 }
 
 /// The NHWC value `v` is the NCHW transpose of, or null.

@@ -163,18 +163,10 @@ class Session:
         # mp_session_create set it up, and refused any other plan there.
         self.rank = native.mp_session_rank(session)
         self.world_size = native.mp_session_world_size(session)
-        sharded = native.mp_session_sharded_over(session)
-        if sharded:
-            # Its optimizer state is this rank's shard: the state_dict,
-            # write-back and sync_to paths read state whole.
-            native.mp_session_free(session)
-            self._session = None
-            raise BackendError(
-                "the plan shards its optimizer state over %d ranks "
-                "(data-parallel=zero1), which mp-run runs; the Python API "
-                "reads and writes state whole and does not run zero1 "
-                "plans yet: compile with data-parallel=allreduce "
-                "(docs/distributed.md)" % sharded)
+        # A data-parallel=zero1 plan keeps each rank's shard of the
+        # optimizer state; it is read and written whole here, reading it
+        # (get, save_checkpoint) gathering every rank's: a collective.
+        self.sharded_over = native.mp_session_sharded_over(session)
         if self.world_size > 1:
             _abort_ranks_on_uncaught(self)
         self.backend = native.mp_session_backend_name(session).decode()
@@ -421,7 +413,10 @@ class Session:
 
     def save_checkpoint(self, path):
         """Every persistent tensor and the step counters, written
-        atomically (mp-run --checkpoint's format: it resumes from it)."""
+        atomically (mp-run --checkpoint's format: it resumes from it).
+        Under a data-parallel=zero1 plan (`sharded_over` ranks) the
+        optimizer state is gathered whole first: every rank calls this,
+        and each writes `path`."""
         self._call("mp_session_save_checkpoint", str(path).encode())
 
     def load_checkpoint(self, path, other_plan=False):

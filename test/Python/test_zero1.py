@@ -183,13 +183,6 @@ def test_a_zero1_plan_runs_on_its_number_of_ranks_only(tmp_path):
                 ) in done.stdout + done.stderr, ranks
 
 
-def test_the_python_api_refuses_zero1_plans(tmp_path):
-    import mp
-    sharded = plan(tmp_path, "z1", options=zero1(1))
-    with pytest.raises(mp.BackendError, match="data-parallel=zero1"):
-        mp.Session(sharded)
-
-
 def test_zero1_clips_by_the_norm_of_the_whole_gradients(tmp_path):
     """examples/causal_lm.mlir (AdamW, a warm-up schedule, clip_grad_norm,
     here with max_norm 0.05 so that every step clips), float32, 2 ranks, 6
@@ -223,3 +216,95 @@ def test_zero1_clips_by_the_norm_of_the_whole_gradients(tmp_path):
     # Every moment is halved, the padding aside; the step count is whole.
     assert parallel["optimizer_state_bytes_per_rank"] < \
         0.51 * parallel["optimizer_state_bytes_unsharded"]
+
+
+TORCH_SCRIPT = '''
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import mp
+
+options, out, ckpt = sys.argv[1:4]
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 5))
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+rng = np.random.default_rng(4)
+X = torch.tensor(rng.standard_normal((128, 12)), dtype=torch.float32)
+Y = torch.tensor(rng.integers(0, 5, 128), dtype=torch.int64)
+B = 16
+step = mp.torch.compile(model, optimizer, loss_fn=F.cross_entropy,
+                        example=(X[:B], Y[:B]), policy="float32",
+                        compile_options=options)
+r, N = step.rank, step.world_size
+for g in range(4):
+    rows = slice((g * N + r) * B, (g * N + r + 1) * B)
+    step(X[rows], Y[rows])
+# Every rank reads the state (under zero1 a gathering collective).
+state = step.state_dict()
+step.save(ckpt + str(r))
+# PyTorch takes the optimizer's state back: its tensors are whole.
+optimizer.load_state_dict(state["optimizer"])
+if r == 0:
+    flat = {"model." + k: v.numpy() for k, v in state["model"].items()}
+    for index, entry in state["optimizer"]["state"].items():
+        for key, value in entry.items():
+            flat["optimizer.%d.%s" % (index, key)] = value.numpy()
+    np.savez(out, **flat)
+'''
+
+
+def test_the_python_api_runs_zero1_as_allreduce(tmp_path):
+    """mp.torch.compile(..., compile_options="data-parallel=zero1
+    world-size=2") in the user's loop under mpirun -np 2, Adam: the
+    state_dict (read on every rank: the shards gathered) and the
+    checkpoint of each rank are allreduce's, within 1e-6, and PyTorch's
+    optimizer loads the state (its tensors whole)."""
+    import sys
+    pytest.importorskip("torch")
+    (tmp_path / "loop.py").write_text(TORCH_SCRIPT)
+    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"),
+               MP_CACHE_DIR=str(tmp_path / "cache"))
+    for mode, options in (("zero1", zero1(2).strip()),
+                          ("allreduce", "data-parallel=allreduce")):
+        run([sys.executable, str(tmp_path / "loop.py"), options,
+             str(tmp_path / (mode + ".npz")),
+             str(tmp_path / (mode + ".ckpt"))], 2, env)
+    ours = np.load(tmp_path / "zero1.npz")
+    theirs = np.load(tmp_path / "allreduce.npz")
+    assert sorted(ours.files) == sorted(theirs.files)
+    assert any(".exp_avg_sq" in name for name in ours.files)
+    for name in theirs.files:
+        assert ours[name].shape == theirs[name].shape, name
+        scale = max(np.abs(theirs[name]).max(), 1e-6)
+        assert np.abs(ours[name] - theirs[name]).max() <= 1e-6 * scale, name
+    for rank in (0, 1):
+        errors = relative_errors(tmp_path / ("allreduce.ckpt%d" % rank),
+                                 tmp_path / ("zero1.ckpt%d" % rank))
+        assert max(errors.values()) <= 1e-6, (rank, errors)
+
+
+def test_keras_fit_runs_zero1_as_allreduce(tmp_path):
+    """mp.keras.fit with compile_options="data-parallel=zero1
+    world-size=2" (SGD with momentum: the buffers sharded) on 2 ranks: the
+    History and the weights written back into the Keras model (the
+    momentum gathered whole for the write-back) are allreduce's within
+    1e-6."""
+    import sys
+    pytest.importorskip("keras")
+    from test_data_parallel import KERAS_SCRIPT
+    (tmp_path / "fit.py").write_text(KERAS_SCRIPT)
+    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"),
+               MP_CACHE_DIR=str(tmp_path / "cache"))
+    for mode, options in (("zero1", zero1(2).strip()),
+                          ("allreduce", "data-parallel=allreduce")):
+        run([sys.executable, str(tmp_path / "fit.py"), options,
+             str(tmp_path / (mode + ".npz")), "16"], 2, env)
+    ours = np.load(tmp_path / "zero1.npz")
+    theirs = np.load(tmp_path / "allreduce.npz")
+    for name in theirs.files:
+        np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-6,
+                                   atol=1e-7, err_msg=name)

@@ -89,7 +89,8 @@ void Training::saveBeforeExit(const char *why) {
                    why);
     return;
   }
-  rt::Status saved = rt::saveCheckpoint(*session, opt.checkpoint);
+  rt::Status saved =
+      rt::saveCheckpoint(*session, opt.checkpoint, !opt.checkpointGatherOnly);
   if (saved.isOk())
     std::fprintf(stderr, "mp-run: %s; the state after step %lld is in %s\n",
                  why, static_cast<long long>(session->scalerStats().stepsRun),
@@ -223,7 +224,8 @@ void Training::periodicCheckpoint(int64_t done) {
       done % opt.checkpointEvery != 0 || done == totalSteps)
     return;
   const char *newline = progress.terminal() ? "\n" : "";
-  rt::Status saved = rt::saveCheckpoint(*session, opt.checkpoint);
+  rt::Status saved =
+      rt::saveCheckpoint(*session, opt.checkpoint, !opt.checkpointGatherOnly);
   if (!saved.isOk())
     std::fprintf(stderr,
                  "%smp-run: warning: the checkpoint at step %lld failed "
@@ -314,7 +316,8 @@ int Training::run() {
 
 int Training::finish() {
   if (!opt.checkpoint.empty())
-    check(rt::saveCheckpoint(*session, opt.checkpoint));
+    check(rt::saveCheckpoint(*session, opt.checkpoint,
+                             !opt.checkpointGatherOnly));
   // A run whose every step was skipped trained nothing: it does not end 0,
   // however few steps it had (the stops above need a run of them).
   rt::ScalerStats ended = session->scalerStats();

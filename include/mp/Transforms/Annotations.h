@@ -29,6 +29,10 @@ inline constexpr llvm::StringLiteral kGradientAttrName = "mp.gradient";
 /// ranks (sync-batch-norm), for the report.
 inline constexpr llvm::StringLiteral kSyncBatchNormAttrName =
     "mp.sync_batch_norm";
+/// On an optimizer-state argument mp-data-parallel's zero1 sharded: the
+/// whole tensor's shape (the plan's TensorDesc::wholeShape; checkpoints
+/// keep the state whole).
+inline constexpr llvm::StringLiteral kShardOfAttrName = "mp.shard_of";
 
 /// Records `decision` on `op`; `computeType` is the policy's 16-bit type.
 void setDecision(mlir::Operation *op, const PrecisionDecision &decision,

@@ -182,6 +182,12 @@ private:
       auto id = addTensor(body.getArgument(i), kindOf(role), name, loc);
       if (failed(id))
         return failure();
+      if (auto whole =
+              step.getArgAttrOfType<DenseI64ArrayAttr>(i, kShardOfAttrName)) {
+        plan.tensors[*id].sharded = true;
+        plan.tensors[*id].wholeShape.assign(whole.asArrayRef().begin(),
+                                            whole.asArrayRef().end());
+      }
       if (role == train::Role::ScalerState) {
         Attribute initial = step.getArgAttr(i, kInitialValueAttrName);
         if (auto f = dyn_cast_or_null<FloatAttr>(initial))

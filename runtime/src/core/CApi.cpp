@@ -211,14 +211,26 @@ static Status copyString(const char *function, const std::string &text,
   return Status::ok();
 }
 
+/// The bytes of `info` as the C API shows it: a ZeRO-1 shard whole.
+static uint64_t wholeBytes(const TensorInfo &info) {
+  if (!info.sharded)
+    return info.byteSize;
+  uint64_t bytes = dtypeSize(info.dtype);
+  for (int64_t d : info.wholeShape)
+    bytes *= static_cast<uint64_t>(d);
+  return bytes;
+}
+
 static void fillInfo(const TensorInfo &info, mp_tensor_info_t *out) {
+  const std::vector<int64_t> &shape =
+      info.sharded ? info.wholeShape : info.shape;
   out->name = info.name.c_str();
   out->role = info.isOutput ? MP_TENSOR_ROLE_OUTPUT
                             : static_cast<mp_tensor_role_t>(info.kind);
   out->dtype = static_cast<mp_dtype_t>(info.dtype);
-  out->rank = info.shape.size();
-  out->shape = info.shape.data();
-  out->byte_size = info.byteSize;
+  out->rank = shape.size();
+  out->shape = shape.data();
+  out->byte_size = wholeBytes(info);
 }
 
 mp_status *mp_session_tensor_info_at(const mp_session *session, size_t index,
@@ -257,6 +269,17 @@ mp_status *mp_session_set_tensor(mp_session *session, const char *name,
   return guard(__func__, [&](const char *function) -> Status {
     MP_CHECK_ARG(session);
     MP_CHECK_ARG(name);
+    // ZeRO-1's sharded state is set whole: this rank keeps its shard.
+    const TensorInfo *info = session->session->findTensor(name);
+    if (info && info->sharded) {
+      std::vector<int64_t> given(shape, shape + (shape ? rank : 0));
+      if (static_cast<DType>(dtype) != info->dtype || given != info->wholeShape)
+        return invalidArgument(
+            std::string("tensor '") + name + "' is " + dtypeName(info->dtype) +
+            formatShape(info->wholeShape) + ", not " +
+            dtypeName(static_cast<DType>(dtype)) + formatShape(given));
+      return session->session->setStateFromWhole(*info, data, bytes);
+    }
     return session->session->setTensor(name, static_cast<DType>(dtype), shape,
                                        rank, data, bytes);
   });
@@ -278,6 +301,11 @@ mp_status *mp_session_get_tensor(const mp_session *session, const char *name,
   return guard(__func__, [&](const char *function) -> Status {
     MP_CHECK_ARG(session);
     MP_CHECK_ARG(name);
+    // ZeRO-1's sharded state is read whole: every rank's shard gathered
+    // (a collective: every rank reads it).
+    const TensorInfo *info = session->session->findTensor(name);
+    if (info && info->sharded)
+      return session->session->gatherState(*info, out_data, bytes);
     return session->session->getTensor(name, out_data, bytes);
   });
 }

@@ -19,7 +19,8 @@ static constexpr const char *kFormat = "mp.checkpoint";
 static constexpr const char *kScalerStateKey =
     vocab::stringify(vocab::Role::ScalerState);
 
-Status mp::rt::saveCheckpoint(Session &session, const std::string &path) {
+Status mp::rt::saveCheckpoint(Session &session, const std::string &path,
+                              bool write) {
   std::vector<SafetensorsTensor> tensors;
   std::string scalerState;
   // Tensors in device memory are copied out first, and ZeRO-1's shards
@@ -51,10 +52,8 @@ Status mp::rt::saveCheckpoint(Session &session, const std::string &path) {
     if (info.kind == TensorKind::ScalerState)
       scalerState += (scalerState.empty() ? "" : ",") + quoteJson(info.name);
   }
-  // Under ZeRO-1 this rank took part in the gathers; rank 0 writes.
-  // (Any other plan's ranks each hold the whole state and write it.)
-  if (session.shardedOver() > 1 && session.communicator().rank() != 0)
-    return Status::ok();
+  if (!write)
+    return Status::ok(); // it took part in the gathers
   ScalerStats stats = session.scalerStats();
   std::map<std::string, std::string> metadata = {
       {"format", kFormat},

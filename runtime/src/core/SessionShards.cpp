@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <map>
 
 using namespace mp::rt;
 
@@ -71,37 +70,12 @@ Status Session::checkWorldSize() const {
 }
 
 void Session::markShardedState() {
-  const std::vector<KernelDesc> &kernels = plan_.kernels;
-  const std::vector<TensorDesc> &tensors = plan_.tensors;
-  // Each train.rank_shard result: the whole tensor it is a shard of.
-  std::map<uint32_t, uint32_t> wholeOf;
-  for (const KernelDesc &kernel : kernels)
-    if (kernel.opId() == OpId::TrainRankShard)
-      for (size_t i = 0; i < kernel.outputs.size(); ++i)
-        wholeOf[kernel.outputs[i]] = kernel.inputs[i];
-  if (wholeOf.empty())
-    return;
-  std::map<uint32_t, uint32_t> stateOf; // state tensor -> whole tensor
-  for (const KernelDesc &kernel : kernels) {
-    if (!isOptimizerUpdate(kernel.opId()) || kernel.inputs.empty())
-      continue;
-    auto whole = wholeOf.find(kernel.inputs[0]);
-    if (whole == wholeOf.end())
-      continue;
-    const TensorDesc &param = tensors[kernel.inputs[0]];
-    for (size_t i = 2; i < kernel.inputs.size(); ++i) {
-      const TensorDesc &state = tensors[kernel.inputs[i]];
-      if (state.kind == TensorKind::OptState && state.shape == param.shape &&
-          state.dtype == param.dtype)
-        stateOf[kernel.inputs[i]] = whole->second;
-    }
-  }
   for (TensorInfo &info : infos_) {
-    auto found = stateOf.find(info.tensor);
-    if (info.isOutput || found == stateOf.end())
+    const TensorDesc &desc = plan_.tensors[info.tensor];
+    if (info.isOutput || !desc.sharded)
       continue;
     info.sharded = true;
-    info.wholeShape = tensors[found->second].shape;
+    info.wholeShape = desc.wholeShape;
   }
 }
 

@@ -104,6 +104,16 @@ static std::vector<uint8_t> serializePayload(const Plan &plan) {
       w.str(k.precision);
     }
   w.str(plan.compileOptions); // version 8
+  // Version 9: the sharded tensors (ZeRO-1) and their whole shapes.
+  uint32_t sharded = 0;
+  for (const TensorDesc &t : plan.tensors)
+    sharded += t.sharded;
+  w.u32(sharded);
+  for (uint32_t id = 0; id < plan.tensors.size(); ++id)
+    if (plan.tensors[id].sharded) {
+      w.u32(id);
+      w.array(plan.tensors[id].wholeShape);
+    }
   w.u64(plan.constants.size());
   w.bytes(plan.constants.data(), plan.constants.size());
   return out;
@@ -199,6 +209,22 @@ public:
     }
     if (version >= 8 && !r.str(plan.compileOptions))
       return "truncated compile options";
+    if (version >= 9) {
+      if (!r.count(count, 8))
+        return "bad sharded-tensor count";
+      for (uint32_t i = 0; i < count; ++i) {
+        uint32_t id;
+        std::vector<int64_t> whole;
+        if (!r.u32(id) || !r.array(whole))
+          return "sharded tensor #" + std::to_string(i) + ": truncated";
+        if (id >= plan.tensors.size() || plan.tensors[id].sharded)
+          return "sharded tensor #" + std::to_string(i) + ": tensor " +
+                 std::to_string(id) +
+                 (id >= plan.tensors.size() ? " out of range" : " repeated");
+        plan.tensors[id].sharded = true;
+        plan.tensors[id].wholeShape = std::move(whole);
+      }
+    }
     uint64_t constants;
     if (!r.u64(constants) || constants != r.remaining())
       return "the constants blob does not end the payload";

@@ -94,6 +94,23 @@ private:
       if (t.kind == TensorKind::ScalerState && !std::isfinite(t.initialValue))
         return invalidArgument(describe(id) +
                                " has a non-finite initial value");
+      if (t.sharded) {
+        // A shard of the whole tensor over some number of ranks: 1-D, and
+        // no larger than the whole.
+        int64_t whole = 1;
+        bool valid = true;
+        for (int64_t d : t.wholeShape) {
+          valid = valid && d >= 0 && (d == 0 || whole <= INT64_MAX / d);
+          whole = valid ? whole * d : 0;
+        }
+        if (t.kind != TensorKind::OptState || t.shape.size() != 1 || !valid ||
+            t.shape[0] < 1 || t.shape[0] > std::max<int64_t>(whole, 1))
+          return invalidArgument(
+              describe(id) + " is marked the shard of a tensor of shape " +
+              formatShape(t.wholeShape) +
+              ": only optimizer state is sharded, 1-D, no larger than the "
+              "whole");
+      }
       if (t.kind == TensorKind::Scratch && !outside[id])
         MP_RETURN_IF_ERROR(checkRange(id, plan.arenaSize, "arena"));
       if (t.kind == TensorKind::Constant)

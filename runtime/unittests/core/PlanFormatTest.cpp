@@ -204,17 +204,19 @@ TEST(PlanFormatTest, CodeSectionRoundTrips) {
               r2.offset + r2.byteSize() <= y.offset);
 }
 
-/// `plan` (without code, sources or options) in an older format: the
-/// payload ends [code: library 4, id 8, size 8, hash 8, regions 4]
-/// [sources 4][options 4][constants]; version 7 has no options, 6 no size
-/// and hash either, 5 no sources, 4 no code section.
+/// `plan` (without code, sources, options or shards) in an older format:
+/// the payload ends [code: library 4, id 8, size 8, hash 8, regions 4]
+/// [sources 4][options 4][shards 4][constants]; version 8 has no shards, 7
+/// no options either, 6 no size and hash, 5 no sources, 4 no code section.
 static std::vector<uint8_t> olderVersion(const Plan &plan, uint32_t version) {
   std::vector<uint8_t> bytes = serializePlan(plan);
   size_t constants = bytes.size() - 8 - plan.constants.size();
-  size_t options = constants - 4, sources = options - 4, code = sources - 32;
+  size_t shards = constants - 4, options = shards - 4, sources = options - 4,
+         code = sources - 32;
   for (size_t i = code; i < constants; ++i)
     EXPECT_EQ(bytes[i], 0) << i;
-  bytes.erase(bytes.begin() + options, bytes.begin() + constants);
+  bytes.erase(bytes.begin() + (version <= 7 ? options : shards),
+              bytes.begin() + constants);
   if (version <= 5)
     bytes.erase(bytes.begin() + sources, bytes.begin() + options);
   if (version == 4)
@@ -234,6 +236,51 @@ TEST(PlanFormatTest, VersionSevenIsReadAsAPlanWithoutCompileOptions) {
   ASSERT_TRUE(v7.isOk()) << v7.status().message();
   EXPECT_EQ(v7->compileOptions, "");
   EXPECT_EQ(serializePlan(*v7), serializePlan(makeLeastSquaresPlan()));
+}
+
+TEST(PlanFormatTest, VersionEightIsReadAsAPlanWithoutShards) {
+  StatusOr<Plan> v8 =
+      parsePlan(olderVersion(makeLeastSquaresPlan(), 8), "v8.plan");
+  ASSERT_TRUE(v8.isOk()) << v8.status().message();
+  for (const TensorDesc &t : v8->tensors)
+    EXPECT_FALSE(t.sharded);
+  EXPECT_EQ(serializePlan(*v8), serializePlan(makeLeastSquaresPlan()));
+}
+
+/// ZeRO-1's sharded state (version 9): the marks and whole shapes round
+/// trip; a mark on a tensor that is not 1-D optimizer state no larger than
+/// its whole is refused.
+TEST(PlanFormatTest, ShardedTensorsRoundTrip) {
+  TestPlanBuilder b;
+  uint32_t x = b.tensor(TensorKind::Input, DType::F32, {3}, "x");
+  uint32_t m = b.tensor(TensorKind::OptState, DType::F32, {3}, "w.m");
+  uint32_t y = b.scratch(DType::F32, {3}), loss = b.scratch(DType::F32, {});
+  b.kernel("train.add", {x, m}, {y});
+  b.kernel("train.reduce_sum", {y}, {loss}, {{"dims", ints({0})}});
+  b.result(ResultRole::Loss, loss, "loss");
+  Plan plan = b.finishLaidOut();
+  plan.tensors[m].sharded = true;
+  plan.tensors[m].wholeShape = {2, 3};
+  ASSERT_TRUE(plan.validate().isOk()) << plan.validate().message();
+  StatusOr<Plan> parsed = parsePlan(serializePlan(plan), "shards.plan");
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().message();
+  EXPECT_TRUE(parsed->tensors[m].sharded);
+  EXPECT_EQ(parsed->tensors[m].wholeShape, (std::vector<int64_t>{2, 3}));
+  EXPECT_FALSE(parsed->tensors[x].sharded);
+  EXPECT_EQ(serializePlan(*parsed), serializePlan(plan));
+  Plan whole = plan;
+  whole.tensors[m].sharded = false;
+  whole.tensors[m].wholeShape.clear();
+  EXPECT_NE(planHash(plan), planHash(whole));
+  Plan wrong = plan;
+  wrong.tensors[x].sharded = true; // an input
+  wrong.tensors[x].wholeShape = {6};
+  EXPECT_EQ(wrong.validate().code(), StatusCode::InvalidArgument);
+  wrong = plan;
+  wrong.tensors[m].wholeShape = {2}; // smaller than the shard
+  EXPECT_NE(wrong.validate().message().find("no larger than the whole"),
+            std::string::npos)
+      << wrong.validate().message();
 }
 
 TEST(PlanFormatTest, CompileOptionsRoundTripAndLeaveTheHash) {

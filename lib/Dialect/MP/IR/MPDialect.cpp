@@ -70,6 +70,16 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                              << ": 'mp.initial_value' must be a number";
     return success();
   }
+  if (attr.getName() == "mp.shard_of") {
+    // The whole shape of a ZeRO-1 shard (mp-data-parallel zero1).
+    auto shape = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!shape ||
+        llvm::any_of(shape.asArrayRef(), [](int64_t d) { return d < 0; }))
+      return op->emitError() << "argument #" << argIndex
+                             << ": 'mp.shard_of' must be a shape "
+                                "(array<i64: ...>, no negative dimension)";
+    return success();
+  }
   if (isInterfaceMarker(attr.getName().getValue(), /*isArg=*/true)) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "argument #" << argIndex << ": '"

@@ -23,6 +23,13 @@ Type mp::train::getI1TensorLike(Type type) {
                                IntegerType::get(type.getContext(), 1));
 }
 
+bool mp::train::isElementwise(Operation *op) {
+  return op->getDialect() && isa<TrainDialect>(op->getDialect()) &&
+         op->hasTrait<mlir::OpTrait::SameOperandsAndResultType>() &&
+         op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+         !op->hasAttr("axis") && !isa<GradSeedOp, GradientOp>(op);
+}
+
 using namespace mp::train::verify;
 
 ImageDims mp::train::imageDims(Layout layout) {

@@ -23,8 +23,10 @@ inline constexpr int kCheckpointVersion = 1;
 /// Writes the session's persistent state to `path` atomically: the previous
 /// file stays intact until the new one is complete on disk. A ZeRO-1
 /// session's sharded state is saved whole (Session::gatherState): then
-/// every rank calls this, together, and rank 0 writes the file.
-Status saveCheckpoint(Session &session, const std::string &path);
+/// every rank calls this, together; a rank with `write` false takes part
+/// in the gathers and writes nothing (mp-run's ranks but 0).
+Status saveCheckpoint(Session &session, const std::string &path,
+                      bool write = true);
 
 /// What a training driver checks before its first step, so that a run
 /// never trains for hours and then fails to save: `path` names a file (not

@@ -51,6 +51,11 @@ struct TensorDesc {
   std::string name;        ///< for persistent tensors, inputs and labels
   uint64_t offset = 0;     ///< arena offset (scratch) or constant offset
   double initialValue = 0; ///< scaler state only
+  /// ZeRO-1 (version 9): this optimizer state is a rank's shard, 1-D
+  /// [ceil(n / ranks)], of a tensor of `wholeShape` (checkpoints keep it
+  /// whole). Not sharded when empty and `sharded` false.
+  bool sharded = false;
+  std::vector<int64_t> wholeShape;
 
   /// -1 when a dimension is negative or the product overflows int64.
   int64_t numElements() const;
@@ -254,10 +259,11 @@ struct Plan {
   /// may name generated code for runs of its kernels (PlanCode). 6: each
   /// kernel records its source location and precision decision. 7: the
   /// code library's size and checksum. 8: the compile options the plan
-  /// was built with. Versions 4 to 7 are read too (without code, sources,
-  /// checksum or options); another version is rejected by version:
-  /// recompile it.
-  static constexpr uint32_t kVersion = 8;
+  /// was built with. 9: the optimizer state a ZeRO-1 plan shards (its
+  /// whole shapes). Versions 4 to 8 are read too (without code, sources,
+  /// checksum, options or shards); another version is rejected by
+  /// version: recompile it.
+  static constexpr uint32_t kVersion = 9;
   static constexpr uint32_t kOldestVersion = 4;
   /// float32, mixed_bfloat16 or mixed_float16 (vocab::PolicyKind; a plan
   /// built in code without one is a float32 plan, as a step without

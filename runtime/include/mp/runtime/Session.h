@@ -285,10 +285,7 @@ private:
   Status gatherShards(size_t k);
   Status combineVerdicts(size_t k);
   Status clipShards(size_t k);
-  /// Each sharded state's TensorInfo marked, from the plan's kernels (an
-  /// update whose parameter is a train.rank_shard result: its state
-  /// operands of the same shape are shards of tensors shaped like the
-  /// parameter).
+  /// Each sharded state's TensorInfo marked (TensorDesc::sharded).
   void markShardedState();
   /// A ZeRO-1 plan on another number of ranks than it was built for.
   Status checkWorldSize() const;

@@ -106,7 +106,11 @@ const char *mp_session_backend_name(const mp_session *session);
 int mp_session_rank(const mp_session *session);
 int mp_session_world_size(const mp_session *session);
 /* The number of ranks a data-parallel=zero1 plan shards its optimizer state
- * over (it runs on exactly that many); 0 for any other plan. */
+ * over (it runs on exactly that many); 0 for any other plan. Such a plan's
+ * optimizer state is seen whole through this API (its info's shape, get,
+ * set, checkpoints) though each rank keeps only its shard: reading it
+ * (mp_session_get_tensor, mp_session_save_checkpoint) gathers every rank's
+ * shard, a collective every rank must make, in the same order. */
 int mp_session_sharded_over(const mp_session *session);
 /* Seconds the steps run so far waited for their gradient reductions (what
  * overlap with the backward pass did not hide); 0 in one process. */

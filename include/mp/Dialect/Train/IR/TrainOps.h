@@ -29,6 +29,11 @@ ImageDims imageDims(Layout layout);
 FilterLayout filterLayoutOf(Layout layout,
                             std::optional<FilterLayout> filterLayout);
 
+/// Whether `op` is a train op that computes element by element, every
+/// operand and its result of one type: the same-type ops without an axis
+/// (softmax has one); not the seed and gradient markers.
+bool isElementwise(mlir::Operation *op);
+
 /// The elements of one rank's shard of a tensor of `elements` elements
 /// cut over `worldSize` ranks (ZeRO-1): ceil(elements / worldSize), the
 /// last rank's padded with zeros (train.reduce_scatter).
