@@ -257,22 +257,28 @@ if r == 0:
 '''
 
 
+def both_modes(tmp_path, script, arguments):
+    """`script` (options, then arguments(mode)) under mpirun -np 2 with a
+    zero1 plan and with an allreduce plan."""
+    import sys
+    (tmp_path / "script.py").write_text(script)
+    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"),
+               MP_CACHE_DIR=str(tmp_path / "cache"))
+    for mode, options in (("zero1", zero1(2).strip()),
+                          ("allreduce", "data-parallel=allreduce")):
+        run([sys.executable, str(tmp_path / "script.py"), options] +
+            arguments(mode), 2, env)
+
+
 def test_the_python_api_runs_zero1_as_allreduce(tmp_path):
     """mp.torch.compile(..., compile_options="data-parallel=zero1
     world-size=2") in the user's loop under mpirun -np 2, Adam: the
     state_dict (read on every rank: the shards gathered) and the
     checkpoint of each rank are allreduce's, within 1e-6, and PyTorch's
     optimizer loads the state (its tensors whole)."""
-    import sys
     pytest.importorskip("torch")
-    (tmp_path / "loop.py").write_text(TORCH_SCRIPT)
-    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"),
-               MP_CACHE_DIR=str(tmp_path / "cache"))
-    for mode, options in (("zero1", zero1(2).strip()),
-                          ("allreduce", "data-parallel=allreduce")):
-        run([sys.executable, str(tmp_path / "loop.py"), options,
-             str(tmp_path / (mode + ".npz")),
-             str(tmp_path / (mode + ".ckpt"))], 2, env)
+    both_modes(tmp_path, TORCH_SCRIPT, lambda mode: [
+        str(tmp_path / (mode + ".npz")), str(tmp_path / (mode + ".ckpt"))])
     ours = np.load(tmp_path / "zero1.npz")
     theirs = np.load(tmp_path / "allreduce.npz")
     assert sorted(ours.files) == sorted(theirs.files)
@@ -293,16 +299,10 @@ def test_keras_fit_runs_zero1_as_allreduce(tmp_path):
     History and the weights written back into the Keras model (the
     momentum gathered whole for the write-back) are allreduce's within
     1e-6."""
-    import sys
     pytest.importorskip("keras")
     from test_data_parallel import KERAS_SCRIPT
-    (tmp_path / "fit.py").write_text(KERAS_SCRIPT)
-    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"),
-               MP_CACHE_DIR=str(tmp_path / "cache"))
-    for mode, options in (("zero1", zero1(2).strip()),
-                          ("allreduce", "data-parallel=allreduce")):
-        run([sys.executable, str(tmp_path / "fit.py"), options,
-             str(tmp_path / (mode + ".npz")), "16"], 2, env)
+    both_modes(tmp_path, KERAS_SCRIPT,
+               lambda mode: [str(tmp_path / (mode + ".npz")), "16"])
     ours = np.load(tmp_path / "zero1.npz")
     theirs = np.load(tmp_path / "allreduce.npz")
     for name in theirs.files:

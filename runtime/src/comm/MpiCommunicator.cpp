@@ -163,6 +163,7 @@ public:
   }
 
   const char *name() const override { return "mpi"; }
+
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
@@ -195,13 +196,9 @@ public:
     MPI_Request request;
     int code = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), type,
                               mpiOp, comm_, &request);
-    if (code != MPI_SUCCESS)
-      return internalError("MPI_Iallreduce of " + std::to_string(count) + " " +
-                           dtypeName(dtype) + " on rank " +
-                           std::to_string(rank_) + ": " + mpiError(code));
-    Request id = next_++;
-    pending_.emplace(id, request);
-    return id;
+    return track(code, request,
+                 "MPI_Iallreduce of " + std::to_string(count) + " " +
+                     dtypeName(dtype));
   }
 
   StatusOr<Request> startBroadcast(void *data, size_t bytes,
@@ -212,13 +209,8 @@ public:
     MPI_Request request;
     int code = MPI_Ibcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_,
                           &request);
-    if (code != MPI_SUCCESS)
-      return internalError("MPI_Ibcast of " + std::to_string(bytes) +
-                           " bytes on rank " + std::to_string(rank_) + ": " +
-                           mpiError(code));
-    Request id = next_++;
-    pending_.emplace(id, request);
-    return id;
+    return track(code, request,
+                 "MPI_Ibcast of " + std::to_string(bytes) + " bytes");
   }
 
   StatusOr<Request> startReduceScatter(const float *send, float *recv,
@@ -229,13 +221,9 @@ public:
     MPI_Request request;
     int code = MPI_Ireduce_scatter_block(send, recv, static_cast<int>(perRank),
                                          MPI_FLOAT, MPI_SUM, comm_, &request);
-    if (code != MPI_SUCCESS)
-      return internalError("MPI_Ireduce_scatter_block of " +
-                           std::to_string(perRank) + " floats on rank " +
-                           std::to_string(rank_) + ": " + mpiError(code));
-    Request id = next_++;
-    pending_.emplace(id, request);
-    return id;
+    return track(code, request,
+                 "MPI_Ireduce_scatter_block of " + std::to_string(perRank) +
+                     " floats");
   }
 
   StatusOr<Request> startAllGather(const void *send, void *recv,
@@ -247,13 +235,9 @@ public:
     int count = static_cast<int>(bytesPerRank);
     int code = MPI_Iallgather(send, count, MPI_BYTE, recv, count, MPI_BYTE,
                               comm_, &request);
-    if (code != MPI_SUCCESS)
-      return internalError("MPI_Iallgather of " + std::to_string(bytesPerRank) +
-                           " bytes on rank " + std::to_string(rank_) + ": " +
-                           mpiError(code));
-    Request id = next_++;
-    pending_.emplace(id, request);
-    return id;
+    return track(code, request,
+                 "MPI_Iallgather of " + std::to_string(bytesPerRank) +
+                     " bytes");
   }
 
   void progress() override {
@@ -319,6 +303,18 @@ public:
   }
 
 private:
+  /// A collective MPI started (`code`), tracked until wait(); an error
+  /// naming `what` and this rank when it did not start.
+  StatusOr<Request> track(int code, MPI_Request request,
+                          const std::string &what) {
+    if (code != MPI_SUCCESS)
+      return internalError(what + " on rank " + std::to_string(rank_) + ": " +
+                           mpiError(code));
+    Request id = next_++;
+    pending_.emplace(id, request);
+    return id;
+  }
+
   /// After the wait for collective `id` timed out: which ranks are not
   /// waiting for it too. Every rank whose wait times out tells every other
   /// one which collective it waits for (its id: the ranks start the same

@@ -225,18 +225,27 @@ Status Session::clipShards(size_t k) {
   return Status::ok();
 }
 
-Status Session::gatherState(const TensorInfo &info, void *whole, size_t bytes) {
+namespace {
+
+/// `info` is sharded state and `bytes` its whole tensor's size.
+Status checkWhole(const TensorInfo &info, size_t bytes) {
   if (!info.sharded)
     return invalidArgument("'" + info.name + "' is not sharded state");
-  const TensorDesc &desc = plan_.tensors[info.tensor];
-  int64_t n = 1;
+  size_t whole = dtypeSize(info.dtype);
   for (int64_t d : info.wholeShape)
-    n *= d;
-  if (bytes != static_cast<size_t>(n) * dtypeSize(desc.dtype))
-    return invalidArgument("'" + info.name + "' has " +
-                           std::to_string(n * dtypeSize(desc.dtype)) +
+    whole *= static_cast<size_t>(d);
+  if (bytes != whole)
+    return invalidArgument("'" + info.name + "' has " + std::to_string(whole) +
                            " bytes whole, not " + std::to_string(bytes));
+  return Status::ok();
+}
+
+} // namespace
+
+Status Session::gatherState(const TensorInfo &info, void *whole, size_t bytes) {
+  MP_RETURN_IF_ERROR(checkWhole(info, bytes));
   MP_RETURN_IF_ERROR(checkWorldSize());
+  const TensorDesc &desc = plan_.tensors[info.tensor];
   size_t shardBytes = desc.byteSize();
   std::vector<uint8_t> shard(shardBytes),
       all(shardBytes * static_cast<size_t>(shardedOver_));
@@ -253,17 +262,9 @@ Status Session::gatherState(const TensorInfo &info, void *whole, size_t bytes) {
 
 Status Session::setStateFromWhole(const TensorInfo &info, const void *whole,
                                   size_t bytes) {
-  if (!info.sharded)
-    return invalidArgument("'" + info.name + "' is not sharded state");
+  MP_RETURN_IF_ERROR(checkWhole(info, bytes));
   MP_RETURN_IF_ERROR(checkWorldSize());
   const TensorDesc &desc = plan_.tensors[info.tensor];
-  int64_t n = 1;
-  for (int64_t d : info.wholeShape)
-    n *= d;
-  if (bytes != static_cast<size_t>(n) * dtypeSize(desc.dtype))
-    return invalidArgument("'" + info.name + "' has " +
-                           std::to_string(n * dtypeSize(desc.dtype)) +
-                           " bytes whole, not " + std::to_string(bytes));
   size_t shardBytes = desc.byteSize();
   size_t from = shardBytes * static_cast<size_t>(comm_->rank());
   std::vector<uint8_t> shard(shardBytes, 0);
