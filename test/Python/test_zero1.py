@@ -73,6 +73,22 @@ def test_zero1_ranks_train_as_one_process_with_the_global_batch(tmp_path):
                                1e-6, ranks)
 
 
+def test_zero1_refreshes_the_16_bit_weights_it_gathers(tmp_path):
+    """mixed_bfloat16 without loss scaling: the step returns the gathered
+    parameters as they are (no select), and the next step's bf16 copies
+    of them (hoisted casts) are made from the finished gather. 2 ranks, 6
+    steps: allreduce's parameters within 1e-6."""
+    data = save_data(tmp_path, 512, 7) + ["--steps", "6"]
+    for mode, options in (("z", zero1(2)),
+                          ("a", " data-parallel=allreduce")):
+        compiled = plan(tmp_path, mode, options=options,
+                        policy="mixed_bfloat16")
+        run([tool("mp-run"), str(compiled), "--checkpoint",
+             str(tmp_path / (mode + ".ckpt"))] + data, 2)
+    errors = relative_errors(tmp_path / "a.ckpt", tmp_path / "z.ckpt")
+    assert max(errors.values()) <= 1e-6, errors
+
+
 def test_zero1_shards_momentum_and_saves_it_whole(tmp_path):
     """The CNN (SGD with momentum: a buffer per parameter, sharded), with
     synchronized batch norm, 5 steps: 2 ranks of 8 and 4 of 4 images

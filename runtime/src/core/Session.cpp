@@ -206,10 +206,17 @@ std::vector<std::string> Session::kernelImplementations() const {
 Status Session::runKernel(size_t k, bool fuseActivations) {
   using FusedKernel = Backend::FusedKernel;
   const KernelDesc &kernel = plan_.kernels[k];
-  if (!collectives_.empty() && kernel.isCollective())
-    return startCollective(k);
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
+  if (!collectives_.empty() && kernel.isCollective()) {
+    MP_RETURN_IF_ERROR(startCollective(k));
+    if (castsAfter_[k].empty())
+      return Status::ok();
+    // The 16-bit copies of a state the collective writes (a parameter
+    // gathered whole) are made from its finished results.
+    MP_RETURN_IF_ERROR(finishCollectives(k, /*started=*/true));
+    return runHoistedCasts(k, 0);
+  }
   if (setsVerdict_[k]) {
     // A fused check: true until an update finds a non-finite gradient.
     *out[0].as<uint8_t>() = 1;
@@ -239,7 +246,13 @@ Status Session::runKernel(size_t k, bool fuseActivations) {
     }
     MP_RETURN_IF_ERROR(backend_->runWith(fused.kernel, in, out, parts));
   }
-  for (size_t c = castsRun; c < casts.size(); ++c) {
+  return runHoistedCasts(k, castsRun);
+}
+
+Status Session::runHoistedCasts(size_t k, size_t from) {
+  const std::vector<size_t> &casts = castsAfter_[k];
+  const std::vector<TensorView> &out = kernelOutputs_[parity_][k];
+  for (size_t c = from; c < casts.size(); ++c) {
     const HoistedCast &cast = hoisted_[casts[c]];
     MP_RETURN_IF_ERROR(backend_->run(plan_.kernels[cast.kernel],
                                      {out[cast.output]},

@@ -274,6 +274,9 @@ private:
   /// then divides a mean's results by the number of ranks (f32) or widens
   /// the bf16 sums into them.
   Status finishCollectives(size_t k, bool started = false);
+  /// The hoisted casts after kernel `k` (castsAfter_), from the `from`-th:
+  /// the next step's 16-bit copies of the state `k` wrote.
+  Status runHoistedCasts(size_t k, size_t from);
   /// ZeRO-1's kernels (SessionShards.cpp): this rank's shards of whole
   /// tensors; the reduce-scatter of gradients started (finished by
   /// finishReduceScatter); the updated shards gathered whole; the verdict
