@@ -341,14 +341,11 @@ Status Session::runStep(float *outLoss) {
   if (profiling_)
     kernelSeconds_.resize(plan_.kernels.size(), 0.0);
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    if (skipped_[k])
-      continue;
-    Clock::time_point began;
-    if (profiling_)
-      began = Clock::now();
-    int32_t region = code_ ? regionAt_[k] : -1;
+    int32_t region = code_ && !skipped_[k] ? regionAt_[k] : -1;
     if (!inFlight_.empty()) {
-      // The reductions the kernel (or each kernel of the region) reads.
+      // The reductions the kernel (or each kernel of the region) reads; a
+      // view that is not run waits too, for the kernels that read through
+      // it.
       size_t count = region >= 0 ? plan_.code.regions[region].count : 1;
       for (size_t j = k; j < k + count; ++j)
         if (!waitBefore_[j].empty()) {
@@ -358,6 +355,11 @@ Status Session::runStep(float *outLoss) {
                                              ", " + waited.message());
         }
     }
+    if (skipped_[k])
+      continue;
+    Clock::time_point began;
+    if (profiling_)
+      began = Clock::now();
     Status status = region >= 0 ? runRegion(region) : runKernel(k);
     if (!inFlight_.empty())
       comm_->progress();

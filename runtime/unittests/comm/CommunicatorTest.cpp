@@ -325,6 +325,28 @@ TEST(MpiTest, SessionAveragesAcrossRanks) {
   }
 }
 
+/// A reduction read through a view (a reshape that is not run): the step
+/// waits for it at the view, so the kernel after reads the mean.
+TEST(MpiTest, AViewOfAReductionWaitsForIt) {
+  Communicator &comm = world();
+  int r = comm.rank(), n = comm.size();
+  Plan plan = mp::rt::testing::makeAllReduceViewPlan();
+  ASSERT_TRUE(plan.kernels[1].isView());
+  std::unique_ptr<Session> made = sessionOnTheRanks(std::move(plan), "default");
+  ASSERT_TRUE(made);
+  const int64_t shape[] = {2, 3};
+  std::vector<float> base = {1, -2, 3, 0.5f, 4, -1}, x = base;
+  for (float &v : x)
+    v *= float(r + 1);
+  ASSERT_TRUE(made->setTensor("x", DType::F32, shape, 2, x.data(), 24).isOk());
+  float loss = 0;
+  ASSERT_TRUE(made->runStep(&loss).isOk());
+  float mean = float(n + 1) / 2.0f, want = 0;
+  for (float v : base)
+    want += v * mean * v * mean;
+  EXPECT_FLOAT_EQ(loss, want);
+}
+
 /// ZeRO-1's kernels in a step, 5 elements over N ranks (uneven: padded):
 /// rank r's shard of its x, plus its shard of the mean of every rank's x,
 /// gathered whole on every rank; a verdict false on one rank is false on

@@ -207,6 +207,20 @@ Plan mp::rt::testing::makeAllReducePlan(DType dtype,
   return b.finishLaidOut();
 }
 
+Plan mp::rt::testing::makeAllReduceViewPlan() {
+  TestPlanBuilder b;
+  uint32_t x = b.tensor(TensorKind::Input, DType::F32, {2, 3}, "x");
+  uint32_t r = b.scratch(DType::F32, {2, 3}), v = b.scratch(DType::F32, {6});
+  uint32_t square = b.scratch(DType::F32, {6});
+  uint32_t loss = b.scratch(DType::F32, {});
+  b.kernel("train.all_reduce", {x}, {r});
+  b.kernel("train.reshape", {r}, {v});
+  b.kernel("train.mul", {v, v}, {square});
+  b.kernel("train.reduce_sum", {square}, {loss}, {{"dims", ints({0})}});
+  b.result(ResultRole::Loss, loss, "loss");
+  return b.finishLaidOut();
+}
+
 Plan mp::rt::testing::makeZero1Plan(int64_t ranks) {
   TestPlanBuilder b;
   int64_t s = (5 + ranks - 1) / ranks;

@@ -132,6 +132,11 @@ std::unique_ptr<Session> createTestSession(Plan plan,
 Plan makeAllReducePlan(DType dtype = DType::F32,
                        const std::string &reduceDtype = "f32");
 
+/// r = train.all_reduce(x) (a mean) read only through a reshape laid out
+/// as a view: v = reshape(r) [6], loss = sum(v * v); x the input "x"
+/// f32[2, 3] (v is not returned: a returned tensor is not a view).
+Plan makeAllReduceViewPlan();
+
 /// ZeRO-1's kernels over `ranks` ranks: s = rank_shard(x), g =
 /// reduce_scatter(x) (this rank's shard of the mean), w = all_gather(s +
 /// g), all = all_ranks(ok), loss = sum(w * w); x the input "x" f32[5] (a
