@@ -115,13 +115,22 @@ struct PrecisionReportPass
     if (auto policy = fn->getAttrOfType<StringAttr>(kPolicyAttrName))
       report.policy = policy.getValue().str();
     report.syncBatchNorm = fn->hasAttr(kSyncBatchNormAttrName);
+    // The optimizer state each rank keeps, and as it would be whole (a
+    // ZeRO-1 shard's whole shape is its mp.shard_of).
     for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
       if (train::getArgRole(fn, i) == train::Role::OptState) {
         auto type = cast<ShapedType>(fn.getArgument(i).getType());
-        report.stateBytes += type.getNumElements() *
-                             std::max(8u, type.getElementTypeBitWidth()) / 8;
+        int64_t bytes = std::max(8u, type.getElementTypeBitWidth()) / 8;
+        report.stateBytes += type.getNumElements() * bytes;
+        int64_t whole = type.getNumElements();
+        if (auto shape =
+                fn.getArgAttrOfType<DenseI64ArrayAttr>(i, kShardOfAttrName)) {
+          whole = 1;
+          for (int64_t d : shape.asArrayRef())
+            whole *= d;
+        }
+        report.wholeStateBytes += whole * bytes;
       }
-    report.wholeStateBytes = report.stateBytes;
     fn.walk([&](Operation *op) {
       if (op == fn.getOperation())
         return;
@@ -160,21 +169,6 @@ struct PrecisionReportPass
           auto type = cast<ShapedType>(v.getType());
           report.gatheredBytes +=
               type.getNumElements() * type.getElementTypeBitWidth() / 8;
-        }
-      if (auto update = dyn_cast<train::OptimizerOpInterface>(op))
-        if (auto own = op->getOperand(0).getDefiningOp<train::RankShardOp>()) {
-          // Each state operand shaped like the parameter's shard is a
-          // shard of a state shaped like the parameter.
-          Value shard = op->getOperand(0);
-          auto whole = cast<ShapedType>(
-              own.getInputs()[cast<OpResult>(shard).getResultNumber()]
-                  .getType());
-          auto part = cast<ShapedType>(shard.getType());
-          int64_t bytes = whole.getElementTypeBitWidth() / 8;
-          for (unsigned i = 2, e = op->getNumOperands(); i < e; ++i)
-            if (op->getOperand(i).getType() == shard.getType())
-              report.wholeStateBytes +=
-                  (whole.getNumElements() - part.getNumElements()) * bytes;
         }
       if (auto broadcast = dyn_cast<train::RankBroadcastOp>(op)) {
         for (Value v : broadcast.getInputs()) {

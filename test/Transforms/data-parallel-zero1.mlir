@@ -15,7 +15,8 @@
 // RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=allreduce world-size=2" 2>&1 | FileCheck %s --check-prefix=SIZE-ALLREDUCE
 // RUN: not mp-opt %examples/cnn.mlir --mp-data-parallel="mode=zero1 world-size=2 reduce-dtype=bf16" 2>&1 | FileCheck %s --check-prefix=BF16
 // RUN: mp-opt %examples/causal_lm.mlir --mp-mixed-precision="policy=mixed_bfloat16 data-parallel=zero1 world-size=2" | FileCheck %s --check-prefix=CLIP
-// RUN: mp-opt %S/../Tools/mp-run/Inputs/lion.mlir --mp-mixed-precision="policy=float32 data-parallel=zero1 world-size=2" | FileCheck %s --check-prefix=LION
+// RUN: mp-opt %S/../Tools/mp-run/Inputs/lion.mlir --mp-mixed-precision="policy=float32 data-parallel=zero1 world-size=2 report=%t.lion.json" | FileCheck %s --check-prefix=LION
+// RUN: FileCheck %s --check-prefix=LION-REPORT --input-file=%t.lion.json
 // RUN: not mp-opt %S/Inputs/zero1-normalized-update.mlir --mp-data-parallel="mode=zero1 world-size=2" 2>&1 | FileCheck %s --check-prefix=REDUCTION
 // RUN: mp-opt %s --split-input-file --verify-diagnostics
 
@@ -78,6 +79,9 @@
 // LION: %[[NEW1:.*]] = train.sub %[[OWN]]#1, %{{.*}} : tensor<128xf32>
 // LION: %[[G:.*]]:2 = train.all_gather %{{.*}}, %[[NEW1]] {world_size = 2 : i64} : tensor<64xf32>, tensor<128xf32> -> tensor<32x4xf32>, tensor<8x32xf32>
 // LION: return %{{.*}}, %[[G]]#1, %[[G]]#0, %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<8x32xf32>, tensor<32x4xf32>, tensor<128xf32>, tensor<64xf32>, tensor<i1>
+// Its two momentum buffers (256 + 128 floats) halve.
+// LION-REPORT: "optimizer_state_bytes_per_rank": 768,
+// LION-REPORT-NEXT: "optimizer_state_bytes_unsharded": 1536,
 // An update that is not elementwise throughout (a norm of the gradient)
 // is refused, naming the op.
 // REDUCTION: error: 'train.reduce_sum' op is not elementwise on the parameter's type; data-parallel=zero1 shards an optimizer written as elementwise ops when it is elementwise on its parameter's shape throughout
