@@ -215,9 +215,8 @@ public:
 
   StatusOr<Request> startReduceScatter(const float *send, float *recv,
                                        size_t perRank) override {
-    if (perRank > static_cast<size_t>(INT32_MAX))
-      return unimplemented("a reduce-scatter of " + std::to_string(perRank) +
-                           " floats per rank (MPI counts are int)");
+    MP_RETURN_IF_ERROR(
+        checkCount(perRank, "a reduce-scatter of", "floats per rank"));
     MPI_Request request;
     int code = MPI_Ireduce_scatter_block(send, recv, static_cast<int>(perRank),
                                          MPI_FLOAT, MPI_SUM, comm_, &request);
@@ -228,9 +227,8 @@ public:
 
   StatusOr<Request> startAllGather(const void *send, void *recv,
                                    size_t bytesPerRank) override {
-    if (bytesPerRank > static_cast<size_t>(INT32_MAX))
-      return unimplemented("an all-gather of " + std::to_string(bytesPerRank) +
-                           " bytes per rank (MPI counts are int)");
+    MP_RETURN_IF_ERROR(
+        checkCount(bytesPerRank, "an all-gather of", "bytes per rank"));
     MPI_Request request;
     int count = static_cast<int>(bytesPerRank);
     int code = MPI_Iallgather(send, count, MPI_BYTE, recv, count, MPI_BYTE,
@@ -303,6 +301,14 @@ public:
   }
 
 private:
+  /// `count` fits MPI's int counts; else Unimplemented, naming `what`.
+  static Status checkCount(size_t count, const char *what, const char *unit) {
+    if (count <= static_cast<size_t>(INT32_MAX))
+      return Status::ok();
+    return unimplemented(std::string(what) + " " + std::to_string(count) + " " +
+                         unit + " (MPI counts are int)");
+  }
+
   /// A collective MPI started (`code`), tracked until wait(); an error
   /// naming `what` and this rank when it did not start.
   StatusOr<Request> track(int code, MPI_Request request,

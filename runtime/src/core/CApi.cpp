@@ -211,26 +211,16 @@ static Status copyString(const char *function, const std::string &text,
   return Status::ok();
 }
 
-/// The bytes of `info` as the C API shows it: a ZeRO-1 shard whole.
-static uint64_t wholeBytes(const TensorInfo &info) {
-  if (!info.sharded)
-    return info.byteSize;
-  uint64_t bytes = dtypeSize(info.dtype);
-  for (int64_t d : info.wholeShape)
-    bytes *= static_cast<uint64_t>(d);
-  return bytes;
-}
-
 static void fillInfo(const TensorInfo &info, mp_tensor_info_t *out) {
-  const std::vector<int64_t> &shape =
-      info.sharded ? info.wholeShape : info.shape;
+  // A ZeRO-1 shard is shown whole.
+  const std::vector<int64_t> &shape = info.fullShape();
   out->name = info.name.c_str();
   out->role = info.isOutput ? MP_TENSOR_ROLE_OUTPUT
                             : static_cast<mp_tensor_role_t>(info.kind);
   out->dtype = static_cast<mp_dtype_t>(info.dtype);
   out->rank = shape.size();
   out->shape = shape.data();
-  out->byte_size = wholeBytes(info);
+  out->byte_size = info.fullByteSize();
 }
 
 mp_status *mp_session_tensor_info_at(const mp_session *session, size_t index,

@@ -30,9 +30,7 @@ Status mp::rt::saveCheckpoint(Session &session, const std::string &path,
     if (info.isOutput || !isPersistent(info.kind))
       continue;
     if (info.sharded) {
-      size_t bytes = dtypeSize(info.dtype);
-      for (int64_t d : info.wholeShape)
-        bytes *= static_cast<size_t>(d);
+      size_t bytes = info.fullByteSize();
       copies.emplace_back(bytes);
       MP_RETURN_IF_ERROR(
           session.gatherState(info, copies.back().data(), bytes));
@@ -87,8 +85,7 @@ public:
       return;
     }
     // A ZeRO-1 shard is stored whole.
-    const std::vector<int64_t> &shape =
-        info.sharded ? info.wholeShape : info.shape;
+    const std::vector<int64_t> &shape = info.fullShape();
     if (tensor->dtype != info.dtype || tensor->shape != shape) {
       mismatches.push_back("'" + info.name + "' is " +
                            safetensorsDtypeName(tensor->dtype) +

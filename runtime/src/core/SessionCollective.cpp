@@ -102,26 +102,7 @@ Status Session::collectCollectives() {
     if (op == OpId::TrainReduceScatter || op == OpId::TrainRankShard ||
         op == OpId::TrainAllGather || op == OpId::TrainClipGradNormShards) {
       // ZeRO-1 (SessionShards.cpp): one world size for the whole plan.
-      int64_t ranks = kernels[c].getInt(AttrName::world_size, 0);
-      if (ranks < 1 || (shardedOver_ && ranks != shardedOver_))
-        return invalidArgument(
-            "kernel #" + std::to_string(c) + " (" + kernels[c].op +
-            ") shards over " + std::to_string(ranks) + " ranks" +
-            (shardedOver_
-                 ? ", another kernel over " + std::to_string(shardedOver_)
-                 : std::string()));
-      shardedOver_ = ranks;
-      int64_t block = 0;
-      for (uint32_t t :
-           op == OpId::TrainAllGather ? kernels[c].outputs : kernels[c].inputs)
-        block += (plan_.tensors[t].numElements() + ranks - 1) / ranks;
-      if (op == OpId::TrainReduceScatter) {
-        packed_[c].resize(static_cast<size_t>(block * ranks));
-        shardRecv_[c].resize(static_cast<size_t>(block));
-      } else if (op == OpId::TrainAllGather) {
-        packed_[c].resize(static_cast<size_t>(block));
-        shardRecv_[c].resize(static_cast<size_t>(block * ranks));
-      }
+      MP_RETURN_IF_ERROR(collectShardKernel(c));
     } else if (sendsBf16(kernels[c])) {
       size_t elements = 0;
       for (uint32_t t : kernels[c].outputs)

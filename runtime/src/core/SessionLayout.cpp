@@ -104,9 +104,7 @@ Status Session::initialize() {
   for (const HoistedCast &cast : hoisted_)
     MP_RETURN_IF_ERROR(refreshCasts(cast.state));
   MP_RETURN_IF_ERROR(stageCopies(copied, replaced));
-  MP_RETURN_IF_ERROR(nameTensors());
-  markShardedState();
-  return Status::ok();
+  return nameTensors();
 }
 
 /// Every kernel the backend declines, named at once (supports() is pure),
@@ -299,7 +297,7 @@ Status Session::nameTensors() {
     if (isPersistent(desc.kind) || desc.kind == TensorKind::Input ||
         desc.kind == TensorKind::Label) {
       infos_.push_back({desc.name, desc.kind, false, desc.dtype, desc.shape,
-                        desc.byteSize(), t});
+                        desc.byteSize(), t, desc.sharded, desc.wholeShape});
       if (!isPersistent(desc.kind))
         unbound_.push_back(t);
       if (desc.kind == TensorKind::ScalerState && desc.name == kLossScaleName)

@@ -69,14 +69,27 @@ Status Session::checkWorldSize() const {
       "resumes under the other)");
 }
 
-void Session::markShardedState() {
-  for (TensorInfo &info : infos_) {
-    const TensorDesc &desc = plan_.tensors[info.tensor];
-    if (info.isOutput || !desc.sharded)
-      continue;
-    info.sharded = true;
-    info.wholeShape = desc.wholeShape;
-  }
+Status Session::collectShardKernel(size_t c) {
+  const KernelDesc &kernel = plan_.kernels[c];
+  int64_t ranks = kernel.getInt(AttrName::world_size, 0);
+  if (ranks < 1 || (shardedOver_ && ranks != shardedOver_))
+    return invalidArgument(
+        "kernel #" + std::to_string(c) + " (" + kernel.op + ") shards over " +
+        std::to_string(ranks) + " ranks" +
+        (shardedOver_ ? ", another kernel over " + std::to_string(shardedOver_)
+                      : std::string()));
+  shardedOver_ = ranks;
+  OpId op = kernel.opId();
+  if (op != OpId::TrainReduceScatter && op != OpId::TrainAllGather)
+    return Status::ok();
+  bool gather = op == OpId::TrainAllGather;
+  auto block = static_cast<size_t>(
+      ShardLayout(plan_, gather ? kernel.outputs : kernel.inputs, ranks).total);
+  // A reduce-scatter sends every rank's block and receives its own; an
+  // all-gather the other way round.
+  packed_[c].resize(gather ? block : block * static_cast<size_t>(ranks));
+  shardRecv_[c].resize(gather ? block * static_cast<size_t>(ranks) : block);
+  return Status::ok();
 }
 
 Status Session::takeShards(size_t k) {
@@ -231,11 +244,9 @@ namespace {
 Status checkWhole(const TensorInfo &info, size_t bytes) {
   if (!info.sharded)
     return invalidArgument("'" + info.name + "' is not sharded state");
-  size_t whole = dtypeSize(info.dtype);
-  for (int64_t d : info.wholeShape)
-    whole *= static_cast<size_t>(d);
-  if (bytes != whole)
-    return invalidArgument("'" + info.name + "' has " + std::to_string(whole) +
+  if (bytes != info.fullByteSize())
+    return invalidArgument("'" + info.name + "' has " +
+                           std::to_string(info.fullByteSize()) +
                            " bytes whole, not " + std::to_string(bytes));
   return Status::ok();
 }

@@ -44,6 +44,19 @@ struct TensorInfo {
   /// setStateFromWhole).
   bool sharded = false;
   std::vector<int64_t> wholeShape;
+  /// The shape and bytes of the tensor whole: `shape` and `byteSize`, or a
+  /// shard's whole tensor's.
+  const std::vector<int64_t> &fullShape() const {
+    return sharded ? wholeShape : shape;
+  }
+  uint64_t fullByteSize() const {
+    if (!sharded)
+      return byteSize;
+    uint64_t bytes = dtypeSize(dtype);
+    for (int64_t d : wholeShape)
+      bytes *= static_cast<uint64_t>(d);
+    return bytes;
+  }
 };
 
 /// What the loss scaler did. Kept when the plan reports the scaler's
@@ -288,8 +301,9 @@ private:
   Status gatherShards(size_t k);
   Status combineVerdicts(size_t k);
   Status clipShards(size_t k);
-  /// Each sharded state's TensorInfo marked (TensorDesc::sharded).
-  void markShardedState();
+  /// ZeRO-1 kernel `c`'s world size checked against the plan's, and the
+  /// blocks its reduce-scatter or all-gather sends and receives sized.
+  Status collectShardKernel(size_t c);
   /// A ZeRO-1 plan on another number of ranks than it was built for.
   Status checkWorldSize() const;
   static constexpr size_t kAllCollectives = ~size_t(0);
