@@ -8,6 +8,8 @@
 #      backend, sessions, checkpoints);
 #   3. mp-bench-cuda-gemm: train.matmul on the cuda backend vs cuBLASLt
 #      called directly, 4096^3, bf16 / f16 / f32 (target: bf16 >= 0.9x);
+#   2b. NCCL: its tests over one rank (in 2.), and a data-parallel step over
+#      2 ranks where the machine has 2 GPUs and mpirun;
 #   4. training steps with mp-run --backend cuda: issue 5's MLP
 #      (1024-4096-4096-1000, batch 256) and the transformer of
 #      bench/gen_models.py under float32 (no TF32), mixed_bfloat16 and
@@ -47,6 +49,9 @@ make_plans() {
     "$cbin/mp-compile" "$root/examples/mlp.mlir" --mixed-precision="policy=$policy" \
       --eval -o "$dir/mlp.$policy.eval.mpplan"
   done
+  "$cbin/mp-compile" "$root/examples/mlp.mlir" \
+    --mixed-precision="policy=mixed_bfloat16 data-parallel=allreduce" \
+    -o "$dir/mlp.allreduce.mpplan"
   rm -rf "$tmp"
 }
 
@@ -97,7 +102,7 @@ tests=failed
 if timeout 180 "$build/runtime/CudaBackendTests" >"$out/tests.log" 2>&1; then
   tests=passed
 fi
-skipped=$(grep -c '^\[  SKIPPED \] Cuda.* ms)$' "$out/tests.log" || true)
+skipped=$(grep -cE '^\[  SKIPPED \] (Cuda|Nccl).* ms\)$' "$out/tests.log" || true)
 counts=$(grep -E '^\[  (PASSED|FAILED) ' "$out/tests.log" | tr '\n' ' ' || true)
 if ((skipped > 0)); then
   tests="$tests, but $skipped GPU tests were SKIPPED (not run on a GPU)"
@@ -108,6 +113,30 @@ if [[ $tests != passed ]]; then
 fi
 if ((skipped > 0)); then
   grep -m1 -A1 'Skipped' "$out/tests.log" || true
+fi
+
+# 2b. NCCL (issue 42): the communicator's tests over one rank (in the run
+# above), and with 2 GPUs, MPI and the plans, a data-parallel step over 2
+# ranks against 1 process with the global batch (docs/distributed.md).
+nccl_passed=$(grep -cE '^\[       OK \] NcclCommunicatorTest' "$out/tests.log" || true)
+nccl_failed=$(grep -cE '^\[  FAILED  \] NcclCommunicatorTest' "$out/tests.log" || true)
+nccl_skipped=$(grep -cE '^\[  SKIPPED \] NcclCommunicatorTest' "$out/tests.log" || true)
+note "NCCL on one GPU: $nccl_passed passed, $nccl_failed failed, $nccl_skipped skipped"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+dp=$root/bench/plans/mlp.allreduce.mpplan
+if ((gpus < 2)); then
+  note "NCCL over 2 ranks: not run ($gpus GPU: NCCL refuses two ranks on one device)"
+elif ! command -v mpirun >/dev/null || [[ ! -f $dp ]]; then
+  note "NCCL over 2 ranks: not run (no mpirun, or no $dp: --make-plans)"
+else
+  timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$build/bin/mp-run" "$dp" \
+    --synthetic --synthetic-samples 512 --seed 3 --steps 50 --plain --log-every 10 \
+    --backend cuda --verbose >"$out/nccl2.log" 2>&1 || true
+  if grep -q 'nccl communicator' "$out/nccl2.log" && grep -q '^trained' "$out/nccl2.log"; then
+    note "NCCL over 2 ranks: trained: $(grep '^trained' "$out/nccl2.log" | head -1) (log $out/nccl2.log)"
+  else
+    note "NCCL over 2 ranks: FAILED (log $out/nccl2.log): $(tail -2 "$out/nccl2.log" | tr '\n' ' ')"
+  fi
 fi
 
 # 3. GEMM.

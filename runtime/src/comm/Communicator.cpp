@@ -10,6 +10,12 @@ using namespace mp::rt;
 
 Communicator::~Communicator() = default;
 
+StatusOr<Communicator::Request>
+Communicator::startAllReduceBf16(float *, size_t, float) {
+  return unimplemented(std::string("the ") + name() +
+                       " communicator reducing f32 values as bf16");
+}
+
 Communicator::Communicator() : timeout_(std::chrono::seconds(300)) {
   if (const char *seconds = std::getenv("MP_COLLECTIVE_TIMEOUT")) {
     char *end = nullptr;
@@ -27,10 +33,12 @@ public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
   StatusOr<Request> startAllReduce(void *, size_t, DType dtype,
-                                   ReduceOp) override {
+                                   ReduceOp op) override {
     if (dtype != DType::F32 && dtype != DType::I64 && dtype != DType::I1 &&
         dtype != DType::BF16)
       return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
+    if (op == ReduceOp::Mean && dtype != DType::F32)
+      return unimplemented(std::string("a mean of ") + dtypeName(dtype));
     return Request(0);
   }
   StatusOr<Request> startBroadcast(void *, size_t, int root) override {

@@ -186,19 +186,26 @@ public:
     default:
       return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
     }
+    if (op == ReduceOp::Mean && dtype != DType::F32)
+      return unimplemented(std::string("a mean of ") + dtypeName(dtype));
     if (dtype == DType::I1 && op != ReduceOp::Max)
       return unimplemented("an all-reduce of i1 other than max");
     if (dtype == DType::BF16 && op != ReduceOp::Sum)
       return unimplemented("an all-reduce of bf16 other than sum");
+    MP_RETURN_IF_ERROR(checkCount(count, "an all-reduce of", "elements"));
     MPI_Op mpiOp = dtype == DType::BF16  ? bf16SumOp()
-                   : op == ReduceOp::Sum ? MPI_SUM
-                                         : MPI_MAX;
+                   : op == ReduceOp::Max ? MPI_MAX
+                                         : MPI_SUM;
     MPI_Request request;
     int code = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), type,
                               mpiOp, comm_, &request);
-    return track(code, request,
-                 "MPI_Iallreduce of " + std::to_string(count) + " " +
-                     dtypeName(dtype));
+    StatusOr<Request> id = track(code, request,
+                                 "MPI_Iallreduce of " + std::to_string(count) +
+                                     " " + dtypeName(dtype));
+    // A mean: the sums divided by the ranks when wait() sees them.
+    if (id.isOk() && op == ReduceOp::Mean)
+      pending_[*id].mean = {static_cast<float *>(data), count};
+    return id;
   }
 
   StatusOr<Request> startBroadcast(void *data, size_t bytes,
@@ -206,6 +213,7 @@ public:
     if (root < 0 || root >= size_)
       return invalidArgument("a broadcast from rank " + std::to_string(root) +
                              " of " + std::to_string(size_));
+    MP_RETURN_IF_ERROR(checkCount(bytes, "a broadcast of", "bytes"));
     MPI_Request request;
     int code = MPI_Ibcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_,
                           &request);
@@ -239,9 +247,9 @@ public:
   }
 
   void progress() override {
-    for (auto &[id, request] : pending_) {
+    for (auto &[id, pending] : pending_) {
       int done = 0;
-      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      MPI_Test(&pending.request, &done, MPI_STATUS_IGNORE);
     }
   }
 
@@ -250,7 +258,7 @@ public:
     if (found == pending_.end())
       return internalError("waiting for an unknown collective #" +
                            std::to_string(id));
-    MPI_Request &request = found->second;
+    MPI_Request &request = found->second.request;
     auto deadline = std::chrono::steady_clock::now() + timeout();
     auto pause = std::chrono::microseconds(1);
     while (true) {
@@ -277,6 +285,11 @@ public:
       std::this_thread::sleep_for(pause);
       if (pause < std::chrono::microseconds(500))
         pause *= 2;
+    }
+    if (auto [data, count] = found->second.mean; data) {
+      float scale = 1.0f / static_cast<float>(size_);
+      for (size_t e = 0; e < count; ++e)
+        data[e] *= scale;
     }
     pending_.erase(found);
     if (timedOut_.erase(id))
@@ -317,10 +330,11 @@ private:
       return internalError(what + " on rank " + std::to_string(rank_) + ": " +
                            mpiError(code));
     Request id = next_++;
-    pending_.emplace(id, request);
+    pending_[id].request = request;
     return id;
   }
 
+public:
   /// After the wait for collective `id` timed out: which ranks are not
   /// waiting for it too. Every rank whose wait times out tells every other
   /// one which collective it waits for (its id: the ranks start the same
@@ -330,7 +344,7 @@ private:
   /// reached it); the ranks not heard from for `id` or a later collective
   /// died or hang. Messages of an earlier timeout the job survived carry
   /// an earlier id and are ignored.
-  std::string missingRanks(Request id) {
+  std::string missingRanks(uint64_t id) override {
     constexpr int kTimedOutTag = 0x6d70;
     // The payload outlives the sends, which may never be received.
     timedOutIds_.push_back(std::make_unique<uint64_t>(id));
@@ -380,10 +394,16 @@ private:
            " did not reach it within the timeout: died or hangs";
   }
 
+private:
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   Request next_ = 1;
-  std::unordered_map<Request, MPI_Request> pending_;
+  struct Pending {
+    MPI_Request request = MPI_REQUEST_NULL;
+    /// A mean's values, divided by the ranks once the sum arrived.
+    std::pair<float *, size_t> mean{nullptr, 0};
+  };
+  std::unordered_map<Request, Pending> pending_;
   /// Requests whose wait timed out (counted in `unfinished`).
   std::unordered_set<Request> timedOut_;
   /// What missingRanks() sent, kept while the sends may be pending.

@@ -39,6 +39,13 @@ const std::vector<std::string> &mp::rt::cudaBackendOps() {
   static const std::vector<std::string> none;
   return none;
 }
+int mp::rt::cudaDefaultDevice() { return 0; }
+bool mp::rt::ncclAvailable(std::string *why) {
+  if (why)
+    *why = "NCCL runs on the cuda backend, and this runtime was built "
+           "without CUDA (MP_ENABLE_CUDA)";
+  return false;
+}
 #endif
 
 const std::vector<BackendEntry> &mp::rt::backendRegistry() {

@@ -184,7 +184,7 @@ std::vector<std::string> Session::kernelImplementations() const {
         break;
       }
       out[k] = what + std::to_string(comm_->size()) + " rank" +
-               (comm_->size() == 1 ? "" : "s") + " (" + comm_->name() +
+               (comm_->size() == 1 ? "" : "s") + " (" + kernelComm().name() +
                " communicator)";
     } else if (hoisted[k])
       out[k] = "after the optimizer writes the weight: " +
@@ -362,7 +362,7 @@ Status Session::runStep(float *outLoss) {
       began = Clock::now();
     Status status = region >= 0 ? runRegion(region) : runKernel(k);
     if (!inFlight_.empty())
-      comm_->progress();
+      kernelComm().progress();
     // A device backend only queues the kernel: profiling waits for it.
     if (status.isOk() && profiling_ && device_)
       status = device_->finishStep();
@@ -371,7 +371,7 @@ Status Session::runStep(float *outLoss) {
           std::chrono::duration<double>(Clock::now() - began).count();
     if (!status.isOk()) {
       if (device_)
-        (void)device_->finishStep(); // drain the queue; the error is ours
+        (void)finishDeviceStep(); // drain the queue; the error is ours
       return Status(status.code(), "step " + std::to_string(stepsRun_) +
                                        ", kernel #" + std::to_string(k) + " (" +
                                        plan_.kernels[k].op +
@@ -381,7 +381,13 @@ Status Session::runStep(float *outLoss) {
       k += plan_.code.regions[region].count - 1;
   }
   if (device_) {
-    Status finished = device_->finishStep();
+    // The device collectives ordered before the end of the step (they
+    // complete on the device), then settled with a deadline.
+    Status finished =
+        inFlight_.empty() ? Status::ok() : finishCollectives(kAllCollectives);
+    Status ended = finishDeviceStep();
+    if (finished.isOk())
+      finished = ended;
     if (!finished.isOk())
       return Status(finished.code(), "step " + std::to_string(stepsRun_) +
                                          ", " + finished.message());

@@ -19,8 +19,27 @@
 
 using namespace mp::rt;
 
-void Session::setCommunicator(std::unique_ptr<Communicator> communicator) {
+Status Session::setCommunicator(std::unique_ptr<Communicator> communicator) {
+  deviceComm_.reset();
   comm_ = communicator ? std::move(communicator) : singleProcessCommunicator();
+  if (!device_ || !hasCollectives() || comm_->size() == 1)
+    return Status::ok();
+  StatusOr<std::unique_ptr<Communicator>> made =
+      backend_->deviceCommunicator(*comm_);
+  if (!made.isOk())
+    return Status(made.status().code(),
+                  "the plan's collectives on the " +
+                      std::string(backend_->name()) + " backend over " +
+                      std::to_string(comm_->size()) +
+                      " ranks: " + made.status().message());
+  deviceComm_ = std::move(*made);
+  return Status::ok();
+}
+
+Status Session::finishDeviceStep() {
+  Status settled = kernelComm().settle();
+  Status finished = device_->finishStep();
+  return settled.isOk() ? finished : settled;
 }
 
 Status Session::joinLauncher(const std::string &who, const std::string &hint) {
@@ -43,7 +62,7 @@ Status Session::joinLauncher(const std::string &who, const std::string &hint) {
   if (!comm.isOk())
     return comm.status();
   MP_RETURN_IF_ERROR((*comm)->agree(planHash(), "plan (its hash)"));
-  setCommunicator(std::move(*comm));
+  MP_RETURN_IF_ERROR(setCommunicator(std::move(*comm)));
   return checkWorldSize();
 }
 
@@ -103,6 +122,8 @@ Status Session::collectCollectives() {
         op == OpId::TrainAllGather || op == OpId::TrainClipGradNormShards) {
       // ZeRO-1 (SessionShards.cpp): one world size for the whole plan.
       MP_RETURN_IF_ERROR(collectShardKernel(c));
+    } else if (device_) {
+      // The device path packs nothing (startDeviceCollective).
     } else if (sendsBf16(kernels[c])) {
       size_t elements = 0;
       for (uint32_t t : kernels[c].outputs)
@@ -149,6 +170,8 @@ Status Session::startCollective(size_t k) {
   default:
     break;
   }
+  if (device_)
+    return startDeviceCollective(k);
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
   std::vector<Communicator::Request> requests;
@@ -222,6 +245,43 @@ Status Session::startCollective(size_t k) {
   return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
 }
 
+Status Session::startDeviceCollective(size_t k) {
+  const KernelDesc &kernel = plan_.kernels[k];
+  const std::vector<TensorView> &in = kernelInputs_[parity_][k],
+                                &out = kernelOutputs_[parity_][k];
+  Communicator &comm = kernelComm();
+  bool broadcast = kernel.opId() == OpId::TrainRankBroadcast;
+  bool mean = kernel.getFlag(AttrName::mean);
+  float prescale = mean ? 1.0f / static_cast<float>(comm.size()) : 1.0f;
+  std::vector<Communicator::Request> requests;
+  Status status = Status::ok();
+  for (size_t i = 0; i < out.size() && status.isOk(); ++i) {
+    size_t bytes =
+        static_cast<size_t>(out[i].numElements()) * dtypeSize(out[i].dtype);
+    if (in[i].data != out[i].data)
+      status = copyBetween(static_cast<uint8_t *>(out[i].data),
+                           static_cast<const uint8_t *>(in[i].data), bytes);
+    if (!status.isOk() || comm_->size() == 1) // one process: the identity
+      continue;
+    auto n = static_cast<size_t>(out[i].numElements());
+    StatusOr<Communicator::Request> started =
+        broadcast ? comm.startBroadcast(out[i].data, bytes, 0)
+        : sendsBf16(kernel)
+            ? comm.startAllReduceBf16(out[i].as<float>(), n, prescale)
+            : comm.startAllReduce(out[i].data, n, out[i].dtype,
+                                  mean ? ReduceOp::Mean : ReduceOp::Sum);
+    if (started.isOk())
+      requests.push_back(*started);
+    else
+      status = started.status();
+  }
+  // The ones started stay in flight, finished with the step if it fails.
+  inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
+  if (!status.isOk())
+    return status;
+  return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
+}
+
 Status Session::finishCollectives(size_t k, bool started) {
   Status first = Status::ok();
   for (size_t i = 0; i < inFlight_.size();) {
@@ -237,14 +297,16 @@ Status Session::finishCollectives(size_t k, bool started) {
     Status waited = Status::ok();
     auto began = std::chrono::steady_clock::now();
     for (Communicator::Request request : inFlight_[i].second) {
-      Status status = comm_->wait(request);
+      Status status = kernelComm().wait(request);
       if (waited.isOk() && !status.isOk())
         waited = status;
     }
     collectiveWait_ += std::chrono::steady_clock::now() - began;
     inFlight_.erase(inFlight_.begin() + static_cast<std::ptrdiff_t>(i));
     const KernelDesc &kernel = plan_.kernels[c];
-    if (waited.isOk() && kernel.opId() == OpId::TrainReduceScatter) {
+    if (device_) {
+      // The communicator finished them on the device (ncclAvg: the mean).
+    } else if (waited.isOk() && kernel.opId() == OpId::TrainReduceScatter) {
       finishReduceScatter(c);
     } else if (waited.isOk() && !bf16Bucket_[c].empty() && comm_->size() > 1) {
       // The bf16 sums (of values divided already) widened into the results.

@@ -116,12 +116,15 @@ Status Session::prepareKernels() {
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
     // A collective is the session's (its communicator's), not a kernel.
     if (plan_.kernels[k].isCollective()) {
-      if (backend_->deviceMemory())
+      OpId op = plan_.kernels[k].opId();
+      if (backend_->deviceMemory() && op != OpId::TrainAllReduce &&
+          op != OpId::TrainRankBroadcast)
         return unimplemented(
             "kernel #" + std::to_string(k) + " (" + plan_.kernels[k].op +
             "): the " + backend_->name() +
-            " backend keeps tensors in device memory, and collectives on "
-            "it (NCCL) are not built (docs/distributed.md)");
+            " backend keeps tensors in device memory, and ZeRO-1's "
+            "kernels on it are not built: compile the step with "
+            "data-parallel=allreduce for it (docs/distributed.md)");
       continue;
     }
     Status supported = backend_->supports(plan_.kernels[k], plan_);

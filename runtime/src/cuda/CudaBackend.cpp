@@ -18,6 +18,9 @@
 #ifdef MP_HAVE_CUDA
 #include "common/OpMap.h"
 #include "cuda/CudaBackendImpl.h"
+#include "cuda/NcclCommunicator.h"
+
+#include <cstdlib>
 
 using namespace mp::rt;
 using namespace mp::rt::cuda;
@@ -151,14 +154,16 @@ CudaBackend::create(const CudaBackendOptions &options) {
   MP_RETURN_IF_ERROR(cudaBackendStatus());
   std::unique_ptr<CudaBackend> backend(new CudaBackend());
   backend->options_ = options;
+  if (backend->options_.device < 0)
+    backend->options_.device = cudaDefaultDevice();
+  const int device = backend->options_.device;
   backend->reference_ = createReferenceBackend();
   MP_RETURN_IF_ERROR(
-      cudaStatus(cudaSetDevice(options.device),
-                 "selecting CUDA device " + std::to_string(options.device)));
+      cudaStatus(cudaSetDevice(device),
+                 "selecting CUDA device " + std::to_string(device)));
   cudaDeviceProp properties{};
-  MP_RETURN_IF_ERROR(
-      cudaStatus(cudaGetDeviceProperties(&properties, options.device),
-                 "reading the device's properties"));
+  MP_RETURN_IF_ERROR(cudaStatus(cudaGetDeviceProperties(&properties, device),
+                                "reading the device's properties"));
   backend->deviceName_ = properties.name;
   backend->computeCapability_ = properties.major * 10 + properties.minor;
   backend->deviceBytes_ = properties.totalGlobalMem;
@@ -295,6 +300,17 @@ Status CudaBackend::finishStep() {
     return internalError(where + ": unknown device error code " +
                          std::to_string(e.code));
   }
+}
+
+StatusOr<std::unique_ptr<Communicator>>
+CudaBackend::deviceCommunicator(Communicator &host) {
+#ifdef MP_HAVE_NCCL
+  return createNcclCommunicator(host, stream_, options_.device);
+#else
+  std::string why;
+  ncclAvailable(&why);
+  return unimplemented("data-parallel training on the cuda backend: " + why);
+#endif
 }
 
 Status CudaBackend::ensureWorkspace(uint64_t bytes) {
@@ -435,6 +451,45 @@ Status mp::rt::cudaBackendStatus() {
                          ") is older than sm_80, which the cuda backend "
                          "needs (bf16 Tensor Cores)");
   return Status::ok();
+}
+
+int mp::rt::cudaDefaultDevice() {
+  auto number = [](const char *name) -> int {
+    const char *value = std::getenv(name);
+    if (!value || !*value)
+      return -1;
+    char *end = nullptr;
+    long parsed = std::strtol(value, &end, 10);
+    return *end == '\0' && parsed >= 0 && parsed < 1 << 20
+               ? static_cast<int>(parsed)
+               : -1;
+  };
+  if (int named = number("MP_CUDA_DEVICE"); named >= 0)
+    return named;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+    cudaGetLastError();
+    return 0;
+  }
+  for (const char *name :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (int local = number(name); local >= 0)
+      return local % count;
+  return 0;
+}
+
+bool mp::rt::ncclAvailable(std::string *why) {
+#ifdef MP_HAVE_NCCL
+  Status loadable = ncclLoadable();
+  if (why && !loadable.isOk())
+    *why = loadable.message();
+  return loadable.isOk();
+#else
+  if (why)
+    *why = "this build of mp has no NCCL (nccl.h was not found beside the "
+           "CUDA toolkit when it was configured: docs/distributed.md)";
+  return false;
+#endif
 }
 
 StatusOr<std::unique_ptr<Backend>>

@@ -104,6 +104,11 @@ public:
   Status run(const KernelDesc &kernel, const Views &inputs,
              const Views &outputs) override;
   DeviceMemory *deviceMemory() override { return this; }
+  /// NCCL over `host`'s ranks, on this backend's device, ordered with its
+  /// stream (cuda/NcclCommunicator.cpp); Unimplemented in a build without
+  /// NCCL or where libnccl cannot be loaded.
+  StatusOr<std::unique_ptr<Communicator>>
+  deviceCommunicator(Communicator &host) override;
 
   // DeviceMemory.
   StatusOr<void *> allocate(uint64_t bytes, const char *what) override;

@@ -118,8 +118,9 @@ std::unique_ptr<Session> sessionOnTheRanks(mp::rt::Plan plan,
   EXPECT_TRUE(own.isOk());
   if (!created.isOk() || !own.isOk())
     return nullptr;
-  (*created)->setCommunicator(std::move(*own));
-  return std::move(*created);
+  Status set = (*created)->setCommunicator(std::move(*own));
+  EXPECT_TRUE(set.isOk()) << set.message();
+  return set.isOk() ? std::move(*created) : nullptr;
 }
 
 TEST(MpiTest, SumsAndMaxima) {
@@ -135,8 +136,14 @@ TEST(MpiTest, SumsAndMaxima) {
       comm.startAllReduce(big.data(), big.size(), DType::I64, ReduceOp::Sum);
   auto c = comm.startAllReduce(verdict.data(), 1, DType::I1, ReduceOp::Max);
   auto d = comm.startAllReduce(peak.data(), 1, DType::F32, ReduceOp::Max);
-  ASSERT_TRUE(a.isOk() && b.isOk() && c.isOk() && d.isOk());
+  // A mean: the sum divided by the ranks when the wait sees it.
+  std::vector<float> mean = {float(r + 1), 2.0f};
+  auto e = comm.startAllReduce(mean.data(), 2, DType::F32, ReduceOp::Mean);
+  ASSERT_TRUE(a.isOk() && b.isOk() && c.isOk() && d.isOk() && e.isOk());
   comm.progress();
+  ASSERT_TRUE(comm.wait(*e).isOk());
+  EXPECT_EQ(mean,
+            (std::vector<float>{float(n * (n + 1) / 2) / float(n), 2.0f}));
   ASSERT_TRUE(comm.wait(*d).isOk());
   ASSERT_TRUE(comm.wait(*b).isOk());
   ASSERT_TRUE(comm.wait(*a).isOk());
@@ -150,6 +157,8 @@ TEST(MpiTest, SumsAndMaxima) {
   EXPECT_EQ(verdict[0], 1);
   EXPECT_EQ(peak[0], float(n - 1) * 3.0f);
   EXPECT_EQ(startCode(comm, f.data(), DType::I1, ReduceOp::Sum),
+            StatusCode::Unimplemented);
+  EXPECT_EQ(startCode(comm, big.data(), DType::I64, ReduceOp::Mean),
             StatusCode::Unimplemented);
 }
 

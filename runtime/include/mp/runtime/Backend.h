@@ -8,6 +8,7 @@
 #ifndef MP_RUNTIME_BACKEND_H
 #define MP_RUNTIME_BACKEND_H
 
+#include "mp/runtime/Communicator.h"
 #include "mp/runtime/CpuFeatures.h"
 #include "mp/runtime/DeviceMemory.h"
 #include "mp/runtime/Plan.h"
@@ -152,6 +153,19 @@ public:
   /// allocates and copies every tensor through it (DeviceMemory.h), and the
   /// views run() gets point into device memory.
   virtual DeviceMemory *deviceMemory() { return nullptr; }
+
+  /// For a backend with deviceMemory(): the communicator that runs a
+  /// data-parallel step's collectives on its device memory, over the same
+  /// ranks as `host` (which it may use to set itself up, and keeps using
+  /// for what it cannot do itself: agree(), missingRanks()); `host` outlives
+  /// it. The cuda backend's: NCCL, on a stream of its own. The default: a
+  /// backend that has none says so (Unimplemented).
+  virtual StatusOr<std::unique_ptr<Communicator>>
+  deviceCommunicator(Communicator &host) {
+    return unimplemented(std::string("the ") + name() +
+                         " backend keeps tensors in device memory and has "
+                         "no communicator for them");
+  }
 };
 
 /// A backend this runtime knows: its name, a line on what it is, whether
@@ -210,9 +224,20 @@ struct CudaBackendOptions {
   /// f32 matmuls on TF32 Tensor Cores (10-bit mantissa products, f32
   /// accumulation). Off by default: float32 plans then compute in full f32.
   bool allowTf32 = false;
-  /// The CUDA device ordinal.
-  int device = 0;
+  /// The CUDA device ordinal; -1: cudaDefaultDevice().
+  int device = -1;
 };
+
+/// The device a cuda backend uses when none is named: $MP_CUDA_DEVICE, else
+/// this process's rank on its node as the launcher numbers them
+/// (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID) modulo the
+/// devices present, so that the ranks of a data-parallel job on one node
+/// take one GPU each; else 0.
+int cudaDefaultDevice();
+
+/// Whether this build's cuda backend has NCCL for data-parallel steps
+/// (docs/distributed.md), and if not, why.
+bool ncclAvailable(std::string *why = nullptr);
 
 /// The CUDA backend (docs/runtime-cuda.md): every tensor in device memory
 /// allocated once (DeviceMemory), one stream, matmuls on cuBLASLt (Tensor

@@ -5,7 +5,9 @@
 // waiting, so that they run while later kernels compute, a check that every
 // rank runs the same thing, and an end of the job when one fails. The
 // engines are existing ones: MPI (OpenMPI, started by mpirun) for CPU
-// clusters; the single-process communicator is the trivial case.
+// clusters, NCCL for the cuda backend's device memory (made by the backend
+// over the MPI one: Backend::deviceCommunicator); the single-process
+// communicator is the trivial case.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,13 +24,14 @@
 
 namespace mp::rt {
 
-enum class ReduceOp { Sum, Max };
+/// Mean: the sum divided by size() (f32 only).
+enum class ReduceOp { Sum, Max, Mean };
 
 class Communicator {
 public:
   virtual ~Communicator();
 
-  virtual const char *name() const = 0; ///< "mpi", "single"
+  virtual const char *name() const = 0; ///< "mpi", "nccl", "single"
   virtual int rank() const = 0;
   virtual int size() const = 0;
 
@@ -43,6 +46,20 @@ public:
   /// for the message size), the same on every rank.
   virtual StatusOr<Request> startAllReduce(void *data, size_t count,
                                            DType dtype, ReduceOp op) = 0;
+  /// Whether the collectives take device memory (NCCL: the cuda backend's
+  /// tensors) rather than host memory. Such a communicator's collectives
+  /// are ordered on the device after the work its backend queued before
+  /// them, and wait() orders the backend's later work after the collective
+  /// without blocking the host; settle() bounds the time.
+  virtual bool onDevice() const { return false; }
+  /// Starts reducing `count` f32 values at `data` in place as bf16
+  /// (train.all_reduce's reduce_dtype=bf16): each value multiplied by
+  /// `prescale` and rounded to bf16 (nearest even) once, the bf16 values
+  /// summed over the ranks, the sums widened back into `data` by the time
+  /// wait() returns. Device communicators; on host memory the session
+  /// packs a bucket's values into one bf16 reduction itself.
+  virtual StatusOr<Request> startAllReduceBf16(float *data, size_t count,
+                                               float prescale);
   /// Starts copying `bytes` bytes at `data` from rank `root` to every
   /// other rank, in place, without waiting (MPI_Ibcast).
   virtual StatusOr<Request> startBroadcast(void *data, size_t bytes,
@@ -66,6 +83,20 @@ public:
   /// Waits for `request` at most timeout(): past it, an error saying what
   /// it waited for (a rank that died or hangs never arrives).
   virtual Status wait(Request request) = 0;
+  /// For a communicator whose wait() does not block the host (onDevice()):
+  /// blocks until every collective started has completed, each at most
+  /// timeout() after it started; past it, an error naming the ranks that
+  /// did not reach it (missingRanks), and the communicator is aborted (its
+  /// collectives end, and later ones fail). Called before the host reads
+  /// what a step computed. Others: Ok (their wait() blocks).
+  virtual Status settle() { return Status::ok(); }
+  /// After collective number `sequence` (the ranks start the same
+  /// collectives in the same order and count them alike) timed out on
+  /// this rank: which ranks did not reach it, in words. MPI asks the
+  /// others; communicators that cannot tell say so.
+  virtual std::string missingRanks(uint64_t sequence) {
+    return "the ranks that did not reach it are unknown";
+  }
   /// Every rank's `value` is the same (the plan's hash, the batch): an
   /// error naming the first rank whose value differs, and `what` it is.
   virtual Status agree(uint64_t value, const std::string &what) = 0;

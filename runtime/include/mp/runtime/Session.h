@@ -131,12 +131,18 @@ public:
                    size_t bytes) {
     return setTensor(name, dtype, shape.data(), shape.size(), data, bytes);
   }
-  /// The communicator the plan's collectives (train.all_reduce: the
-  /// gradient reductions of a data-parallel step, docs/distributed.md) run
-  /// on: the single-process one (each reduction the identity) unless one
-  /// is set here, before the first step.
-  void setCommunicator(std::unique_ptr<Communicator> communicator);
+  /// The communicator of the ranks (docs/distributed.md): the
+  /// single-process one (each reduction the identity) unless one is set
+  /// here, before the first step. The plan's collectives (train.all_reduce:
+  /// the gradient reductions of a data-parallel step) run on it, or, on a
+  /// backend whose tensors live in device memory, on the communicator the
+  /// backend makes over it (Backend::deviceCommunicator: NCCL on the cuda
+  /// backend); an error when the backend has none.
+  Status setCommunicator(std::unique_ptr<Communicator> communicator);
   const Communicator &communicator() const { return *comm_; }
+  /// The communicator the plan's collectives run on (the one above, or
+  /// the backend's over it).
+  const Communicator &kernelCommunicator() const { return kernelComm(); }
   /// Sums `count` floats over the ranks in place and waits (between steps:
   /// what a front door reports for the whole job, e.g. metric totals).
   Status allReduceSum(float *data, size_t count);
@@ -372,6 +378,18 @@ private:
   };
   std::vector<Fused> fused_;
   std::unique_ptr<Communicator> comm_ = singleProcessCommunicator();
+  /// On a device backend over several ranks: the backend's communicator
+  /// over comm_ (destroyed first), which runs the plan's collectives.
+  std::unique_ptr<Communicator> deviceComm_;
+  Communicator &kernelComm() const {
+    return deviceComm_ ? *deviceComm_ : *comm_;
+  }
+  /// A device backend's collective kernel `k`: its operands copied into its
+  /// results on the device, the reductions started on kernelComm().
+  Status startDeviceCollective(size_t k);
+  /// Ends a step on a device backend: the collectives settled (bounded),
+  /// then the backend's queue (DeviceMemory::finishStep); the first error.
+  Status finishDeviceStep();
   std::vector<uint32_t> collectives_; ///< their kernel indices
   /// Per kernel: the collectives to finish before it runs.
   std::vector<std::vector<uint32_t>> waitBefore_;
