@@ -10,6 +10,33 @@ using namespace mp::rt;
 
 Communicator::~Communicator() = default;
 
+Status Communicator::checkReduction(DType dtype, ReduceOp op) {
+  bool supported = false;
+  switch (dtype) {
+  case DType::F32:
+    supported = true;
+    break;
+  case DType::I64:
+    supported = op != ReduceOp::Mean;
+    break;
+  case DType::I1:
+    supported = op == ReduceOp::Max;
+    break;
+  case DType::BF16:
+    supported = op == ReduceOp::Sum;
+    break;
+  default:
+    break;
+  }
+  if (supported)
+    return Status::ok();
+  const char *what = op == ReduceOp::Sum   ? "a sum"
+                     : op == ReduceOp::Max ? "a maximum"
+                                           : "a mean";
+  return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype) +
+                       " as " + what);
+}
+
 StatusOr<Communicator::Request>
 Communicator::startAllReduceBf16(float *, size_t, float) {
   return unimplemented(std::string("the ") + name() +
@@ -34,11 +61,7 @@ public:
   int size() const override { return 1; }
   StatusOr<Request> startAllReduce(void *, size_t, DType dtype,
                                    ReduceOp op) override {
-    if (dtype != DType::F32 && dtype != DType::I64 && dtype != DType::I1 &&
-        dtype != DType::BF16)
-      return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
-    if (op == ReduceOp::Mean && dtype != DType::F32)
-      return unimplemented(std::string("a mean of ") + dtypeName(dtype));
+    MP_RETURN_IF_ERROR(checkReduction(dtype, op));
     return Request(0);
   }
   StatusOr<Request> startBroadcast(void *, size_t, int root) override {

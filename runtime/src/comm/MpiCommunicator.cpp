@@ -169,29 +169,11 @@ public:
 
   StatusOr<Request> startAllReduce(void *data, size_t count, DType dtype,
                                    ReduceOp op) override {
-    MPI_Datatype type;
-    switch (dtype) {
-    case DType::F32:
-      type = MPI_FLOAT;
-      break;
-    case DType::I64:
-      type = MPI_INT64_T;
-      break;
-    case DType::I1:
-      type = MPI_UINT8_T;
-      break;
-    case DType::BF16:
-      type = MPI_UINT16_T;
-      break;
-    default:
-      return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
-    }
-    if (op == ReduceOp::Mean && dtype != DType::F32)
-      return unimplemented(std::string("a mean of ") + dtypeName(dtype));
-    if (dtype == DType::I1 && op != ReduceOp::Max)
-      return unimplemented("an all-reduce of i1 other than max");
-    if (dtype == DType::BF16 && op != ReduceOp::Sum)
-      return unimplemented("an all-reduce of bf16 other than sum");
+    MP_RETURN_IF_ERROR(checkReduction(dtype, op));
+    MPI_Datatype type = dtype == DType::F32   ? MPI_FLOAT
+                        : dtype == DType::I64 ? MPI_INT64_T
+                        : dtype == DType::I1  ? MPI_UINT8_T
+                                              : MPI_UINT16_T; // bf16 bits
     MP_RETURN_IF_ERROR(checkCount(count, "an all-reduce of", "elements"));
     MPI_Op mpiOp = dtype == DType::BF16  ? bf16SumOp()
                    : op == ReduceOp::Max ? MPI_MAX

@@ -6,13 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/Gemm.h"
+#include "cuda/SharedLibrary.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <string>
-#include <type_traits>
 
 using namespace mp::rt;
 using namespace mp::rt::cuda;
@@ -85,26 +84,17 @@ struct LtApi {
 const LtApi &ltApi() {
   static const LtApi api = [] {
     LtApi api;
-    std::string soname =
-        "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void *handle = nullptr;
+    std::string soname = "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
 #ifdef MP_CUBLASLT_DIR
-    handle = dlopen((std::string(MP_CUBLASLT_DIR) + "/" + soname).c_str(),
-                    RTLD_NOW | RTLD_LOCAL);
+    const char *folder = MP_CUBLASLT_DIR;
+#else
+    const char *folder = nullptr;
 #endif
+    void *handle = openSharedLibrary(soname, folder, api.error);
     if (!handle)
-      handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char *why = dlerror();
-      api.error = "cannot load " + soname + ": " + (why ? why : "not found");
       return api;
-    }
     auto resolve = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(handle, name));
-      if (!fn)
-        api.error = soname + " has no " + name;
-      return fn != nullptr;
+      return resolveFunction(handle, soname, name, fn, api.error);
     };
     (void)(
         resolve(api.cublasLtCreate, "cublasLtCreate") &&

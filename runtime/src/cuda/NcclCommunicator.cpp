@@ -18,6 +18,7 @@
 
 #include "cuda/NcclCommunicator.h"
 #include "cuda/Launch.h"
+#include "cuda/SharedLibrary.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -25,7 +26,6 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <dlfcn.h>
 #include <thread>
 #include <vector>
 
@@ -35,11 +35,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// NCCL, opened on first use, as cuBLASLt is (cuda/Gemm.cpp): libnccl is
-/// over 200 MB, and linked it would be loaded by every process of the
-/// runtime, most of which never run a data-parallel step on a GPU. The
-/// soname of the header's major version; the build's NCCL folder first
-/// (MP_NCCL_DIR).
+/// NCCL, opened on first use (cuda/SharedLibrary.h: libnccl is over 200
+/// MB). The soname of the header's major version; the build's NCCL folder
+/// first (MP_NCCL_DIR).
 struct NcclApi {
 #define MP_NCCL_FUNCTIONS(X)                                                   \
   X(ncclGetUniqueId)                                                           \
@@ -64,24 +62,17 @@ const NcclApi &nccl() {
   static const NcclApi api = [] {
     NcclApi api;
     std::string soname = "libnccl.so." + std::to_string(NCCL_MAJOR);
-    void *handle = nullptr;
 #ifdef MP_NCCL_DIR
-    handle = dlopen((std::string(MP_NCCL_DIR) + "/" + soname).c_str(),
-                    RTLD_NOW | RTLD_LOCAL);
+    const char *folder = MP_NCCL_DIR;
+#else
+    const char *folder = nullptr;
 #endif
+    void *handle = cuda::openSharedLibrary(soname, folder, api.error);
     if (!handle)
-      handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char *why = dlerror();
-      api.error = "cannot load " + soname + ": " + (why ? why : "not found");
       return api;
-    }
 #define MP_NCCL_RESOLVE(name)                                                  \
-  if (api.error.empty()) {                                                     \
-    api.name = reinterpret_cast<decltype(api.name)>(dlsym(handle, #name));     \
-    if (!api.name)                                                             \
-      api.error = soname + " has no " #name;                                   \
-  }
+  if (api.error.empty())                                                       \
+    cuda::resolveFunction(handle, soname, #name, api.name, api.error);
     MP_NCCL_FUNCTIONS(MP_NCCL_RESOLVE)
 #undef MP_NCCL_RESOLVE
     return api;
@@ -121,27 +112,11 @@ public:
 
   StatusOr<Request> startAllReduce(void *data, size_t count, DType dtype,
                                    ReduceOp op) override {
-    ncclDataType_t type;
-    switch (dtype) {
-    case DType::F32:
-      type = ncclFloat32;
-      break;
-    case DType::BF16:
-      type = ncclBfloat16;
-      break;
-    case DType::I64:
-      type = ncclInt64;
-      break;
-    case DType::I1:
-      type = ncclUint8;
-      break;
-    default:
-      return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype));
-    }
-    if (op == ReduceOp::Mean && dtype != DType::F32)
-      return unimplemented(std::string("a mean of ") + dtypeName(dtype));
-    if (dtype == DType::I1 && op != ReduceOp::Max)
-      return unimplemented("an all-reduce of i1 other than max");
+    MP_RETURN_IF_ERROR(checkReduction(dtype, op));
+    ncclDataType_t type = dtype == DType::F32    ? ncclFloat32
+                          : dtype == DType::BF16 ? ncclBfloat16
+                          : dtype == DType::I64  ? ncclInt64
+                                                 : ncclUint8; // i1
     // ncclAvg on floats multiplies each rank's value by 1 / N before the
     // sum (docs/distributed.md: the numerics of the mean).
     ncclRedOp_t redOp = op == ReduceOp::Max    ? ncclMax
@@ -160,6 +135,11 @@ public:
     MP_RETURN_IF_ERROR(usable());
     if (count == 0)
       return launch("an empty bf16 all-reduce", [] { return ncclSuccess; });
+    // The prescales on the device: 1 (a sum) and 1 / ranks (a mean).
+    if (prescale != 1.0f && prescale != 1.0f / static_cast<float>(size()))
+      return unimplemented("a bf16 all-reduce prescaled by other than 1 or "
+                           "1 / ranks");
+    float *factor = prescale == 1.0f ? one_ : inverseSize_;
     // The bf16 copy lives on this stream for the collective only.
     void *packed = nullptr;
     cudaError_t error = cudaMallocAsync(&packed, count * 2, stream_);
@@ -167,12 +147,6 @@ public:
       return internalError(
           "allocating " + std::to_string(count * 2) +
           " bytes of device memory for a bf16 all-reduce: " + cudaText(error));
-    float *factor = prescale == 1.0f ? one_ : inverseSize_;
-    if (prescale != 1.0f && prescale != 1.0f / static_cast<float>(size())) {
-      cudaFreeAsync(packed, stream_);
-      return unimplemented("a bf16 all-reduce prescaled by other than 1 or "
-                           "1 / ranks");
-    }
     cuda::Context context{stream_, nullptr, 0};
     bool freed = false; // by `after`, once the widening is queued
     auto n = static_cast<int64_t>(count);

@@ -46,6 +46,9 @@ public:
   /// for the message size), the same on every rank.
   virtual StatusOr<Request> startAllReduce(void *data, size_t count,
                                            DType dtype, ReduceOp op) = 0;
+  /// Whether `dtype` and `op` are one of the reductions above: Ok, or
+  /// Unimplemented naming it (every communicator checks it first).
+  static Status checkReduction(DType dtype, ReduceOp op);
   /// Whether the collectives take device memory (NCCL: the cuda backend's
   /// tensors) rather than host memory. Such a communicator's collectives
   /// are ordered on the device after the work its backend queued before
