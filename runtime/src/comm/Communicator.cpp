@@ -20,7 +20,7 @@ Status Communicator::checkReduction(DType dtype, ReduceOp op) {
     supported = op != ReduceOp::Mean;
     break;
   case DType::I1:
-    supported = op == ReduceOp::Max;
+    supported = op == ReduceOp::Max || op == ReduceOp::Min;
     break;
   case DType::BF16:
     supported = op == ReduceOp::Sum;
@@ -32,6 +32,7 @@ Status Communicator::checkReduction(DType dtype, ReduceOp op) {
     return Status::ok();
   const char *what = op == ReduceOp::Sum   ? "a sum"
                      : op == ReduceOp::Max ? "a maximum"
+                     : op == ReduceOp::Min ? "a minimum"
                                            : "a mean";
   return unimplemented(std::string("an all-reduce of ") + dtypeName(dtype) +
                        " as " + what);
@@ -71,7 +72,9 @@ public:
     return Request(0);
   }
   StatusOr<Request> startReduceScatter(const float *send, float *recv,
-                                       size_t perRank) override {
+                                       size_t perRank, ReduceOp op) override {
+    if (op != ReduceOp::Sum && op != ReduceOp::Mean)
+      return unimplemented("a reduce-scatter other than a sum or a mean");
     if (perRank && send != recv)
       std::memmove(recv, send, perRank * sizeof(float));
     return Request(0);

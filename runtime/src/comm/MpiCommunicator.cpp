@@ -177,6 +177,7 @@ public:
     MP_RETURN_IF_ERROR(checkCount(count, "an all-reduce of", "elements"));
     MPI_Op mpiOp = dtype == DType::BF16  ? bf16SumOp()
                    : op == ReduceOp::Max ? MPI_MAX
+                   : op == ReduceOp::Min ? MPI_MIN
                                          : MPI_SUM;
     MPI_Request request;
     int code = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), type,
@@ -204,15 +205,20 @@ public:
   }
 
   StatusOr<Request> startReduceScatter(const float *send, float *recv,
-                                       size_t perRank) override {
+                                       size_t perRank, ReduceOp op) override {
+    if (op != ReduceOp::Sum && op != ReduceOp::Mean)
+      return unimplemented("a reduce-scatter other than a sum or a mean");
     MP_RETURN_IF_ERROR(
         checkCount(perRank, "a reduce-scatter of", "floats per rank"));
     MPI_Request request;
     int code = MPI_Ireduce_scatter_block(send, recv, static_cast<int>(perRank),
                                          MPI_FLOAT, MPI_SUM, comm_, &request);
-    return track(code, request,
-                 "MPI_Ireduce_scatter_block of " + std::to_string(perRank) +
-                     " floats");
+    StatusOr<Request> id = track(code, request,
+                                 "MPI_Ireduce_scatter_block of " +
+                                     std::to_string(perRank) + " floats");
+    if (id.isOk() && op == ReduceOp::Mean)
+      pending_[*id].mean = {recv, perRank};
+    return id;
   }
 
   StatusOr<Request> startAllGather(const void *send, void *recv,

@@ -96,7 +96,10 @@ Status Session::collectCollectives() {
   waitBefore_.assign(kernels.size(), {});
   bf16Bucket_.assign(kernels.size(), {});
   packed_.assign(kernels.size(), {});
-  shardRecv_.assign(kernels.size(), {});
+  shardSend_.clear();
+  shardRecv_.clear();
+  shardSend_.resize(kernels.size());
+  shardRecv_.resize(kernels.size());
   const char *overlap = std::getenv("MP_COLLECTIVE_OVERLAP");
   overlapCollectives_ = !(overlap && std::string(overlap) == "0");
   for (size_t c = 0; c < kernels.size(); ++c) {
@@ -304,10 +307,10 @@ Status Session::finishCollectives(size_t k, bool started) {
     collectiveWait_ += std::chrono::steady_clock::now() - began;
     inFlight_.erase(inFlight_.begin() + static_cast<std::ptrdiff_t>(i));
     const KernelDesc &kernel = plan_.kernels[c];
-    if (device_) {
+    if (waited.isOk() && kernel.opId() == OpId::TrainReduceScatter) {
+      waited = finishReduceScatter(c);
+    } else if (device_) {
       // The communicator finished them on the device (ncclAvg: the mean).
-    } else if (waited.isOk() && kernel.opId() == OpId::TrainReduceScatter) {
-      finishReduceScatter(c);
     } else if (waited.isOk() && !bf16Bucket_[c].empty() && comm_->size() > 1) {
       // The bf16 sums (of values divided already) widened into the results.
       const uint16_t *sums = bf16Bucket_[c].data();

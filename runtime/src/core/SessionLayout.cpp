@@ -117,14 +117,15 @@ Status Session::prepareKernels() {
     // A collective is the session's (its communicator's), not a kernel.
     if (plan_.kernels[k].isCollective()) {
       OpId op = plan_.kernels[k].opId();
-      if (backend_->deviceMemory() && op != OpId::TrainAllReduce &&
-          op != OpId::TrainRankBroadcast)
+      // The norm clip's partial sums are computed on the host.
+      if (backend_->deviceMemory() && op == OpId::TrainClipGradNormShards)
         return unimplemented(
             "kernel #" + std::to_string(k) + " (" + plan_.kernels[k].op +
             "): the " + backend_->name() +
-            " backend keeps tensors in device memory, and ZeRO-1's "
-            "kernels on it are not built: compile the step with "
-            "data-parallel=allreduce for it (docs/distributed.md)");
+            " backend keeps tensors in device memory, and clipping by the "
+            "norm of sharded gradients (ZeRO-1 with clip_grad_norm) on it "
+            "is not built: compile the step with data-parallel=allreduce "
+            "for it (docs/distributed.md)");
       continue;
     }
     Status supported = backend_->supports(plan_.kernels[k], plan_);

@@ -87,8 +87,32 @@ Status Session::collectShardKernel(size_t c) {
       ShardLayout(plan_, gather ? kernel.outputs : kernel.inputs, ranks).total);
   // A reduce-scatter sends every rank's block and receives its own; an
   // all-gather the other way round.
-  packed_[c].resize(gather ? block : block * static_cast<size_t>(ranks));
-  shardRecv_[c].resize(gather ? block * static_cast<size_t>(ranks) : block);
+  size_t all = block * static_cast<size_t>(ranks);
+  StatusOr<Memory> send =
+      allocate((gather ? block : all) * sizeof(float), "a ZeRO-1 send block");
+  if (!send.isOk())
+    return send.status();
+  StatusOr<Memory> recv = allocate((gather ? all : block) * sizeof(float),
+                                   "a ZeRO-1 receive block");
+  if (!recv.isOk())
+    return recv.status();
+  shardSend_[c] = std::move(*send);
+  shardRecv_[c] = std::move(*recv);
+  return Status::ok();
+}
+
+Status Session::copyFloats(float *to, const float *from, int64_t count) {
+  return copyBetween(reinterpret_cast<uint8_t *>(to),
+                     reinterpret_cast<const uint8_t *>(from),
+                     static_cast<size_t>(count) * sizeof(float));
+}
+
+Status Session::zeroFloats(float *to, int64_t count) {
+  if (count <= 0)
+    return Status::ok();
+  if (device_)
+    return device_->fillZero(to, static_cast<size_t>(count) * sizeof(float));
+  std::fill(to, to + count, 0.0f);
   return Status::ok();
 }
 
@@ -100,30 +124,33 @@ Status Session::takeShards(size_t k) {
   for (size_t i = 0; i < in.size(); ++i) {
     int64_t held = layout.held(i, r);
     float *to = out[i].as<float>();
-    const float *from = in[i].as<float>() + r * layout.shard[i];
-    if (held)
-      std::memmove(to, from, static_cast<size_t>(held) * sizeof(float));
-    std::fill(to + held, to + layout.shard[i], 0.0f);
+    MP_RETURN_IF_ERROR(
+        copyFloats(to, in[i].as<float>() + r * layout.shard[i], held));
+    MP_RETURN_IF_ERROR(zeroFloats(to + held, layout.shard[i] - held));
   }
   return Status::ok();
 }
 
+namespace {
+/// A ZeRO-1 block (Session::Memory) as floats.
+template <typename Memory> float *floatsOf(const Memory &block) {
+  return reinterpret_cast<float *>(block.get());
+}
+} // namespace
+
 Status Session::startReduceScatter(size_t k) {
   const std::vector<TensorView> &in = kernelInputs_[parity_][k];
   ShardLayout layout(plan_, plan_.kernels[k].inputs, shardedOver_);
-  // Rank q's block: each gradient's q-th shard, zero-padded.
-  float *send = packed_[k].data();
+  // Rank q's block: each gradient's q-th shard (its padding zero).
+  float *send = floatsOf(shardSend_[k]);
   for (int64_t q = 0; q < shardedOver_; ++q)
-    for (size_t i = 0; i < in.size(); ++i) {
-      float *to = send + q * layout.total + layout.offset[i];
-      int64_t held = layout.held(i, q);
-      if (held)
-        std::memcpy(to, in[i].as<float>() + q * layout.shard[i],
-                    static_cast<size_t>(held) * sizeof(float));
-      std::fill(to + held, to + layout.shard[i], 0.0f);
-    }
-  StatusOr<Communicator::Request> started = comm_->startReduceScatter(
-      send, shardRecv_[k].data(), static_cast<size_t>(layout.total));
+    for (size_t i = 0; i < in.size(); ++i)
+      MP_RETURN_IF_ERROR(copyFloats(send + q * layout.total + layout.offset[i],
+                                    in[i].as<float>() + q * layout.shard[i],
+                                    layout.held(i, q)));
+  StatusOr<Communicator::Request> started = kernelComm().startReduceScatter(
+      send, floatsOf(shardRecv_[k]), static_cast<size_t>(layout.total),
+      ReduceOp::Mean);
   if (!started.isOk())
     return started.status();
   inFlight_.emplace_back(static_cast<uint32_t>(k),
@@ -131,57 +158,53 @@ Status Session::startReduceScatter(size_t k) {
   return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
 }
 
-void Session::finishReduceScatter(size_t k) {
+Status Session::finishReduceScatter(size_t k) {
   const std::vector<TensorView> &out = kernelOutputs_[parity_][k];
   ShardLayout layout(plan_, plan_.kernels[k].inputs, shardedOver_);
-  float scale = 1.0f / static_cast<float>(shardedOver_);
-  const float *sums = shardRecv_[k].data();
-  for (size_t i = 0; i < out.size(); ++i) {
-    float *to = out[i].as<float>();
-    for (int64_t e = 0; e < layout.shard[i]; ++e)
-      to[e] = sums[layout.offset[i] + e] * scale;
-  }
+  const float *means = floatsOf(shardRecv_[k]);
+  for (size_t i = 0; i < out.size(); ++i)
+    MP_RETURN_IF_ERROR(copyFloats(out[i].as<float>(), means + layout.offset[i],
+                                  layout.shard[i]));
+  return Status::ok();
 }
 
 Status Session::gatherShards(size_t k) {
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
   ShardLayout layout(plan_, plan_.kernels[k].outputs, shardedOver_);
-  float *send = packed_[k].data();
+  float *send = floatsOf(shardSend_[k]), *recv = floatsOf(shardRecv_[k]);
   for (size_t i = 0; i < in.size(); ++i)
-    std::memcpy(send + layout.offset[i], in[i].data,
-                static_cast<size_t>(layout.shard[i]) * sizeof(float));
-  float *recv = shardRecv_[k].data();
+    MP_RETURN_IF_ERROR(copyFloats(send + layout.offset[i], in[i].as<float>(),
+                                  layout.shard[i]));
+  Communicator &comm = kernelComm();
   auto began = std::chrono::steady_clock::now();
-  StatusOr<Communicator::Request> started = comm_->startAllGather(
+  StatusOr<Communicator::Request> started = comm.startAllGather(
       send, recv, static_cast<size_t>(layout.total) * sizeof(float));
-  Status waited = started.isOk() ? comm_->wait(*started) : started.status();
+  Status waited = started.isOk() ? comm.wait(*started) : started.status();
   collectiveWait_ += std::chrono::steady_clock::now() - began;
   if (!waited.isOk())
     return waited;
   for (size_t i = 0; i < out.size(); ++i)
     for (int64_t q = 0; q < shardedOver_; ++q)
-      if (int64_t held = layout.held(i, q))
-        std::memcpy(out[i].as<float>() + q * layout.shard[i],
-                    recv + q * layout.total + layout.offset[i],
-                    static_cast<size_t>(held) * sizeof(float));
+      MP_RETURN_IF_ERROR(copyFloats(out[i].as<float>() + q * layout.shard[i],
+                                    recv + q * layout.total + layout.offset[i],
+                                    layout.held(i, q)));
   return Status::ok();
 }
 
 Status Session::combineVerdicts(size_t k) {
   const std::vector<TensorView> &in = kernelInputs_[parity_][k],
                                 &out = kernelOutputs_[parity_][k];
-  // The and of the verdicts: the max of their negations.
-  uint8_t failed = *in[0].as<uint8_t>() ? 0 : 1;
+  // The and of the verdicts (0 or 1): their minimum.
+  MP_RETURN_IF_ERROR(copyBetween(static_cast<uint8_t *>(out[0].data),
+                                 static_cast<const uint8_t *>(in[0].data), 1));
+  Communicator &comm = kernelComm();
   auto began = std::chrono::steady_clock::now();
   StatusOr<Communicator::Request> started =
-      comm_->startAllReduce(&failed, 1, DType::I1, ReduceOp::Max);
-  Status waited = started.isOk() ? comm_->wait(*started) : started.status();
+      comm.startAllReduce(out[0].data, 1, DType::I1, ReduceOp::Min);
+  Status waited = started.isOk() ? comm.wait(*started) : started.status();
   collectiveWait_ += std::chrono::steady_clock::now() - began;
-  if (!waited.isOk())
-    return waited;
-  *out[0].as<uint8_t>() = failed ? 0 : 1;
-  return Status::ok();
+  return waited;
 }
 
 Status Session::clipShards(size_t k) {

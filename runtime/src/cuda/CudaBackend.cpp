@@ -257,6 +257,11 @@ Status CudaBackend::copyOnDevice(void *to, const void *from, size_t bytes) {
       "copying on the device");
 }
 
+Status CudaBackend::fillZero(void *device, size_t bytes) {
+  return cudaStatus(cudaMemsetAsync(device, 0, bytes, stream_),
+                    "clearing device memory");
+}
+
 Status CudaBackend::finishStep() {
   Status copied =
       cudaStatus(cudaMemcpyAsync(hostError_, error_, sizeof(DeviceError),

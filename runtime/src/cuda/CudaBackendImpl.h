@@ -116,6 +116,7 @@ public:
   Status copyToDevice(void *device, const void *host, size_t bytes) override;
   Status copyToHost(void *host, const void *device, size_t bytes) override;
   Status copyOnDevice(void *to, const void *from, size_t bytes) override;
+  Status fillZero(void *device, size_t bytes) override;
   Status finishStep() override;
 
   /// The handler of each op, indexed by OpId; null where this backend has

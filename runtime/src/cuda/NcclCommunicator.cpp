@@ -80,6 +80,21 @@ const NcclApi &nccl() {
   return api;
 }
 
+/// ncclAvg on floats multiplies each rank's value by 1 / N before the sum
+/// (docs/distributed.md: the numerics of the mean).
+ncclRedOp_t redOpOf(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Max:
+    return ncclMax;
+  case ReduceOp::Min:
+    return ncclMin;
+  case ReduceOp::Mean:
+    return ncclAvg;
+  default:
+    return ncclSum;
+  }
+}
+
 std::string ncclText(ncclResult_t result) {
   return nccl().ncclGetErrorString(result);
 }
@@ -117,11 +132,7 @@ public:
                           : dtype == DType::BF16 ? ncclBfloat16
                           : dtype == DType::I64  ? ncclInt64
                                                  : ncclUint8; // i1
-    // ncclAvg on floats multiplies each rank's value by 1 / N before the
-    // sum (docs/distributed.md: the numerics of the mean).
-    ncclRedOp_t redOp = op == ReduceOp::Max    ? ncclMax
-                        : op == ReduceOp::Mean ? ncclAvg
-                                               : ncclSum;
+    ncclRedOp_t redOp = redOpOf(op);
     std::string what =
         "ncclAllReduce of " + std::to_string(count) + " " + dtypeName(dtype);
     return launch(what, [&] {
@@ -188,12 +199,14 @@ public:
   }
 
   StatusOr<Request> startReduceScatter(const float *send, float *recv,
-                                       size_t perRank) override {
+                                       size_t perRank, ReduceOp op) override {
+    if (op != ReduceOp::Sum && op != ReduceOp::Mean)
+      return unimplemented("a reduce-scatter other than a sum or a mean");
     return launch(
         "ncclReduceScatter of " + std::to_string(perRank) + " floats per rank",
         [&] {
           return nccl().ncclReduceScatter(send, recv, perRank, ncclFloat32,
-                                          ncclSum, comm_, stream_);
+                                          redOpOf(op), comm_, stream_);
         });
   }
 

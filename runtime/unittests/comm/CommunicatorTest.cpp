@@ -41,8 +41,8 @@ TEST(SingleProcessTest, ReductionsAreTheIdentity) {
   EXPECT_TRUE(single->agree(42, "the plan").isOk());
   // ZeRO-1's: one rank's block is the whole.
   std::vector<float> shard(2, 0.0f);
-  StatusOr<Communicator::Request> scattered =
-      single->startReduceScatter(values.data(), shard.data(), 2);
+  StatusOr<Communicator::Request> scattered = single->startReduceScatter(
+      values.data(), shard.data(), 2, ReduceOp::Mean);
   ASSERT_TRUE(scattered.isOk());
   EXPECT_TRUE(single->wait(*scattered).isOk());
   EXPECT_EQ(shard, values);
@@ -219,9 +219,9 @@ TEST(MpiTest, BroadcastsRank0s) {
             StatusCode::InvalidArgument);
 }
 
-/// ZeRO-1's collectives: a reduce-scatter leaves rank r the sum of every
-/// rank's block r; an all-gather puts rank r's bytes at r x bytesPerRank;
-/// both in flight at once.
+/// ZeRO-1's collectives: a reduce-scatter leaves rank r the sum (or the
+/// mean) of every rank's block r; an all-gather puts rank r's bytes at r x
+/// bytesPerRank; all in flight at once. An and of verdicts: their minimum.
 TEST(MpiTest, ReduceScattersAndGathers) {
   Communicator &comm = world();
   int r = comm.rank(), n = comm.size();
@@ -230,14 +230,25 @@ TEST(MpiTest, ReduceScattersAndGathers) {
   for (int q = 0; q < n; ++q)
     send.insert(send.end(), {float(10 * q + r), 1.0f});
   std::vector<int32_t> mine = {r, -r, 7}, all(3 * n, -1);
-  auto scatter = comm.startReduceScatter(send.data(), sums.data(), 2);
+  std::vector<float> means(2, -1.0f);
+  uint8_t verdict = r == n - 1 ? 0 : 1;
+  auto scatter =
+      comm.startReduceScatter(send.data(), sums.data(), 2, ReduceOp::Sum);
+  auto mean =
+      comm.startReduceScatter(send.data(), means.data(), 2, ReduceOp::Mean);
   auto gather = comm.startAllGather(mine.data(), all.data(), 12);
-  ASSERT_TRUE(scatter.isOk() && gather.isOk());
+  auto both = comm.startAllReduce(&verdict, 1, DType::I1, ReduceOp::Min);
+  ASSERT_TRUE(scatter.isOk() && mean.isOk() && gather.isOk() && both.isOk());
   comm.progress();
   ASSERT_TRUE(comm.wait(*gather).isOk());
+  ASSERT_TRUE(comm.wait(*mean).isOk());
   ASSERT_TRUE(comm.wait(*scatter).isOk());
+  ASSERT_TRUE(comm.wait(*both).isOk());
+  EXPECT_EQ(verdict, 0);
   float ranks = float(n * (n - 1) / 2);
   EXPECT_EQ(sums, (std::vector<float>{float(10 * r * n) + ranks, float(n)}));
+  EXPECT_EQ(means, (std::vector<float>{
+                       (float(10 * r * n) + ranks) * (1.0f / float(n)), 1.0f}));
   for (int q = 0; q < n; ++q)
     EXPECT_EQ(
         std::vector<int32_t>(all.begin() + 3 * q, all.begin() + 3 * q + 3),

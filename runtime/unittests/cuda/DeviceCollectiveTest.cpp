@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -43,8 +44,8 @@ public:
   StatusOr<Request> startBroadcast(void *, size_t, int) override {
     return Request(++started);
   }
-  StatusOr<Request> startReduceScatter(const float *, float *,
-                                       size_t) override {
+  StatusOr<Request> startReduceScatter(const float *, float *, size_t,
+                                       ReduceOp) override {
     return unimplemented("reduce-scatter");
   }
   StatusOr<Request> startAllGather(const void *, void *, size_t) override {
@@ -69,6 +70,11 @@ public:
   StatusOr<Request> startAllReduce(void *data, size_t count, DType dtype,
                                    ReduceOp op) override {
     ops.push_back(op);
+    if (dtype == DType::I1) {
+      EXPECT_EQ(op, ReduceOp::Min);
+      auto *verdict = static_cast<uint8_t *>(data);
+      return track([=] { *verdict = std::min(*verdict, otherVerdict); });
+    }
     float *values = static_cast<float *>(data);
     return track([=] {
       // This rank's x and the other's 3x.
@@ -90,12 +96,28 @@ public:
   StatusOr<Request> startBroadcast(void *, size_t, int) override {
     return unimplemented("broadcast");
   }
-  StatusOr<Request> startReduceScatter(const float *, float *,
-                                       size_t) override {
-    return unimplemented("reduce-scatter");
+  /// The other rank's blocks are three times this one's: the mean of
+  /// block 0 (this rank's) is twice this rank's.
+  StatusOr<Request> startReduceScatter(const float *send, float *recv,
+                                       size_t perRank, ReduceOp op) override {
+    EXPECT_EQ(op, ReduceOp::Mean);
+    return track([=] {
+      for (size_t i = 0; i < perRank; ++i)
+        recv[i] = 2 * send[i];
+    });
   }
-  StatusOr<Request> startAllGather(const void *, void *, size_t) override {
-    return unimplemented("all-gather");
+  /// The other rank's block is this one's plus 100.
+  StatusOr<Request> startAllGather(const void *send, void *recv,
+                                   size_t bytesPerRank) override {
+    return track([=] {
+      auto *to = static_cast<float *>(recv);
+      const auto *from = static_cast<const float *>(send);
+      size_t n = bytesPerRank / sizeof(float);
+      for (size_t i = 0; i < n; ++i) {
+        to[i] = from[i];
+        to[n + i] = from[i] + 100;
+      }
+    });
   }
   void progress() override {}
   Status wait(Request id) override {
@@ -123,6 +145,7 @@ public:
 
   std::vector<ReduceOp> ops;
   std::vector<float> prescales;
+  uint8_t otherVerdict = 1;
   int settled = 0;
 
 private:
@@ -256,15 +279,54 @@ TEST(DeviceCollectiveTest, ABackendWithoutOneIsRefused) {
       << set.message();
 }
 
-// ZeRO-1's kernels on a device backend: refused when the session is made.
-TEST(DeviceCollectiveTest, Zero1IsRefusedOnADeviceBackend) {
+// ZeRO-1's kernels on a device backend (makeZero1Plan(2), rank 0 of 2):
+// the shards copied on the device, the padding zeroed there, the
+// reduce-scatter's mean, the all-gather and the and of the verdicts asked
+// of the device communicator.
+TEST(DeviceCollectiveTest, Zero1RunsOnTheDeviceCommunicator) {
+  DeviceSession run = twoRankSession(makeZero1Plan(2));
+  ASSERT_TRUE(run.session);
+  Session &session = *run.session;
+  EXPECT_EQ(session.shardedOver(), 2);
+  std::vector<float> x = {1, -2, 3, 0.5f, 4};
+  const int64_t shape[] = {5};
+  ASSERT_TRUE(
+      session.setTensor("x", DType::F32, shape, 1, x.data(), 20).isOk());
+  for (uint8_t other : {1, 0}) {
+    run.comm->otherVerdict = other;
+    uint8_t ok = 1;
+    ASSERT_TRUE(session.setTensor("ok", DType::I1, nullptr, 0, &ok, 1).isOk());
+    Status ran = session.runStep();
+    ASSERT_TRUE(ran.isOk()) << ran.message();
+    // Rank 0's shard is x[0..3): its own 3x there (x + the mean 2x); rank
+    // 1's part (elements 3 and 4) is what the other rank sent, its block
+    // plus 100 (of which the padding is not copied).
+    EXPECT_EQ(readTensor<float>(session, "w"),
+              (std::vector<float>{3, -6, 9, 103, 94}));
+    EXPECT_EQ(readTensor<uint8_t>(session, "all"),
+              (std::vector<uint8_t>{other}));
+  }
+  EXPECT_EQ(run.comm->settled, 2);
+}
+
+// Clipping by the norm of sharded gradients on a device backend: refused
+// when the session is made (its partial sums are computed on the host).
+TEST(DeviceCollectiveTest, ANormClipOfShardsIsRefusedOnADeviceBackend) {
+  TestPlanBuilder b;
+  uint32_t g = b.tensor(TensorKind::Input, DType::F32, {3}, "g");
+  uint32_t r = b.scratch(DType::F32, {3}), norm = b.scratch(DType::F32, {});
+  uint32_t loss = b.scratch(DType::F32, {});
+  b.kernel("train.clip_grad_norm_shards", {g}, {r, norm},
+           {{"world_size", ints({2})}, {"max_norm", floats({1.0})}});
+  b.kernel("train.reduce_sum", {r}, {loss}, {{"dims", ints({0})}});
+  b.result(ResultRole::Loss, loss, "loss");
   StatusOr<std::unique_ptr<Session>> created =
-      Session::create(makeZero1Plan(2), std::make_unique<GuardedBackend>());
+      Session::create(b.finishLaidOut(), std::make_unique<GuardedBackend>());
   ASSERT_FALSE(created.isOk());
   EXPECT_EQ(created.status().code(), StatusCode::Unimplemented);
   EXPECT_NE(created.status().message().find(
-                "ZeRO-1's kernels on it are not built: compile the step with "
-                "data-parallel=allreduce"),
+                "clipping by the norm of sharded gradients (ZeRO-1 with "
+                "clip_grad_norm) on it is not built"),
             std::string::npos)
       << created.status().message();
 }

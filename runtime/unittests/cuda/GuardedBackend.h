@@ -77,6 +77,11 @@ public:
     std::memmove(to, from, bytes);
     return Status::ok();
   }
+  Status fillZero(void *device, size_t bytes) override {
+    Open open(*this);
+    std::memset(device, 0, bytes);
+    return Status::ok();
+  }
   Status finishStep() override {
     ++steps;
     return Status::ok();

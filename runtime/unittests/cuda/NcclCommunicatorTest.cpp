@@ -164,8 +164,9 @@ TEST(NcclCommunicatorTest, BroadcastsScattersAndGathers) {
   void *data = rank.device(x.data(), 12), *recv = rank.device(nullptr, 12),
        *gathered = rank.device(nullptr, 12);
   auto a = nccl.startBroadcast(data, 12, 0);
-  auto b = nccl.startReduceScatter(static_cast<const float *>(data),
-                                   static_cast<float *>(recv), 3);
+  auto b =
+      nccl.startReduceScatter(static_cast<const float *>(data),
+                              static_cast<float *>(recv), 3, ReduceOp::Mean);
   ASSERT_TRUE(a.isOk() && b.isOk());
   ASSERT_TRUE(nccl.wait(*b).isOk());
   auto c = nccl.startAllGather(recv, gathered, 12);

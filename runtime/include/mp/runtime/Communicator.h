@@ -25,7 +25,7 @@
 namespace mp::rt {
 
 /// Mean: the sum divided by size() (f32 only).
-enum class ReduceOp { Sum, Max, Mean };
+enum class ReduceOp { Sum, Max, Min, Mean };
 
 class Communicator {
 public:
@@ -40,7 +40,8 @@ public:
   /// Starts reducing `count` elements of `dtype` at `data` over every rank,
   /// in place (each rank's `data` ends as the reduction of all of them),
   /// without waiting: `data` must stay untouched until wait() returns.
-  /// F32 and I64 sum or max; I1 (one byte, 0 or 1) max; BF16 sum (each
+  /// F32 and I64 sum, max or min; F32 mean; I1 (one byte, 0 or 1) max or
+  /// min (or, and); BF16 sum (each
   /// partial sum rounded to bf16 to nearest even). The order in which
   /// the ranks' values are combined is the engine's (MPI: its algorithm
   /// for the message size), the same on every rank.
@@ -67,13 +68,13 @@ public:
   /// other rank, in place, without waiting (MPI_Ibcast).
   virtual StatusOr<Request> startBroadcast(void *data, size_t bytes,
                                            int root) = 0;
-  /// Starts a reduce-scatter of f32 sums without waiting (ZeRO-1,
+  /// Starts a reduce-scatter of f32 values without waiting (ZeRO-1,
   /// MPI_Ireduce_scatter_block): `send` holds size() blocks of `perRank`
   /// floats, block r for rank r; `recv` (perRank floats) ends as the sum
-  /// over the ranks of their block rank(). Both must stay untouched until
-  /// wait() returns.
+  /// (op Sum) or the mean (op Mean) over the ranks of their block rank().
+  /// Both must stay untouched until wait() returns.
   virtual StatusOr<Request> startReduceScatter(const float *send, float *recv,
-                                               size_t perRank) = 0;
+                                               size_t perRank, ReduceOp op) = 0;
   /// Starts an all-gather without waiting (MPI_Iallgather): every rank's
   /// `bytesPerRank` bytes at `send` end in `recv` (size() x bytesPerRank),
   /// rank r's at r x bytesPerRank.

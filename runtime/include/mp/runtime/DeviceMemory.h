@@ -39,6 +39,8 @@ public:
   virtual Status copyToHost(void *host, const void *device, size_t bytes) = 0;
   /// Device -> device, queued after the kernels.
   virtual Status copyOnDevice(void *to, const void *from, size_t bytes) = 0;
+  /// `bytes` zero bytes at `device`, queued after the kernels.
+  virtual Status fillZero(void *device, size_t bytes) = 0;
 
   /// Waits for the kernels of a step and reports what they found in the
   /// data (a label or an index out of range, an integer division by zero),

@@ -303,7 +303,7 @@ private:
   /// wait.
   Status takeShards(size_t k);
   Status startReduceScatter(size_t k);
-  void finishReduceScatter(size_t k);
+  Status finishReduceScatter(size_t k);
   Status gatherShards(size_t k);
   Status combineVerdicts(size_t k);
   Status clipShards(size_t k);
@@ -403,9 +403,13 @@ private:
   /// Per kernel: the f32 bucket its small results are reduced in, packed
   /// (empty where it has fewer than two).
   std::vector<std::vector<float>> packed_;
-  /// Per ZeRO-1 kernel: what its reduce-scatter or all-gather receives
-  /// (packed_ holds what it sends).
-  std::vector<std::vector<float>> shardRecv_;
+  /// Per ZeRO-1 reduce-scatter or all-gather: the packed block it sends
+  /// and the one it receives, in session memory (host or device); the
+  /// padding in them is zero from the allocation on and never written.
+  std::vector<Memory> shardSend_, shardRecv_;
+  /// `count` floats copied, or zeroed, in session memory (host or device).
+  Status copyFloats(float *to, const float *from, int64_t count);
+  Status zeroFloats(float *to, int64_t count);
   int64_t shardedOver_ = 0;
   /// Whether the step waits for each reduction as soon as it starts
   /// ($MP_COLLECTIVE_OVERLAP=0: the measurement without overlap).
