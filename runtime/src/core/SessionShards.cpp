@@ -148,13 +148,20 @@ Status Session::startReduceScatter(size_t k) {
       MP_RETURN_IF_ERROR(copyFloats(send + q * layout.total + layout.offset[i],
                                     in[i].as<float>() + q * layout.shard[i],
                                     layout.held(i, q)));
-  StatusOr<Communicator::Request> started = kernelComm().startReduceScatter(
-      send, floatsOf(shardRecv_[k]), static_cast<size_t>(layout.total),
-      ReduceOp::Mean);
-  if (!started.isOk())
-    return started.status();
-  inFlight_.emplace_back(static_cast<uint32_t>(k),
-                         std::vector<Communicator::Request>{*started});
+  std::vector<Communicator::Request> requests;
+  if (comm_->size() == 1) {
+    // One rank: its block is the mean (copied here: the single-process
+    // communicator moves host memory only).
+    MP_RETURN_IF_ERROR(copyFloats(floatsOf(shardRecv_[k]), send, layout.total));
+  } else {
+    StatusOr<Communicator::Request> started = kernelComm().startReduceScatter(
+        send, floatsOf(shardRecv_[k]), static_cast<size_t>(layout.total),
+        ReduceOp::Mean);
+    if (!started.isOk())
+      return started.status();
+    requests.push_back(*started);
+  }
+  inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
   return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
 }
 
@@ -176,14 +183,19 @@ Status Session::gatherShards(size_t k) {
   for (size_t i = 0; i < in.size(); ++i)
     MP_RETURN_IF_ERROR(copyFloats(send + layout.offset[i], in[i].as<float>(),
                                   layout.shard[i]));
-  Communicator &comm = kernelComm();
-  auto began = std::chrono::steady_clock::now();
-  StatusOr<Communicator::Request> started = comm.startAllGather(
-      send, recv, static_cast<size_t>(layout.total) * sizeof(float));
-  Status waited = started.isOk() ? comm.wait(*started) : started.status();
-  collectiveWait_ += std::chrono::steady_clock::now() - began;
-  if (!waited.isOk())
-    return waited;
+  if (comm_->size() == 1) {
+    // One rank: the gathered block is its own.
+    recv = send;
+  } else {
+    Communicator &comm = kernelComm();
+    auto began = std::chrono::steady_clock::now();
+    StatusOr<Communicator::Request> started = comm.startAllGather(
+        send, recv, static_cast<size_t>(layout.total) * sizeof(float));
+    Status waited = started.isOk() ? comm.wait(*started) : started.status();
+    collectiveWait_ += std::chrono::steady_clock::now() - began;
+    if (!waited.isOk())
+      return waited;
+  }
   for (size_t i = 0; i < out.size(); ++i)
     for (int64_t q = 0; q < shardedOver_; ++q)
       MP_RETURN_IF_ERROR(copyFloats(out[i].as<float>() + q * layout.shard[i],

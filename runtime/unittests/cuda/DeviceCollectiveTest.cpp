@@ -263,6 +263,26 @@ TEST(DeviceCollectiveTest, OneProcessCopiesOnTheDevice) {
   EXPECT_STREQ(session.kernelCommunicator().name(), "single");
 }
 
+// ZeRO-1 over one rank on a device backend: the identity, moved on the
+// device (the single-process communicator touches host memory only).
+TEST(DeviceCollectiveTest, OneRankZero1CopiesOnTheDevice) {
+  StatusOr<std::unique_ptr<Session>> created =
+      Session::create(makeZero1Plan(1), std::make_unique<GuardedBackend>());
+  ASSERT_TRUE(created.isOk()) << created.status().message();
+  Session &session = **created;
+  std::vector<float> x = {1, -2, 3, 0.5f, 4};
+  const int64_t shape[] = {5};
+  ASSERT_TRUE(
+      session.setTensor("x", DType::F32, shape, 1, x.data(), 20).isOk());
+  uint8_t ok = 0;
+  ASSERT_TRUE(session.setTensor("ok", DType::I1, nullptr, 0, &ok, 1).isOk());
+  Status ran = session.runStep();
+  ASSERT_TRUE(ran.isOk()) << ran.message();
+  EXPECT_EQ(readTensor<float>(session, "w"),
+            (std::vector<float>{2, -4, 6, 1, 8}));
+  EXPECT_EQ(readTensor<uint8_t>(session, "all"), (std::vector<uint8_t>{0}));
+}
+
 // A device backend without a communicator of its own, over several ranks:
 // refused when the communicator is set, naming the backend.
 TEST(DeviceCollectiveTest, ABackendWithoutOneIsRefused) {
