@@ -390,8 +390,12 @@ private:
             secondsText(timeout()) +
             " s (MP_COLLECTIVE_TIMEOUT): " + host_.missingRanks(pending.id);
         abort(message);
-        // The aborted communicator's kernels end: the event completes.
-        cudaEventSynchronize(pending.done);
+        // The aborted communicator's kernels end, and the event completes
+        // (waited for a while at most: the error stands either way).
+        auto grace = Clock::now() + std::chrono::seconds(10);
+        while (cudaEventQuery(pending.done) == cudaErrorNotReady &&
+               Clock::now() < grace)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
         return internalError(message);
       }
       std::this_thread::sleep_for(pause);
