@@ -209,7 +209,10 @@ Status Session::startCollective(size_t k) {
     return overlapCollectives_ ? Status::ok() : finishCollectives(k, true);
   }
   // The small tensors of a bucket packed into one reduction (several
-  // ranks only: in one process it is the identity).
+  // ranks only: in one process it is the identity). A mean is the
+  // communicator's (divided when it is waited for).
+  ReduceOp op =
+      plan_.kernels[k].getFlag(AttrName::mean) ? ReduceOp::Mean : ReduceOp::Sum;
   bool packing = !packed_[k].empty() && comm_->size() > 1;
   float *pack = packed_[k].data();
   for (size_t i = 0; i < out.size(); ++i) {
@@ -227,7 +230,7 @@ Status Session::startCollective(size_t k) {
             ? comm_->startBroadcast(out[i].data, bytes, 0)
             : comm_->startAllReduce(out[i].data,
                                     static_cast<size_t>(out[i].numElements()),
-                                    out[i].dtype, ReduceOp::Sum);
+                                    out[i].dtype, op);
     if (!started.isOk()) {
       // The ones started stay in flight: finished with the step.
       inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
@@ -237,7 +240,7 @@ Status Session::startCollective(size_t k) {
   }
   if (packing) {
     StatusOr<Communicator::Request> started = comm_->startAllReduce(
-        packed_[k].data(), packed_[k].size(), DType::F32, ReduceOp::Sum);
+        packed_[k].data(), packed_[k].size(), DType::F32, op);
     if (!started.isOk()) {
       inFlight_.emplace_back(static_cast<uint32_t>(k), std::move(requests));
       return started.status();
@@ -318,26 +321,16 @@ Status Session::finishCollectives(size_t k, bool started) {
         toFloats(DType::BF16, sums, view.as<float>(), view.numElements());
         sums += view.numElements();
       }
-    } else if (waited.isOk() && comm_->size() > 1 &&
-               kernel.op == "train.all_reduce") {
-      // A mean's sums divided by the ranks; the packed ones copied out.
-      float scale = kernel.getFlag(AttrName::mean)
-                        ? 1.0f / static_cast<float>(comm_->size())
-                        : 1.0f;
+    } else if (waited.isOk() && !packed_[c].empty() && comm_->size() > 1) {
+      // The packed ones (sums, or means already divided) copied out.
       const float *pack = packed_[c].data();
       const std::vector<TensorView> &outs = kernelOutputs_[parity_][c];
-      for (size_t o = 0; o < outs.size(); ++o) {
-        float *data = outs[o].as<float>();
-        int64_t n = outs[o].numElements();
-        const float *from = data;
-        if (!packed_[c].empty() && packs(plan_.tensors[kernel.outputs[o]])) {
-          from = pack;
+      for (size_t o = 0; o < outs.size(); ++o)
+        if (packs(plan_.tensors[kernel.outputs[o]])) {
+          size_t n = static_cast<size_t>(outs[o].numElements());
+          std::memcpy(outs[o].data, pack, n * sizeof(float));
           pack += n;
         }
-        if (from != data || scale != 1.0f)
-          for (int64_t e = 0; e < n; ++e)
-            data[e] = from[e] * scale;
-      }
     }
     if (first.isOk() && !waited.isOk())
       first = Status(waited.code(), "kernel #" + std::to_string(c) + " (" +
