@@ -200,3 +200,31 @@ def test_early_stopping_restores_the_best_trained_weights():
     after = m.evaluate(*val, verbose=0, return_dict=True)
     assert after["loss"] == pytest.approx(min(history.history["val_loss"]),
                                           rel=1e-4)
+
+
+def test_state_written_back_whatever_its_dtype():
+    """The write-back of mp.keras.fit (mp_export.keras.assign_state):
+    values of the variable's dtype go through TensorFlow's assign op,
+    others through Keras' assign (which casts); the optimizer's slots and
+    iterations too; a wrong shape is named."""
+    import mp_export.keras as exporter
+    m = model(3, keras.optimizers.Adam(1e-3))
+    x, y = data(64, 6)
+    m.fit(x, y, batch_size=BATCH, epochs=1, verbose=0)  # builds the slots
+    state = exporter.state_tensors(m, m.optimizer)
+    rng = np.random.default_rng(7)
+    wanted = {name: rng.standard_normal(np.shape(value)).astype(
+        np.float64 if i % 2 else np.float32) if name != "step" else
+        np.array(41, np.int64) for i, (name, value) in enumerate(state.items())}
+    assert exporter.assign_state(m, wanted, m.optimizer) == []
+    got = exporter.state_tensors(m, m.optimizer)
+    assert set(got) == set(wanted)
+    for name, value in wanted.items():
+        assert got[name].dtype == state[name].dtype, name
+        np.testing.assert_array_equal(got[name], value.astype(got[name].dtype),
+                                      err_msg=name)
+    assert int(m.optimizer.iterations.numpy()) == 41
+    first = m.variables[0]
+    wrong = dict(wanted, **{first.path: np.zeros((1, 2), np.float32)})
+    with pytest.raises(ValueError, match="'%s' has shape" % first.path):
+        exporter.assign_state(m, wrong, m.optimizer, source="the test's")
