@@ -13,15 +13,19 @@ its copy of the state and writes the weights and optimizer slots back
 into the Keras model at the end of every epoch, before the callbacks run,
 so that ModelCheckpoint, EarlyStopping(restore_best_weights=True) and
 model.evaluate see the trained model. The History has the epoch's mean
-training loss and the validation loss and metrics, which Keras computes
-itself (model.evaluate on the written-back weights); the training metrics
-of Keras' own fit (accuracy on the training batches) are not computed:
-the compiled step returns the loss only.
+training loss, the compiled metrics of the training batches (Keras' own
+metric objects, fed the predictions the step returns) and the validation
+loss and metrics, which Keras computes itself (model.evaluate on the
+written-back weights). A learning rate set by a callback during fit is
+followed: the step is compiled again from the trained state, with the new
+rate (a schedule object needs no recompile).
 """
 import inspect
 import itertools
 import json
 import os
+import shutil
+import warnings
 
 import numpy as np
 
@@ -101,6 +105,47 @@ def _source(x, y, batch_size, shuffle, seed, steps_per_epoch):
             rows = order[start:start + batch_size]
             yield x[rows], y[rows]
     return (x[:batch_size], y[:batch_size]), epoch, batches
+
+
+def _constant_learning_rate(optimizer):
+    """The optimizer's learning rate as the exporter builds it into the
+    step (a float), or None under a schedule (the step computes that one
+    from its counter, as Keras does)."""
+    import keras
+    if isinstance(optimizer._learning_rate,
+                  keras.optimizers.schedules.LearningRateSchedule):
+        return None
+    return float(keras.ops.convert_to_numpy(optimizer.learning_rate))
+
+
+def _changed_on_all_ranks(changed, session):
+    """Whether the learning rate changed, agreed by every rank of a
+    data-parallel step (each rank's callbacks see the same losses and
+    metrics, so they decide alike; ranks that did not would run different
+    steps: refused)."""
+    if session.world_size == 1:
+        return changed
+    votes = int(session.all_reduce_sum(
+        np.array([1.0 if changed else 0.0], np.float32))[0])
+    if 0 < votes < session.world_size:
+        raise Error(
+            "mp.keras.fit: the learning rate was changed on %d of %d ranks "
+            "only (a callback that read a rank's own numbers?): the ranks "
+            "would train different steps" % (votes, session.world_size))
+    return votes == session.world_size
+
+
+def _note_recompile(old, new, recompiles):
+    """Says once per fit why the step is compiled again."""
+    if recompiles == 0:
+        warnings.warn(
+            "mp.keras.fit: the learning rate changed from %r to %r during "
+            "fit (a callback: LearningRateScheduler, ReduceLROnPlateau?); "
+            "the step has a constant rate built in, so it is compiled again "
+            "from the trained state at each change, as Keras' step reads the "
+            "new rate (to train without recompiling, give the optimizer a "
+            "keras.optimizers.schedules schedule)" % (old, new),
+            stacklevel=3)
 
 
 class _TrainedState:
@@ -188,11 +233,22 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
     metrics = getattr(model, "_compile_metrics", None)
     if isinstance(model.loss, (list, tuple, dict)):
         metrics = None
-    work_dir, remove, session = compile_step(
-        "mp.keras.fit", model,
-        lambda out: exporter.export(model, example[0], example[1], out,
-                                    "step", predictions=metrics is not None),
-        work_dir, policy, backend, compile_options)
+    given_dir = work_dir
+
+    def compiled():
+        """(work_dir, remove, session) of the model's step as it is now."""
+        return compile_step(
+            "mp.keras.fit", model,
+            lambda out: exporter.export(model, example[0], example[1], out,
+                                        "step",
+                                        predictions=metrics is not None),
+            given_dir, policy, backend, compile_options)
+    # The step has the optimizer's constant learning rate built in, where
+    # Keras' step reads its variable at every step: a callback that sets it
+    # (LearningRateScheduler, ReduceLROnPlateau) is followed by compiling
+    # the step again from the model's trained state (below).
+    baked_lr = _constant_learning_rate(model.optimizer)
+    work_dir, remove, session = compiled()
     activation = None
     if metrics is not None:
         with open(os.path.join(work_dir, "step.manifest.json")) as f:
@@ -225,6 +281,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
         callbacks, add_history=True, add_progbar=verbose != 0, model=model,
         verbose=verbose, epochs=epochs, steps=steps)
     model.stop_training = False
+    recompiles = 0
     try:
         callbacks.on_train_begin()
         logs = {}
@@ -245,6 +302,27 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
                                 index, epoch + 1, name,
                                 list(np.shape(value)), list(shape)))
                 callbacks.on_train_batch_begin(index)
+                lr = _constant_learning_rate(model.optimizer)
+                if _changed_on_all_ranks(lr != baked_lr, session):
+                    # As the end of one fit and the start of another:
+                    # the trained state into the model, the step
+                    # exported from it with the new rate.
+                    _note_recompile(baked_lr, lr, recompiles)
+                    write_back()
+                    # The loss scaler's state is mp's own, not the
+                    # model's: carried into the new session as it is.
+                    scaler = {name: session.get(name)
+                              for name, info in session.tensors.items()
+                              if info.role == "scaler_state"}
+                    session.close()
+                    if remove:
+                        shutil.rmtree(work_dir, ignore_errors=True)
+                    work_dir, remove, session = None, False, None
+                    work_dir, remove, session = compiled()
+                    for name, value in scaler.items():
+                        session.set(name, value)
+                    baked_lr = lr
+                    recompiles += 1
                 losses.append(session.step(xb, yb))
                 logs = {"loss": float(np.mean(losses))}
                 if metrics is not None:
@@ -270,12 +348,14 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
                 break
         callbacks.on_train_end(logs)
     finally:
-        session.close()
+        if session is not None:
+            session.close()
         if remove:
-            import shutil
             shutil.rmtree(work_dir, ignore_errors=True)
     history = model.history
     history.mp_policy, history.mp_policy_reason = policy, reason
     history.mp_from_cache = from_cache
+    # Times the step was compiled again for a learning rate set during fit.
+    history.mp_recompiles = recompiles
     history.mp_report = report  # the precision report, a dict
     return history

@@ -571,8 +571,13 @@ model.compile(optimizer=keras.optimizers.SGD(0.1, momentum=0.9),
 rng = np.random.default_rng(2)
 x = rng.standard_normal((256, 12)).astype(np.float32)
 y = rng.integers(0, 4, 256).astype(np.int64)
+# A new rate before the second epoch: each rank compiles the step again.
+halve = keras.callbacks.LearningRateScheduler(
+    lambda epoch, lr: 0.1 if epoch == 0 else 0.05)
 history = mp.keras.fit(model, x, y, batch_size=batch, epochs=2, seed=5,
-                       policy="float32", compile_options=options)
+                       policy="float32", compile_options=options,
+                       callbacks=[halve])
+assert history.mp_recompiles == 1, history.mp_recompiles
 if os.environ.get("OMPI_COMM_WORLD_RANK", "0") == "0":
     np.savez(out, loss=np.array(history.history["loss"]),
              accuracy=np.array(history.history["accuracy"]),
@@ -587,7 +592,8 @@ def test_keras_fit_under_mpirun_shares_the_global_batches(tmp_path):
     rank trains on its part of every global batch (2 x batch_size rows,
     shuffled alike), and the History's losses, its compiled metrics (the
     ranks' totals summed) and the weights written back are one process's
-    with the global batch (within 1e-5)."""
+    with the global batch (within 1e-5), across a learning rate set by a
+    callback (every rank compiles the step again)."""
     import sys
     pytest.importorskip("keras")
     (tmp_path / "fit.py").write_text(KERAS_SCRIPT)
@@ -605,6 +611,32 @@ def test_keras_fit_under_mpirun_shares_the_global_batches(tmp_path):
     for name in one.files:
         np.testing.assert_allclose(two[name], one[name], rtol=1e-5,
                                    atol=1e-6, err_msg=name)
+
+
+def test_keras_fit_refuses_a_rate_changed_on_some_ranks_only(tmp_path):
+    """A callback that sets the learning rate on one rank only (it read
+    that rank's own numbers) would make the ranks train different steps:
+    every rank stops with an error saying so."""
+    import sys
+    pytest.importorskip("keras")
+    script = KERAS_SCRIPT.replace(
+        "lambda epoch, lr: 0.1 if epoch == 0 else 0.05",
+        "lambda epoch, lr: 0.05 if epoch and "
+        "os.environ['OMPI_COMM_WORLD_RANK'] == '1' else 0.1")
+    script = script.replace("history = mp.keras.fit(", "try:\n    mp.keras.fit(")
+    script = script.replace("                       policy=", "                 policy=")
+    script = script.replace("                       callbacks=",
+                            "                 callbacks=")
+    script = script[:script.index("assert history.mp_recompiles")] + (
+        "except mp.Error as error:\n    print('refused:', error)\n")
+    (tmp_path / "fit.py").write_text(script)
+    env = dict(ENV, PYTHONPATH=os.path.join(ROOT, "python"),
+               MP_CACHE_DIR=str(tmp_path / "cache"))
+    out = run([sys.executable, str(tmp_path / "fit.py"),
+               "data-parallel=allreduce", str(tmp_path / "two.npz"), "16"],
+              2, env)
+    assert out.count("refused: mp.keras.fit: the learning rate was changed "
+                     "on 1 of 2 ranks only") == 2, out
 
 
 def cnn_plan(tmp_path, name, batch, options):

@@ -228,3 +228,38 @@ def test_state_written_back_whatever_its_dtype():
     wrong = dict(wanted, **{first.path: np.zeros((1, 2), np.float32)})
     with pytest.raises(ValueError, match="'%s' has shape" % first.path):
         exporter.assign_state(m, wrong, m.optimizer, source="the test's")
+
+
+@pytest.mark.parametrize("callback", ["scheduler", "plateau"])
+def test_a_learning_rate_set_by_a_callback_is_followed(callback):
+    """Keras' step reads the learning rate's variable at every step; mp's
+    has the rate built in, so a callback that sets it (LearningRateScheduler
+    at an epoch's start, ReduceLROnPlateau at an epoch's end) makes
+    mp.keras.fit compile the step again from the trained state: the losses
+    and weights stay Keras' own, and the change is said once."""
+    x, y = data(128, 8)
+
+    def callbacks():
+        if callback == "scheduler":
+            return [keras.callbacks.LearningRateScheduler(
+                lambda epoch, lr: 0.05 if epoch == 0 else 0.01 * epoch)]
+        # min_delta beyond any improvement: the rate drops after each epoch.
+        return [keras.callbacks.ReduceLROnPlateau(
+            monitor="loss", factor=0.5, patience=0, min_delta=10.0)]
+    ours, theirs = model(), model()
+    theirs.set_weights(ours.get_weights())
+    with pytest.warns(UserWarning, match="the learning rate changed"):
+        history = mp.keras.fit(ours, x, y, batch_size=BATCH, epochs=3,
+                               shuffle=False, policy="float32", verbose=0,
+                               callbacks=callbacks())
+    want = theirs.fit(x, y, batch_size=BATCH, epochs=3, shuffle=False,
+                      verbose=0, callbacks=callbacks())
+    # The scheduler sets new rates before epochs 2 and 3; the plateau's
+    # first drop comes at the end of epoch 2 (epoch 1 sets its best loss).
+    assert history.mp_recompiles == (2 if callback == "scheduler" else 1)
+    assert history.history["loss"] == pytest.approx(want.history["loss"],
+                                                    rel=FLOAT32_RTOL)
+    assert float(ours.optimizer.learning_rate) == \
+        float(theirs.optimizer.learning_rate)
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
