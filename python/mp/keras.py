@@ -148,25 +148,82 @@ def _note_recompile(old, new, recompiles):
             stacklevel=3)
 
 
-class _TrainedState:
-    """The session's persistent tensors (parameters, buffers, optimizer
-    state) by name, each read when asked for (as a checkpoint holds them:
-    bf16 widened to float32; under data-parallel=zero1 a read gathers the
-    shards, a collective every rank makes in the same order)."""
+class _StateExchange:
+    """The trained state between the session and the Keras model, as
+    Keras' own step shares it with callbacks: written into the model's
+    variables for callbacks that read them (write_back), and whatever a
+    callback assigned since read into the session (read_changes: an
+    annealed coefficient, weights a callback sets), each variable compared
+    with the value it was last seen holding."""
 
     _ROLES = ("param", "buffer", "optimizer_state")
 
-    def __init__(self, session):
-        self._session = session
+    def __init__(self, model, exporter):
+        self._exporter = exporter
+        self._pairs = exporter.state_variables(model, model.optimizer)
+        self._known = {}
+        self.remember()
 
-    def __contains__(self, name):
-        info = self._session.tensors.get(name)
+    @staticmethod
+    def _value(variable):
+        import keras
+        return np.array(keras.ops.convert_to_numpy(variable))
+
+    def remember(self):
+        """The model's values now: what a step exported now starts from."""
+        self._known = {name: self._value(variable)
+                       for name, variable, _ in self._pairs}
+
+    def _in(self, session, name):
+        info = session.tensors.get(name)
         return info is not None and info.role in self._ROLES
 
-    def __getitem__(self, name):
-        if name not in self:
-            raise KeyError(name)
-        return self._session.get(name)
+    def write_back(self, session):
+        # Straight from the session's memory into the Keras variables (a
+        # checkpoint file written and parsed back cost 130-170 ms an epoch
+        # on the bench's causal LM, 8% of a 6-batch epoch's steps). bf16
+        # comes back widened; under data-parallel=zero1 a read gathers the
+        # shards, a collective every rank makes in the same order.
+        for name, variable, offset in self._pairs:
+            if self._in(session, name):
+                value = session.get(name)
+                self._exporter.assign_variable(
+                    variable, value + offset if offset else value)
+                self._known[name] = self._value(variable)
+
+    def read_changes(self, session):
+        """Sets into the session every variable a callback assigned since
+        it was last written or read; returns how many."""
+        changed = 0
+        for name, variable, offset in self._pairs:
+            if not self._in(session, name):
+                continue
+            now = self._value(variable)
+            if not np.array_equal(now, self._known[name], equal_nan=True):
+                session.set(name, now - offset if offset else now)
+                self._known[name] = now
+                changed += 1
+        return changed
+
+
+def _batch_level(callback):
+    """Whether `callback` may read or assign the model's variables between
+    batches (a batch hook of its own, or ModelCheckpoint / BackupAndRestore
+    saving every few batches), beyond Keras' callbacks that read only the
+    logs there."""
+    import keras
+    cb = keras.callbacks
+    if isinstance(callback, (cb.ProgbarLogger, cb.History, cb.TerminateOnNaN,
+                             cb.TensorBoard)):
+        return False
+    if isinstance(callback, (cb.ModelCheckpoint, cb.BackupAndRestore)):
+        return getattr(callback, "save_freq", "epoch") != "epoch"
+    for hook in ("on_train_batch_begin", "on_train_batch_end",
+                 "on_batch_begin", "on_batch_end"):
+        own = getattr(callback, hook, None)
+        if getattr(own, "__func__", own) is not getattr(cb.Callback, hook):
+            return True
+    return False
 
 
 def _activated(predictions, activation):
@@ -258,13 +315,14 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
     from_cache = session.from_cache
     report = report_of(session, policy, reason)
 
+    state = _StateExchange(model, exporter)
+    # Callbacks that read or assign variables between batches get the
+    # state exchanged around every batch; the others at every epoch's end
+    # (written) and next start (read).
+    every_batch = any(_batch_level(c) for c in callbacks or [])
+
     def write_back():
-        # Straight from the session's memory into the Keras variables (a
-        # checkpoint file written and parsed back cost 130-170 ms an epoch
-        # on the bench's causal LM, 8% of a 6-batch epoch's steps).
-        exporter.assign_state(model, _TrainedState(session),
-                              optimizer=model.optimizer,
-                              source="the step's state")
+        state.write_back(session)
 
     # Under mpirun, a data-parallel step's ranks each train on their part
     # of every global batch; rank 0 alone shows progress.
@@ -302,6 +360,8 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
                                 index, epoch + 1, name,
                                 list(np.shape(value)), list(shape)))
                 callbacks.on_train_batch_begin(index)
+                if index == 0 or every_batch:
+                    state.read_changes(session)
                 lr = _constant_learning_rate(model.optimizer)
                 if _changed_on_all_ranks(lr != baked_lr, session):
                     # As the end of one fit and the start of another:
@@ -321,6 +381,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
                     work_dir, remove, session = compiled()
                     for name, value in scaler.items():
                         session.set(name, value)
+                    state.remember()
                     baked_lr = lr
                     recompiles += 1
                 losses.append(session.step(xb, yb))
@@ -329,10 +390,16 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto",
                     metrics.update_state(yb, _activated(
                         session.get("predictions"), activation))
                     logs.update(_metric_results(metrics, session))
+                if every_batch:
+                    write_back()
                 callbacks.on_train_batch_end(index, logs)
+                if model.stop_training:  # as Keras' fit: the epoch ends
+                    break
             if not losses:
                 raise DataError("mp.keras.fit: epoch %d had no batches"
                                 % (epoch + 1))
+            if every_batch:  # what the last batch's callbacks assigned
+                state.read_changes(session)
             write_back()
             if validation_data is not None:
                 if hasattr(validation_data, "element_spec"):

@@ -263,3 +263,71 @@ def test_a_learning_rate_set_by_a_callback_is_followed(callback):
         float(theirs.optimizer.learning_rate)
     for a, b in zip(ours.get_weights(), theirs.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+class Scale(keras.layers.Layer):
+    """Multiplies by a non-trainable coefficient a callback anneals."""
+
+    def build(self, shape):
+        self.coefficient = self.add_weight(shape=(), initializer="ones",
+                                           trainable=False, name="coefficient")
+
+    def call(self, x):
+        return x * self.coefficient
+
+
+class Anneal(keras.callbacks.Callback):
+    """Epoch-level: sets the coefficient at every epoch's start."""
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.model.layers[1].coefficient.assign(1.0 + epoch)
+
+
+class ClipAndWatch(keras.callbacks.Callback):
+    """Batch-level: reads the first kernel after every batch, clips it
+    (a weight constraint applied by a callback), and stops the training
+    in the second epoch's third batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_train_batch_end(self, batch, logs=None):
+        kernel = self.model.layers[0].kernel
+        self.seen.append(float(np.abs(kernel.numpy()).sum()))
+        kernel.assign(np.clip(kernel.numpy(), -0.2, 0.2))
+        if len(self.seen) == 7:
+            self.model.stop_training = True
+
+
+@pytest.mark.parametrize("callback", [Anneal, ClipAndWatch])
+def test_callbacks_read_and_assign_variables_as_in_keras(callback):
+    """A callback sees the trained weights and what it assigns to a
+    variable is trained with, as in Keras' own fit: at every epoch's start
+    (an annealed coefficient) and, for a callback with batch hooks, around
+    every batch (a kernel read, then clipped); stop_training set in a
+    batch ends the epoch there."""
+    def built():
+        keras.utils.set_random_seed(0)
+        m = keras.Sequential([keras.Input((FEATURES,)),
+                              keras.layers.Dense(16, activation="relu"),
+                              Scale(), keras.layers.Dense(CLASSES)])
+        m.compile(optimizer=keras.optimizers.SGD(0.1, momentum=0.9),
+                  loss=keras.losses.SparseCategoricalCrossentropy(
+                      from_logits=True))
+        return m
+    x, y = data(128, 9)
+    ours, theirs = built(), built()
+    mine, keras_own = callback(), callback()
+    history = mp.keras.fit(ours, x, y, batch_size=BATCH, epochs=3,
+                           shuffle=False, policy="float32", verbose=0,
+                           callbacks=[mine])
+    want = theirs.fit(x, y, batch_size=BATCH, epochs=3, shuffle=False,
+                      verbose=0, callbacks=[keras_own])
+    assert history.history["loss"] == pytest.approx(want.history["loss"],
+                                                    rel=FLOAT32_RTOL)
+    if callback is ClipAndWatch:
+        assert len(mine.seen) == 7 and len(history.history["loss"]) == 2
+        assert mine.seen == pytest.approx(keras_own.seen, rel=1e-5)
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

@@ -9,6 +9,8 @@ Modules: exporter (the trace and the step), mapper / layers / einsum
 (TensorFlow ops to train ops), fold (constant parts), training (optimizers,
 schedules), common (helpers they share).
 """
-from .exporter import assign_state, export, load_checkpoint, state_tensors
+from .exporter import (assign_state, assign_variable, export, load_checkpoint,
+                       state_tensors, state_variables)
 
-__all__ = ["assign_state", "export", "load_checkpoint", "state_tensors"]
+__all__ = ["assign_state", "assign_variable", "export", "load_checkpoint",
+           "state_tensors", "state_variables"]

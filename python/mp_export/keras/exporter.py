@@ -459,21 +459,35 @@ def _slots(model, optimizer):
     return out
 
 
-def state_tensors(model, optimizer=None):
-    """The model's (and optimizer's) state as numpy arrays under the names
-    the export gives them: what an mp-run checkpoint of the same training
-    holds (seed generators aside)."""
+def state_variables(model, optimizer=None):
+    """[(name, Keras variable, offset)]: the names the export gives the
+    model's (and optimizer's) state, each with the variable that holds it
+    and what the variable holds beyond mp's value (Adagrad's accumulator
+    starts at initial_accumulator_value, mp's at zero); the step counter
+    is ("step", optimizer.iterations, 0). Seed generators are not state."""
     seeds = _seed_states(model)
-    out = {v.path: keras.ops.convert_to_numpy(v).copy() for v in model.variables
-           if id(v.value.handle) not in seeds}
+    out = [(v.path, v, 0.0) for v in model.variables
+           if id(v.value.handle) not in seeds]
     offset = 0.0
     if optimizer is not None and type(optimizer).__name__ == "Adagrad":
         offset = float(optimizer.initial_accumulator_value)
     for name, (slot, key) in _slots(model, optimizer).items():
-        value = keras.ops.convert_to_numpy(slot).copy()
-        out[name] = value - offset if key == "accumulator" else value
+        out.append((name, slot, offset if key == "accumulator" else 0.0))
     if optimizer is not None:
-        out["step"] = np.array(int(keras.ops.convert_to_numpy(optimizer.iterations)), np.int64)
+        out.append(("step", optimizer.iterations, 0))
+    return out
+
+
+def state_tensors(model, optimizer=None):
+    """The model's (and optimizer's) state as numpy arrays under the names
+    the export gives them: what an mp-run checkpoint of the same training
+    holds (seed generators aside)."""
+    out = {}
+    for name, variable, offset in state_variables(model, optimizer):
+        value = keras.ops.convert_to_numpy(variable).copy()
+        out[name] = value - offset if offset else value
+    if "step" in out:
+        out["step"] = np.array(int(out["step"]), np.int64)
     return out
 
 
@@ -485,7 +499,7 @@ def load_checkpoint(model, path, optimizer=None):
     return assign_state(model, tensors, optimizer, source=path)
 
 
-def _assign(variable, value):
+def assign_variable(variable, value):
     """variable.assign(value); through TensorFlow's assign op directly when
     the numpy value already has the variable's dtype and shape: Keras'
     assign converts and checks at about 0.4 ms a variable (43 ms for the
@@ -515,7 +529,7 @@ def assign_state(model, tensors, optimizer=None, source="the state"):
             if tuple(value.shape) != tuple(v.shape):
                 raise ValueError("'%s' has shape %s in %s but %s in the model" % (
                     v.path, value.shape, source, tuple(v.shape)))
-            _assign(v, value)
+            assign_variable(v, value)
         else:
             missing.append(v.path)
     if variables and len(missing) == len(variables):
@@ -527,7 +541,7 @@ def assign_state(model, tensors, optimizer=None, source="the state"):
     for name, (slot, key) in _slots(model, optimizer).items():
         if name in tensors:
             value = tensors[name]
-            _assign(slot, value + offset if key == "accumulator" else value)
+            assign_variable(slot, value + offset if key == "accumulator" else value)
     if optimizer is not None and "step" in tensors:
         optimizer.iterations.assign(int(tensors["step"]))
     return missing
