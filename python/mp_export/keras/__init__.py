@@ -10,7 +10,7 @@ Modules: exporter (the trace and the step), mapper / layers / einsum
 schedules), common (helpers they share).
 """
 from .exporter import (assign_state, assign_variable, export, load_checkpoint,
-                       state_tensors, state_variables)
+                       read_variable, state_tensors, state_variables)
 
 __all__ = ["assign_state", "assign_variable", "export", "load_checkpoint",
-           "state_tensors", "state_variables"]
+           "read_variable", "state_tensors", "state_variables"]
