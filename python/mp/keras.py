@@ -118,20 +118,20 @@ def _constant_learning_rate(optimizer):
     return float(keras.ops.convert_to_numpy(optimizer.learning_rate))
 
 
-def _changed_on_all_ranks(changed, session):
-    """Whether the learning rate changed, agreed by every rank of a
+def _changed_on_all_ranks(changed, session, what="the learning rate was"):
+    """Whether a callback changed `what`, agreed by every rank of a
     data-parallel step (each rank's callbacks see the same losses and
-    metrics, so they decide alike; ranks that did not would run different
-    steps: refused)."""
+    metrics, so they decide alike; ranks that did not would train
+    different steps: refused)."""
     if session.world_size == 1:
         return changed
     votes = int(session.all_reduce_sum(
         np.array([1.0 if changed else 0.0], np.float32))[0])
     if 0 < votes < session.world_size:
         raise Error(
-            "mp.keras.fit: the learning rate was changed on %d of %d ranks "
-            "only (a callback that read a rank's own numbers?): the ranks "
-            "would train different steps" % (votes, session.world_size))
+            "mp.keras.fit: %s changed on %d of %d ranks only (a callback "
+            "that read a rank's own numbers?): the ranks would train "
+            "different steps" % (what, votes, session.world_size))
     return votes == session.world_size
 
 
@@ -209,6 +209,8 @@ class _StateExchange:
                 session.set(name, now - offset if offset else now)
                 self._known[name] = now
                 changed += 1
+        _changed_on_all_ranks(changed > 0, session,
+                              "the model's variables were")
         return changed
 
 

@@ -613,16 +613,24 @@ def test_keras_fit_under_mpirun_shares_the_global_batches(tmp_path):
                                    atol=1e-6, err_msg=name)
 
 
-def test_keras_fit_refuses_a_rate_changed_on_some_ranks_only(tmp_path):
-    """A callback that sets the learning rate on one rank only (it read
-    that rank's own numbers) would make the ranks train different steps:
-    every rank stops with an error saying so."""
+@pytest.mark.parametrize("change", ["learning rate", "variables"])
+def test_keras_fit_refuses_a_change_on_some_ranks_only(tmp_path, change):
+    """A callback that sets the learning rate, or assigns a variable, on
+    one rank only (it read that rank's own numbers) would make the ranks
+    train different steps: every rank stops with an error saying so."""
     import sys
     pytest.importorskip("keras")
+    on_rank_1 = "epoch and os.environ['OMPI_COMM_WORLD_RANK'] == '1'"
     script = KERAS_SCRIPT.replace(
         "lambda epoch, lr: 0.1 if epoch == 0 else 0.05",
-        "lambda epoch, lr: 0.05 if epoch and "
-        "os.environ['OMPI_COMM_WORLD_RANK'] == '1' else 0.1")
+        "lambda epoch, lr: 0.05 if %s else 0.1" % on_rank_1
+        if change == "learning rate" else "lambda epoch, lr: 0.1")
+    if change == "variables":
+        script = script.replace(
+            "callbacks=[halve])", "callbacks=[halve, keras.callbacks."
+            "LambdaCallback(on_epoch_begin=lambda epoch, logs: "
+            "model.layers[0].bias.assign(np.ones(16)) if %s else None)])"
+            % on_rank_1)
     script = script.replace("history = mp.keras.fit(", "try:\n    mp.keras.fit(")
     script = script.replace("                       policy=", "                 policy=")
     script = script.replace("                       callbacks=",
@@ -635,8 +643,10 @@ def test_keras_fit_refuses_a_rate_changed_on_some_ranks_only(tmp_path):
     out = run([sys.executable, str(tmp_path / "fit.py"),
                "data-parallel=allreduce", str(tmp_path / "two.npz"), "16"],
               2, env)
-    assert out.count("refused: mp.keras.fit: the learning rate was changed "
-                     "on 1 of 2 ranks only") == 2, out
+    what = "the learning rate was" if change == "learning rate" else \
+        "the model's variables were"
+    assert out.count("refused: mp.keras.fit: %s changed on 1 of 2 ranks "
+                     "only" % what) == 2, out
 
 
 def cnn_plan(tmp_path, name, batch, options):
