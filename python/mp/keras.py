@@ -202,13 +202,19 @@ class _StateExchange:
         it was last written or read; returns how many."""
         changed = 0
         for name, variable, offset in self._pairs:
-            if not self._in(session, name):
-                continue
             now = self._exporter.read_variable(variable)
-            if not self._same(now, self._known[name]):
-                session.set(name, now - offset if offset else now)
-                self._known[name] = now
-                changed += 1
+            if self._same(now, self._known[name]):
+                continue
+            if not self._in(session, name):
+                # Not state of the step (none such is known today): its
+                # value was built in, and a new one would be ignored.
+                raise Error(
+                    "mp.keras.fit: a callback assigned '%s', which the "
+                    "compiled step holds as a constant; assign it before "
+                    "fit" % name)
+            session.set(name, now - offset if offset else now)
+            self._known[name] = now
+            changed += 1
         _changed_on_all_ranks(changed > 0, session,
                               "the model's variables were")
         return changed

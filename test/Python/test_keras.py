@@ -331,3 +331,21 @@ def test_callbacks_read_and_assign_variables_as_in_keras(callback):
         assert mine.seen == pytest.approx(keras_own.seen, rel=1e-5)
     for a, b in zip(ours.get_weights(), theirs.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_a_callback_assigning_what_the_step_built_in_is_refused():
+    """A variable the step does not hold as state (a constant of the
+    export: none such is known today) cannot follow a callback's
+    assignment: read_changes names it rather than train without it."""
+    import mp_export.keras as exporter
+    from mp.keras import _StateExchange
+
+    class NoState:  # a session that holds none of the model's variables
+        tensors, world_size = {}, 1
+    m = model(4)
+    state = _StateExchange(m, exporter)
+    assert state.read_changes(NoState()) == 0  # nothing assigned
+    m.layers[0].bias.assign(np.ones(16, np.float32))
+    with pytest.raises(mp.Error, match="assigned '%s'.*holds as a constant"
+                       % m.layers[0].bias.path):
+        state.read_changes(NoState())
