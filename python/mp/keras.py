@@ -220,6 +220,13 @@ class _StateExchange:
         return changed
 
 
+def _logs_only_at_batches():
+    """Keras' callbacks whose batch hooks read only the logs."""
+    import keras
+    cb = keras.callbacks
+    return (cb.ProgbarLogger, cb.History, cb.TerminateOnNaN, cb.TensorBoard)
+
+
 def _may_assign(callback):
     """Whether `callback` may assign the model's variables while it trains:
     any but Keras' own that only read them or the logs (the learning rate
@@ -227,8 +234,7 @@ def _may_assign(callback):
     when the training stops)."""
     import keras
     cb = keras.callbacks
-    return not isinstance(callback, (
-        cb.ProgbarLogger, cb.History, cb.TerminateOnNaN, cb.TensorBoard,
+    return not isinstance(callback, _logs_only_at_batches() + (
         cb.CSVLogger, cb.ModelCheckpoint, cb.EarlyStopping,
         cb.LearningRateScheduler, cb.ReduceLROnPlateau, cb.RemoteMonitor))
 
@@ -240,8 +246,7 @@ def _batch_level(callback):
     logs there."""
     import keras
     cb = keras.callbacks
-    if isinstance(callback, (cb.ProgbarLogger, cb.History, cb.TerminateOnNaN,
-                             cb.TensorBoard)):
+    if isinstance(callback, _logs_only_at_batches()):
         return False
     if isinstance(callback, (cb.ModelCheckpoint, cb.BackupAndRestore)):
         return getattr(callback, "save_freq", "epoch") != "epoch"
