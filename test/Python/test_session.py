@@ -2,13 +2,15 @@
 bit (one engine, two front doors); bad batches, a failed gradient check and
 bad files are Python exceptions that change no state; a checkpoint resumes
 bitwise."""
+import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import mp
-from conftest import tool
+from conftest import ROOT, tool
 
 BATCH, FEATURES, CLASSES, STEPS = 32, 784, 10, 6
 
@@ -240,3 +242,29 @@ def test_auto_policy_names_its_reason():
     assert mp.auto_policy("cuda")[0] == "mixed_bfloat16"
     with pytest.raises(mp.Error, match="unknown target 'tpu'"):
         mp.auto_policy("tpu")
+
+
+def test_auto_policy_measures_once_per_machine(tmp_path):
+    """policy=auto's 16-bit matmul speed is measured where the CPU has the
+    instructions, kept in the cache folder and read by later processes (the
+    same words); a corrupt kept file is measured again, not an error."""
+    env = dict(os.environ, MP_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    code = "import mp; print(*mp.auto_policy('cpu'), sep='\\n')"
+
+    def ask():
+        return subprocess.run([sys.executable, "-c", code], env=env,
+                              capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+
+    policy, reason = ask()
+    kept = sorted(tmp_path.glob("matmul-speed-*.txt"))
+    assert bool(kept) == ("matmuls ran at" in reason), (reason, kept)
+    assert ask() == [policy, reason]
+    for path in kept:
+        path.write_text("mp-matmul-speed 1; not this machine\nbf16=9\n")
+    again = ask()
+    assert again[0] == policy
+    for path in kept:
+        assert path.read_text().splitlines()[0] != \
+            "mp-matmul-speed 1; not this machine"

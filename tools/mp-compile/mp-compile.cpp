@@ -17,12 +17,12 @@
 // <plan>.code.so), which the cpu backend calls.
 //
 //===----------------------------------------------------------------------===//
+#include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/InitAll.h"
 #include "mp/Target/Cpu/FusedCode.h"
 #include "mp/Target/Plan/PlanBuilder.h"
-#include "mp/Dialect/Train/IR/Roles.h"
 #include "mp/Transforms/Passes.h"
-#include "mp/runtime/CpuFeatures.h"
+#include "mp/runtime/Backend.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -269,7 +269,7 @@ static int compile(int argc, char **argv) {
     bool automatic = options->policy == "auto";
     std::string reason;
     if (automatic) {
-      std::string chosen = mp::rt::autoPolicy(options->target, reason);
+      std::string chosen = mp::rt::chooseAutoPolicy(options->target, reason);
       if (chosen.empty()) {
         llvm::errs() << "mp-compile: policy=auto: unknown target '"
                      << options->target << "' (cpu or cuda)\n";
@@ -336,7 +336,8 @@ static int compile(int argc, char **argv) {
   if (checkOnly)
     return 0;
   if (targetCpu == "native") {
-    std::string warning = mp::rt::policySpeedWarning(plan->policy);
+    std::string warning =
+        mp::rt::policySpeedWarning(plan->policy, &mp::rt::cpuMatmulSpeed());
     if (!warning.empty())
       llvm::errs() << "mp-compile: warning: " << warning << "\n";
   }

@@ -3,7 +3,7 @@
 
 #include "Fail.h"
 
-#include "mp/runtime/CpuFeatures.h"
+#include "mp/runtime/Backend.h"
 #include "mp/runtime/Plan.h"
 
 #include <algorithm>
@@ -75,10 +75,12 @@ void mp::run::reportSession(const Options &opt, const rt::Session &session,
       !(codeSetting && std::string(codeSetting) == "off"))
     std::fprintf(stderr, "mp-run: warning: generated code: %s\n",
                  session.generatedCodeStatus().c_str());
-  // A 16-bit policy on a CPU without the instructions that make it pay:
-  // one warning, naming the missing feature and the faster policy.
+  // A 16-bit policy on a CPU without the instructions that make it pay,
+  // or whose 16-bit matmuls were measured slower than f32 ones: one
+  // warning, naming why and the faster policy.
   if (std::string(session.backendName()) == "cpu") {
-    std::string warning = rt::policySpeedWarning(session.plan().policy);
+    std::string warning =
+        rt::policySpeedWarning(session.plan().policy, &rt::cpuMatmulSpeed());
     if (!warning.empty())
       std::fprintf(stderr, "mp-run: warning: %s\n", warning.c_str());
   }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/mp_runtime.h"
 
+#include "mp/runtime/Backend.h"
 #include "mp/runtime/Checkpoint.h"
 #include "mp/runtime/CpuFeatures.h"
 #include "mp/runtime/Replay.h"
@@ -365,7 +366,7 @@ mp_status *mp_auto_policy(const char *target, char **out_policy,
     MP_CHECK_ARG(target);
     MP_CHECK_ARG(out_policy);
     MP_CHECK_ARG(out_reason);
-    std::string reason, policy = autoPolicy(target, reason);
+    std::string reason, policy = chooseAutoPolicy(target, reason);
     if (policy.empty())
       return invalidArgument(std::string(function) + ": unknown target '" +
                              target + "' (cpu or cuda)");

@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -178,6 +180,26 @@ const Detected &detected() {
 
 const CpuFeatureSet &mp::rt::cpuFeatureSet() { return detected().features; }
 
+std::string mp::rt::cpuModel() {
+#if defined(__x86_64__) || defined(__i386__)
+  CpuidRegs vendor = cpuid(0, 0), l1 = cpuid(1, 0);
+  char name[13] = {};
+  std::memcpy(name, &vendor.ebx, 4);
+  std::memcpy(name + 4, &vendor.edx, 4);
+  std::memcpy(name + 8, &vendor.ecx, 4);
+  // Family and model with their extensions (Intel's and AMD's rule).
+  unsigned family = (l1.eax >> 8) & 0xf, model = (l1.eax >> 4) & 0xf;
+  if (family == 0xf)
+    family += (l1.eax >> 20) & 0xff;
+  if (family == 0x6 || family >= 0xf)
+    model += ((l1.eax >> 16) & 0xf) << 4;
+  return std::string(name) + " family " + std::to_string(family) + " model " +
+         std::to_string(model) + " stepping " + std::to_string(l1.eax & 0xf);
+#else
+  return "unknown";
+#endif
+}
+
 std::string mp::rt::cpuFeatures() {
   const Detected &d = detected();
   const CpuFeatureSet &f = d.features;
@@ -213,7 +235,26 @@ std::string mp::rt::cpuIsaCapForOneDnn() {
   return "";
 }
 
-std::string mp::rt::policySpeedWarning(const std::string &policy) {
+/// "2.10x" for a measured ratio.
+static std::string times(double ratio) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", ratio);
+  return text;
+}
+
+/// "bf16 matmuls ran at 0.57x the speed of f32 ones here (oneDNN
+/// brg_matmul:avx512_core_bf16 against brg_matmul:avx512_core,
+/// 256x1024x1024)".
+static std::string measuredText(const char *dtype, double ratio,
+                                const std::string &kernel,
+                                const MatmulSpeed &speed) {
+  return std::string(dtype) + " matmuls ran at " + times(ratio) +
+         " the speed of f32 ones here (oneDNN " + kernel + " against " +
+         speed.f32Kernel + ", " + speed.problem + ")";
+}
+
+std::string mp::rt::policySpeedWarning(const std::string &policy,
+                                       const MatmulSpeed *speed) {
   const CpuFeatureSet &f = cpuFeatureSet();
   std::string cpu = "this CPU (" + cpuFeatures() + ")";
   std::optional<vocab::PolicyKind> kind = vocab::symbolizePolicyKind(policy);
@@ -232,10 +273,23 @@ std::string mp::rt::policySpeedWarning(const std::string &policy) {
            ": it has no bf16 matrix instructions (AVX512-BF16 or AMX-BF16), "
            "so bf16 matmuls and convolutions run as f32 ones on widened "
            "operands; float32 is at least as fast here and more accurate";
+  // The instructions are there; measured slower all the same.
+  if (speed && kind == vocab::PolicyKind::MixedBFloat16 && speed->bf16 > 0 &&
+      speed->bf16 < 1)
+    return policy + " is slower than float32 on " + cpu + ": " +
+           measuredText("bf16", speed->bf16, speed->bf16Kernel, *speed) +
+           "; float32 is faster here and more accurate";
+  if (speed && kind == vocab::PolicyKind::MixedFloat16 && speed->f16 > 0 &&
+      speed->f16 < 1)
+    return policy + " is slower than float32 on " + cpu + ": " +
+           measuredText("f16", speed->f16, speed->f16Kernel, *speed) +
+           "; float32 is faster here and needs no loss scaling";
   return "";
 }
 
-std::string mp::rt::autoPolicy(const std::string &target, std::string &reason) {
+std::string mp::rt::autoPolicy(const std::string &target, std::string &reason,
+                               const MatmulSpeed *speed,
+                               const CpuFeatureSet *features) {
   using vocab::PolicyKind;
   if (target == "cuda") {
     reason = "the cuda backend's GPUs (compute capability 8.0 and later) "
@@ -245,18 +299,48 @@ std::string mp::rt::autoPolicy(const std::string &target, std::string &reason) {
   }
   if (target != "cpu")
     return "";
-  const CpuFeatureSet &f = cpuFeatureSet();
+  const CpuFeatureSet &f = features ? *features : cpuFeatureSet();
   std::string cpu = "this CPU (" + cpuFeatures() + ")";
-  if (f.fastBf16()) {
-    reason = cpu + " has bf16 matrix instructions: bf16 matmuls and "
-                   "convolutions run natively, with float32's range";
+  // A dtype whose instructions are there counts as fast unless it was
+  // measured (speed > 0) below the least speed-up.
+  double bf16 = speed ? speed->bf16 : 0, f16 = speed ? speed->f16 : 0;
+  bool bf16Fast = f.fastBf16() && !(bf16 > 0 && bf16 < kSixteenBitMinSpeedup);
+  bool f16Fast = f.fastFp16() && !(f16 > 0 && f16 < kSixteenBitMinSpeedup);
+  if (bf16Fast) {
+    reason = cpu + " has bf16 matrix instructions";
+    if (bf16 > 0)
+      reason +=
+          ", and " + measuredText("bf16", bf16, speed->bf16Kernel, *speed);
+    reason += ": bf16 matmuls and convolutions run natively, with float32's "
+              "range";
     return vocab::stringify(PolicyKind::MixedBFloat16);
   }
-  if (f.fastFp16()) {
-    reason = cpu + " has fp16 matrix instructions but no bf16 ones: f16 "
-                   "matmuls and convolutions run natively, with dynamic loss "
-                   "scaling";
+  if (f16Fast) {
+    reason = cpu + " has fp16 matrix instructions";
+    if (f16 > 0)
+      reason += ", and " + measuredText("f16", f16, speed->f16Kernel, *speed);
+    if (f.fastBf16())
+      reason += ", but its bf16 ones are slower (" +
+                measuredText("bf16", bf16, speed->bf16Kernel, *speed) + ")";
+    reason += ": f16 matmuls and convolutions run natively, with dynamic loss "
+              "scaling";
     return vocab::stringify(PolicyKind::MixedFloat16);
+  }
+  if (f.fastBf16() || f.fastFp16()) {
+    // The instructions are there, and measured too slow to pay.
+    std::string measured;
+    if (bf16 > 0)
+      measured = measuredText("bf16", bf16, speed->bf16Kernel, *speed);
+    if (f16 > 0)
+      measured += (measured.empty() ? "" : "; ") +
+                  measuredText("f16", f16, speed->f16Kernel, *speed);
+    reason = cpu + " has 16-bit matrix instructions, but " + measured +
+             ": a 16-bit policy, which also pays for its casts, needs its "
+             "matmuls at least " +
+             times(kSixteenBitMinSpeedup) +
+             " as fast to be faster than float32, which is also more "
+             "accurate";
+    return vocab::stringify(PolicyKind::Float32);
   }
   reason = cpu + " has no bf16 or fp16 matrix instructions (AVX512-BF16, "
                  "AMX, AVX512-FP16): 16-bit matmuls would run as f32 ones on "

@@ -1,6 +1,6 @@
 //===- CApiTest.cpp - the C API -------------------------------------------===//
 #include "TestPlans.h"
-#include "mp/runtime/CpuFeatures.h"
+#include "mp/runtime/Backend.h"
 #include "mp/runtime/mp_runtime.h"
 
 #include <gtest/gtest.h>
@@ -292,18 +292,22 @@ TEST(CApiTest, SaysWhetherTheLastStepFailedACheck) {
   EXPECT_EQ(mp_session_last_step_failed_check(session.get()), 0);
 }
 
-/// mp_auto_policy: for "cpu", the policy this CPU's features make fast
-/// (derived here from the detected features, so on any CPU); "cuda":
-/// mixed_bfloat16; another target is refused.
-TEST(CApiTest, AutoPolicyFollowsTheDetectedFeatures) {
+/// mp_auto_policy: for "cpu", the policy this CPU's features and its
+/// measured 16-bit matmul speed make fast (derived here from both, so on
+/// any CPU); "cuda": mixed_bfloat16; another target is refused.
+TEST(CApiTest, AutoPolicyFollowsTheFeaturesAndTheMeasuredSpeed) {
   char *policy = nullptr, *reason = nullptr;
   EXPECT_C_OK(mp_auto_policy("cpu", &policy, &reason));
   ASSERT_NE(policy, nullptr);
   const CpuFeatureSet &f = cpuFeatureSet();
-  std::string want = f.fastBf16()   ? "mixed_bfloat16"
-                     : f.fastFp16() ? "mixed_float16"
-                                    : "float32";
-  EXPECT_EQ(std::string(policy), want);
+  const MatmulSpeed &speed = cpuMatmulSpeed();
+  auto pays = [](bool instructions, double measured) {
+    return instructions && (measured == 0 || measured >= kSixteenBitMinSpeedup);
+  };
+  std::string want = pays(f.fastBf16(), speed.bf16)  ? "mixed_bfloat16"
+                     : pays(f.fastFp16(), speed.f16) ? "mixed_float16"
+                                                     : "float32";
+  EXPECT_EQ(std::string(policy), want) << reason;
   EXPECT_NE(std::string(reason).find(cpuFeatures()), std::string::npos)
       << reason;
   mp_string_free(policy);

@@ -206,6 +206,21 @@ StatusOr<std::unique_ptr<Backend>> createCpuBackend();
 /// tool can say why the default fell back to the reference backend).
 Status cpuBackendStatus();
 
+/// This machine's 16-bit matmul speed against f32 on the cpu backend's
+/// oneDNN (MatmulSpeed, CpuFeatures.h), for the dtypes whose instructions
+/// the CPU has (all zero on a CPU with none, or where oneDNN cannot run).
+/// Measured once per machine, in about 0.2 s, and kept in
+/// the cache folder ($MP_CACHE_DIR, else $XDG_CACHE_HOME/mp, else
+/// ~/.cache/mp; MP_CACHE_DIR=off measures in every process) under the
+/// CPU's model and features, the ISA cap, oneDNN's version and ISA and the
+/// thread count; a lock makes the processes of one machine (the ranks of a
+/// job) measure once and read the same numbers.
+const MatmulSpeed &cpuMatmulSpeed();
+
+/// policy=auto on this machine: autoPolicy(target, reason, speed) with
+/// cpuMatmulSpeed() for "cpu" (nothing is measured for another target).
+std::string chooseAutoPolicy(const std::string &target, std::string &reason);
+
 /// Threads of the cpu backend's own kernels (casts, elementwise ops,
 /// reductions, optimizer updates); results do not depend on the count.
 /// Default: MP_NUM_THREADS, else every hardware thread. `threads` <= 0

@@ -25,14 +25,36 @@ struct CpuFeatureSet {
   bool amxBf16 = false;    ///< AMX tiles with bf16
   bool amxFp16 = false;    ///< AMX tiles with f16
 
-  /// A matrix unit or dot-product instructions for 16-bit operands: a
-  /// bf16 / f16 GEMM then runs faster than an f32 one.
+  /// A matrix unit or dot-product instructions for 16-bit operands:
+  /// oneDNN then runs bf16 / f16 GEMMs natively. Not always faster than
+  /// f32 ones: an Intel Xeon whose AMX is not enabled issues AVX512-BF16's
+  /// dot products at half its f32 FMA rate (MatmulSpeed below measures).
   bool fastBf16() const { return avx512Bf16 || amxBf16; }
   bool fastFp16() const { return avx512Fp16 || amxFp16; }
 };
 
 /// The features of this CPU after the caps (computed once per process).
 const CpuFeatureSet &cpuFeatureSet();
+
+/// "GenuineIntel family 6 model 207 stepping 2": which CPU this is, for
+/// keys of what was measured on it (cpuid; "unknown" off x86).
+std::string cpuModel();
+
+/// How fast this machine's 16-bit matmuls run against f32 ones, as the cpu
+/// backend measured them (cpuMatmulSpeed(), Backend.h): f32 time over the
+/// 16-bit time of the same problem on oneDNN's primitives (> 1: faster),
+/// 0 where not measured.
+struct MatmulSpeed {
+  double bf16 = 0, f16 = 0;
+  /// oneDNN's implementations that ran ("brg_matmul:avx512_core_bf16").
+  std::string f32Kernel, bf16Kernel, f16Kernel;
+  std::string problem; ///< "256x1024x1024"
+};
+
+/// The least speed-up over f32 that policy=auto asks of a 16-bit policy's
+/// matmuls: the policy also pays for its casts and loss scaling, which
+/// f32 does not, so matmuls merely as fast would make the step slower.
+constexpr double kSixteenBitMinSpeedup = 1.2;
 
 /// "AMX-BF16, AVX-512 FP16, AVX-512 BF16, AVX-512, AVX2", best first, or
 /// "baseline (no AVX2)"; with " (capped at avx2 by MP_MAX_CPU_ISA)" when a
@@ -48,16 +70,24 @@ std::string cpuIsaCapForOneDnn();
 /// float32), else one line naming the missing feature and the policy that
 /// is faster here (mixed_float16 without fp16 units: mixed_bfloat16 where
 /// bf16 is fast, else float32; mixed_bfloat16 without bf16 instructions:
-/// float32).
-std::string policySpeedWarning(const std::string &policy);
+/// float32). With `speed` (measured here): also when the CPU has the
+/// instructions but its 16-bit matmuls ran slower than f32 ones.
+std::string policySpeedWarning(const std::string &policy,
+                               const MatmulSpeed *speed = nullptr);
 
 /// policy=auto: the policy that is fast and safe for `target` on this
 /// machine, and why, in one sentence (`reason`). "cpu": mixed_bfloat16
 /// where the CPU has bf16 matrix instructions, else mixed_float16 where it
-/// has fp16 ones, else float32 (a 16-bit policy could only be slower).
-/// "cuda": mixed_bfloat16 (the cuda backend's GPUs compute bf16 on Tensor
-/// Cores and need no loss scaling for it). "" for another target.
-std::string autoPolicy(const std::string &target, std::string &reason);
+/// has fp16 ones, else float32 (a 16-bit policy could only be slower);
+/// with `speed`, a 16-bit policy only where its matmuls were measured at
+/// least kSixteenBitMinSpeedup times as fast as f32 ones here (features
+/// alone where a dtype was not measured). "cuda": mixed_bfloat16 (the cuda
+/// backend's GPUs compute bf16 on Tensor Cores and need no loss scaling
+/// for it). "" for another target. `features`: this CPU's unless given
+/// (tests give others).
+std::string autoPolicy(const std::string &target, std::string &reason,
+                       const MatmulSpeed *speed = nullptr,
+                       const CpuFeatureSet *features = nullptr);
 
 } // namespace mp::rt
 
