@@ -336,8 +336,7 @@ static int compile(int argc, char **argv) {
   if (checkOnly)
     return 0;
   if (targetCpu == "native") {
-    std::string warning =
-        mp::rt::policySpeedWarning(plan->policy, &mp::rt::cpuMatmulSpeed());
+    std::string warning = mp::rt::cpuPolicySpeedWarning(plan->policy);
     if (!warning.empty())
       llvm::errs() << "mp-compile: warning: " << warning << "\n";
   }

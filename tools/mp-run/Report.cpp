@@ -79,8 +79,7 @@ void mp::run::reportSession(const Options &opt, const rt::Session &session,
   // or whose 16-bit matmuls were measured slower than f32 ones: one
   // warning, naming why and the faster policy.
   if (std::string(session.backendName()) == "cpu") {
-    std::string warning =
-        rt::policySpeedWarning(session.plan().policy, &rt::cpuMatmulSpeed());
+    std::string warning = rt::cpuPolicySpeedWarning(session.plan().policy);
     if (!warning.empty())
       std::fprintf(stderr, "mp-run: warning: %s\n", warning.c_str());
   }

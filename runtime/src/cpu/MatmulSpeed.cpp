@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mp/runtime/Backend.h"
+#include "mp/runtime/Vocabulary.h"
 
 #ifdef MP_HAVE_ONEDNN
 #include "cpu/OneDnn.h"
@@ -24,6 +25,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -101,15 +103,12 @@ bool makeProblem(const dnnl::engine &engine, DType dtype, Problem &p) {
   return true;
 }
 
-/// Times f32 against the 16-bit dtypes whose instructions the CPU has.
+/// Times f32 against the 16-bit dtypes whose instructions the CPU has
+/// (measuredOrKept() calls it only where there are some and oneDNN runs).
 MatmulSpeed measure() {
   MatmulSpeed speed;
   const CpuFeatureSet &f = cpuFeatureSet();
-  if (!f.fastBf16() && !f.fastFp16())
-    return speed;
   const cpu::EngineState &state = cpu::engineState();
-  if (!state.status.isOk())
-    return speed;
   try {
     std::vector<std::pair<DType, Problem>> problems;
     for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
@@ -312,6 +311,17 @@ MatmulSpeed measuredOrKept() { return MatmulSpeed(); }
 const MatmulSpeed &mp::rt::cpuMatmulSpeed() {
   static const MatmulSpeed speed = measuredOrKept();
   return speed;
+}
+
+std::string mp::rt::cpuPolicySpeedWarning(const std::string &policy) {
+  std::string warning = policySpeedWarning(policy);
+  std::optional<vocab::PolicyKind> kind = vocab::symbolizePolicyKind(policy);
+  // Only a 16-bit policy with its instructions present asks for the
+  // measurement: float32 plans never start oneDNN's engine for it.
+  if (!warning.empty() || (kind != vocab::PolicyKind::MixedBFloat16 &&
+                           kind != vocab::PolicyKind::MixedFloat16))
+    return warning;
+  return policySpeedWarning(policy, &cpuMatmulSpeed());
 }
 
 std::string mp::rt::chooseAutoPolicy(const std::string &target,

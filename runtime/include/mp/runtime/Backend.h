@@ -145,8 +145,7 @@ public:
   /// splitting the range as the backend likes.
   virtual Status runFused(const FusedRegion &region, FusedFunction fn,
                           void *const *operands) {
-    return unimplemented(std::string(name()) +
-                         " does not run generated code");
+    return unimplemented(std::string(name()) + " does not run generated code");
   }
 
   /// Non-null when the kernels run on device memory: the session then
@@ -216,6 +215,11 @@ Status cpuBackendStatus();
 /// thread count; a lock makes the processes of one machine (the ranks of a
 /// job) measure once and read the same numbers.
 const MatmulSpeed &cpuMatmulSpeed();
+
+/// policySpeedWarning(policy, speed) for a plan on the cpu backend here,
+/// with cpuMatmulSpeed() asked only for a 16-bit policy whose
+/// instructions the CPU has (nothing is measured for float32).
+std::string cpuPolicySpeedWarning(const std::string &policy);
 
 /// policy=auto on this machine: autoPolicy(target, reason, speed) with
 /// cpuMatmulSpeed() for "cpu" (nothing is measured for another target).
