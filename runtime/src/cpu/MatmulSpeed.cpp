@@ -15,20 +15,19 @@
 #ifdef MP_HAVE_ONEDNN
 #include "cpu/OneDnn.h"
 #include "cpu/OneDnnSupport.h"
+#include "plan/FileIO.h"
+#include "support/Hash.h"
 #endif
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -192,23 +191,18 @@ std::string measurementKey() {
          std::to_string(kDepth) + "x" + std::to_string(kCols);
 }
 
-/// FNV-1a: a file name stable across builds and runs.
-std::string hashName(const std::string &text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char name[40];
-  std::snprintf(name, sizeof name, "matmul-speed-%016llx.txt",
-                static_cast<unsigned long long>(h));
-  return name;
+/// A file name stable across builds and runs.
+std::string fileNameOf(const std::string &key) {
+  return "matmul-speed-" + hex64(fnv1a64(key.data(), key.size())) + ".txt";
 }
 
 bool parse(const std::string &path, const std::string &key, MatmulSpeed &out) {
-  std::ifstream in(path);
+  StatusOr<std::vector<uint8_t>> bytes = readFile(path);
+  if (!bytes.isOk())
+    return false;
+  std::istringstream in(std::string(bytes->begin(), bytes->end()));
   std::string line;
-  if (!in || !std::getline(in, line) || line != key)
+  if (!std::getline(in, line) || line != key)
     return false;
   MatmulSpeed s;
   bool sawF32 = false;
@@ -242,33 +236,18 @@ bool parse(const std::string &path, const std::string &key, MatmulSpeed &out) {
   return true;
 }
 
+/// Kept with an AtomicFileWriter: a reader never sees half a file. A file
+/// that cannot be written is not kept (measured again next time).
 void write(const std::string &path, const std::string &key,
            const MatmulSpeed &s) {
-  std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp);
-    char bf16[32], f16[32];
-    std::snprintf(bf16, sizeof bf16, "%.4f", s.bf16);
-    std::snprintf(f16, sizeof f16, "%.4f", s.f16);
-    out << key << "\nbf16=" << bf16 << "\nf16=" << f16
-        << "\nf32_kernel=" << s.f32Kernel << "\nbf16_kernel=" << s.bf16Kernel
-        << "\nf16_kernel=" << s.f16Kernel << "\nproblem=" << s.problem << "\n";
-    if (!out)
-      return (void)std::remove(temp.c_str());
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0)
-    std::remove(temp.c_str());
-}
-
-/// mkdir -p, quietly: a folder that cannot be made means no file is kept.
-bool makeFolders(const std::string &folder) {
-  for (size_t at = 1; at <= folder.size(); ++at)
-    if (at == folder.size() || folder[at] == '/') {
-      std::string part = folder.substr(0, at);
-      if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
-        return false;
-    }
-  return true;
+  char bf16[32], f16[32];
+  std::snprintf(bf16, sizeof bf16, "%.4f", s.bf16);
+  std::snprintf(f16, sizeof f16, "%.4f", s.f16);
+  std::string text =
+      key + "\nbf16=" + bf16 + "\nf16=" + f16 + "\nf32_kernel=" + s.f32Kernel +
+      "\nbf16_kernel=" + s.bf16Kernel + "\nf16_kernel=" + s.f16Kernel +
+      "\nproblem=" + s.problem + "\n";
+  (void)writeFileAtomically(path, {{text.data(), text.size()}});
 }
 
 /// The kept numbers when a file for this key exists, else measured (under
@@ -281,10 +260,13 @@ MatmulSpeed measuredOrKept() {
   if (!cpuBackendStatus().isOk())
     return MatmulSpeed();
   std::string folder = cacheFolder();
-  if (folder.empty() || !makeFolders(folder))
-    return measure();
   std::string key = measurementKey();
-  std::string path = folder + "/" + hashName(key);
+  std::string path = folder + "/" + fileNameOf(key);
+  // The folder made where missing; one that cannot hold the file means
+  // nothing is kept.
+  if (folder.empty() ||
+      !checkWritablePath(path, /*makeDirectories=*/true, nullptr).isOk())
+    return measure();
   MatmulSpeed kept;
   if (parse(path, key, kept))
     return kept;
